@@ -1,0 +1,70 @@
+"""The model configuration: one dataclass, validated when built, stored in every checkpoint."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+
+ATTENTION_KINDS = ("encoder_self", "decoder_self", "cross")
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """Hyperparameters of the encoder-decoder Transformer ("Attention Is All You Need", section 3)."""
+
+    vocab_size: int = 8000
+    d_model: int = 256
+    n_heads: int = 4
+    n_encoder_layers: int = 3
+    n_decoder_layers: int = 3
+    d_ff: int = 1024
+    dropout: float = 0.1
+    max_len: int = 256  # rows of the positional-encoding table = longest sequence the model accepts
+    norm_first: bool = True  # True: pre-LN; False: post-LN as in the paper
+    pad_id: int = 0
+    unk_id: int = 1
+    bos_id: int = 2
+    eos_id: int = 3
+
+    def __post_init__(self) -> None:
+        for name in ("vocab_size", "d_model", "n_heads", "n_encoder_layers", "n_decoder_layers", "d_ff", "max_len"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"{name}={value!r} must be a positive integer")
+        if self.d_model % self.n_heads:
+            raise ValueError(f"d_model={self.d_model} is not divisible by n_heads={self.n_heads}")
+        if self.d_model % 2:
+            raise ValueError(f"d_model={self.d_model} must be even for the sinusoidal positional encoding")
+        if not 0.0 <= self.dropout < 1.0:
+            raise ValueError(f"dropout={self.dropout} must be in [0, 1)")
+        ids = {"pad_id": self.pad_id, "unk_id": self.unk_id, "bos_id": self.bos_id, "eos_id": self.eos_id}
+        for name, value in ids.items():
+            if not isinstance(value, int) or not 0 <= value < self.vocab_size:
+                raise ValueError(f"{name}={value!r} is outside the vocabulary (vocab_size={self.vocab_size})")
+        if len(set(ids.values())) != len(ids):
+            raise ValueError(f"special token ids must be distinct, got {ids}")
+
+    @property
+    def d_head(self) -> int:
+        return self.d_model // self.n_heads
+
+    def n_layers(self, kind: str) -> int:
+        """Number of layers that hold attention of this kind."""
+        if kind == "encoder_self":
+            return self.n_encoder_layers
+        if kind in ("decoder_self", "cross"):
+            return self.n_decoder_layers
+        raise ValueError(f"unknown attention kind {kind!r}; expected one of {ATTENTION_KINDS}")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "ModelConfig":
+        """Rebuild from a checkpoint's dict, naming unknown or missing keys."""
+        if not isinstance(data, dict):
+            raise ValueError(f"model config must be a JSON object, got {type(data).__name__}")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"unknown model config keys: {', '.join(unknown)}")
+        return cls(**data)

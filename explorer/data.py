@@ -1,0 +1,146 @@
+"""Parallel corpora: readers (TSV, aligned files, Hugging Face datasets), cleaning, split, token batches."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import torch
+
+from .tokenizer import BOS_ID, EOS_ID, PAD_ID, Tokenizer, normalize
+
+Pair = tuple[str, str]  # (source, target)
+MINI_CORPUS = Path(__file__).parent / "corpus" / "mini_en_de.tsv"
+
+
+def read_tsv(path: str | Path) -> list[Pair]:
+    """Lines `source TAB target [TAB anything...]`; extra columns are ignored, lines without a tab skipped."""
+    pairs = []
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            cols = line.rstrip("\r\n").split("\t")
+            if len(cols) >= 2:
+                pairs.append((cols[0], cols[1]))
+    return pairs
+
+
+def read_parallel(source_path: str | Path, target_path: str | Path) -> list[Pair]:
+    """Two plain-text files with one sentence per line, aligned by line number."""
+    src = Path(source_path).read_text(encoding="utf-8", errors="replace").splitlines()
+    tgt = Path(target_path).read_text(encoding="utf-8", errors="replace").splitlines()
+    if len(src) != len(tgt):
+        raise ValueError(f"{source_path} has {len(src)} lines but {target_path} has {len(tgt)}")
+    return list(zip(src, tgt))
+
+
+def read_hf(
+    name: str = "opus100",
+    config: str | None = "de-en",
+    split: str = "train",
+    source_lang: str = "en",
+    target_lang: str = "de",
+) -> list[Pair]:
+    """A Hugging Face dataset of {"translation": {lang: text}} rows, e.g. `opus100` de-en.
+
+    `name` may be a hub id (downloaded by `datasets`) or a local directory written by
+    `Dataset.save_to_disk` / `DatasetDict.save_to_disk`.
+    """
+    import datasets  # imported here: only this reader needs it
+
+    if Path(name).is_dir():
+        loaded = datasets.load_from_disk(name)
+        dataset = loaded[split] if isinstance(loaded, datasets.DatasetDict) else loaded
+    else:
+        dataset = datasets.load_dataset(name, config, split=split)
+    if "translation" not in dataset.column_names:
+        raise ValueError(f"dataset {name} has columns {dataset.column_names}, expected 'translation'")
+    return [(row[source_lang], row[target_lang]) for row in dataset["translation"]]
+
+
+def read_corpus(spec: str) -> list[Pair]:
+    """One corpus from a command-line spec: `file.tsv`, `src.txt,tgt.txt`, `hf:NAME[:CONFIG[:SPLIT]]`, `mini`."""
+    if spec == "mini":
+        return read_tsv(MINI_CORPUS)
+    if spec.startswith("hf:"):
+        parts = spec[3:].split(":")
+        return read_hf(parts[0], parts[1] if len(parts) > 1 and parts[1] else None, parts[2] if len(parts) > 2 else "train")
+    if "," in spec:
+        src, tgt = spec.split(",", 1)
+        return read_parallel(src, tgt)
+    return read_tsv(spec)
+
+
+def clean(pairs: Iterable[Pair], max_chars: int = 300) -> list[Pair]:
+    """Normalize both sides, drop empty or over-long pairs and exact duplicates (first kept)."""
+    seen, out = set(), []
+    for src, tgt in pairs:
+        src, tgt = normalize(src), normalize(tgt)
+        if not src or not tgt or len(src) > max_chars or len(tgt) > max_chars:
+            continue
+        if (src, tgt) not in seen:
+            seen.add((src, tgt))
+            out.append((src, tgt))
+    return out
+
+
+def split_by_source(pairs: Sequence[Pair], valid_fraction: float, seed: int = 0) -> tuple[list[Pair], list[Pair]]:
+    """Deterministic train/valid split; all translations of one source land on the same side."""
+    train, valid = [], []
+    for pair in pairs:
+        digest = hashlib.sha256(f"{seed}\t{pair[0]}".encode()).digest()
+        (valid if int.from_bytes(digest[:8], "big") / 2**64 < valid_fraction else train).append(pair)
+    return train, valid
+
+
+Example = tuple[list[int], list[int]]  # (source ids + EOS, BOS + target ids + EOS)
+
+
+def encode_pairs(tokenizer: Tokenizer, pairs: Iterable[Pair], max_len: int) -> list[Example]:
+    """Token ids for each pair; pairs with a side longer than max_len tokens are dropped."""
+    out = []
+    for src, tgt in pairs:
+        s = tokenizer.encode(src) + [EOS_ID]
+        t = [BOS_ID] + tokenizer.encode(tgt) + [EOS_ID]
+        if len(s) <= max_len and len(t) <= max_len:
+            out.append((s, t))
+    return out
+
+
+def token_batches(examples: Sequence[Example], max_tokens: int, seed: int | None = None) -> list[list[int]]:
+    """Index batches of similar length whose padded size stays under max_tokens.
+
+    Examples are sorted by (target, source) length so little padding is wasted; with a seed, ties are
+    broken randomly and the batch order is shuffled (a new seed per epoch gives a new order).
+    """
+    rng = random.Random(seed)
+    keys = [(len(t), len(s), rng.random() if seed is not None else 0.0) for s, t in examples]
+    order = sorted(range(len(examples)), key=keys.__getitem__)
+    batches, batch, longest = [], [], 0
+    for i in order:
+        size = max(len(examples[i][0]), len(examples[i][1]))
+        if batch and max(longest, size) * (len(batch) + 1) > max_tokens:
+            batches.append(batch)
+            batch, longest = [], 0
+        batch.append(i)
+        longest = max(longest, size)
+    if batch:
+        batches.append(batch)
+    if seed is not None:
+        rng.shuffle(batches)
+    return batches
+
+
+def collate(examples: Sequence[Example]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Padded (src (B, S), tgt_in (B, T), tgt_out (B, T)); tgt_out is tgt_in shifted left by one."""
+    S = max(len(s) for s, _ in examples)
+    T = max(len(t) for _, t in examples) - 1
+    src = torch.full((len(examples), S), PAD_ID, dtype=torch.long)
+    tgt_in = torch.full((len(examples), T), PAD_ID, dtype=torch.long)
+    tgt_out = torch.full((len(examples), T), PAD_ID, dtype=torch.long)
+    for b, (s, t) in enumerate(examples):
+        src[b, : len(s)] = torch.tensor(s)
+        tgt_in[b, : len(t) - 1] = torch.tensor(t[:-1])
+        tgt_out[b, : len(t) - 1] = torch.tensor(t[1:])
+    return src, tgt_in, tgt_out

@@ -1,0 +1,320 @@
+"""Autoregressive decoding with a key/value cache: batched greedy, beam search, and a stepper.
+
+The stepper (`Stepper`) is what the app drives: it encodes a sentence once (keeping the
+encoder_self maps), then advances one target token per `step()`, reporting the chosen token, the
+top-k next-token probabilities and that step's decoder_self and cross attention rows for every layer
+and head. `back()` returns to an earlier step by truncating the cache; nothing is recomputed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+
+from .hooks import AttentionMaps, AttentionRecorder
+from .model import Ablation, DecoderState, Transformer
+from .tokenizer import BOS_ID, EOS_ID, Tokenizer
+
+STRATEGIES = ("greedy", "sample")
+
+
+@dataclass
+class Source:
+    """A tokenized source sentence, as the model sees it (ids end with EOS)."""
+
+    text: str
+    ids: list[int]
+    pieces: list[str]
+    truncated: bool = False  # the input had more tokens than the model accepts
+
+
+def prepare_source(tokenizer: Tokenizer, text: str, max_len: int) -> Source:
+    """Tokenize `text`, truncating to max_len tokens (EOS included) and saying so."""
+    ids = tokenizer.encode(text)
+    truncated = len(ids) + 1 > max_len
+    ids = ids[: max_len - 1] + [EOS_ID]
+    return Source(text, ids, tokenizer.pieces(ids), truncated)
+
+
+def default_max_new_tokens(model: Transformer, source_length: int) -> int:
+    """A generous output budget: twice the source plus 10, within the positional table."""
+    return min(2 * source_length + 10, model.config.max_len - 1)
+
+
+@torch.no_grad()
+def greedy_batch(model: Transformer, sources: list[list[int]], max_new_tokens: int | None = None) -> list[list[int]]:
+    """Greedy decoding of a batch of source id lists; returns output ids without BOS/EOS."""
+    device = next(model.parameters()).device
+    pad = model.config.pad_id
+    src = torch.full((len(sources), max(map(len, sources))), pad, dtype=torch.long)
+    for b, ids in enumerate(sources):
+        src[b, : len(ids)] = torch.tensor(ids)
+    src = src.to(device)
+    limit = max_new_tokens or default_max_new_tokens(model, src.size(1))
+    memory, src_mask = model.encode(src)
+    state = DecoderState(memory, src_mask)
+    token = torch.full((len(sources), 1), BOS_ID, dtype=torch.long, device=device)
+    outputs = torch.empty(len(sources), 0, dtype=torch.long, device=device)
+    done = torch.zeros(len(sources), dtype=torch.bool, device=device)
+    for _ in range(limit):
+        logits, state = model.decode(token, state)  # (B, 1, V)
+        token = logits[:, -1].argmax(-1, keepdim=True)  # (B, 1)
+        token = token.masked_fill(done[:, None], pad)
+        outputs = torch.cat([outputs, token], dim=1)
+        done |= token[:, 0] == EOS_ID
+        if done.all():
+            break
+    result = []
+    for row in outputs.tolist():
+        out = []
+        for t in row:
+            if t in (EOS_ID, pad):
+                break
+            out.append(t)
+        result.append(out)
+    return result
+
+
+@dataclass
+class Beam:
+    """One finished (or cut-off) beam hypothesis."""
+
+    ids: list[int]  # output ids without BOS/EOS
+    log_prob: float  # sum of token log-probabilities (EOS included when finished)
+    score: float  # log_prob / length penalty; beams are ranked by it
+    finished: bool
+
+
+def length_penalty(length: int, alpha: float) -> float:
+    """GNMT length penalty ((5 + length) / 6) ** alpha; alpha 0 ranks by raw log-probability."""
+    return ((5.0 + length) / 6.0) ** alpha
+
+
+@torch.no_grad()
+def beam_search(
+    model: Transformer,
+    source: list[int],
+    beam_size: int = 4,
+    alpha: float = 0.6,
+    max_new_tokens: int | None = None,
+    ablation: Ablation | None = None,
+) -> list[Beam]:
+    """Beam search for one sentence; returns every beam, best first (beam 1 equals greedy)."""
+    if not 1 <= beam_size <= 8:
+        raise ValueError(f"beam_size={beam_size} must be between 1 and 8")
+    device = next(model.parameters()).device
+    src = torch.tensor([source], device=device)
+    limit = max_new_tokens or default_max_new_tokens(model, src.size(1))
+    memory, src_mask = model.encode(src, ablation)
+    state = DecoderState(memory, src_mask)
+    hyps = [[]]  # live hypotheses' ids
+    log_probs = torch.zeros(1, device=device)  # (beams,)
+    finished: list[Beam] = []
+    for step in range(limit):
+        last = torch.tensor([[h[-1] if h else BOS_ID] for h in hyps], device=device)  # (beams, 1)
+        logits, state = model.decode(last, state, ablation)
+        step_lp = torch.log_softmax(logits[:, -1].float(), dim=-1)  # (beams, V)
+        total = (log_probs[:, None] + step_lp).view(-1)  # (beams * V,)
+        top_lp, top_idx = total.topk(min(2 * beam_size, total.numel()))
+        vocab = step_lp.size(1)
+        next_hyps, next_lp, rows = [], [], []
+        for lp, idx in zip(top_lp.tolist(), top_idx.tolist()):
+            row, token = divmod(idx, vocab)
+            if token == EOS_ID:
+                ids = hyps[row]
+                finished.append(Beam(ids, lp, lp / length_penalty(len(ids) + 1, alpha), True))
+            else:
+                next_hyps.append(hyps[row] + [token])
+                next_lp.append(lp)
+                rows.append(row)
+            if len(next_hyps) == beam_size:
+                break
+        finished.sort(key=lambda b: -b.score)
+        if len(finished) >= beam_size:
+            best_live = max(next_lp) / length_penalty(limit, alpha) if alpha > 0 else max(next_lp)
+            if not next_hyps or finished[beam_size - 1].score >= best_live:
+                break
+        if not next_hyps:
+            break
+        hyps, log_probs = next_hyps, torch.tensor(next_lp, device=device)
+        state = state.select(torch.tensor(rows, device=device))
+    else:
+        finished += [
+            Beam(h, lp, lp / length_penalty(len(h), alpha), False) for h, lp in zip(hyps, log_probs.tolist())
+        ]
+    finished.sort(key=lambda b: -b.score)
+    return finished[:beam_size]
+
+
+@dataclass
+class Step:
+    """One decoding step: the token chosen at target position `index` and what the model saw."""
+
+    index: int
+    token_id: int
+    piece: str
+    prob: float  # probability of the chosen token under the distribution it was chosen from
+    top_ids: list[int]
+    top_pieces: list[str]
+    top_probs: list[float]
+    forced: bool  # taken from the user's prefix rather than chosen by the model
+    decoder_self: torch.Tensor  # (L, H, index + 1) this query's row over the target so far
+    decoder_self_scores: torch.Tensor  # (L, H, index + 1) raw scores before the mask
+    cross: torch.Tensor  # (L, H, S) this query's row over the source
+    cross_scores: torch.Tensor  # (L, H, S)
+
+
+@dataclass
+class StepperOptions:
+    """How the stepper chooses tokens."""
+
+    strategy: str = "greedy"  # "greedy" or "sample"
+    temperature: float = 1.0
+    top_k: int = 0  # 0: no top-k cut when sampling
+    seed: int = 0
+    show_top: int = 10  # how many next-token candidates to report
+    max_new_tokens: int | None = None
+
+    def __post_init__(self):
+        if self.strategy not in STRATEGIES:
+            raise ValueError(f"strategy={self.strategy!r} must be one of {STRATEGIES}")
+        if not 0.05 <= self.temperature <= 5.0:
+            raise ValueError(f"temperature={self.temperature} must be between 0.05 and 5")
+        if self.top_k < 0:
+            raise ValueError(f"top_k={self.top_k} must be 0 (off) or positive")
+
+
+@dataclass
+class Stepper:
+    """Step-by-step decoding of one sentence with full attention capture."""
+
+    model: Transformer
+    tokenizer: Tokenizer
+    source: Source
+    options: StepperOptions = field(default_factory=StepperOptions)
+    forced_prefix: list[int] = field(default_factory=list)  # target ids the user typed
+    ablation: Ablation | None = None
+
+    def __post_init__(self):
+        device = next(self.model.parameters()).device
+        self._generator = torch.Generator().manual_seed(self.options.seed)
+        src = torch.tensor([self.source.ids], device=device)
+        with torch.no_grad(), AttentionRecorder(self.model, ("encoder_self",)) as recorder:
+            memory, src_mask = self.model.encode(src, self.ablation)
+        maps = recorder.maps()
+        self.encoder_self = maps.stacked("encoder_self")  # (L, H, S, S)
+        self.encoder_self_scores = torch.stack([s[0] for s in maps.scores["encoder_self"]])
+        self.steps: list[Step] = []
+        self.position = 0  # steps currently shown (<= len(self.steps))
+        self._state = DecoderState(memory, src_mask)  # cache after all computed steps
+        self.max_new_tokens = self.options.max_new_tokens or default_max_new_tokens(self.model, len(self.source.ids))
+
+    @property
+    def current(self) -> list[Step]:
+        return self.steps[: self.position]
+
+    @property
+    def finished(self) -> bool:
+        """Decoding has stopped at the shown position (EOS chosen or length limit reached)."""
+        shown = self.current
+        return bool(shown and shown[-1].token_id == EOS_ID) or len(shown) >= self.max_new_tokens
+
+    def target_ids(self) -> list[int]:
+        """Ids of the decoder input so far: BOS + chosen tokens."""
+        return [BOS_ID] + [s.token_id for s in self.current]
+
+    def output_text(self) -> str:
+        return self.tokenizer.decode(s.token_id for s in self.current)
+
+    def step(self) -> Step | None:
+        """Advance one token (reusing a step computed before when going forward again)."""
+        if self.finished:
+            return None
+        if self.position < len(self.steps):
+            self.position += 1
+            return self.steps[self.position - 1]
+        step = self._compute_step()
+        self.steps.append(step)
+        self.position += 1
+        return step
+
+    def back(self) -> None:
+        """Return to the previous step; stepping forward again replays the stored step."""
+        self.position = max(0, self.position - 1)
+
+    def seek(self, position: int) -> None:
+        """Show `position` steps, computing forward as needed."""
+        position = max(0, int(position))
+        while self.position < position and self.step() is not None:
+            pass
+        self.position = min(self.position, position)
+
+    def run(self) -> None:
+        """Decode to EOS or the length limit."""
+        while self.step() is not None:
+            pass
+
+    @torch.no_grad()
+    def _compute_step(self) -> Step:
+        index = len(self.steps)
+        device = self._state.memory.device
+        token = torch.tensor([[self.target_ids()[-1]]], device=device)
+        with AttentionRecorder(self.model, ("decoder_self", "cross")) as recorder:
+            logits, self._state = self.model.decode(token, self._state, self.ablation)
+        maps: AttentionMaps = recorder.maps()
+        probs = self._distribution(logits[0, -1].float())
+        forced = index < len(self.forced_prefix)
+        if forced:
+            chosen = self.forced_prefix[index]
+        elif self.options.strategy == "greedy":
+            chosen = int(probs.argmax())
+        else:
+            chosen = int(torch.multinomial(probs.cpu(), 1, generator=self._generator))
+        k = min(self.options.show_top, probs.numel())
+        top_p, top_i = probs.topk(k)
+        return Step(
+            index=index,
+            token_id=chosen,
+            piece=self.tokenizer.piece(chosen),
+            prob=float(probs[chosen]),
+            top_ids=top_i.tolist(),
+            top_pieces=self.tokenizer.pieces(top_i.tolist()),
+            top_probs=top_p.tolist(),
+            forced=forced,
+            decoder_self=maps.stacked("decoder_self")[:, :, 0],  # (L, H, index + 1)
+            decoder_self_scores=torch.stack([s[0, :, 0] for s in maps.scores["decoder_self"]]),
+            cross=maps.stacked("cross")[:, :, 0],  # (L, H, S)
+            cross_scores=torch.stack([s[0, :, 0] for s in maps.scores["cross"]]),
+        )
+
+    def _distribution(self, logits: torch.Tensor) -> torch.Tensor:
+        """The next-token distribution the choice is made from (V,)."""
+        if self.options.strategy == "sample":
+            logits = logits / self.options.temperature
+            if self.options.top_k:
+                kth = logits.topk(min(self.options.top_k, logits.numel())).values[-1]
+                logits = logits.masked_fill(logits < kth, float("-inf"))
+        return torch.softmax(logits, dim=-1)
+
+    def rewind_cache(self) -> None:
+        """Drop computed steps after the shown position (before a different continuation)."""
+        del self.steps[self.position :]
+        self._state = self._state.truncated(self.position)
+
+    def maps_at(self, kind: str) -> torch.Tensor:
+        """(L, H, queries, keys) for the shown position; decoder rows are stacked steps."""
+        if kind == "encoder_self":
+            return self.encoder_self
+        steps = self.current
+        L, H, T = self.model.config.n_decoder_layers, self.model.config.n_heads, len(steps)
+        if kind == "cross":
+            if not steps:
+                return torch.zeros(L, H, 0, len(self.source.ids))
+            return torch.stack([s.cross for s in steps], dim=2)  # (L, H, T, S)
+        if kind == "decoder_self":
+            out = torch.zeros(L, H, T, T)
+            for s in steps:
+                out[:, :, s.index, : s.index + 1] = s.decoder_self
+            return out
+        raise ValueError(f"unknown attention kind {kind!r}")

@@ -1,0 +1,109 @@
+"""Attention capture by forward hooks: a context manager that yields typed attention maps.
+
+    with AttentionRecorder(model) as recorder:
+        model(src, tgt_in)
+    maps = recorder.maps()
+    maps.weights["cross"][layer]   # (B, H, T, S) post-softmax
+    maps.scores["cross"][layer]    # (B, H, T, S) pre-mask, pre-softmax
+
+Registering a hook is what switches an attention module to its explicit path, so outside a recorder
+nothing is computed or kept. Hooks are removed in `finally`. A recorder only records calls made from
+the thread that opened it, so concurrent users of one shared model never see each other's maps.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import torch
+import torch.nn.functional as F
+
+from .config import ATTENTION_KINDS
+from .model import AttentionOutput, Transformer
+
+
+@dataclass
+class AttentionMaps:
+    """Per kind, per layer: weights and scores (B, H, queries, keys) and the mask (B, H, queries, keys)."""
+
+    weights: dict[str, list[torch.Tensor]] = field(default_factory=dict)
+    scores: dict[str, list[torch.Tensor]] = field(default_factory=dict)
+    masks: dict[str, list[torch.Tensor]] = field(default_factory=dict)
+
+    def kinds(self) -> list[str]:
+        return [k for k in ATTENTION_KINDS if self.weights.get(k)]
+
+    def stacked(self, kind: str, batch_index: int = 0) -> torch.Tensor:
+        """All layers of one kind for one sentence: (L, H, queries, keys)."""
+        return torch.stack([w[batch_index] for w in self.weights[kind]])
+
+
+class AttentionRecorder:
+    """Context manager that hooks every attention module of a Transformer and records its maps."""
+
+    def __init__(self, model: Transformer, kinds: tuple[str, ...] = ATTENTION_KINDS):
+        unknown = set(kinds) - set(ATTENTION_KINDS)
+        if unknown:
+            raise ValueError(f"unknown attention kinds {sorted(unknown)}; expected {ATTENTION_KINDS}")
+        self.model = model
+        self.kinds = kinds
+        self._calls: dict[tuple[str, int], list[AttentionOutput]] = defaultdict(list)
+        self._handles: list = []
+        self._thread: int | None = None
+
+    def __enter__(self) -> "AttentionRecorder":
+        self._thread = threading.get_ident()
+        try:
+            for kind, layer, module in self.model.attention_modules():
+                if kind in self.kinds:
+                    self._handles.append(module.register_forward_hook(self._hook(kind, layer)))
+        except BaseException:
+            self._remove()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._remove()
+
+    def _remove(self) -> None:
+        for handle in self._handles:
+            handle.remove()
+        self._handles.clear()
+
+    def _hook(self, kind: str, layer: int):
+        def hook(module, args, output: AttentionOutput) -> None:
+            if threading.get_ident() != self._thread:
+                return
+            weights = output.weights.detach()
+            mask = output.mask
+            mask = torch.ones_like(weights, dtype=torch.bool) if mask is None else mask.expand_as(weights)
+            self._calls[(kind, layer)].append(
+                AttentionOutput(None, None, weights.float().cpu(), output.scores.detach().float().cpu(), mask.cpu())
+            )
+
+        return hook
+
+    def clear(self) -> None:
+        self._calls.clear()
+
+    def maps(self) -> AttentionMaps:
+        """What was recorded; several calls to one module (incremental steps) are stacked along queries.
+
+        Keys of earlier steps are padded on the right: weight 0, mask False, score NaN (never computed).
+        """
+        result = AttentionMaps()
+        for kind in self.kinds:
+            layers = sorted(layer for k, layer in self._calls if k == kind)
+            for layer in layers:
+                calls = self._calls[(kind, layer)]
+                width = max(c.weights.size(-1) for c in calls)
+
+                def cat(tensors, value):
+                    return torch.cat([F.pad(t, (0, width - t.size(-1)), value=value) for t in tensors], dim=2)
+
+                result.weights.setdefault(kind, []).append(cat([c.weights for c in calls], 0.0))
+                result.scores.setdefault(kind, []).append(cat([c.scores for c in calls], float("nan")))
+                result.masks.setdefault(kind, []).append(cat([c.mask for c in calls], False))
+        return result

@@ -1,0 +1,378 @@
+"""The encoder-decoder Transformer of "Attention Is All You Need", with observable attention.
+
+Dimension legend (used in every shape comment):
+    B  batch size              S  source length          T  target length (queries of this call)
+    K  key length (cached + new positions)                D  d_model
+    H  number of heads         Dh head size = D / H      F  feed-forward size      V  vocabulary size
+
+Attention lives at three sites under stable names:
+    encoder.layers[i].self_attn   kind "encoder_self"
+    decoder.layers[i].self_attn   kind "decoder_self" (masked)
+    decoder.layers[i].cross_attn  kind "cross"        (queries: target, keys: source)
+Each site is a MultiHeadAttention that takes torch's fused scaled_dot_product_attention unless a
+forward hook is registered on it or the caller asks for weights; then it computes
+scores -> mask -> softmax explicitly and returns both, so hooks see the probabilities that were used.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .config import ModelConfig
+from .masks import decoder_self_mask, padding_mask
+
+KeyValue = tuple[torch.Tensor, torch.Tensor]  # ((B, H, K, Dh), (B, H, K, Dh))
+
+
+class AttentionOutput(NamedTuple):
+    """What one attention call returns; `weights` and `scores` are None on the fast path."""
+
+    output: torch.Tensor  # (B, T, D)
+    key_value: KeyValue  # keys and values attended over, for the cache
+    weights: torch.Tensor | None  # (B, H, T, K) post-softmax
+    scores: torch.Tensor | None  # (B, H, T, K) pre-mask, pre-softmax q.k / sqrt(Dh)
+    mask: torch.Tensor | None  # broadcastable to (B, H, T, K), True = may attend
+
+
+class PositionalEncoding(nn.Module):
+    """Sinusoidal positional encoding; the table is the buffer `pe` (max_len, D) that the app plots."""
+
+    def __init__(self, d_model: int, max_len: int):
+        super().__init__()
+        self.register_buffer("pe", sinusoid_table(max_len, d_model), persistent=False)
+
+    def forward(self, x: torch.Tensor, offset: int = 0) -> torch.Tensor:
+        length = x.size(1)
+        if offset + length > self.pe.size(0):
+            raise ValueError(f"sequence of {offset + length} positions exceeds max_len={self.pe.size(0)}")
+        return x + self.pe[offset : offset + length].to(x.dtype)
+
+
+def sinusoid_table(max_len: int, d_model: int) -> torch.Tensor:
+    """PE(pos, 2i) = sin(pos / 10000^(2i/D)), PE(pos, 2i+1) = cos(pos / 10000^(2i/D)); (max_len, D)."""
+    position = torch.arange(max_len, dtype=torch.float64)[:, None]  # (max_len, 1)
+    inv_freq = torch.exp(torch.arange(0, d_model, 2, dtype=torch.float64) * (-math.log(10000.0) / d_model))
+    table = torch.zeros(max_len, d_model, dtype=torch.float64)
+    table[:, 0::2] = torch.sin(position * inv_freq)
+    table[:, 1::2] = torch.cos(position * inv_freq)
+    return table.float()
+
+
+class MultiHeadAttention(nn.Module):
+    """Multi-head scaled dot-product attention with a fast and an explicit path."""
+
+    def __init__(self, config: ModelConfig, kind: str):
+        super().__init__()
+        self.kind = kind
+        self.n_heads, self.d_head = config.n_heads, config.d_head
+        self.q_proj = nn.Linear(config.d_model, config.d_model)
+        self.k_proj = nn.Linear(config.d_model, config.d_model)
+        self.v_proj = nn.Linear(config.d_model, config.d_model)
+        self.out_proj = nn.Linear(config.d_model, config.d_model)
+        self.dropout = config.dropout
+
+    def _split(self, x: torch.Tensor) -> torch.Tensor:
+        B, L, _ = x.shape
+        return x.view(B, L, self.n_heads, self.d_head).transpose(1, 2)  # (B, H, L, Dh)
+
+    def project_key_value(self, x: torch.Tensor) -> KeyValue:
+        """Keys and values (B, H, L, Dh) for the positions in x (B, L, D)."""
+        return self._split(self.k_proj(x)), self._split(self.v_proj(x))
+
+    def forward(
+        self,
+        query: torch.Tensor,
+        key_value_input: torch.Tensor | None = None,
+        mask: torch.Tensor | None = None,
+        past: KeyValue | None = None,
+        head_mask: torch.Tensor | None = None,
+        need_weights: bool = False,
+    ) -> AttentionOutput:
+        """Attend from `query` (B, T, D) to keys/values.
+
+        Self-attention: keys/values come from `query`, appended to `past` when given (the cache).
+        Cross-attention: keys/values come from `key_value_input` (B, S, D), or from `past` when the
+        encoder memory was projected already. `head_mask` (H,) multiplies each head's output before
+        the output projection (0 switches a head off).
+        """
+        q = self._split(self.q_proj(query))  # (B, H, T, Dh)
+        if key_value_input is not None:
+            k, v = self.project_key_value(key_value_input)  # (B, H, S, Dh)
+        elif past is not None and self.kind == "cross":
+            k, v = past
+        else:
+            k, v = self.project_key_value(query)  # (B, H, T, Dh)
+            if past is not None:
+                k, v = torch.cat([past[0], k], dim=2), torch.cat([past[1], v], dim=2)  # (B, H, K, Dh)
+
+        dropout_p = self.dropout if self.training else 0.0
+        weights = scores = None
+        if need_weights or self._forward_hooks:
+            scores = (q @ k.transpose(-2, -1)) / math.sqrt(self.d_head)  # (B, H, T, K)
+            masked = scores if mask is None else scores.masked_fill(~mask, float("-inf"))
+            weights = torch.softmax(masked.float(), dim=-1).to(q.dtype)  # (B, H, T, K)
+            heads = F.dropout(weights, dropout_p, self.training) @ v  # (B, H, T, Dh)
+        else:
+            heads = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p)  # (B, H, T, Dh)
+
+        if head_mask is not None:
+            heads = heads * head_mask.to(heads.dtype)[None, :, None, None]
+        B, _, T, _ = heads.shape
+        merged = heads.transpose(1, 2).reshape(B, T, self.n_heads * self.d_head)  # (B, T, D)
+        return AttentionOutput(self.out_proj(merged), (k, v), weights, scores, mask)
+
+
+class FeedForward(nn.Module):
+    """Position-wise feed-forward network: Linear(D, F) -> ReLU -> dropout -> Linear(F, D)."""
+
+    def __init__(self, config: ModelConfig):
+        super().__init__()
+        self.fc1 = nn.Linear(config.d_model, config.d_ff)
+        self.fc2 = nn.Linear(config.d_ff, config.d_model)
+        self.dropout = nn.Dropout(config.dropout)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc2(self.dropout(F.relu(self.fc1(x))))
+
+
+class Sublayer(nn.Module):
+    """Residual connection around a sublayer with LayerNorm before (pre-LN) or after (post-LN) it."""
+
+    def __init__(self, config: ModelConfig):
+        super().__init__()
+        self.norm = nn.LayerNorm(config.d_model)
+        self.dropout = nn.Dropout(config.dropout)
+        self.norm_first = config.norm_first
+
+    def inner(self, x: torch.Tensor) -> torch.Tensor:
+        """The sublayer's input: normalized first under pre-LN."""
+        return self.norm(x) if self.norm_first else x
+
+    def outer(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        """Residual sum of input x and sublayer output y, normalized after under post-LN."""
+        out = x + self.dropout(y)
+        return out if self.norm_first else self.norm(out)
+
+
+class EncoderLayer(nn.Module):
+    """Self-attention then feed-forward, each wrapped in a residual Sublayer."""
+
+    def __init__(self, config: ModelConfig):
+        super().__init__()
+        self.self_attn = MultiHeadAttention(config, "encoder_self")
+        self.feed_forward = FeedForward(config)
+        self.sublayers = nn.ModuleList([Sublayer(config) for _ in range(2)])
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor, head_mask: torch.Tensor | None = None) -> torch.Tensor:
+        attn, ff = self.sublayers
+        x = attn.outer(x, self.self_attn(attn.inner(x), mask=mask, head_mask=head_mask).output)
+        return ff.outer(x, self.feed_forward(ff.inner(x)))
+
+
+@dataclass
+class LayerCache:
+    """One decoder layer's cached keys/values: the target so far (grows) and the source (fixed)."""
+
+    self_attn: KeyValue
+    cross_attn: KeyValue
+
+
+class DecoderLayer(nn.Module):
+    """Masked self-attention, cross-attention over the encoder output, then feed-forward."""
+
+    def __init__(self, config: ModelConfig):
+        super().__init__()
+        self.self_attn = MultiHeadAttention(config, "decoder_self")
+        self.cross_attn = MultiHeadAttention(config, "cross")
+        self.feed_forward = FeedForward(config)
+        self.sublayers = nn.ModuleList([Sublayer(config) for _ in range(3)])
+
+    def forward(
+        self,
+        y: torch.Tensor,
+        memory: torch.Tensor | None,
+        self_mask: torch.Tensor,
+        cross_mask: torch.Tensor,
+        cache: LayerCache | None = None,
+        self_head_mask: torch.Tensor | None = None,
+        cross_head_mask: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, LayerCache]:
+        sa, ca, ff = self.sublayers
+        self_out = self.self_attn(
+            sa.inner(y), mask=self_mask, past=cache.self_attn if cache else None, head_mask=self_head_mask
+        )
+        y = sa.outer(y, self_out.output)
+        cross_out = self.cross_attn(
+            ca.inner(y),
+            key_value_input=memory if cache is None else None,
+            mask=cross_mask,
+            past=cache.cross_attn if cache else None,
+            head_mask=cross_head_mask,
+        )
+        y = ca.outer(y, cross_out.output)
+        y = ff.outer(y, self.feed_forward(ff.inner(y)))
+        return y, LayerCache(self_out.key_value, cross_out.key_value)
+
+
+class Encoder(nn.Module):
+    """A stack of EncoderLayers (plus a final LayerNorm under pre-LN)."""
+
+    def __init__(self, config: ModelConfig):
+        super().__init__()
+        self.layers = nn.ModuleList([EncoderLayer(config) for _ in range(config.n_encoder_layers)])
+        self.norm = nn.LayerNorm(config.d_model) if config.norm_first else nn.Identity()
+
+
+class Decoder(nn.Module):
+    """A stack of DecoderLayers (plus a final LayerNorm under pre-LN)."""
+
+    def __init__(self, config: ModelConfig):
+        super().__init__()
+        self.layers = nn.ModuleList([DecoderLayer(config) for _ in range(config.n_decoder_layers)])
+        self.norm = nn.LayerNorm(config.d_model) if config.norm_first else nn.Identity()
+
+
+@dataclass
+class DecoderState:
+    """Everything incremental decoding keeps between steps for a batch of sentences."""
+
+    memory: torch.Tensor  # (B, S, D) encoder output
+    src_mask: torch.Tensor  # (B, 1, 1, S)
+    layers: list[LayerCache] | None = None  # None before the first step
+    length: int = 0  # target positions already in the cache
+
+    def truncated(self, length: int) -> "DecoderState":
+        """The state as it was after `length` target positions (views, no recomputation)."""
+        if not 0 <= length <= self.length:
+            raise ValueError(f"cannot truncate a state of length {self.length} to {length}")
+        if length == 0:
+            return DecoderState(self.memory, self.src_mask)
+        layers = [
+            LayerCache((c.self_attn[0][:, :, :length], c.self_attn[1][:, :, :length]), c.cross_attn)
+            for c in self.layers
+        ]
+        return DecoderState(self.memory, self.src_mask, layers, length)
+
+    def select(self, index: torch.Tensor) -> "DecoderState":
+        """Reorder/replicate the batch rows (for beam search); index (B',)."""
+        layers = None
+        if self.layers is not None:
+            layers = [
+                LayerCache(
+                    (c.self_attn[0][index], c.self_attn[1][index]),
+                    (c.cross_attn[0][index], c.cross_attn[1][index]),
+                )
+                for c in self.layers
+            ]
+        return DecoderState(self.memory[index], self.src_mask[index], layers, self.length)
+
+
+class Ablation:
+    """A set of switched-off heads, as (kind, layer, head) triples, turned into per-site head masks."""
+
+    def __init__(self, config: ModelConfig, heads=()):
+        self.heads = frozenset((str(k), int(layer), int(h)) for k, layer, h in heads)
+        for kind, layer, head in self.heads:
+            if not 0 <= layer < config.n_layers(kind):
+                raise ValueError(f"layer {layer} out of range for {kind} (0..{config.n_layers(kind) - 1})")
+            if not 0 <= head < config.n_heads:
+                raise ValueError(f"head {head} out of range (0..{config.n_heads - 1})")
+        self.n_heads = config.n_heads
+
+    def head_mask(self, kind: str, layer: int) -> torch.Tensor | None:
+        """(H,) with 0 for switched-off heads, or None when the site is untouched."""
+        off = [h for k, l, h in self.heads if k == kind and l == layer]
+        if not off:
+            return None
+        mask = torch.ones(self.n_heads)
+        mask[off] = 0.0
+        return mask
+
+
+def _head_mask(ablation: Ablation | None, kind: str, layer: int, device) -> torch.Tensor | None:
+    mask = ablation.head_mask(kind, layer) if ablation is not None else None
+    return mask.to(device) if mask is not None else None
+
+
+class Transformer(nn.Module):
+    """Encoder-decoder Transformer with one joint vocabulary and tied input/output embeddings."""
+
+    def __init__(self, config: ModelConfig):
+        super().__init__()
+        self.config = config
+        self.embed = nn.Embedding(config.vocab_size, config.d_model, padding_idx=config.pad_id)
+        self.pos_encoding = PositionalEncoding(config.d_model, config.max_len)
+        self.dropout = nn.Dropout(config.dropout)
+        self.encoder = Encoder(config)
+        self.decoder = Decoder(config)
+        self._init_weights()
+
+    def _init_weights(self) -> None:
+        for name, p in self.named_parameters():
+            if p.dim() > 1 and name != "embed.weight":
+                nn.init.xavier_uniform_(p)
+            elif name.endswith("bias"):
+                nn.init.zeros_(p)
+        nn.init.normal_(self.embed.weight, std=self.config.d_model**-0.5)
+        with torch.no_grad():
+            self.embed.weight[self.config.pad_id].zero_()
+
+    def _embed(self, ids: torch.Tensor, offset: int = 0) -> torch.Tensor:
+        x = self.embed(ids) * math.sqrt(self.config.d_model)  # (B, L, D)
+        return self.dropout(self.pos_encoding(x, offset))
+
+    def encode(self, src: torch.Tensor, ablation: Ablation | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """Source ids (B, S) -> encoder output (B, S, D) and source padding mask (B, 1, 1, S)."""
+        src_mask = padding_mask(src, self.config.pad_id)
+        x = self._embed(src)
+        for i, layer in enumerate(self.encoder.layers):
+            x = layer(x, src_mask, _head_mask(ablation, "encoder_self", i, x.device))
+        return self.encoder.norm(x), src_mask
+
+    def decode(
+        self,
+        tgt: torch.Tensor,
+        state: DecoderState,
+        ablation: Ablation | None = None,
+    ) -> tuple[torch.Tensor, DecoderState]:
+        """Target ids (B, T) that follow the cached positions -> logits (B, T, V) and the new state."""
+        offset = state.length
+        self_mask = decoder_self_mask(tgt, self.config.pad_id, offset)  # (B|1, 1, T, offset + T)
+        y = self._embed(tgt, offset)
+        caches = []
+        for i, layer in enumerate(self.decoder.layers):
+            y, cache = layer(
+                y,
+                state.memory,
+                self_mask,
+                state.src_mask,
+                state.layers[i] if state.layers is not None else None,
+                _head_mask(ablation, "decoder_self", i, y.device),
+                _head_mask(ablation, "cross", i, y.device),
+            )
+            caches.append(cache)
+        logits = self.decoder.norm(y) @ self.embed.weight.T  # (B, T, V), tied output embedding
+        return logits, DecoderState(state.memory, state.src_mask, caches, offset + tgt.size(1))
+
+    def forward(self, src: torch.Tensor, tgt_in: torch.Tensor, ablation: Ablation | None = None) -> torch.Tensor:
+        """Teacher-forced pass: source (B, S) and shifted target (B, T) -> logits (B, T, V)."""
+        memory, src_mask = self.encode(src, ablation)
+        logits, _ = self.decode(tgt_in, DecoderState(memory, src_mask), ablation)
+        return logits
+
+    def attention_modules(self) -> list[tuple[str, int, MultiHeadAttention]]:
+        """Every attention site as (kind, layer, module), in the paper's order."""
+        sites = [("encoder_self", i, layer.self_attn) for i, layer in enumerate(self.encoder.layers)]
+        for i, layer in enumerate(self.decoder.layers):
+            sites.append(("decoder_self", i, layer.self_attn))
+            sites.append(("cross", i, layer.cross_attn))
+        return sites
+
+    def num_parameters(self) -> int:
+        return sum(p.numel() for p in self.parameters())

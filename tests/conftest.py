@@ -1,0 +1,49 @@
+"""Shared fixtures: a tiny Marian-style config and a tokenizer trained on the bundled mini corpus."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+import torch
+
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+
+from explorer.config import ModelConfig  # noqa: E402
+from explorer.data import MINI_CORPUS, clean, read_tsv  # noqa: E402
+from explorer.model import Transformer  # noqa: E402
+from explorer.tokenizer import Tokenizer  # noqa: E402
+
+
+def tiny_config(**overrides) -> ModelConfig:
+    """Vocab 99, hidden 16, 4 heads, 2+2 layers: small enough for exact numerics tests."""
+    values = dict(vocab_size=99, d_model=16, n_heads=4, n_encoder_layers=2, n_decoder_layers=2, d_ff=32, dropout=0.0, max_len=64)
+    values.update(overrides)
+    return ModelConfig(**values)
+
+
+@pytest.fixture
+def tiny_model() -> Transformer:
+    torch.manual_seed(0)
+    return Transformer(tiny_config()).eval()
+
+
+@pytest.fixture(scope="session")
+def mini_pairs():
+    return clean(read_tsv(MINI_CORPUS))
+
+
+@pytest.fixture(scope="session")
+def mini_tokenizer(mini_pairs) -> Tokenizer:
+    return Tokenizer.train([s for pair in mini_pairs for s in pair], vocab_size=400)
+
+
+def batch(model_config: ModelConfig, seed: int = 0):
+    """A padded source/target batch: row 1 has source and target padding."""
+    g = torch.Generator().manual_seed(seed)
+    src = torch.randint(4, model_config.vocab_size, (2, 7), generator=g)
+    tgt = torch.randint(4, model_config.vocab_size, (2, 6), generator=g)
+    src[1, 5:] = model_config.pad_id
+    tgt[:, 0] = model_config.bos_id
+    tgt[1, 4:] = model_config.pad_id
+    return src, tgt
