@@ -78,7 +78,7 @@ class Tokenizer:
         return self.sp.decode([i for i in ids if i not in (PAD_ID, BOS_ID, EOS_ID)])
 
     def piece(self, token_id: int) -> str:
-        """One id as shown to a person: word-start marker removed, continuations prefixed with '·'."""
+        """One id as shown to a person: word-start marker removed, word continuations prefixed with '·'."""
         if token_id == PAD_ID:
             return "<pad>"
         if token_id == BOS_ID:
@@ -90,7 +90,7 @@ class Tokenizer:
         raw = self.sp.id_to_piece(int(token_id))
         if raw.startswith(WORD_START):
             return raw[len(WORD_START) :] or WORD_START
-        return CONTINUATION + raw
+        return CONTINUATION + raw if raw[:1].isalnum() else raw  # "·st" continues a word; "." needs no marker
 
     def pieces(self, ids: Iterable[int]) -> list[str]:
         return [self.piece(i) for i in ids]

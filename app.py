@@ -1,0 +1,52 @@
+"""Attention Explorer: `python app.py [--checkpoint DIR] [--host H] [--port P] [--share]`.
+
+Loads the shipped English→German model (or the checkpoint given) and serves the explorer UI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+if os.environ.get("SPACES_ZERO_GPU"):
+    import spaces  # noqa: F401  # on a ZeroGPU Space: must be imported before torch initializes CUDA
+
+DEFAULT_CHECKPOINT = Path(__file__).parent / "checkpoints" / "tatoeba-en-de"
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--checkpoint", default=os.environ.get("EXPLORER_CHECKPOINT", str(DEFAULT_CHECKPOINT)))
+    parser.add_argument("--host", default=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"))
+    parser.add_argument("--port", type=int, default=int(os.environ.get("GRADIO_SERVER_PORT", "7860")))
+    parser.add_argument("--share", action="store_true", help="also open a temporary public gradio.live link")
+    return parser.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    from explorer.checkpoint import CheckpointError
+    from explorer.session import load_handle
+
+    try:
+        handle = load_handle(args.checkpoint, name="Tatoeba English→German" if Path(args.checkpoint).resolve() == DEFAULT_CHECKPOINT.resolve() else None)
+    except CheckpointError as exc:
+        print(f"error: cannot load the model: {exc}", file=sys.stderr)
+        return 2
+
+    from explorer.ui import CSS, THEME, build_demo
+
+    demo = build_demo(handle)
+    demo.queue(max_size=64)
+    demo.launch(
+        server_name=args.host, server_port=args.port, share=args.share, theme=THEME, css=CSS, footer_links=["gradio"],
+        max_file_size="2mb", show_error=False, ssr_mode=False,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

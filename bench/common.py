@@ -1,0 +1,200 @@
+"""Shared benchmark plumbing: flags, seeding, the model under test, interleaved timing, tables, JSON.
+
+Timing is always interleaved: each round runs every variant once (the order alternates between
+rounds, so AB BA AB ...), warm-up rounds are discarded, and medians/p90 are taken over rounds. Drift
+from other processes then hits all variants alike, and ratios are only ever taken between variants
+measured in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import platform
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `python bench/NAME.py` from the repo root
+
+from explorer.config import ModelConfig  # noqa: E402
+from explorer.model import Transformer  # noqa: E402
+from explorer.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID  # noqa: E402
+from explorer.train import TrainConfig  # noqa: E402
+
+
+def parser(description: str) -> argparse.ArgumentParser:
+    """The flags every benchmark takes; scripts add their own."""
+    p = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--threads", type=int, default=os.cpu_count(), help="torch CPU threads (default: all cores)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--warmup", type=int, default=None, help="discarded rounds (default depends on the script)")
+    p.add_argument("--repeat", type=int, default=None, help="measured rounds (default depends on the script)")
+    p.add_argument("--quick", action="store_true", help="a few rounds only, to check that the script works")
+    p.add_argument("--checkpoint", default=None, help="checkpoint directory (default: random model of the shipped size)")
+    p.add_argument("--json", default=None, metavar="OUT", help="also write the results as JSON to OUT")
+    return p
+
+
+def setup(args: argparse.Namespace, warmup: int, repeat: int, quick_warmup: int = 1, quick_repeat: int = 3) -> None:
+    """Apply --threads and --seed; fill in warm-up/repeat defaults (smaller under --quick)."""
+    args.loadavg_start = round(os.getloadavg()[0], 2)
+    torch.set_num_threads(args.threads)
+    seed_everything(args.seed)
+    if args.warmup is None:
+        args.warmup = quick_warmup if args.quick else warmup
+    if args.repeat is None:
+        args.repeat = quick_repeat if args.quick else repeat
+
+
+def seed_everything(seed: int) -> None:
+    random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def shipped_config() -> ModelConfig:
+    """The size of the shipped model: the training defaults (vocab 8000, 256/4 heads, 3+3, 1024, pre-LN)."""
+    return TrainConfig().model_config(TrainConfig().vocab_size)
+
+
+class IdTokenizer:
+    """Stand-in for a Tokenizer when there is no checkpoint: pieces are the ids themselves."""
+
+    vocab_size = shipped_config().vocab_size
+
+    def piece(self, token_id: int) -> str:
+        return {PAD_ID: "<pad>", UNK_ID: "<unk>", BOS_ID: "<s>", EOS_ID: "</s>"}.get(int(token_id), f"#{int(token_id)}")
+
+    def pieces(self, ids) -> list[str]:
+        return [self.piece(i) for i in ids]
+
+    def decode(self, ids) -> str:
+        return " ".join(self.piece(i) for i in ids if i not in (PAD_ID, BOS_ID, EOS_ID))
+
+
+def load_model(checkpoint: str | None, seed: int = 0):
+    """(model in eval mode, tokenizer, description) from a checkpoint, or a seeded random shipped-size model."""
+    if checkpoint:
+        from explorer.checkpoint import load_checkpoint
+
+        ckpt = load_checkpoint(checkpoint)
+        return ckpt.model, ckpt.tokenizer, f"checkpoint {checkpoint}"
+    torch.manual_seed(seed)
+    return Transformer(shipped_config()).eval(), IdTokenizer(), "random init, shipped size"
+
+
+SENTENCE = "When I was young, my grandmother told me many long stories about the old village by the river."
+
+
+def source_ids(tokenizer, length: int, seed: int = 0) -> list[int]:
+    """A source of exactly `length` ids ending with EOS: a fixed English sentence, or seeded random ids."""
+    if isinstance(tokenizer, IdTokenizer):
+        g = torch.Generator().manual_seed(seed)
+        ids = torch.randint(4, tokenizer.vocab_size, (length - 1,), generator=g).tolist()
+    else:
+        ids = tokenizer.encode(SENTENCE)
+        while len(ids) < length - 1:
+            ids += tokenizer.encode(SENTENCE)
+        ids = ids[: length - 1]
+    return ids + [EOS_ID]
+
+
+# ----- timing -----------------------------------------------------------------------------------
+
+
+def interleaved(
+    variants: dict[str, Callable[[], object]],
+    warmup: int,
+    repeat: int,
+    before_round: Callable[[int], object] | None = None,
+) -> dict[str, list[float]]:
+    """Seconds per call of each variant over `repeat` rounds after `warmup` discarded rounds.
+
+    Each round calls every variant once; the order is reversed on every other round (AB BA AB ...).
+    `before_round(r)` (untimed) prepares round r's input, e.g. the next batch.
+    """
+    names = list(variants)
+    times: dict[str, list[float]] = {name: [] for name in names}
+    for r in range(warmup + repeat):
+        if before_round is not None:
+            before_round(r)
+        for name in names if r % 2 == 0 else reversed(names):
+            gc.collect()
+            start = time.perf_counter()
+            variants[name]()
+            elapsed = time.perf_counter() - start
+            if r >= warmup:
+                times[name].append(elapsed)
+    return times
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def p90(values: list[float]) -> float:
+    """90th percentile, linear interpolation between closest ranks."""
+    ordered = sorted(values)
+    if len(ordered) == 1:
+        return ordered[0]
+    pos = 0.9 * (len(ordered) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+# ----- reporting --------------------------------------------------------------------------------
+
+
+def table(headers: list[str], rows: list[list]) -> str:
+    """A markdown table; floats get 3 significant decimals unless already formatted."""
+
+    def cell(v):
+        if isinstance(v, float):
+            return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.3g}" if abs(v) < 10 else f"{v:.1f}"
+        return str(v)
+
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def environment(args: argparse.Namespace) -> dict:
+    """What the numbers depend on; the load average says whether the machine was busy."""
+    return {
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "threads": torch.get_num_threads(),
+        "cpu_capability": torch.backends.cpu.get_cpu_capability(),
+        "loadavg_1m_start": getattr(args, "loadavg_start", None),
+        "loadavg_1m_end": round(os.getloadavg()[0], 2),
+        "quick": args.quick,
+        "warmup": args.warmup,
+        "repeat": args.repeat,
+    }
+
+
+def header(title: str, args: argparse.Namespace, model_desc: str) -> str:
+    env = environment(args)
+    mode = "QUICK (smoke test, not a measurement)" if args.quick else "full"
+    return (
+        f"## {title}\n\n{model_desc}; torch {env['torch']} ({env['cpu_capability']}), {env['threads']} threads "
+        f"of {env['cpu_count']} cores, load average {env['loadavg_1m_start']} at start; {mode}: "
+        f"{args.warmup} warm-up + {args.repeat} measured rounds, interleaved.\n"
+    )
+
+
+def write_json(args: argparse.Namespace, benchmark: str, results: dict) -> None:
+    if args.json:
+        payload = {"benchmark": benchmark, "args": vars(args), "environment": environment(args), "results": results}
+        Path(args.json).write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+        print(f"\nwrote {args.json}")

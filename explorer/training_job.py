@@ -1,0 +1,173 @@
+"""Short in-app training runs: one at a time per server, owned by one session, with live snapshots.
+
+`run_training` is a generator the UI iterates: it yields `TrainingUpdate`s (progress, loss history,
+an attention snapshot of a probe sentence) and finally installs the trained model in the session
+that asked for it, never anywhere else.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from . import figures
+from .checkpoint import load_checkpoint
+from .data import MINI_CORPUS, clean, read_tsv
+from .hooks import AttentionRecorder
+from .session import ExplorerSession, ModelHandle, UserError
+from .tokenizer import BOS_ID, EOS_ID
+from .train import TrainConfig, Trainer
+
+MAX_UPLOAD_BYTES = 2 * 1024 * 1024
+MAX_UPLOAD_PAIRS = 20_000
+MIN_PAIRS = 20
+PRESETS = {
+    "tiny (d_model 64, 2+2 layers, 4 heads)": dict(d_model=64, n_heads=4, n_encoder_layers=2, n_decoder_layers=2, d_ff=128, vocab_size=600),
+    "small (d_model 128, 3+3 layers, 4 heads)": dict(d_model=128, n_heads=4, n_encoder_layers=3, n_decoder_layers=3, d_ff=256, vocab_size=1000),
+}
+
+
+class TrainingSlot:
+    """The server's single training slot; `acquire` fails fast with a message saying when it frees up."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self.started = 0.0
+        self.budget_s = 0.0
+
+    def acquire(self, budget_s: float) -> None:
+        if not self._lock.acquire(blocking=False):
+            elapsed = time.monotonic() - self.started
+            left = max(0.0, self.budget_s - elapsed)
+            raise UserError(
+                f"Another person is training a model on this server right now (one training job at a time; it started "
+                f"{elapsed:.0f} s ago and has at most {left:.0f} s left). Please try again shortly; exploring works meanwhile."
+            )
+        self.started, self.budget_s = time.monotonic(), budget_s
+
+    def release(self) -> None:
+        self._lock.release()
+
+    @property
+    def busy(self) -> bool:
+        return self._lock.locked()
+
+
+SLOT = TrainingSlot()
+
+
+@dataclass
+class TrainingUpdate:
+    step: int
+    fraction: float  # 0..1 of the time budget
+    message: str
+    loss_figure: object
+    snapshot: object | None  # cross-attention of the probe pair
+    done: bool = False
+    checkpoint_zip: Path | None = None
+
+
+def read_upload(path: str | Path | None) -> list[tuple[str, str]]:
+    """Pairs from an uploaded TSV, checked for size, encoding and format with messages a person can act on."""
+    if path is None:
+        raise UserError("Choose a TSV file to upload (English TAB German, one pair per line), or use the bundled corpus.")
+    path = Path(path)
+    size = path.stat().st_size
+    if size > MAX_UPLOAD_BYTES:
+        raise UserError(f"The file is {size / 1e6:.1f} MB; uploads are limited to {MAX_UPLOAD_BYTES / 1e6:.0f} MB.")
+    raw = path.read_bytes()
+    if b"\x00" in raw[:4096]:
+        raise UserError("That file is not text (it contains binary data). Upload a UTF-8 TSV: English TAB German per line.")
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"That file is not UTF-8 text (byte {exc.start} is invalid). Save it as UTF-8 and upload again.") from None
+    pairs = clean(read_tsv(path))
+    if len(pairs) < MIN_PAIRS:
+        raise UserError(
+            f"Found {len(pairs)} usable pair(s); at least {MIN_PAIRS} lines of the form 'English<TAB>German' are needed."
+        )
+    return pairs[:MAX_UPLOAD_PAIRS]
+
+
+def run_training(
+    session: ExplorerSession,
+    preset: str,
+    minutes: float,
+    upload: str | None = None,
+    seed: int = 0,
+    font_size: int = 13,
+    slot: TrainingSlot = SLOT,
+) -> Iterator[TrainingUpdate]:
+    """Train a fresh model for this session only; yields progress; installs it in `session` at the end."""
+    if preset not in PRESETS:
+        raise UserError(f"Unknown model size {preset!r}; choose one of: {', '.join(PRESETS)}.")
+    try:
+        minutes = float(minutes)
+    except (TypeError, ValueError):
+        raise UserError("The training time must be a number of minutes.") from None
+    if not 0.1 <= minutes <= 10:
+        raise UserError(f"Training time {minutes} min is out of range: choose 0.1 to 10 minutes.")
+    pairs = read_upload(upload) if upload else clean(read_tsv(MINI_CORPUS))
+    slot.acquire(minutes * 60 + 30)
+    workdir = Path(tempfile.mkdtemp(prefix="explorer-train-"))
+    try:
+        data_file = workdir / "train.tsv"
+        data_file.write_text("".join(f"{s}\t{t}\n" for s, t in pairs), encoding="utf-8")
+        config = TrainConfig(
+            data=[str(data_file)], valid_fraction=0.05, out=str(workdir / "model"), work_dir=str(workdir / "work"),
+            dropout=0.0, max_len=64, max_tokens=2048, lr=3e-3, warmup=60, eval_every=0, bleu_sample=50,
+            max_minutes=minutes, save_every_minutes=1e9, seed=int(seed or 0), log_every=10, **PRESETS[preset],
+        )
+        trainer = Trainer(config, log=lambda *_: None)
+        session.training = trainer
+        probe = trainer.train_pairs[0]
+        yield TrainingUpdate(0, 0.0, f"Training on {len(trainer.train_pairs)} pairs, vocabulary {trainer.tokenizer.vocab_size}.", figures.loss_curve([]), None)
+        for event in trainer.run():
+            snapshot = _probe_snapshot(trainer, probe, font_size)
+            if event.done:
+                path = trainer.export()
+                checkpoint = load_checkpoint(path)
+                handle = ModelHandle(f"your model ({preset.split()[0]}, {event.step} steps)", checkpoint.model, checkpoint.tokenizer, checkpoint.metadata)
+                session.set_own_model(handle)
+                archive = Path(shutil.make_archive(str(workdir / "trained-checkpoint"), "zip", path))
+                stopped = "stopped early; " if trainer._stop else ""
+                valid = event.valid or {}
+                message = (
+                    f"Done ({stopped}{event.step} steps in {event.elapsed_s:.0f} s). Validation BLEU {valid.get('bleu', '–')}, "
+                    f"chrF {valid.get('chrf', '–')}. Tick 'Explore my trained model' to look inside it."
+                )
+                yield TrainingUpdate(event.step, 1.0, message, figures.loss_curve(trainer.history, font_size=font_size), snapshot, True, archive)
+            else:
+                fraction = min(1.0, event.elapsed_s / (minutes * 60))
+                message = f"Step {event.step}: loss {event.loss:.3f}, {event.tokens_per_s:.0f} target tokens/s."
+                yield TrainingUpdate(event.step, fraction, message, figures.loss_curve(trainer.history, font_size=font_size), snapshot)
+    finally:
+        session.training = None
+        slot.release()
+
+
+@torch.no_grad()
+def _probe_snapshot(trainer: Trainer, probe: tuple[str, str], font_size: int):
+    """Cross-attention (mean over the last layer's heads) of one training pair under teacher forcing."""
+    tok = trainer.tokenizer
+    src = tok.encode(probe[0])[:60] + [EOS_ID]
+    tgt = tok.encode(probe[1])[:60]
+    model = trainer.model
+    was_training = model.training
+    model.eval()
+    with AttentionRecorder(model, ("cross",)) as recorder:
+        model(torch.tensor([src]), torch.tensor([[BOS_ID] + tgt]))
+    model.train(was_training)
+    weights = recorder.maps().weights["cross"][-1][0].mean(0).numpy()  # (T + 1, S)
+    rows = tok.pieces(tgt) + ["</s>"]
+    return figures.attention_heatmap(
+        weights, rows, tok.pieces(src), "cross", f"Alignment emerging: last layer, mean of heads, step {trainer.step}", font_size=font_size
+    )

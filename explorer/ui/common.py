@@ -1,0 +1,93 @@
+"""What every tab shares: the error guard, the per-session context, theme and CSS."""
+
+from __future__ import annotations
+
+import functools
+import html
+import inspect
+import logging
+from dataclasses import dataclass
+
+import gradio as gr
+
+from ..session import ExplorerSession, ModelHandle, UserError
+from ..sessions import SessionStore
+
+log = logging.getLogger("explorer.ui")
+
+GENERIC_ERROR = "Something went wrong on the server while doing that (it has been logged). Try again, or press Start to begin afresh."
+
+
+def _as_gr_error(exc: BaseException) -> gr.Error:
+    if isinstance(exc, UserError):
+        message = str(exc)
+    else:
+        log.exception("handler failed")
+        message = GENERIC_ERROR
+    # gr.Error renders its message as HTML: escape, so typed text can never become markup
+    return gr.Error(html.escape(message), print_exception=False)
+
+
+def guarded(fn):
+    """Turn UserError into a clear message in the UI and anything else into a logged, generic one."""
+    if inspect.isgeneratorfunction(fn):
+
+        @functools.wraps(fn)
+        def gen_wrapper(*args, **kwargs):
+            try:
+                yield from fn(*args, **kwargs)
+            except gr.Error:
+                raise
+            except Exception as exc:  # noqa: BLE001 - the server must survive anything a user does
+                raise _as_gr_error(exc) from None
+
+        return gen_wrapper
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except gr.Error:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise _as_gr_error(exc) from None
+
+    return wrapper
+
+
+@dataclass
+class Context:
+    """Components and objects the tabs wire together."""
+
+    store: SessionStore
+    shipped: ModelHandle
+    key: gr.State  # this browser session's key into the store
+
+    def session(self, key) -> ExplorerSession:
+        try:
+            return self.store.get(key)
+        except ValueError:
+            raise UserError("Your session has expired: reload the page.") from None
+
+
+THEME = gr.themes.Default(
+    primary_hue="blue",
+    font=[gr.themes.LocalFont("Source Sans Pro"), "system-ui", "sans-serif"],
+    font_mono=[gr.themes.LocalFont("IBM Plex Mono"), "monospace"],
+)
+
+CSS = """
+.chips .token { font-family: var(--font-mono); }
+#status-md { min-height: 3em; }
+body.presentation {
+  --text-xs: 14px; --text-sm: 17px; --text-md: 21px; --text-lg: 24px; --text-xl: 30px; --text-xxl: 36px;
+  --body-text-size: 21px; --prose-text-size: 21px; --input-text-size: 21px;
+  --block-label-text-size: 17px; --block-info-text-size: 17px; --block-title-text-size: 21px;
+  --button-large-text-size: 24px; --button-medium-text-size: 21px; --button-small-text-size: 17px;
+  --checkbox-label-text-size: 21px; --section-header-text-size: 21px;
+}
+body.presentation .prose { font-size: var(--prose-text-size); }
+"""
+
+PRESENTATION_FONT = 20
+NORMAL_FONT = 13
