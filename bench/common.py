@@ -25,7 +25,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `python bench/NAME.py` from the repo root
 
 from explorer.config import ModelConfig  # noqa: E402
-from explorer.model import Transformer  # noqa: E402
+from explorer.model import DecoderState, Transformer  # noqa: E402
 from explorer.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID  # noqa: E402
 from explorer.train import TrainConfig  # noqa: E402
 
@@ -104,6 +104,30 @@ def source_ids(tokenizer, length: int, seed: int = 0) -> list[int]:
             ids += tokenizer.encode(SENTENCE)
         ids = ids[: length - 1]
     return ids + [EOS_ID]
+
+
+@torch.no_grad()
+def next_token(logits: torch.Tensor) -> torch.Tensor:
+    """Greedy choice from logits (1, V) among ordinary pieces: the special ids (pad, unk, bos, eos) are
+    never chosen, so decoding runs for exactly the requested number of steps."""
+    logits = logits.clone()
+    logits[:, [PAD_ID, UNK_ID, BOS_ID, EOS_ID]] = float("-inf")
+    return logits.argmax(-1, keepdim=True)  # (1, 1)
+
+
+@torch.no_grad()
+def greedy_cached(model: Transformer, source: list[int], n_tokens: int) -> list[int]:
+    """Greedy decoding of exactly n_tokens with the KV cache: encode once, then `model.decode` one token
+    per step with the DecoderState (the loop of `decoding.greedy_batch`, without its EOS stop)."""
+    memory, src_mask = model.encode(torch.tensor([source]))
+    state = DecoderState(memory, src_mask)
+    token = torch.tensor([[BOS_ID]])
+    out = []
+    for _ in range(n_tokens):
+        logits, state = model.decode(token, state)  # (1, 1, V)
+        token = next_token(logits[:, -1])
+        out.append(int(token))
+    return out
 
 
 # ----- timing -----------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import random
+import warnings
 
 import torch
 from torch import nn
@@ -35,15 +36,20 @@ from explorer.tokenizer import BOS_ID, EOS_ID, PAD_ID
 from explorer.train import TrainConfig, inverse_sqrt_schedule, sequence_loss
 
 NOTE = """\
-What limits the ratio (torch.profiler on the shipped size, CPU): the two models run the same
-GEMMs, and both spend most of a step in the output projection onto 8,000 pieces (forward and
-backward of `(B*T, 256) @ (256, 8000)`), the feed-forward GEMMs and the cross-entropy; these are
-identical by construction. The differences are in attention: we project q, k and v with three
-Linear calls where nn.MultiheadAttention does one packed in_proj GEMM for self-attention (and a
-packed k/v one for cross-attention), and we pass a boolean (B, 1, T, K) mask to
-scaled_dot_product_attention where nn.MultiheadAttention merges key padding and causal masks into a
-float (B, H, T, K) mask first. With short sequences (T <= 22) attention itself is a small share
-of the step, so the ratio stays close to 1."""
+What limits the ratio (torch.profiler, shipped size, CPU; `--profile` prints the op table):
+- Both models run the same math and the same big kernels: GEMMs (aten::mm/addmm: the linear layers
+  and the tied (B*T, 256) @ (256, 8000) output projection, forward and backward), dropout masks
+  (aten::bernoulli_, 32 calls each) and log_softmax over the 8,000-piece vocabulary. These are most
+  of a step for both, so the ratio stays near 1.
+- Ours projects q, k and v with three Linear calls (48 addmm per forward vs 21): same FLOPs, more
+  and smaller GEMMs. nn.MultiheadAttention packs them into one in_proj GEMM for self-attention.
+- Ours has 131 parameter tensors vs 95 (separate q/k/v weights and biases). AdamW on CPU runs its
+  per-tensor loop (foreach is only the default on CUDA), so the optimizer step issues ~38% more
+  small elementwise kernels: a few ms per step, fixed, independent of the batch size.
+- Attention kernels are equal: in training (dropout_p > 0) both reach SDPA's math backend, ours
+  with a boolean (B, 1, T, K) mask, the reference with its merged key-padding + causal float mask.
+  At T <= 25 attention is a small share of the step.
+On a busy machine, run-to-run noise is larger than any of these differences."""
 
 
 class ReferenceTransformer(nn.Module):
@@ -55,18 +61,19 @@ class ReferenceTransformer(nn.Module):
         self.embed = nn.Embedding(config.vocab_size, config.d_model, padding_idx=config.pad_id)
         self.pos_encoding = PositionalEncoding(config.d_model, config.max_len)
         self.dropout = nn.Dropout(config.dropout)
-        self.transformer = nn.Transformer(
-            d_model=config.d_model,
-            nhead=config.n_heads,
-            num_encoder_layers=config.n_encoder_layers,
-            num_decoder_layers=config.n_decoder_layers,
-            dim_feedforward=config.d_ff,
-            dropout=config.dropout,
-            activation="relu",
-            batch_first=True,
-            norm_first=config.norm_first,
-        )
-        self.transformer.encoder.enable_nested_tensor = False  # fast path only; avoids its warning
+        with warnings.catch_warnings():  # nested tensors are an inference fast path, off under pre-LN anyway
+            warnings.filterwarnings("ignore", message="enable_nested_tensor is True")
+            self.transformer = nn.Transformer(
+                d_model=config.d_model,
+                nhead=config.n_heads,
+                num_encoder_layers=config.n_encoder_layers,
+                num_decoder_layers=config.n_decoder_layers,
+                dim_feedforward=config.d_ff,
+                dropout=config.dropout,
+                activation="relu",
+                batch_first=True,
+                norm_first=config.norm_first,
+            )
         if not config.norm_first:  # nn.Transformer always adds final norms; ours only under pre-LN
             self.transformer.encoder.norm = self.transformer.decoder.norm = None
 
@@ -171,26 +178,39 @@ class Run:
         self.scheduler.step()
 
 
-def profile(runs: dict[str, Run], batch: list[Example], top: int) -> None:
-    """One profiled step per model; prints the ops that take the most self CPU time."""
-    from torch.profiler import ProfilerActivity, profile as torch_profile
+def profile(runs: dict[str, Run], batches: list[list[Example]], steps: int, top: int) -> None:
+    """Profile `steps` interleaved steps per model; print per-step self CPU ms of the top ops side by side."""
+    from torch.profiler import ProfilerActivity, profile as torch_profile, record_function
 
-    for name, run in runs.items():
-        run.step(batch)  # warm
-        with torch_profile(activities=[ProfilerActivity.CPU]) as prof:
-            run.step(batch)
-        print(f"\n### profile: {name}\n")
-        print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=top, max_name_column_width=48))
+    totals: dict[str, dict[str, list[float]]] = {name: {} for name in runs}  # op -> [ms, calls]
+    for i in range(steps):
+        for name, run in (runs.items() if i % 2 == 0 else reversed(runs.items())):
+            with torch_profile(activities=[ProfilerActivity.CPU]) as prof, record_function("step"):
+                run.step(batches[i % len(batches)])
+            for event in prof.key_averages():
+                ms, calls = totals[name].setdefault(event.key, [0.0, 0])
+                totals[name][event.key] = [ms + event.self_cpu_time_total / 1e3 / steps, calls + event.count / steps]
+    names = list(runs)
+    ops = sorted(set().union(*totals.values()), key=lambda op: -max(totals[n].get(op, [0, 0])[0] for n in names))
+    rows = []
+    for op in ops[:top]:
+        cells = [totals[n].get(op, [0.0, 0]) for n in names]
+        rows.append([op[:48]] + [c[0] for c in cells] + [f"{c[1]:.0f}" for c in cells])
+    rows.append(["total"] + [sum(v[0] for v in totals[n].values()) for n in names] + ["", ""])
+    print(f"### Profile: self CPU ms per step (mean of {steps} profiled steps each)\n")
+    print(common.table(["op"] + [f"{n} ms" for n in names] + [f"{n} calls" for n in names], rows) + "\n")
 
 
 def main() -> None:
     p = common.parser(__doc__.split("\n")[0])
     p.add_argument("--data", default=None, help="corpus spec (FILE.tsv, mini, ...); needs --checkpoint for its tokenizer")
-    p.add_argument("--max-tokens", type=int, default=TrainConfig().max_tokens, help="padded tokens per batch")
+    p.add_argument("--max-tokens", type=int, default=None, help="padded tokens per batch (default 4096; 1024 with --quick)")
     p.add_argument("--examples", type=int, default=20000, help="synthetic pairs to draw batches from")
     p.add_argument("--profile", action="store_true", help="profile one step of each model (torch.profiler)")
     args = p.parse_args()
     common.setup(args, warmup=2, repeat=20, quick_warmup=1, quick_repeat=2)
+    if args.max_tokens is None:
+        args.max_tokens = 1024 if args.quick else TrainConfig().max_tokens
     if args.data and not args.checkpoint:
         p.error("--data needs --checkpoint DIR for the tokenizer (and the model size)")
 
@@ -215,7 +235,7 @@ def main() -> None:
 
     runs = {"explorer.model.Transformer": Run(ours, train), "torch.nn.Transformer": Run(ref, train)}
     if args.profile:
-        profile(runs, batches[0], top=15 if args.quick else 25)
+        profile(runs, batches, steps=2 if args.quick else 6, top=15 if args.quick else 25)
 
     # round r feeds batch r to both models, so their times pair up by round
     rounds = [batches[r % len(batches)] for r in range(args.warmup + args.repeat)]

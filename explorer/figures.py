@@ -29,6 +29,11 @@ AXIS_TITLES = {
 }
 
 
+def escape(label: str) -> str:
+    """Plotly renders a subset of HTML in every text field: escape tokens so `<s>` or typed markup show as text."""
+    return str(label).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def _layout(fig: go.Figure, title: str, font_size: int, height: int | None = None) -> go.Figure:
     fig.update_layout(
         title={"text": title, "x": 0.01, "xanchor": "left"},
@@ -45,7 +50,7 @@ def _token_axis(labels: list[str], title: str, font_size: int) -> dict:
         "title": {"text": title},
         "tickmode": "array",
         "tickvals": list(range(len(labels))),
-        "ticktext": labels,
+        "ticktext": [escape(x) for x in labels],
         "tickfont": {"size": font_size},
         "showgrid": False,
         "zeroline": False,
@@ -81,7 +86,8 @@ def attention_heatmap(
     if len(query_labels) != q or len(key_labels) != k:
         raise ValueError(f"labels {len(query_labels)}x{len(key_labels)} do not match weights {q}x{k}")
     shown = weights if mask is None else np.where(mask, weights, np.nan)
-    custom = [[[query_labels[i], key_labels[j]] for j in range(k)] for i in range(q)]
+    qe, ke = [escape(x) for x in query_labels], [escape(x) for x in key_labels]
+    custom = [[[qe[i], ke[j]] for j in range(k)] for i in range(q)]
     fig = go.Figure()
     if mask is not None and not mask.all():
         fig.add_trace(_masked_layer(mask))
@@ -132,8 +138,8 @@ def mosaic(
         for head in range(H):
             grid[layer * (q + 1) : layer * (q + 1) + q, head * (k + 1) : head * (k + 1) + k] = maps[layer, head]
     # categorical axes with unique labels make the hover exact; gap labels are distinct runs of spaces
-    x = [f"H{h} · {key_labels[j]} [{j}]" if j < k else " " * (h + 1) for h in range(H) for j in range(k + 1)][:-1]
-    y = [f"L{l} · {query_labels[i]} [{i}]" if i < q else "\u2009" * (l + 1) for l in range(L) for i in range(q + 1)][:-1]
+    x = [f"H{h} · {escape(key_labels[j])} [{j}]" if j < k else " " * (h + 1) for h in range(H) for j in range(k + 1)][:-1]
+    y = [f"L{l} · {escape(query_labels[i])} [{i}]" if i < q else "\u2009" * (l + 1) for l in range(L) for i in range(q + 1)][:-1]
     z = [[None if np.isnan(v) else round(float(v), 3) for v in row] for row in grid]
     fig = go.Figure(
         go.Heatmap(
@@ -200,7 +206,7 @@ def score_stages(
 
 def topk_bars(pieces: list[str], probs: list[float], chosen: str, title: str, font_size: int = 13) -> go.Figure:
     """Next-token candidates as horizontal bars, the chosen token marked in a second colour."""
-    labels = [f"{p}  [{i + 1}]" for i, p in enumerate(pieces)]  # unique even if two pieces print alike
+    labels = [f"{escape(p)}  [{i + 1}]" for i, p in enumerate(pieces)]  # unique even if two pieces print alike
     colors = [CHOSEN_COLOR if p == chosen else OTHER_COLOR for p in pieces]
     fig = go.Figure(
         go.Bar(

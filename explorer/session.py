@@ -227,7 +227,7 @@ class ExplorerSession:
             (piece, round(float(cross_row[i]), 3) if cross_row is not None else None) for i, piece in enumerate(stepper.source.pieces)
         ]
         target_chips = [("<s>", "start")] + [
-            (s.piece, "current" if s is last else ("forced" if s.forced else None)) for s in steps
+            (s.piece, "current" if s is last else ("forced" if s.forced else "produced")) for s in steps
         ]
         if last is None:
             status = "Ready: press **Next token** to produce the first target token."

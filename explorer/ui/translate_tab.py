@@ -90,7 +90,7 @@ def build(ctx: Context):
                     show_legend=False,
                 )
                 target_chips = gr.HighlightedText(
-                    label="Target so far", color_map={"current": "#D55E00", "forced": "#CC79A7", "start": "#999999"},
+                    label="Target so far", color_map={"current": "#D55E00", "forced": "#CC79A7", "start": "#999999", "produced": "#56B4E9"},
                     elem_id="target-chips", elem_classes=["chips"], show_legend=True,
                 )
                 output_text = gr.Textbox(label="Output so far", interactive=False, elem_id="output-text")

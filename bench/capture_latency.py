@@ -1,0 +1,90 @@
+"""Latency of translating one sentence with full attention capture vs without.
+
+Source: 15 tokens (14 + EOS; a fixed English sentence with --checkpoint, seeded random ids
+otherwise). Output: exactly 15 tokens. The no-capture run is greedy decoding with the KV cache
+(`model.decode` one token at a time, no hooks: SDPA fast path) with the special ids excluded from
+the argmax, so it never stops early. Its 15 tokens are then given to the `Stepper` as
+`forced_prefix` with max_new_tokens=15: the Stepper does the same model work per step and also
+records encoder_self once and decoder_self + cross at every step (explicit attention path, maps
+copied out), computes the softmax, the top-10 candidates and their pieces, as the app does.
+A middle row isolates the recorder: the same greedy loop inside one `AttentionRecorder` (all
+kinds), with `maps()` at the end. Timed per sentence: construction/encoding through the last step.
+Without --checkpoint the model is random with the shipped size and pieces are shown as ids.
+
+    python bench/capture_latency.py [--checkpoint checkpoints/tatoeba-en-de] [--threads N] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import common
+from explorer.decoding import Source, Stepper, StepperOptions
+from explorer.hooks import AttentionRecorder
+
+TARGET_MEDIAN_MS, TARGET_RATIO = 30.0, 1.5
+
+
+def main() -> None:
+    p = common.parser(__doc__.split("\n")[0])
+    p.add_argument("--source-tokens", type=int, default=15, help="source length, EOS included")
+    p.add_argument("--new-tokens", type=int, default=15, help="output tokens (forced: no early EOS)")
+    args = p.parse_args()
+    common.setup(args, warmup=5, repeat=60, quick_warmup=1, quick_repeat=5)
+
+    model, tokenizer, desc = common.load_model(args.checkpoint, args.seed)
+    ids = common.source_ids(tokenizer, args.source_tokens, args.seed)
+    source = Source(tokenizer.decode(ids), ids, tokenizer.pieces(ids))
+    n = args.new_tokens
+    output = common.greedy_cached(model, ids, n)
+
+    def no_capture():
+        return common.greedy_cached(model, ids, n)
+
+    def recorder_only():
+        with AttentionRecorder(model) as recorder:
+            tokens = common.greedy_cached(model, ids, n)
+        recorder.maps()
+        return tokens
+
+    def stepper():
+        s = Stepper(model, tokenizer, source, StepperOptions(max_new_tokens=n), forced_prefix=output)
+        s.run()
+        return s
+
+    # the three variants decode the same tokens; the Stepper records every step
+    assert recorder_only() == output, "explicit attention path chose different tokens than the fast path"
+    s = stepper()
+    assert [step.token_id for step in s.steps] == output and s.finished
+    assert s.maps_at("cross").shape[2] == n and s.encoder_self.shape[-1] == len(ids)
+
+    variants = {"no capture (cached greedy)": no_capture, "recorder only": recorder_only, "Stepper (app)": stepper}
+    times = common.interleaved(variants, args.warmup, args.repeat)
+    ms = {name: [t * 1000 for t in ts] for name, ts in times.items()}
+    base = common.median(ms["no capture (cached greedy)"])
+
+    print(common.header("Attention capture latency (one sentence, lower is better)", args, desc))
+    print(f"Source {len(ids)} tokens -> {n} output tokens; ratio = median / median of no capture.\n")
+    rows = [[name, common.median(v), common.p90(v), common.median(v) / base] for name, v in ms.items()]
+    print(common.table(["variant", "median ms", "p90 ms", "ratio"], rows))
+    capture = common.median(ms["Stepper (app)"])
+    ok = lambda good: "met" if good else "NOT met"  # noqa: E731
+    print(
+        f"\nTargets: capture median <= {TARGET_MEDIAN_MS:.0f} ms: {capture:.1f} ms ({ok(capture <= TARGET_MEDIAN_MS)}); "
+        f"capture/no-capture <= {TARGET_RATIO}x: {capture / base:.2f}x ({ok(capture / base <= TARGET_RATIO)})."
+    )
+    common.write_json(
+        args,
+        "capture_latency",
+        {
+            "model": desc,
+            "source_tokens": len(ids),
+            "new_tokens": n,
+            "ms": ms,
+            "median_ms": {k: common.median(v) for k, v in ms.items()},
+            "p90_ms": {k: common.p90(v) for k, v in ms.items()},
+            "ratio_capture_over_no_capture": capture / base,
+        },
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,158 @@
+"""The real app as a subprocess on a tiny random-weight checkpoint, and gradio_client clients for it.
+
+`conftest.py` imports the fixtures from here, so the one server is shared by every test module that
+asks for `app_url` (the API tests and the browser tests) and started only when one does.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+import torch
+
+os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
+
+from explorer.checkpoint import save_checkpoint  # noqa: E402
+from explorer.config import ModelConfig  # noqa: E402
+from explorer.data import MINI_CORPUS, clean, read_tsv  # noqa: E402
+from explorer.model import Transformer  # noqa: E402
+from explorer.tokenizer import EOS_ID, Tokenizer  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+READY_TIMEOUT_S = 180  # torch + gradio imports are slow on a machine busy with a training run
+# Sentences the tests type whose characters are not in the mini corpus: added to the tokenizer's training
+# text so they become real pieces (with character_coverage=1.0) and the chips can show them literally.
+EXTRA_TOKENIZER_TEXT = [
+    "I ❤ 東京 שלום",
+    "<script>alert(1)</script> <b>bold</b>",
+    '<img src=x onerror=alert(1)> "quoted" & [brackets] {braces}',
+]
+READY = {}  # filled by app_url: {"seconds": ..., "url": ...}; printed in the terminal summary
+
+
+def build_tiny_checkpoint(directory: Path) -> Path:
+    """Tokenizer (vocab 400) on the mini corpus, a 2+2-layer d_model 32 Transformer with random weights."""
+    pairs = clean(read_tsv(MINI_CORPUS))
+    tokenizer = Tokenizer.train([s for pair in pairs for s in pair] + EXTRA_TOKENIZER_TEXT, vocab_size=400)
+    config = ModelConfig(
+        vocab_size=tokenizer.vocab_size, d_model=32, n_heads=4, n_encoder_layers=2, n_decoder_layers=2, d_ff=64, dropout=0.0, max_len=64
+    )
+    torch.manual_seed(0)
+    model = Transformer(config).eval()
+    with torch.no_grad():
+        # tied output embedding: a zero EOS row gives </s> logit 0, below the max of ~400 random logits, so
+        # greedy decoding never stops early and step counts in the tests are predictable
+        model.embed.weight[EOS_ID].zero_()
+    return save_checkpoint(directory, model, tokenizer, metadata={"note": "random weights, for tests"})
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def app_env() -> dict:
+    env = dict(os.environ, GRADIO_ANALYTICS_ENABLED="False", PYTHONUNBUFFERED="1")
+    for name in ("GRADIO_SERVER_NAME", "GRADIO_SERVER_PORT", "EXPLORER_CHECKPOINT", "GRADIO_SHARE"):
+        env.pop(name, None)
+    return env
+
+
+def run_app(checkpoint, port: int, log_dir: Path) -> tuple[subprocess.Popen, Path]:
+    """Start `python app.py`; its stdout/stderr go to a file so a full pipe can never block it."""
+    log_path = log_dir / f"app-{port}.log"
+    log = open(log_path, "wb")  # noqa: SIM115 - closed with the process
+    proc = subprocess.Popen(
+        [sys.executable, "app.py", "--checkpoint", str(checkpoint), "--port", str(port)],
+        cwd=REPO, env=app_env(), stdout=log, stderr=subprocess.STDOUT,
+    )
+    log.close()
+    return proc, log_path
+
+
+def wait_until_ready(proc: subprocess.Popen, url: str, log_path: Path, timeout: float = READY_TIMEOUT_S) -> float:
+    """Seconds until the app answers HTTP 200; fails with the app's output if it dies or never answers."""
+    started = time.monotonic()
+    while time.monotonic() - started < timeout:
+        if proc.poll() is not None:
+            pytest.fail(f"app exited with code {proc.returncode} before answering:\n{log_path.read_text(errors='replace')}")
+        try:
+            with urllib.request.urlopen(url, timeout=5) as response:
+                if response.status == 200:
+                    return time.monotonic() - started
+        except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+            pass
+        time.sleep(0.25)
+    proc.kill()
+    pytest.fail(f"app did not answer {url} within {timeout:.0f} s:\n{log_path.read_text(errors='replace')}")
+
+
+@pytest.fixture(scope="session")
+def tiny_checkpoint(tmp_path_factory) -> Path:
+    return build_tiny_checkpoint(tmp_path_factory.mktemp("ckpt") / "tiny")
+
+
+@pytest.fixture(scope="session")
+def tiny_tokenizer(tiny_checkpoint) -> Tokenizer:
+    """The same tokenizer the app loaded, to compute the expected chips."""
+    return Tokenizer.load(tiny_checkpoint / "tokenizer.model")
+
+
+@pytest.fixture(scope="session")
+def app_url(tiny_checkpoint, tmp_path_factory):
+    """URL of the real app (`python app.py --checkpoint tiny --port P`), shared by the whole test session."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/"
+    proc, log_path = run_app(tiny_checkpoint, port, tmp_path_factory.mktemp("applog"))
+    seconds = wait_until_ready(proc, url, log_path)
+    READY.update(seconds=seconds, url=url)
+    print(f"\napp ready at {url} after {seconds:.1f} s")
+    try:
+        yield url
+    finally:
+        died = proc.poll() is not None
+        if not died:
+            proc.terminate()
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        if died:
+            print(f"\nthe app died during the tests (code {proc.returncode}); its output:\n{log_path.read_text(errors='replace')}")
+
+
+@pytest.fixture(scope="session")
+def app_alive(app_url):
+    """A check tests call at the end: the server is still up (fails with its log otherwise)."""
+
+    def check():
+        with urllib.request.urlopen(app_url, timeout=10) as response:
+            assert response.status == 200
+
+    return check
+
+
+@pytest.fixture
+def make_client(app_url, tmp_path):
+    """A factory of `gradio_client.Client`s; each has its own session (its own gr.State)."""
+    from gradio_client import Client
+
+    def make():
+        return Client(app_url, verbose=False, download_files=str(tmp_path))
+
+    return make
+
+
+@pytest.fixture
+def client(make_client):
+    return make_client()
