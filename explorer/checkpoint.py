@@ -138,3 +138,24 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> Che
     model.load_state_dict({k: v.float() for k, v in tensors.items()})
     model.to(device).eval()
     return Checkpoint(model, tokenizer, config_data.get("training") or {}, path)
+
+
+def update_metadata(path: str | Path, updates: dict, card: str | None = None) -> None:
+    """Merge `updates` into a checkpoint's training metadata (and replace its model card), atomically per file."""
+    path = Path(path)
+    config_path = path / "config.json"
+    try:
+        data = json.loads(config_path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise CheckpointError(f"cannot update {config_path}: {exc}") from None
+    data.setdefault("training", {}).update(updates)
+    _write_atomic(config_path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    if card is not None:
+        _write_atomic(path / "README.md", card)
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.chmod(tmp, 0o644)
+    os.replace(tmp, path)

@@ -16,6 +16,7 @@ import math
 import os
 import platform
 import random
+import signal
 import sys
 import time
 from collections.abc import Iterator
@@ -153,9 +154,14 @@ class Trainer:
             tokenizer = Tokenizer(bytes(resume["tokenizer"].tolist()))
         self.train_pairs, self.valid_pairs = self._read_data()
         if tokenizer is None:
-            tokenizer = Tokenizer.train(
-                [s for pair in self.train_pairs for s in pair], min(config.vocab_size, self._vocab_cap())
-            )
+            proto = [None]
+            if self.rank == 0:
+                proto[0] = Tokenizer.train(
+                    [s for pair in self.train_pairs for s in pair], min(config.vocab_size, self._vocab_cap())
+                ).model_proto
+            if self.distributed:  # one vocabulary: SentencePiece samples big corpora differently in each process
+                dist.broadcast_object_list(proto, src=0, device=self.device)
+            tokenizer = Tokenizer(proto[0])
         self.tokenizer = tokenizer
         self.train_examples = encode_pairs(tokenizer, self.train_pairs, config.max_len)
         self.valid_examples = encode_pairs(tokenizer, self.valid_pairs, config.max_len)
@@ -204,6 +210,10 @@ class Trainer:
         batches = token_batches(self.train_examples, self.config.max_tokens, seed=self.config.seed + self.epoch)
         if self.world > 1:
             per_rank = len(batches) // self.world
+            if per_rank == 0:  # every rank would skip every epoch without ever taking a step
+                raise ValueError(
+                    f"{len(batches)} batches per epoch cannot feed {self.world} processes; lower max_tokens"
+                )
             batches = batches[self.rank * per_rank : (self.rank + 1) * per_rank]
         return batches
 
@@ -261,11 +271,16 @@ class Trainer:
 
     def _limit_reached(self) -> bool:
         c = self.config
-        return (
+        reached = bool(
             self._stop
             or (c.max_steps and self.step >= c.max_steps)
             or (c.max_minutes and self.elapsed >= c.max_minutes * 60)
         )
+        if self.distributed:  # all ranks stop at the same step, or the others wait forever in all-reduce
+            flag = torch.tensor([float(reached)], device=self.device)
+            dist.all_reduce(flag, op=dist.ReduceOp.MAX)
+            reached = bool(flag.item())
+        return reached
 
     def _autocast(self):
         if self.device.type == "cuda":
@@ -409,8 +424,18 @@ def _rng_tuple(obj):
 
 
 def parse_args(argv: list[str] | None = None) -> TrainConfig:
+    return _parser().parse_args(argv, namespace=_Namespace()).config()
+
+
+class _Namespace(argparse.Namespace):
+    def config(self) -> TrainConfig:
+        return TrainConfig(**{k: v for k, v in vars(self).items() if k != "export_only"})
+
+
+def _parser() -> argparse.ArgumentParser:
     defaults = TrainConfig()
     parser = argparse.ArgumentParser(prog="python -m explorer.train", description=__doc__.split("\n")[0])
+    parser.add_argument("--export-only", action="store_true", help="load the resume state of WORK_DIR, export OUT and exit")
     parser.add_argument("--data", nargs="+", default=defaults.data, help="corpus specs: FILE.tsv, SRC,TGT, hf:NAME[:CONFIG[:SPLIT]], mini")
     for f in TrainConfig.__dataclass_fields__.values():
         if f.name == "data":
@@ -421,14 +446,23 @@ def parse_args(argv: list[str] | None = None) -> TrainConfig:
             parser.add_argument(flag, type=lambda s: s.lower() in ("1", "true", "yes"), default=default, metavar="BOOL")
         else:
             parser.add_argument(flag, type=type(default) if default is not None else str, default=default)
-    return TrainConfig(**vars(parser.parse_args(argv)))
+    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    config = parse_args(argv)
+    args = _parser().parse_args(argv, namespace=_Namespace())
+    config = args.config()
     from tqdm import tqdm
 
     trainer = Trainer(config, log=tqdm.write)
+    if args.export_only:
+        if trainer.step == 0:
+            print(f"error: no resume state in {trainer.work_dir}", file=sys.stderr)
+            return 2
+        print(f"exported step {trainer.step} to {trainer.export()}")
+        return 0
+    for sig in (signal.SIGTERM, signal.SIGINT):  # finish the step, validate, save and export, then exit
+        signal.signal(sig, lambda *_: trainer.stop())
     if trainer.rank == 0:
         print(
             f"model: {trainer.model.num_parameters():,} parameters, vocab {trainer.tokenizer.vocab_size}, "

@@ -1,0 +1,215 @@
+"""Training: schedule and CLI parsing, learning the mini corpus, exact resume, stop(), and the export."""
+
+import json
+import math
+
+import pytest
+import torch
+
+from explorer.checkpoint import load_checkpoint
+from explorer.decoding import greedy_batch
+from explorer.tokenizer import EOS_ID
+from explorer.train import (
+    RESUME_FILE,
+    TrainConfig,
+    Trainer,
+    inverse_sqrt_schedule,
+    parse_args,
+    pick_device,
+    sequence_loss,
+)
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(autouse=True)
+def keep_torch_threads():
+    """Trainer(threads=1) sets torch's global thread count; give the rest of the session its own back."""
+    threads = torch.get_num_threads()
+    yield
+    torch.set_num_threads(threads)
+
+
+def tiny_train_config(tmp_path, **overrides) -> TrainConfig:
+    """A model small enough that a step takes milliseconds on one CPU thread."""
+    values = dict(
+        data=["mini"], valid_fraction=0.05, out=str(tmp_path / "model"), work_dir=str(tmp_path / "work"),
+        vocab_size=200, d_model=16, n_heads=4, n_encoder_layers=1, n_decoder_layers=1, d_ff=32, dropout=0.0,
+        max_len=64, max_tokens=512, lr=2e-3, warmup=10, max_steps=10, eval_every=0, bleu_sample=4, seed=0,
+        threads=1, log_every=5,
+    )  # fmt: skip
+    values.update(overrides)
+    return TrainConfig(**values)
+
+
+def run(trainer: Trainer) -> list:
+    return list(trainer.run())
+
+
+# ----- units ------------------------------------------------------------------------------------
+def test_inverse_sqrt_schedule_warms_up_linearly_then_decays_as_sqrt():
+    f = inverse_sqrt_schedule(100)
+    assert f(0) == f(1) == pytest.approx(0.01)  # step 0 is treated as step 1: never a zero lr
+    for step in (1, 10, 50, 99, 100):
+        assert f(step) == pytest.approx(step / 100)
+    for step in (100, 400, 2500, 10_000):
+        assert f(step) == pytest.approx(math.sqrt(100 / step))
+    assert max(range(1, 1000), key=f) == 100
+    assert f(400) == pytest.approx(f(100) / 2)
+    assert inverse_sqrt_schedule(0)(1) == 1.0  # no warmup: peak at once
+
+
+def test_parse_args_builds_a_train_config():
+    config = parse_args(
+        [
+            "--data", "a.tsv", "src.txt,tgt.txt", "hf:opus100:de-en",
+            "--valid", "valid.tsv", "--d-model", "64", "--n-heads", "2", "--norm-first", "false",
+            "--lr", "0.002", "--max-minutes", "1.5", "--save-dtype", "float16", "--out", "runs/x",
+        ]
+    )  # fmt: skip
+    assert config.data == ["a.tsv", "src.txt,tgt.txt", "hf:opus100:de-en"]
+    assert config.valid == "valid.tsv" and config.out == "runs/x" and config.work_dir is None
+    assert config.d_model == 64 and config.n_heads == 2 and config.norm_first is False
+    assert config.lr == 0.002 and config.max_minutes == 1.5 and config.save_dtype == "float16"
+    assert isinstance(config.d_model, int) and isinstance(config.lr, float)
+    assert parse_args(["--norm-first", "true"]).norm_first is True
+    assert parse_args(["--norm-first", "1"]).norm_first is True
+    assert parse_args([]) == TrainConfig()
+
+
+def test_parse_args_refuses_bad_values():
+    with pytest.raises(SystemExit):
+        parse_args(["--d-model", "sixty-four"])
+    with pytest.raises(SystemExit):
+        parse_args(["--no-such-flag", "1"])
+
+
+@pytest.mark.skipif(torch.cuda.is_available() or torch.backends.mps.is_available(), reason="an accelerator is present")
+def test_pick_device_auto_is_cpu_here():
+    assert pick_device("auto") == torch.device("cpu")
+    assert pick_device() == torch.device("cpu")
+    assert pick_device("cpu") == torch.device("cpu")
+
+
+def test_sequence_loss_ignores_padding():
+    logits = torch.randn(2, 3, 7)
+    target = torch.tensor([[4, 5, 0], [6, 0, 0]])
+    expected = torch.nn.functional.cross_entropy(logits[target != 0], target[target != 0])
+    torch.testing.assert_close(sequence_loss(logits, target, 0.0), expected)
+
+
+def test_model_config_follows_the_tokenizer(tmp_path):
+    trainer = Trainer(tiny_train_config(tmp_path, vocab_size=10_000), log=lambda _: None)
+    # asking for more pieces than the mini corpus supports is capped instead of failing
+    assert trainer.tokenizer.vocab_size < 10_000
+    assert trainer.model_config.vocab_size == trainer.tokenizer.vocab_size
+    assert trainer.model_config.d_model == 16 and trainer.step == 0
+
+
+def test_more_processes_than_batches_is_an_error_not_an_endless_loop(tmp_path):
+    trainer = Trainer(tiny_train_config(tmp_path, max_tokens=100_000), log=lambda _: None)
+    assert len(trainer._epoch_batches()) == 1
+    trainer.world = 2  # as under torchrun: one batch cannot be shared by two ranks
+    with pytest.raises(ValueError, match="1 batches per epoch cannot feed 2 processes; lower max_tokens"):
+        next(trainer.run())
+
+
+# ----- stopping and exporting -------------------------------------------------------------------
+def test_stop_from_the_event_loop_finishes_after_the_current_step(tmp_path):
+    trainer = Trainer(tiny_train_config(tmp_path, max_steps=1000, log_every=2), log=lambda _: None)
+    events = []
+    for event in trainer.run():
+        events.append(event)
+        if len(events) == 1:
+            trainer.stop()
+    assert [e.step for e in events] == [2, 2]
+    assert not events[0].done and events[-1].done
+    assert trainer.step == 2
+    assert (tmp_path / "work" / RESUME_FILE).is_file()  # stopping still saves the resume state ...
+    assert load_checkpoint(tmp_path / "model").metadata["steps"] == 2  # ... and exports
+
+
+def test_events_and_the_exported_checkpoint(tmp_path):
+    logs = []
+    trainer = Trainer(tiny_train_config(tmp_path, max_steps=12, log_every=4, save_dtype="float16"), log=logs.append)
+    events = run(trainer)
+    assert [e.step for e in events] == [4, 8, 12, 12]
+    assert [e.done for e in events] == [False, False, False, True]
+    assert all(e.loss > 0 and math.isfinite(e.loss) and e.lr > 0 for e in events)
+    final = events[-1].valid
+    assert final is not None and {"loss", "bleu", "chrf", "examples"} <= set(final)
+    assert any("valid loss" in line for line in logs)
+
+    out = tmp_path / "model"
+    ckpt = load_checkpoint(out)
+    assert ckpt.tokenizer.model_proto == trainer.tokenizer.model_proto
+    for name, tensor in trainer.model.state_dict().items():  # saved as float16, loaded as float32
+        torch.testing.assert_close(ckpt.model.state_dict()[name], tensor, atol=1e-3, rtol=1e-3)
+    meta = ckpt.metadata
+    assert meta["steps"] == 12 and meta["world_size"] == 1
+    assert meta["parameters"] == trainer.model.num_parameters()
+    assert meta["train_config"]["d_model"] == 16 and meta["last_validation"]["step"] == 12
+    assert [h["step"] for h in meta["history"] if not h.get("valid")] == [4, 8, 12]
+    readme = (out / "README.md").read_text(encoding="utf-8")
+    assert f"parameters: {trainer.model.num_parameters():,}" in readme
+    assert "loss_curve.png" in readme
+    assert (out / "loss_curve.png").read_bytes().startswith(PNG_MAGIC)
+    assert json.loads((out / "config.json").read_text(encoding="utf-8"))["training"]["steps"] == 12
+
+
+# ----- learning ---------------------------------------------------------------------------------
+@pytest.mark.slow
+def test_learns_the_mini_corpus_and_decodes_training_sentences_exactly(tmp_path):
+    config = tiny_train_config(
+        tmp_path, vocab_size=400, d_model=64, n_heads=4, n_encoder_layers=2, n_decoder_layers=2, d_ff=128,
+        lr=3e-3, warmup=50, max_tokens=1024, max_steps=150, valid_fraction=0.02, log_every=10, seed=1,
+    )  # fmt: skip
+    trainer = Trainer(config, log=lambda _: None)
+    events = run(trainer)
+    losses = [e.loss for e in events if not e.done]
+    assert len(losses) == 15 and events[-1].step == 150
+    assert losses[-1] < losses[0] / 2, losses
+
+    pairs = [p for p in trainer.train_pairs if len(p[0].split()) <= 4][:5]
+    assert len(pairs) == 5
+    sources = [trainer.tokenizer.encode(src) + [EOS_ID] for src, _ in pairs]
+    trainer.model.eval()
+    hypotheses = [trainer.tokenizer.decode(ids) for ids in greedy_batch(trainer.model, sources)]
+    exact = sum(h == tgt for h, (_, tgt) in zip(hypotheses, pairs))
+    assert exact >= 4, list(zip(hypotheses, pairs))
+    # the exported checkpoint translates the same way
+    ckpt = load_checkpoint(tmp_path / "model")
+    assert greedy_batch(ckpt.model, sources) == greedy_batch(trainer.model, sources)
+
+
+@pytest.mark.slow
+def test_resume_continues_exactly_like_an_uninterrupted_run(tmp_path):
+    def config(name, max_steps):
+        return tiny_train_config(
+            tmp_path / name, max_steps=max_steps, dropout=0.1, max_tokens=256, log_every=5, bleu_sample=2
+        )  # dropout on: the RNG state must be resumed too
+
+    first = Trainer(config("split", 30), log=lambda _: None)
+    run(first)
+    assert first.batch_in_epoch != 0  # the interruption falls inside an epoch
+    history = list(first.history)
+
+    logs = []
+    resumed = Trainer(config("split", 60), log=logs.append)
+    assert any("resuming from" in line for line in logs)
+    assert (resumed.step, resumed.epoch, resumed.batch_in_epoch) == (first.step, first.epoch, first.batch_in_epoch)
+    assert resumed.history == history
+    assert resumed.tokenizer.model_proto == first.tokenizer.model_proto
+    run(resumed)
+    assert resumed.step == 60
+
+    whole = Trainer(config("whole", 60), log=lambda _: None)
+    run(whole)
+    assert whole.tokenizer.model_proto == resumed.tokenizer.model_proto
+    for name, tensor in whole.model.state_dict().items():
+        torch.testing.assert_close(resumed.model.state_dict()[name], tensor, atol=1e-5, rtol=0, msg=name)
+    logged = [h for h in resumed.history if not h.get("valid")]
+    expected = [h for h in whole.history if not h.get("valid")]
+    assert [h["step"] for h in logged] == [h["step"] for h in expected] == list(range(5, 61, 5))
+    assert [h["loss"] for h in logged] == pytest.approx([h["loss"] for h in expected], abs=1e-5)
+    assert resumed.optimizer.param_groups[0]["lr"] == pytest.approx(whole.optimizer.param_groups[0]["lr"])
