@@ -38,7 +38,7 @@ def parser(description: str) -> argparse.ArgumentParser:
     p.add_argument("--warmup", type=int, default=None, help="discarded rounds (default depends on the script)")
     p.add_argument("--repeat", type=int, default=None, help="measured rounds (default depends on the script)")
     p.add_argument("--quick", action="store_true", help="a few rounds only, to check that the script works")
-    p.add_argument("--checkpoint", default=None, help="checkpoint directory (default: random model of the shipped size)")
+    p.add_argument("--checkpoint", default=None, help="checkpoint directory (default: random shipped-size model)")
     p.add_argument("--json", default=None, metavar="OUT", help="also write the results as JSON to OUT")
     return p
 
@@ -52,6 +52,10 @@ def setup(args: argparse.Namespace, warmup: int, repeat: int, quick_warmup: int 
         args.warmup = quick_warmup if args.quick else warmup
     if args.repeat is None:
         args.repeat = quick_repeat if args.quick else repeat
+    if args.repeat < 1 or args.warmup < 0 or args.threads < 1:
+        raise SystemExit(
+            f"need --repeat >= 1, --warmup >= 0, --threads >= 1; got {args.repeat}, {args.warmup}, {args.threads}"
+        )
 
 
 def seed_everything(seed: int) -> None:

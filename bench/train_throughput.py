@@ -137,15 +137,18 @@ def parity(ours: Transformer, ref: ReferenceTransformer, batch: list[Example]) -
 def synthetic_examples(n: int, vocab_size: int, seed: int) -> list[Example]:
     """Sentence-like pairs: source 5-20 tokens, target 0.8-1.3x as long; Zipf-distributed ids."""
     rng = random.Random(seed)
-    g = torch.Generator().manual_seed(seed)
-    ranks = torch.arange(1, vocab_size - 4 + 1, dtype=torch.float64)
-    weights = 1.0 / ranks  # Zipf: a few frequent pieces, a long tail
-    examples = []
+    lengths = []
     for _ in range(n):
         s_len = rng.randint(5, 20)
-        t_len = max(3, min(24, round(s_len * rng.uniform(0.8, 1.3))))
-        ids = (torch.multinomial(weights, s_len + t_len, replacement=True, generator=g) + 4).tolist()
-        examples.append((ids[:s_len] + [EOS_ID], [BOS_ID] + ids[s_len:] + [EOS_ID]))
+        lengths.append((s_len, max(3, min(24, round(s_len * rng.uniform(0.8, 1.3))))))
+    weights = 1.0 / torch.arange(1, vocab_size - 4 + 1, dtype=torch.float64)  # Zipf over ordinary pieces
+    g = torch.Generator().manual_seed(seed)
+    ids = (torch.multinomial(weights, sum(s + t for s, t in lengths), replacement=True, generator=g) + 4).tolist()
+    examples, pos = [], 0
+    for s_len, t_len in lengths:
+        src, tgt = ids[pos : pos + s_len], ids[pos + s_len : pos + s_len + t_len]
+        examples.append((src + [EOS_ID], [BOS_ID] + tgt + [EOS_ID]))
+        pos += s_len + t_len
     return examples
 
 
@@ -183,13 +186,16 @@ def profile(runs: dict[str, Run], batches: list[list[Example]], steps: int, top:
     from torch.profiler import ProfilerActivity, profile as torch_profile, record_function
 
     totals: dict[str, dict[str, list[float]]] = {name: {} for name in runs}  # op -> [ms, calls]
+    for run in runs.values():
+        run.step(batches[0])  # warm: optimizer state, allocator
     for i in range(steps):
         for name, run in (runs.items() if i % 2 == 0 else reversed(runs.items())):
             with torch_profile(activities=[ProfilerActivity.CPU]) as prof, record_function("step"):
                 run.step(batches[i % len(batches)])
             for event in prof.key_averages():
                 ms, calls = totals[name].setdefault(event.key, [0.0, 0])
-                totals[name][event.key] = [ms + event.self_cpu_time_total / 1e3 / steps, calls + event.count / steps]
+                ms += event.self_cpu_time_total / 1e3 / steps
+                totals[name][event.key] = [ms, calls + event.count / steps]
     names = list(runs)
     ops = sorted(set().union(*totals.values()), key=lambda op: -max(totals[n].get(op, [0, 0])[0] for n in names))
     rows = []
@@ -202,11 +208,11 @@ def profile(runs: dict[str, Run], batches: list[list[Example]], steps: int, top:
 
 
 def main() -> None:
-    p = common.parser(__doc__.split("\n")[0])
-    p.add_argument("--data", default=None, help="corpus spec (FILE.tsv, mini, ...); needs --checkpoint for its tokenizer")
-    p.add_argument("--max-tokens", type=int, default=None, help="padded tokens per batch (default 4096; 1024 with --quick)")
+    p = common.parser(__doc__)
+    p.add_argument("--data", default=None, help="corpus spec (FILE.tsv, mini, ...); needs --checkpoint")
+    p.add_argument("--max-tokens", type=int, default=None, help="padded tokens per batch (4096; 1024 with --quick)")
     p.add_argument("--examples", type=int, default=20000, help="synthetic pairs to draw batches from")
-    p.add_argument("--profile", action="store_true", help="profile one step of each model (torch.profiler)")
+    p.add_argument("--profile", action="store_true", help="profile a few steps of each model (torch.profiler)")
     args = p.parse_args()
     common.setup(args, warmup=2, repeat=20, quick_warmup=1, quick_repeat=2)
     if args.max_tokens is None:
@@ -241,7 +247,9 @@ def main() -> None:
     rounds = [batches[r % len(batches)] for r in range(args.warmup + args.repeat)]
     current: list[list[Example]] = []
     variants = {name: (lambda run=run: run.step(current[-1])) for name, run in runs.items()}
-    times = common.interleaved(variants, args.warmup, args.repeat, before_round=lambda r: current.append(rounds[r]))
+    times = common.interleaved(
+        variants, args.warmup, args.repeat, before_round=lambda r: current.append(rounds[r])
+    )
     tokens = [sum(len(t) - 1 for _, t in batch) for batch in rounds[args.warmup :]]  # non-pad targets
     names = list(runs)
 
@@ -261,8 +269,12 @@ def main() -> None:
         [name, f"{n:,}", med[name], min(tps[name]), max(tps[name]), common.median(times[name]) * 1000]
         for name, n in zip(names, (n_ours, n_ref))
     ]
-    print(common.table(["model", "parameters", "median tokens/s", "min tokens/s", "max tokens/s", "median ms/step"], rows))
-    print(f"\nRatio ours/reference: **{ratio:.3f}x** (median of per-round paired ratios {common.median(paired):.3f}x; target >= 0.9x)\n")
+    headers = ["model", "parameters", "median tokens/s", "min tokens/s", "max tokens/s", "median ms/step"]
+    print(common.table(headers, rows))
+    print(
+        f"\nRatio ours/reference: **{ratio:.3f}x** (median of per-round paired ratios "
+        f"{common.median(paired):.3f}x; target >= 0.9x)\n"
+    )
     print(NOTE)
     common.write_json(
         args,

@@ -74,6 +74,17 @@ def clean_text(text, what: str = "an English sentence") -> str:
     return cleaned
 
 
+def number(value, name: str) -> float:
+    """A finite number from a UI value (which may arrive as text through the API), or a UserError naming it."""
+    try:
+        result = float(value)
+    except (TypeError, ValueError):
+        raise UserError(f"{name} must be a number (got {value!r}).") from None
+    if not math.isfinite(result):
+        raise UserError(f"{name} must be a finite number (got {value!r}).")
+    return result
+
+
 def parse_head(head) -> int | str:
     """'mean', 'all' or a head number (as int or text) -> the canonical form."""
     if head in (HEAD_MEAN, HEAD_ALL):
@@ -145,8 +156,11 @@ class ExplorerSession:
         with self.lock:
             cleaned = clean_text(text)
             try:
-                options = StepperOptions(strategy, float(temperature), int(top_k or 0), int(seed or 0), int(show_top))
-            except (TypeError, ValueError) as exc:
+                options = StepperOptions(
+                    strategy, number(temperature, "Temperature"), int(number(top_k or 0, "Top-k")),
+                    int(number(seed or 0, "Seed")), int(number(show_top, "Top candidates")),
+                )
+            except ValueError as exc:
                 raise UserError(str(exc)) from None
             handle = self.handle
             source = prepare_source(handle.tokenizer, cleaned, handle.config.max_len)
@@ -358,13 +372,10 @@ class ExplorerSession:
 
     def _beam_search(self, text, beam_size, alpha):
         with self.lock:
-            try:
-                beam_size, alpha = int(beam_size), float(alpha)
-            except (TypeError, ValueError):
-                raise UserError("Beam size and length penalty must be numbers.") from None
+            beam_size, alpha = int(number(beam_size, "Beam size")), number(alpha, "Length penalty")
             if not 1 <= beam_size <= 8:
                 raise UserError(f"Beam size {beam_size} is out of range: choose 1 to 8.")
-            if not 0.0 <= alpha <= 2.0 or math.isnan(alpha):
+            if not 0.0 <= alpha <= 2.0:
                 raise UserError(f"Length penalty {alpha} is out of range: choose 0 to 2.")
             handle = self.handle
             source = prepare_source(handle.tokenizer, clean_text(text), handle.config.max_len)
@@ -407,10 +418,7 @@ class ExplorerSession:
         """Heatmap, waves and similarity of the model's own positional-encoding buffer."""
         pe_table = self.handle.model.pos_encoding.pe.cpu().numpy()
         max_pos, d_model = pe_table.shape
-        try:
-            n_positions, n_dims = int(n_positions), int(n_dims)
-        except (TypeError, ValueError):
-            raise UserError("Positions and dimensions must be whole numbers.") from None
+        n_positions, n_dims = int(number(n_positions, "Positions")), int(number(n_dims, "Dimensions"))
         if not 2 <= n_positions <= max_pos:
             raise UserError(f"Choose between 2 and {max_pos} positions (the model's table has {max_pos}).")
         if not 2 <= n_dims <= d_model:

@@ -92,7 +92,7 @@ def read_upload(path: str | Path | None) -> list[tuple[str, str]]:
     pairs = clean(read_tsv(path))
     if len(pairs) < MIN_PAIRS:
         raise UserError(
-            f"Found {len(pairs)} usable pair(s); at least {MIN_PAIRS} lines of the form 'English<TAB>German' are needed."
+            f"Found {len(pairs)} usable pair(s); at least {MIN_PAIRS} lines of the form 'English TAB German' are needed."
         )
     return pairs[:MAX_UPLOAD_PAIRS]
 

@@ -43,7 +43,8 @@ def build_tiny_checkpoint(directory: Path) -> Path:
     pairs = clean(read_tsv(MINI_CORPUS))
     tokenizer = Tokenizer.train([s for pair in pairs for s in pair] + EXTRA_TOKENIZER_TEXT, vocab_size=400)
     config = ModelConfig(
-        vocab_size=tokenizer.vocab_size, d_model=32, n_heads=4, n_encoder_layers=2, n_decoder_layers=2, d_ff=64, dropout=0.0, max_len=64
+        vocab_size=tokenizer.vocab_size, d_model=32, n_heads=4, n_encoder_layers=2, n_decoder_layers=2, d_ff=64,
+        dropout=0.0, max_len=64,
     )
     torch.manual_seed(0)
     model = Transformer(config).eval()
@@ -84,7 +85,8 @@ def wait_until_ready(proc: subprocess.Popen, url: str, log_path: Path, timeout: 
     started = time.monotonic()
     while time.monotonic() - started < timeout:
         if proc.poll() is not None:
-            pytest.fail(f"app exited with code {proc.returncode} before answering:\n{log_path.read_text(errors='replace')}")
+            output = log_path.read_text(errors="replace")
+            pytest.fail(f"app exited with code {proc.returncode} before answering:\n{output}")
         try:
             with urllib.request.urlopen(url, timeout=5) as response:
                 if response.status == 200:
@@ -128,18 +130,8 @@ def app_url(tiny_checkpoint, tmp_path_factory):
                 proc.kill()
                 proc.wait()
         if died:
-            print(f"\nthe app died during the tests (code {proc.returncode}); its output:\n{log_path.read_text(errors='replace')}")
-
-
-@pytest.fixture(scope="session")
-def app_alive(app_url):
-    """A check tests call at the end: the server is still up (fails with its log otherwise)."""
-
-    def check():
-        with urllib.request.urlopen(app_url, timeout=10) as response:
-            assert response.status == 200
-
-    return check
+            output = log_path.read_text(errors="replace")
+            print(f"\nthe app died during the tests (code {proc.returncode}); its output:\n{output}")
 
 
 @pytest.fixture
@@ -154,5 +146,5 @@ def make_client(app_url, tmp_path):
 
 
 @pytest.fixture
-def client(make_client):
+def api_client(make_client):
     return make_client()

@@ -47,3 +47,13 @@ def batch(model_config: ModelConfig, seed: int = 0):
     tgt[:, 0] = model_config.bos_id
     tgt[1, 4:] = model_config.pad_id
     return src, tgt
+
+
+# The real app in a subprocess and gradio_client clients for it (test_app_api.py, test_browser.py). Imported
+# here so one server is shared by every module that asks for `app_url`; nothing starts unless a test does.
+from app_fixtures import READY, api_client, app_url, make_client, tiny_checkpoint, tiny_tokenizer  # noqa: E402,F401
+
+
+def pytest_terminal_summary(terminalreporter):
+    if READY:
+        terminalreporter.write_line(f"app server: ready {READY['seconds']:.1f} s after launch ({READY['url']})")

@@ -7,7 +7,7 @@ import gradio as gr
 from ..session import ExplorerSession, ModelHandle
 from ..sessions import SessionStore, new_key
 from . import ablation_tab, about_tab, mask_tab, overview_tab, positional_tab, train_tab, translate_tab
-from .common import CSS, NORMAL_FONT, PRESENTATION_FONT, THEME, Context, guarded
+from .common import CSS, NORMAL_FONT, PLAIN_EVENT, PRESENTATION_FONT, THEME, Context, guarded
 
 __all__ = ["build_demo", "CSS", "THEME"]
 
@@ -37,7 +37,7 @@ def build_demo(shipped: ModelHandle, store: SessionStore | None = None) -> gr.Bl
             ctx.session(key).font_size = PRESENTATION_FONT if on else NORMAL_FONT
 
         presentation.change(
-            set_presentation, [presentation, key], None, api_name="presentation", concurrency_limit=None,
+            set_presentation, [presentation, key], None, api_name="presentation", **PLAIN_EVENT,
             js="(on, key) => { document.body.classList.toggle('presentation', on); return [on, key]; }",
-        )
+        ).then(*shared["refresh_attention"], api_name=False, **PLAIN_EVENT)  # redraw with the new font size
     return demo

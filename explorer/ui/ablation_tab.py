@@ -4,20 +4,26 @@ from __future__ import annotations
 
 import gradio as gr
 
+import re
+
 from ..config import ATTENTION_KINDS
 from ..figures import KIND_TITLES
-from .common import Context, guarded
+from ..session import UserError
+from .common import PLAIN_EVENT, Context, guarded
 
 
 def head_labels(n_layers: int, n_heads: int) -> list[str]:
     return [f"L{layer} H{head}" for layer in range(n_layers) for head in range(n_heads)]
 
 
-def parse_heads(kind: str, labels: list[str]) -> list[tuple[str, int, int]]:
+def parse_heads(kind: str, labels) -> list[tuple[str, int, int]]:
+    """["L0 H1", ...] -> [(kind, 0, 1), ...]; anything else is a UserError naming it."""
     out = []
     for label in labels or []:
-        layer, head = label.split()
-        out.append((kind, int(layer[1:]), int(head[1:])))
+        match = re.fullmatch(r"L(\d+) H(\d+)", str(label))
+        if match is None:
+            raise UserError(f"{label!r} is not a head: heads look like 'L0 H1' (layer 0, head 1).")
+        out.append((kind, int(match[1]), int(match[2])))
     return out
 
 
@@ -45,11 +51,11 @@ def build(ctx: Context, shared: dict):
         heads = parse_heads("encoder_self", encoder_self) + parse_heads("decoder_self", decoder_self) + parse_heads("cross", cross)
         return ctx.session(key).compare_ablation(text, heads)
 
-    run_btn.click(ablate, [shared["sentence"], *groups.values(), ctx.key], [before, after, note], api_name="ablate", concurrency_limit=None)
+    run_btn.click(ablate, [shared["sentence"], *groups.values(), ctx.key], [before, after, note], api_name="ablate", **PLAIN_EVENT)
 
     @guarded
     def clear(key):
         message = ctx.session(key).set_ablation([])
         return [], [], [], message
 
-    clear_btn.click(clear, [ctx.key], [*groups.values(), note], api_name="clear_ablation", concurrency_limit=None)
+    clear_btn.click(clear, [ctx.key], [*groups.values(), note], api_name="clear_ablation", **PLAIN_EVENT)

@@ -15,6 +15,10 @@ from ..sessions import SessionStore
 
 log = logging.getLogger("explorer.ui")
 
+# Cheap events whose inputs are plain values: run concurrently (never queued behind each other) and
+# unprocessed, so the core's own validation answers bad values with its message instead of Gradio's.
+PLAIN_EVENT = {"concurrency_limit": None, "preprocess": False}
+
 GENERIC_ERROR = "Something went wrong on the server while doing that (it has been logged). Try again, or press Start to begin afresh."
 
 
@@ -24,8 +28,9 @@ def _as_gr_error(exc: BaseException) -> gr.Error:
     else:
         log.exception("handler failed")
         message = GENERIC_ERROR
-    # gr.Error renders its message as HTML: escape, so typed text can never become markup
-    return gr.Error(html.escape(message), print_exception=False)
+    # gr.Error renders its message as HTML: escape, so typed text can never become markup (quotes are harmless in
+    # text and stay readable for API clients, which get the message verbatim)
+    return gr.Error(html.escape(message, quote=False), print_exception=False)
 
 
 def guarded(fn):

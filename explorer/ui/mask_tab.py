@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gradio as gr
 
-from .common import Context, guarded
+from .common import PLAIN_EVENT, Context, guarded
 
 
 def build(ctx: Context, shared: dict):
@@ -29,6 +29,6 @@ def build(ctx: Context, shared: dict):
         return session.mask_figures(layer, head)
 
     inputs, outputs = [layer, head, ctx.key], [mask_plot, stages_plot]
-    layer.input(show, inputs, outputs, api_name="mask", concurrency_limit=None)
-    head.input(show, inputs, outputs, api_name=False, concurrency_limit=None)
-    tab.select(show, inputs, outputs, api_name=False, concurrency_limit=None)
+    layer.input(show, inputs, outputs, api_name="mask", **PLAIN_EVENT)
+    head.input(show, inputs, outputs, api_name=False, **PLAIN_EVENT)
+    tab.select(show, inputs, outputs, api_name=False, **PLAIN_EVENT)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gradio as gr
 
-from .common import Context, guarded
+from .common import PLAIN_EVENT, Context, guarded
 from .translate_tab import KIND_CHOICES
 
 
@@ -26,5 +26,5 @@ def build(ctx: Context, shared: dict):
             return None
         return session.overview_figure(kind)
 
-    kind.input(overview, [kind, ctx.key], [plot], api_name="overview", concurrency_limit=None)
-    tab.select(overview, [kind, ctx.key], [plot], api_name=False, concurrency_limit=None)
+    kind.input(overview, [kind, ctx.key], [plot], api_name="overview", **PLAIN_EVENT)
+    tab.select(overview, [kind, ctx.key], [plot], api_name=False, **PLAIN_EVENT)

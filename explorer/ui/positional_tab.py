@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gradio as gr
 
-from .common import Context, guarded
+from .common import PLAIN_EVENT, Context, guarded
 
 
 def build(ctx: Context, shared: dict):
@@ -31,5 +31,5 @@ def build(ctx: Context, shared: dict):
         return ctx.session(key).positional_figures(positions, dims, waves)
 
     inputs, outputs = [positions, dims, waves, ctx.key], [heat, wave_plot, sim_plot]
-    show_btn.click(show, inputs, outputs, api_name="positional", concurrency_limit=None)
-    tab.select(show, inputs, outputs, api_name=False, concurrency_limit=None)
+    show_btn.click(show, inputs, outputs, api_name="positional", **PLAIN_EVENT)
+    tab.select(show, inputs, outputs, api_name=False, **PLAIN_EVENT)

@@ -31,7 +31,7 @@ def build(ctx: Context, shared: dict):
             loss_plot = gr.Plot(label="Loss", elem_id="train-loss")
             snapshot = gr.Plot(label="Attention snapshot", elem_id="train-snapshot")
         with gr.Row():
-            download = gr.File(label="Trained checkpoint (.zip)", interactive=False, elem_id="train-download")
+            download = gr.File(label="Trained checkpoint (.zip)", interactive=False, elem_id="train-download", height=90)
             use_own = gr.Checkbox(False, label="Explore my trained model (instead of the shipped one)", elem_id="use-own")
         model_note = gr.Markdown()
 
@@ -44,7 +44,12 @@ def build(ctx: Context, shared: dict):
             progress(update.fraction, desc=update.message)
             yield update.message, update.loss_figure, update.snapshot, str(update.checkpoint_zip) if update.checkpoint_zip else None
 
-    train_btn.click(train, [corpus, upload, preset, minutes, seed, ctx.key], [message, loss_plot, snapshot, download], api_name="train")
+    # concurrency_limit=None: the TrainingSlot allows one job per server and tells a second person so at once;
+    # gradio's default limit of 1 would instead queue their click silently behind the running job
+    train_btn.click(
+        train, [corpus, upload, preset, minutes, seed, ctx.key], [message, loss_plot, snapshot, download], api_name="train",
+        concurrency_limit=None,
+    )
 
     @guarded
     def stop(key):

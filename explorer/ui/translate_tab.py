@@ -7,7 +7,7 @@ import gradio as gr
 from ..config import ATTENTION_KINDS
 from ..figures import KIND_TITLES
 from ..session import HEAD_ALL, HEAD_MEAN, StepView, UserError
-from .common import Context, guarded
+from .common import PLAIN_EVENT, Context, guarded
 
 EXAMPLES = [
     ("I know that he reads a book every day.", "verb-final subordinate clause (dass … liest)"),
@@ -108,7 +108,7 @@ def build(ctx: Context):
                 attention_plot = gr.Plot(label="Attention heatmap", elem_id="attention-plot")
                 with gr.Row():
                     export_btn = gr.Button("Export attention tensors (.npz)", size="sm")
-                    export_file = gr.File(label="Attention tensors of this sentence and step", interactive=False)
+                    export_file = gr.File(label="Attention tensors of this sentence and step", interactive=False, height=90)
 
     outputs = [source_chips, target_chips, status, step_slider, topk_plot, attention_plot, output_text]
     view_inputs = [kind, layer, head, ctx.key]
@@ -123,8 +123,8 @@ def build(ctx: Context):
         return (*step_outputs(view, session, kind, layer, head), gr.Dataframe(visible=False))
 
     start_inputs = [sentence, strategy, temperature, top_k, seed, beam_size, alpha, prefix, *view_inputs]
-    start_btn.click(start, start_inputs, outputs + [beams_table], api_name="start", concurrency_limit=None)
-    sentence.submit(start, start_inputs, outputs + [beams_table], api_name=False, concurrency_limit=None)
+    start_btn.click(start, start_inputs, outputs + [beams_table], api_name="start", **PLAIN_EVENT)
+    sentence.submit(start, start_inputs, outputs + [beams_table], api_name=False, **PLAIN_EVENT)
 
     def action(method):
         @guarded
@@ -135,23 +135,23 @@ def build(ctx: Context):
         handler.__name__ = method
         return handler
 
-    next_btn.click(action("next"), view_inputs, outputs, api_name="next_token", concurrency_limit=None)
-    prev_btn.click(action("previous"), view_inputs, outputs, api_name="previous", concurrency_limit=None)
-    run_btn.click(action("run_to_end"), view_inputs, outputs, api_name="run_to_end", concurrency_limit=None)
-    reset_btn.click(action("reset"), view_inputs, outputs, api_name="reset", concurrency_limit=None)
+    next_btn.click(action("next"), view_inputs, outputs, api_name="next_token", **PLAIN_EVENT)
+    prev_btn.click(action("previous"), view_inputs, outputs, api_name="previous", **PLAIN_EVENT)
+    run_btn.click(action("run_to_end"), view_inputs, outputs, api_name="run_to_end", **PLAIN_EVENT)
+    reset_btn.click(action("reset"), view_inputs, outputs, api_name="reset", **PLAIN_EVENT)
 
     @guarded
     def seek(position, kind, layer, head, key):
         session = ctx.session(key)
         return step_outputs(session.seek(position), session, kind, layer, head)
 
-    step_slider.release(seek, [step_slider, *view_inputs], outputs, api_name="seek", concurrency_limit=None)
+    step_slider.release(seek, [step_slider, *view_inputs], outputs, api_name="seek", **PLAIN_EVENT)
 
     @guarded
     def translate(text, key):
         return ctx.session(key).translate(text)
 
-    translate_btn.click(translate, [sentence, ctx.key], [full], api_name="translate", concurrency_limit=None)
+    translate_btn.click(translate, [sentence, ctx.key], [full], api_name="translate", **PLAIN_EVENT)
 
     @guarded
     def attention(kind, layer, head, key):
@@ -161,18 +161,18 @@ def build(ctx: Context):
         return attention_or_none(session, kind, layer, head)
 
     for i, control in enumerate((kind, layer, head)):
-        control.input(attention, view_inputs, [attention_plot], api_name="attention" if i == 0 else False, concurrency_limit=None)
+        control.input(attention, view_inputs, [attention_plot], api_name="attention" if i == 0 else False, **PLAIN_EVENT)
 
     @guarded
     def layers_for(kind, key):
         n = ctx.session(key).handle.config.n_layers(kind)
         return gr.Radio([str(i) for i in range(n)])
 
-    kind.input(layers_for, [kind, ctx.key], [layer], api_name=False, concurrency_limit=None)
+    kind.input(layers_for, [kind, ctx.key], [layer], api_name=False, **PLAIN_EVENT)
 
     @guarded
     def export(key):
         return str(ctx.session(key).export_npz())
 
-    export_btn.click(export, [ctx.key], [export_file], api_name="export_npz", concurrency_limit=None)
-    return {"sentence": sentence, "kind": kind, "layer": layer, "head": head, "attention_plot": attention_plot, "status": status}
+    export_btn.click(export, [ctx.key], [export_file], api_name="export_npz", **PLAIN_EVENT)
+    return {"sentence": sentence, "refresh_attention": (attention, view_inputs, [attention_plot])}
