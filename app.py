@@ -23,11 +23,18 @@ def parse_args(argv=None):
     parser.add_argument("--host", default=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"))
     parser.add_argument("--port", type=int, default=int(os.environ.get("GRADIO_SERVER_PORT", "7860")))
     parser.add_argument("--share", action="store_true", help="also open a temporary public gradio.live link")
+    parser.add_argument(
+        "--threads", type=int, default=int(os.environ.get("EXPLORER_THREADS", "1")),
+        help="torch CPU threads (default 1: one sentence decodes as fast as with 2, and concurrent users do not oversubscribe the cores)",
+    )
     return parser.parse_args(argv)
 
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    import torch
+
+    torch.set_num_threads(max(1, args.threads))
     from explorer.checkpoint import CheckpointError
     from explorer.session import load_handle
 

@@ -24,8 +24,8 @@ KIND_TITLES = {
 }
 AXIS_TITLES = {
     "encoder_self": ("source token (query)", "source token (key)"),
-    "decoder_self": ("target token being produced (query)", "decoder input so far (key)"),
-    "cross": ("target token being produced (query)", "source token (key)"),
+    "decoder_self": ("produced target token (query)", "decoder input so far (key)"),
+    "cross": ("produced target token (query)", "source token (key)"),
 }
 
 
@@ -98,7 +98,7 @@ def attention_heatmap(
             zmax=zmax,
             colorscale=COLORSCALE,
             customdata=custom,
-            hovertemplate="query %{customdata[0]} (row %{y})<br>key %{customdata[1]} (col %{x})<br>weight %{z:.4f}<extra></extra>",
+            hovertemplate="query: %{customdata[0]}<br>key: %{customdata[1]}<br>weight %{z:.4f}<extra></extra>",
             colorbar={"title": {"text": "weight"}, "thickness": 12},
             name="weights",
         )
@@ -111,7 +111,7 @@ def attention_heatmap(
             type="rect", x0=-0.5, x1=k - 0.5, y0=highlight_row - 0.5, y1=highlight_row + 0.5,
             line={"color": CHOSEN_COLOR, "width": 3},
         )
-    return _layout(fig, title, font_size, height=max(320, 28 * q + 200))
+    return _layout(fig, title, font_size, height=max(380, 28 * q + 220))
 
 
 def mosaic(

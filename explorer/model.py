@@ -246,18 +246,23 @@ class DecoderState:
     src_mask: torch.Tensor  # (B, 1, 1, S)
     layers: list[LayerCache] | None = None  # None before the first step
     length: int = 0  # target positions already in the cache
+    has_padding: bool | None = None  # whether any source position is padding (computed once)
+
+    def __post_init__(self):
+        if self.has_padding is None:
+            self.has_padding = not bool(self.src_mask.all())
 
     def truncated(self, length: int) -> "DecoderState":
         """The state as it was after `length` target positions (views, no recomputation)."""
         if not 0 <= length <= self.length:
             raise ValueError(f"cannot truncate a state of length {self.length} to {length}")
         if length == 0:
-            return DecoderState(self.memory, self.src_mask)
+            return DecoderState(self.memory, self.src_mask, has_padding=self.has_padding)
         layers = [
             LayerCache((c.self_attn[0][:, :, :length], c.self_attn[1][:, :, :length]), c.cross_attn)
             for c in self.layers
         ]
-        return DecoderState(self.memory, self.src_mask, layers, length)
+        return DecoderState(self.memory, self.src_mask, layers, length, self.has_padding)
 
     def select(self, index: torch.Tensor) -> "DecoderState":
         """Reorder/replicate the batch rows (for beam search); index (B',)."""
@@ -270,7 +275,7 @@ class DecoderState:
                 )
                 for c in self.layers
             ]
-        return DecoderState(self.memory[index], self.src_mask[index], layers, self.length)
+        return DecoderState(self.memory[index], self.src_mask[index], layers, self.length, self.has_padding)
 
 
 class Ablation:
@@ -343,7 +348,9 @@ class Transformer(nn.Module):
     ) -> tuple[torch.Tensor, DecoderState]:
         """Target ids (B, T) that follow the cached positions -> logits (B, T, V) and the new state."""
         offset = state.length
-        self_mask = decoder_self_mask(tgt, self.config.pad_id, offset)  # (B|1, 1, T, offset + T)
+        # one new query per row may see every cached key: no mask needed, which keeps the fused kernel lean
+        self_mask = None if tgt.size(1) == 1 else decoder_self_mask(tgt, self.config.pad_id, offset)  # (B, 1, T, offset + T)
+        cross_mask = state.src_mask if state.has_padding else None
         y = self._embed(tgt, offset)
         caches = []
         for i, layer in enumerate(self.decoder.layers):
@@ -351,14 +358,14 @@ class Transformer(nn.Module):
                 y,
                 state.memory,
                 self_mask,
-                state.src_mask,
+                cross_mask,
                 state.layers[i] if state.layers is not None else None,
                 _head_mask(ablation, "decoder_self", i, y.device),
                 _head_mask(ablation, "cross", i, y.device),
             )
             caches.append(cache)
-        logits = self.decoder.norm(y) @ self.embed.weight.T  # (B, T, V), tied output embedding
-        return logits, DecoderState(state.memory, state.src_mask, caches, offset + tgt.size(1))
+        logits = F.linear(self.decoder.norm(y), self.embed.weight)  # (B, T, V), tied output embedding
+        return logits, DecoderState(state.memory, state.src_mask, caches, offset + tgt.size(1), state.has_padding)
 
     def forward(self, src: torch.Tensor, tgt_in: torch.Tensor, ablation: Ablation | None = None) -> torch.Tensor:
         """Teacher-forced pass: source (B, S) and shifted target (B, T) -> logits (B, T, V)."""

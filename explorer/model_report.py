@@ -61,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--beam", type=int, default=4)
     parser.add_argument("--reference-checkpoint", help="an fp32 export of the same weights, for the fp16 comparison")
     parser.add_argument("--data-name", default=None, help="how the test set is named in the card")
+    parser.add_argument("--note", default="", help="a paragraph for the card's training section (e.g. how the run was resumed)")
     args = parser.parse_args(argv)
 
     name = args.data_name or Path(args.data).name
@@ -85,7 +86,8 @@ def main(argv: list[str] | None = None) -> int:
     meta.update(evaluation=evaluation, alignment=alignment)
     command = "python -m explorer.model_report " + " ".join(argv if argv is not None else sys.argv[1:])
     meta["report_command"] = command
-    card = render_card(meta, evaluation, alignment_section(alignment) + "\n" + known_limits() + f"\nMeasured with `{command}`.\n")
+    notes = f"## Notes on this run\n\n{args.note}\n\n" if args.note else ""
+    card = render_card(meta, evaluation, notes + alignment_section(alignment) + "\n" + known_limits() + f"\nMeasured with `{command}`.\n")
     update_metadata(args.checkpoint, {"evaluation": evaluation, "alignment": alignment, "report_command": command}, card)
     print(json.dumps({k: {m: v[m] for m in ("bleu", "chrf", "bleu_signature", "chrf_signature")} for k, v in evaluation.items()}, indent=1))
     return 0

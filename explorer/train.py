@@ -269,6 +269,11 @@ class Trainer:
         """Ask `run()` to finish after the current step (thread-safe)."""
         self._stop = True
 
+    @property
+    def stopped(self) -> bool:
+        """`stop()` was called."""
+        return self._stop
+
     def _limit_reached(self) -> bool:
         c = self.config
         reached = bool(

@@ -138,7 +138,7 @@ def run_training(
                 handle = ModelHandle(f"your model ({preset.split()[0]}, {event.step} steps)", checkpoint.model, checkpoint.tokenizer, checkpoint.metadata)
                 session.set_own_model(handle)
                 archive = Path(shutil.make_archive(str(workdir / "trained-checkpoint"), "zip", path))
-                stopped = "stopped early; " if trainer._stop else ""
+                stopped = "stopped early; " if trainer.stopped else ""
                 valid = event.valid or {}
                 message = (
                     f"Done ({stopped}{event.step} steps in {event.elapsed_s:.0f} s). Validation BLEU {valid.get('bleu', '–')}, "

@@ -100,6 +100,8 @@ def test_three_steps_show_in_slider_chips_and_heatmap_axes(session, tiny_tokeniz
     expect(plot.locator(".ytick text")).to_have_count(3)
     assert plot.locator(".ytick text").all_text_contents() == targets[1:]
     assert plot.locator(".xtick text").all_text_contents() == source  # "</s>" drawn literally, not as markup
+    plot.locator(".main-svg").first.hover()  # plotly's toolbar exports the figure as PNG
+    expect(plot.locator('[data-title="Download plot as a PNG"]')).to_have_count(1)
     shot(page, "01-translate-step3")
 
 

@@ -6,6 +6,7 @@ import functools
 import html
 import inspect
 import logging
+import os
 from dataclasses import dataclass
 
 import gradio as gr
@@ -58,6 +59,16 @@ def guarded(fn):
             raise _as_gr_error(exc) from None
 
     return wrapper
+
+
+def zero_gpu(fn, duration: int = 30):
+    """On a Hugging Face ZeroGPU Space (SPACES_ZERO_GPU set) run `fn` under `spaces.GPU`, which ZeroGPU
+    requires of at least one function; elsewhere `fn` is returned unchanged and `spaces` is never imported."""
+    if not os.environ.get("SPACES_ZERO_GPU"):
+        return fn
+    import spaces
+
+    return functools.wraps(fn)(spaces.GPU(duration=duration)(fn))
 
 
 @dataclass

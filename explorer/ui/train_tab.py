@@ -31,7 +31,7 @@ def build(ctx: Context, shared: dict):
             loss_plot = gr.Plot(label="Loss", elem_id="train-loss")
             snapshot = gr.Plot(label="Attention snapshot", elem_id="train-snapshot")
         with gr.Row():
-            download = gr.File(label="Trained checkpoint (.zip)", interactive=False, elem_id="train-download", height=90)
+            download = gr.File(label="Trained checkpoint (.zip)", interactive=False, elem_id="train-download")
             use_own = gr.Checkbox(False, label="Explore my trained model (instead of the shipped one)", elem_id="use-own")
         model_note = gr.Markdown()
 

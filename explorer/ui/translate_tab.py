@@ -7,7 +7,7 @@ import gradio as gr
 from ..config import ATTENTION_KINDS
 from ..figures import KIND_TITLES
 from ..session import HEAD_ALL, HEAD_MEAN, StepView, UserError
-from .common import PLAIN_EVENT, Context, guarded
+from .common import PLAIN_EVENT, Context, guarded, zero_gpu
 
 EXAMPLES = [
     ("I know that he reads a book every day.", "verb-final subordinate clause (dass … liest)"),
@@ -106,9 +106,10 @@ def build(ctx: Context):
                     layer = gr.Radio([str(i) for i in range(shipped.config.n_decoder_layers)], value=str(layer0), label="Layer", elem_id="layer-radio")
                     head = gr.Radio(head_choices(shipped.config.n_heads), value=str(head0), label="Head", elem_id="head-radio")
                 attention_plot = gr.Plot(label="Attention heatmap", elem_id="attention-plot")
-                with gr.Row():
-                    export_btn = gr.Button("Export attention tensors (.npz)", size="sm")
-                    export_file = gr.File(label="Attention tensors of this sentence and step", interactive=False, height=90)
+                with gr.Accordion("Export", open=False):
+                    gr.Markdown("The figure: the camera icon in the plot's toolbar saves a PNG. All attention tensors of this sentence and step, with tokens:")
+                    export_btn = gr.Button("Export attention tensors (.npz)", size="sm", elem_id="export-btn")
+                    export_file = gr.File(label="Attention tensors of this sentence and step", interactive=False)
 
     outputs = [source_chips, target_chips, status, step_slider, topk_plot, attention_plot, output_text]
     view_inputs = [kind, layer, head, ctx.key]
@@ -148,6 +149,7 @@ def build(ctx: Context):
     step_slider.release(seek, [step_slider, *view_inputs], outputs, api_name="seek", **PLAIN_EVENT)
 
     @guarded
+    @zero_gpu
     def translate(text, key):
         return ctx.session(key).translate(text)
 
