@@ -20,7 +20,7 @@ import signal
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 import torch
@@ -72,17 +72,9 @@ class TrainConfig:
     log_every: int = 50
 
     def model_config(self, vocab_size: int) -> ModelConfig:
-        return ModelConfig(
-            vocab_size=vocab_size,
-            d_model=self.d_model,
-            n_heads=self.n_heads,
-            n_encoder_layers=self.n_encoder_layers,
-            n_decoder_layers=self.n_decoder_layers,
-            d_ff=self.d_ff,
-            dropout=self.dropout,
-            max_len=self.max_len,
-            norm_first=self.norm_first,
-        )
+        """The architecture fields of this config (those ModelConfig also has), with the trained vocabulary's size."""
+        shared = {f.name: getattr(self, f.name) for f in fields(ModelConfig) if hasattr(self, f.name)}
+        return ModelConfig(**(shared | {"vocab_size": vocab_size}))
 
 
 @dataclass
