@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from pathlib import Path
 
@@ -84,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
 
     meta = dict(ckpt.metadata)
     meta.update(evaluation=evaluation, alignment=alignment)
-    command = "python -m explorer.model_report " + " ".join(argv if argv is not None else sys.argv[1:])
+    command = "python -m explorer.model_report " + shlex.join(argv if argv is not None else sys.argv[1:])
     meta["report_command"] = command
     notes = f"## Notes on this run\n\n{args.note}\n\n" if args.note else ""
     card = render_card(meta, evaluation, notes + alignment_section(alignment) + "\n" + known_limits() + f"\nMeasured with `{command}`.\n")

@@ -16,6 +16,7 @@ import math
 import os
 import platform
 import random
+import shlex
 import signal
 import sys
 import time
@@ -385,7 +386,7 @@ class Trainer:
         valid = [h for h in self.history if h.get("valid")]
         return {
             "train_config": asdict(self.config),
-            "command": " ".join(["python -m explorer.train"] + sys.argv[1:]) if sys.argv else "",
+            "command": "python -m explorer.train " + shlex.join(sys.argv[1:]),
             "steps": self.step,
             "epochs": round(self.epoch + self.batch_in_epoch / max(1, len(self._epoch_batches())), 2),
             "training_minutes": round(self.elapsed / 60, 1),
