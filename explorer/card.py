@@ -81,7 +81,7 @@ def render_card(meta: dict, evaluation: dict | None = None, extra_sections: str 
     if last:
         lines += [
             "## Validation during training",
-            f"Greedy decoding of the first {last.get('sentences')} validation sources at step {last.get('step')}: "
+            f"Greedy decoding of {last.get('sentences')} validation sources at step {last.get('step')}: "
             f"loss {last.get('loss', 0):.3f}, BLEU {last.get('bleu')}, chrF {last.get('chrf')}.",
             "",
         ]

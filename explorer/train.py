@@ -65,7 +65,7 @@ class TrainConfig:
     max_minutes: float = 0.0  # 0: no time limit; counts training time across resumes
     eval_every: int = 1000  # steps between validations (0: only at the end)
     save_every_minutes: float = 10.0  # resume state at least this often
-    bleu_sample: int = 500  # valid sources decoded for BLEU/chrF at each validation
+    bleu_sample: int = 500  # valid sources (evenly spaced) decoded for BLEU/chrF at each validation
     seed: int = 1234
     device: str = "auto"
     threads: int = 0  # torch CPU threads; 0: leave torch's default
@@ -344,7 +344,7 @@ class Trainer:
 
     @torch.no_grad()
     def validate(self) -> dict | None:
-        """Validation loss, and BLEU/chrF of greedy decodes on the first `bleu_sample` sources (rank 0)."""
+        """Validation loss, and BLEU/chrF of greedy decodes on `bleu_sample` evenly spaced sources (rank 0)."""
         from .evaluate import group_references, score_translations
         from .decoding import greedy_batch
 
@@ -359,7 +359,10 @@ class Trainer:
             n = int((tgt_out != PAD_ID).sum())
             total += sequence_loss(logits, tgt_out, 0.0).item() * n
             count += n
-        groups = group_references(self.valid_pairs)[: self.config.bleu_sample]
+        groups = group_references(self.valid_pairs)
+        if len(groups) > self.config.bleu_sample:  # evenly spaced: corpora sorted by length must not bias the sample
+            stride = len(groups) / self.config.bleu_sample
+            groups = [groups[int(i * stride)] for i in range(self.config.bleu_sample)]
         sources = [self.tokenizer.encode(s)[: self.config.max_len - 1] + [self.model_config.eos_id] for s, _ in groups]
         hyps = []
         for start in range(0, len(sources), 64):

@@ -14,8 +14,18 @@ ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "checkpoints" / "tatoeba-en-de"
 GOLD = Path(__file__).parent / "data" / "gold_alignments.tsv"
 
-# Sentences from the hand-aligned gold set and what the shipped model translates them to (greedy).
-EXPECTED = {}
+# Sentences from the hand-aligned gold set that the shipped model translates exactly as the gold German
+# (greedy): plain SVO, case, negation, and the word-order phenomena the app is used to show.
+EXPECTED = {
+    "My brother is reading a book.": "Mein Bruder liest ein Buch.",
+    "The girl has a small dog.": "Das Mädchen hat einen kleinen Hund.",
+    "I do not like coffee.": "Ich mag keinen Kaffee.",
+    "We have bought a new car.": "Wir haben ein neues Auto gekauft.",  # participle at the end
+    "My sister can speak French.": "Meine Schwester kann Französisch sprechen.",  # modal + infinitive at the end
+    "I know that she lives in Berlin.": "Ich weiß, dass sie in Berlin wohnt.",  # verb-final subordinate clause
+    "I stay at home because it is raining.": "Ich bleibe zu Hause, weil es regnet.",
+    "I call my grandmother every Sunday.": "Ich rufe meine Großmutter jeden Sonntag an.",  # separable verb
+}
 
 pytestmark = pytest.mark.skipif(not (SHIPPED / "model.safetensors").is_file(), reason="no shipped checkpoint in this checkout")
 
@@ -35,15 +45,19 @@ def test_shipped_checkpoint_is_small_and_credited(shipped):
 
 
 def test_shipped_model_translates_gold_sentences_as_expected(shipped):
+    assert len(EXPECTED) >= 5
     hyps, _, _ = translate(shipped.model, shipped.tokenizer, list(EXPECTED))
     assert dict(zip(EXPECTED, hyps)) == EXPECTED
 
 
-def test_shipped_model_beats_the_bar_it_claims(shipped):
+def test_recorded_evaluation_covers_the_whole_valid_set_and_is_what_the_card_says(shipped):
+    card = (SHIPPED / "README.md").read_text(encoding="utf-8")
     evaluation = shipped.metadata["evaluation"]
-    greedy = next(v for k, v in evaluation.items() if k.endswith("greedy"))
-    assert greedy["bleu"] >= 50 and greedy["chrf"] >= 68
-    assert greedy["bleu_signature"].startswith("nrefs:")
+    assert any(name.endswith("greedy") for name in evaluation)
+    for ev in evaluation.values():
+        assert ev["sentences"] == 2690 and ev["references"] == 3366  # every valid.tsv line, grouped by source
+        assert ev["bleu_signature"].startswith("nrefs:var") and ev["chrf_signature"].startswith("nrefs:var")
+        assert f"BLEU **{ev['bleu']}**" in card and f"chrF **{ev['chrf']}**" in card
 
 
 def test_recorded_alignment_finding_reproduces_and_sets_the_default_view(shipped):
