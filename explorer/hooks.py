@@ -85,9 +85,6 @@ class AttentionRecorder:
 
         return hook
 
-    def clear(self) -> None:
-        self._calls.clear()
-
     def maps(self) -> AttentionMaps:
         """What was recorded; several calls to one module (incremental steps) are stacked along queries.
 

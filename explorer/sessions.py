@@ -49,9 +49,5 @@ class SessionStore:
                 break
             del self._sessions[key]
 
-    def drop(self, key: str) -> None:
-        with self._lock:
-            self._sessions.pop(key, None)
-
     def __len__(self) -> int:
         return len(self._sessions)
