@@ -1,9 +1,11 @@
 """Training: `python -m explorer.train` on the command line, `Trainer` from Python (the app uses it).
 
-AdamW with linear warmup and inverse-square-root decay, label smoothing, gradient clipping,
+AdamW with linear warmup and inverse-square-root decay (optionally a linear cooldown to zero over the
+last steps before `max_steps`), label smoothing, gradient clipping,
 token-count batches, periodic validation (loss, sacreBLEU and chrF of greedy decodes on a sample),
 resumable from `WORK_DIR/resume.pt` (model, optimizer, schedule, step, RNG states, history), seedable,
-device auto-detected (cuda, mps, cpu) with bf16 autocast on CUDA. Under `torchrun` it trains with
+device auto-detected (cuda, mps, cpu) with bf16 autocast on CUDA and on CPUs with native bf16 (AVX512-BF16,
+AMX): `--bf16 auto|true|false`. Under `torchrun` it trains with
 DistributedDataParallel (gloo on CPU, nccl on GPU); rank 0 validates and saves.
 """
 
@@ -62,6 +64,7 @@ class TrainConfig:
     label_smoothing: float = 0.1
     clip: float = 1.0
     max_steps: int = 0  # 0: no step limit
+    cooldown_steps: int = 0  # lr falls linearly to 0 over the last this many steps before max_steps
     max_minutes: float = 0.0  # 0: no time limit; counts training time across resumes
     eval_every: int = 1000  # steps between validations (0: only at the end)
     save_every_minutes: float = 10.0  # resume state at least this often
@@ -69,6 +72,7 @@ class TrainConfig:
     seed: int = 1234
     device: str = "auto"
     threads: int = 0  # torch CPU threads; 0: leave torch's default
+    bf16: str = "auto"  # bf16 autocast: "auto" (CUDA, or a CPU with native bf16), "true", "false"
     save_dtype: str = "float32"  # "float16" halves the exported weights
     log_every: int = 50
 
@@ -103,15 +107,35 @@ def pick_device(name: str = "auto") -> torch.device:
     return torch.device("cpu")
 
 
-def inverse_sqrt_schedule(warmup: int):
-    """Multiplier of the peak lr: linear warmup to 1 at `warmup` steps, then sqrt(warmup / step)."""
+def inverse_sqrt_schedule(warmup: int, max_steps: int = 0, cooldown_steps: int = 0):
+    """Multiplier of the peak lr: linear warmup to 1 at `warmup` steps, then sqrt(warmup / step).
+
+    With `cooldown_steps` (and `max_steps`), the multiplier is also scaled down linearly to 0 over the
+    last `cooldown_steps` steps, so the run ends with a fully decayed learning rate.
+    """
     warmup = max(1, warmup)
+    if cooldown_steps and not max_steps:
+        raise ValueError("cooldown_steps needs max_steps")
 
     def factor(step: int) -> float:
         step = max(1, step)
-        return min(step / warmup, math.sqrt(warmup / step))
+        value = min(step / warmup, math.sqrt(warmup / step))
+        if cooldown_steps:
+            value *= min(1.0, max(0.0, (max_steps - step) / cooldown_steps))
+        return value
 
     return factor
+
+
+def use_bf16(device: torch.device, setting: str = "auto") -> bool:
+    """Whether to autocast to bf16: always on CUDA, on CPU only where it has native bf16 instructions."""
+    if setting not in ("auto", "true", "false"):
+        raise ValueError(f"bf16 must be auto, true or false, not {setting!r}")
+    if setting != "auto":
+        return setting == "true"
+    if device.type == "cuda":
+        return True
+    return device.type == "cpu" and bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
 
 
 def sequence_loss(logits: torch.Tensor, target: torch.Tensor, label_smoothing: float) -> torch.Tensor:
@@ -166,7 +190,10 @@ class Trainer:
         self.optimizer = torch.optim.AdamW(
             self.model.parameters(), lr=config.lr, betas=(0.9, 0.98), eps=1e-9, weight_decay=config.weight_decay
         )
-        self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, inverse_sqrt_schedule(config.warmup))
+        self.scheduler = torch.optim.lr_scheduler.LambdaLR(
+            self.optimizer, inverse_sqrt_schedule(config.warmup, config.max_steps, config.cooldown_steps)
+        )
+        self.bf16 = use_bf16(self.device, config.bf16)
         self.step, self.epoch, self.batch_in_epoch, self.elapsed = 0, 0, 0, 0.0
         self.history: list[dict] = []  # {"step", "loss", "elapsed_s"} and validation entries
         if resume is not None:
@@ -281,8 +308,8 @@ class Trainer:
         return reached
 
     def _autocast(self):
-        if self.device.type == "cuda":
-            return torch.autocast("cuda", dtype=torch.bfloat16)
+        if self.bf16:
+            return torch.autocast(self.device.type, dtype=torch.bfloat16)
         return contextlib.nullcontext()
 
     def train_step(self, batch: list[Example]) -> tuple[float, int]:
@@ -394,6 +421,7 @@ class Trainer:
             "epochs": round(self.epoch + self.batch_in_epoch / max(1, len(self._epoch_batches())), 2),
             "training_minutes": round(self.elapsed / 60, 1),
             "hardware": f"{platform.machine()}, {os.cpu_count()} cores, {self.device.type}, torch {torch.__version__}",
+            "bf16_autocast": self.bf16,
             "world_size": self.world,
             "parameters": self.model.num_parameters(),
             "train_pairs": len(self.train_pairs),
@@ -467,7 +495,7 @@ def main(argv: list[str] | None = None) -> int:
     if trainer.rank == 0:
         print(
             f"model: {trainer.model.num_parameters():,} parameters, vocab {trainer.tokenizer.vocab_size}, "
-            f"device {trainer.device}, world size {trainer.world}",
+            f"device {trainer.device}{' (bf16 autocast)' if trainer.bf16 else ''}, world size {trainer.world}",
             flush=True,
         )
     total = config.max_steps or None

@@ -17,6 +17,7 @@ from explorer.train import (
     parse_args,
     pick_device,
     sequence_loss,
+    use_bf16,
 )
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -57,6 +58,27 @@ def test_inverse_sqrt_schedule_warms_up_linearly_then_decays_as_sqrt():
     assert max(range(1, 1000), key=f) == 100
     assert f(400) == pytest.approx(f(100) / 2)
     assert inverse_sqrt_schedule(0)(1) == 1.0  # no warmup: peak at once
+
+
+def test_cooldown_falls_linearly_to_zero_at_max_steps():
+    plain, cooled = inverse_sqrt_schedule(100), inverse_sqrt_schedule(100, max_steps=1000, cooldown_steps=400)
+    for step in (1, 50, 100, 400, 600):  # untouched before the cooldown starts
+        assert cooled(step) == pytest.approx(plain(step))
+    for step in (700, 800, 900, 999):
+        assert cooled(step) == pytest.approx(plain(step) * (1000 - step) / 400)
+    assert cooled(1000) == cooled(1200) == 0.0
+    with pytest.raises(ValueError, match="max_steps"):
+        inverse_sqrt_schedule(100, cooldown_steps=10)
+
+
+def test_bf16_autocast_is_chosen_by_device_and_setting():
+    cpu = torch.device("cpu")
+    assert use_bf16(torch.device("cuda"), "auto") is True
+    assert use_bf16(torch.device("mps"), "auto") is False
+    assert use_bf16(cpu, "auto") is bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+    assert use_bf16(cpu, "true") is True and use_bf16(cpu, "false") is False
+    with pytest.raises(ValueError, match="auto, true or false"):
+        use_bf16(cpu, "yes")
 
 
 def test_parse_args_builds_a_train_config():
