@@ -15,7 +15,11 @@ eps=1e-9, weight_decay=0.01) step and the inverse-sqrt schedule. Batches come fr
 --checkpoint DIR`, real pairs tokenized with the checkpoint's tokenizer. Each round runs the same
 batch through both models, alternating which goes first; tokens/s counts non-pad target tokens.
 
-    python bench/train_throughput.py [--threads N] [--repeat R] [--data FILE.tsv --checkpoint DIR] [--json OUT]
+    python bench/train_throughput.py [--threads N] [--repeat R] [--data FILE.tsv --checkpoint DIR] [--bf16] [--json OUT]
+
+With `--bf16`, a third variant trains a copy of our model (same initial weights) under bf16 autocast
+(`explorer.train --bf16 true`) in the same rounds, and its speed is reported as a ratio to our fp32 run:
+this is what the trainer's `--bf16 auto` buys on a CPU with native bf16 instructions (AVX512-BF16, AMX).
     python bench/train_throughput.py --quick --profile   # smoke test + where the time goes
 """
 
@@ -38,17 +42,19 @@ from explorer.train import TrainConfig, inverse_sqrt_schedule, sequence_loss
 NOTE = """\
 What limits the ratio (torch.profiler, shipped size, CPU; `--profile` prints the op table):
 - Both models run the same math and the same big kernels: GEMMs (aten::mm/addmm: the linear layers
-  and the tied (B*T, 256) @ (256, 8000) output projection, forward and backward), dropout masks
-  (aten::bernoulli_, 32 calls each) and log_softmax over the 8,000-piece vocabulary. These are most
-  of a step for both, so the ratio stays near 1.
+  and the tied (B*T, 256) @ (256, 8000) output projection, forward and backward) and log_softmax
+  over the 8,000-piece vocabulary.
+- Dropout: 32 masks per step. The reference draws them with aten::bernoulli_ (one random number per
+  element, about a fifth of a bf16 step); ours with explorer.dropout (one 31-bit random_() integer
+  per two elements), which is most of the difference in ours' favour.
 - Ours projects q, k and v with three Linear calls (48 addmm per forward vs 21): same FLOPs, more
   and smaller GEMMs. nn.MultiheadAttention packs them into one in_proj GEMM for self-attention.
 - Ours has 131 parameter tensors vs 95 (separate q/k/v weights and biases). AdamW on CPU runs its
   per-tensor loop (foreach is only the default on CUDA), so the optimizer step issues ~38% more
   small elementwise kernels: a few ms per step, fixed, independent of the batch size.
-- Attention kernels are equal: in training (dropout_p > 0) both reach SDPA's math backend, ours
-  with a boolean (B, 1, T, K) mask, the reference with its merged key-padding + causal float mask.
-  At T <= 25 attention is a small share of the step.
+- Attention: in CPU training ours computes scores -> mask -> softmax -> dropout explicitly, the
+  reference reaches SDPA's math backend (the same ops, with its merged key-padding + causal float
+  mask). At T <= 25 attention is a small share of the step.
 On a busy machine, run-to-run noise is larger than any of these differences."""
 
 
@@ -160,11 +166,14 @@ def real_examples(spec: str, checkpoint: str, max_len: int) -> tuple[list[Exampl
     return encode_pairs(ckpt.tokenizer, pairs, max_len), ckpt.model.config
 
 
+BF16 = "explorer.model.Transformer, bf16 autocast"
+
+
 class Run:
     """A model with its AdamW optimizer and schedule; `step(batch)` is Trainer.train_step's work."""
 
-    def __init__(self, model: nn.Module, train: TrainConfig):
-        self.model, self.train = model, train
+    def __init__(self, model: nn.Module, train: TrainConfig, bf16: bool = False):
+        self.model, self.train, self.bf16 = model, train, bf16
         self.optimizer = torch.optim.AdamW(
             model.parameters(), lr=train.lr, betas=(0.9, 0.98), eps=1e-9, weight_decay=train.weight_decay
         )
@@ -173,7 +182,9 @@ class Run:
     def step(self, batch: list[Example]) -> None:
         self.model.train()
         src, tgt_in, tgt_out = collate(batch)
-        loss = sequence_loss(self.model(src, tgt_in), tgt_out, self.train.label_smoothing)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bf16):
+            logits = self.model(src, tgt_in)
+        loss = sequence_loss(logits, tgt_out, self.train.label_smoothing)
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.train.clip)
@@ -213,6 +224,7 @@ def main() -> None:
     p.add_argument("--max-tokens", type=int, default=None, help="padded tokens per batch (4096; 1024 with --quick)")
     p.add_argument("--examples", type=int, default=20000, help="synthetic pairs to draw batches from")
     p.add_argument("--profile", action="store_true", help="profile a few steps of each model (torch.profiler)")
+    p.add_argument("--bf16", action="store_true", help="also time our model under bf16 autocast")
     args = p.parse_args()
     common.setup(args, warmup=2, repeat=20, quick_warmup=1, quick_repeat=2)
     if args.max_tokens is None:
@@ -240,6 +252,10 @@ def main() -> None:
     assert n_ours == n_ref, f"parameter counts differ: ours {n_ours:,}, reference {n_ref:,}"
 
     runs = {"explorer.model.Transformer": Run(ours, train), "torch.nn.Transformer": Run(ref, train)}
+    if args.bf16:
+        ours_bf16 = Transformer(config)
+        ours_bf16.load_state_dict(ours.state_dict())
+        runs[BF16] = Run(ours_bf16, train, bf16=True)
     if args.profile:
         profile(runs, batches, steps=2 if args.quick else 6, top=15 if args.quick else 25)
 
@@ -267,7 +283,7 @@ def main() -> None:
     )
     rows = [
         [name, f"{n:,}", med[name], min(tps[name]), max(tps[name]), common.median(times[name]) * 1000]
-        for name, n in zip(names, (n_ours, n_ref))
+        for name, n in zip(names, (n_ours, n_ref, n_ours))
     ]
     headers = ["model", "parameters", "median tokens/s", "min tokens/s", "max tokens/s", "median ms/step"]
     print(common.table(headers, rows))
@@ -275,6 +291,11 @@ def main() -> None:
         f"\nRatio ours/reference: **{ratio:.3f}x** (median of per-round paired ratios "
         f"{common.median(paired):.3f}x; target >= 0.9x)\n"
     )
+    bf16_ratio = None
+    if args.bf16:
+        bf16_ratio = med[BF16] / med[names[0]]
+        bf16_paired = common.median([a / b for a, b in zip(tps[BF16], tps[names[0]])])
+        print(f"Ratio ours bf16 autocast/ours fp32: **{bf16_ratio:.3f}x** (median of paired ratios {bf16_paired:.3f}x)\n")
     print(NOTE)
     common.write_json(
         args,
@@ -289,6 +310,7 @@ def main() -> None:
             "tokens_per_s_median": med,
             "ratio_ours_over_reference": ratio,
             "paired_ratio_median": common.median(paired),
+            "ratio_bf16_over_fp32": bf16_ratio,
         },
     )
 

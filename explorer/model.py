@@ -12,6 +12,7 @@ Attention lives at three sites under stable names:
 Each site is a MultiHeadAttention that takes torch's fused scaled_dot_product_attention unless a
 forward hook is registered on it or the caller asks for weights; then it computes
 scores -> mask -> softmax explicitly and returns both, so hooks see the probabilities that were used.
+CPU training with dropout takes the explicit path too, for the cheaper dropout mask of `dropout.py`.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .config import ModelConfig
+from .dropout import Dropout, dropout
 from .masks import decoder_self_mask, padding_mask
 
 KeyValue = tuple[torch.Tensor, torch.Tensor]  # ((B, H, K, Dh), (B, H, K, Dh))
@@ -113,11 +115,13 @@ class MultiHeadAttention(nn.Module):
 
         dropout_p = self.dropout if self.training else 0.0
         weights = scores = None
-        if need_weights or self._forward_hooks:
+        # explicit scores -> mask -> softmax when someone looks at the weights, and in CPU training, where
+        # SDPA's math backend would run the same ops but draw its dropout mask the slow way
+        if need_weights or self._forward_hooks or (dropout_p and q.device.type == "cpu"):
             scores = (q @ k.transpose(-2, -1)) / math.sqrt(self.d_head)  # (B, H, T, K)
             masked = scores if mask is None else scores.masked_fill(~mask, float("-inf"))
             weights = torch.softmax(masked.float(), dim=-1).to(q.dtype)  # (B, H, T, K)
-            heads = F.dropout(weights, dropout_p, self.training) @ v  # (B, H, T, Dh)
+            heads = dropout(weights, dropout_p, self.training) @ v  # (B, H, T, Dh)
         else:
             heads = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p)  # (B, H, T, Dh)
 
@@ -135,7 +139,7 @@ class FeedForward(nn.Module):
         super().__init__()
         self.fc1 = nn.Linear(config.d_model, config.d_ff)
         self.fc2 = nn.Linear(config.d_ff, config.d_model)
-        self.dropout = nn.Dropout(config.dropout)
+        self.dropout = Dropout(config.dropout)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.fc2(self.dropout(F.relu(self.fc1(x))))
@@ -147,7 +151,7 @@ class Sublayer(nn.Module):
     def __init__(self, config: ModelConfig):
         super().__init__()
         self.norm = nn.LayerNorm(config.d_model)
-        self.dropout = nn.Dropout(config.dropout)
+        self.dropout = Dropout(config.dropout)
         self.norm_first = config.norm_first
 
     def inner(self, x: torch.Tensor) -> torch.Tensor:
@@ -313,7 +317,7 @@ class Transformer(nn.Module):
         self.config = config
         self.embed = nn.Embedding(config.vocab_size, config.d_model, padding_idx=config.pad_id)
         self.pos_encoding = PositionalEncoding(config.d_model, config.max_len)
-        self.dropout = nn.Dropout(config.dropout)
+        self.dropout = Dropout(config.dropout)
         self.encoder = Encoder(config)
         self.decoder = Decoder(config)
         self._init_weights()
