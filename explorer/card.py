@@ -62,14 +62,15 @@ def render_card(meta: dict, evaluation: dict | None = None, extra_sections: str 
         f"- command: `{meta.get('command', '')}`",
         f"- parameters: {meta.get('parameters', 0):,}",
         f"- steps: {meta.get('steps')}, epochs: {meta.get('epochs')}, training wall time: {meta.get('training_minutes')} min",
-        f"- hardware: {meta.get('hardware')} (world size {meta.get('world_size', 1)})",
+        f"- hardware: {meta.get('hardware')} (world size {meta.get('world_size', 1)})"
+        + (", bf16 autocast" if meta.get("bf16_autocast") else ""),
         "- hyperparameters: "
         + ", ".join(
             f"{k}={tc[k]}"
             for k in (
                 "vocab_size", "d_model", "n_heads", "n_encoder_layers", "n_decoder_layers", "d_ff", "dropout",
-                "norm_first", "max_len", "max_tokens", "lr", "warmup", "weight_decay", "label_smoothing", "clip", "seed",
-                "save_dtype",
+                "norm_first", "max_len", "max_tokens", "lr", "warmup", "max_steps", "cooldown_steps", "weight_decay",
+                "label_smoothing", "clip", "seed", "bf16", "save_dtype",
             )
             if k in tc
         ),
@@ -96,6 +97,10 @@ def render_card(meta: dict, evaluation: dict | None = None, extra_sections: str 
                 f"{ev.get('tokens_per_s', '?')} output tokens/s on {ev.get('threads', '?')} CPU threads",
                 "",
             ]
+            if ev.get("by_length"):
+                lines += ["| source words | segments | BLEU | chrF |", "|---|---|---|---|"]
+                lines += [f"| {r['words']} | {r['segments']} | {r['bleu']} | {r['chrf']} |" for r in ev["by_length"]]
+                lines.append("")
         examples = next(iter(evaluation.values())).get("examples", [])
         if examples:
             lines += ["### Example translations", "", "| English | model | a reference |", "|---|---|---|"]

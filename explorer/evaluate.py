@@ -58,6 +58,22 @@ def score_translations(hypotheses: list[str], references: list[list[str]]) -> di
     }
 
 
+LENGTH_BUCKETS = ((1, 5), (6, 10), (11, 15), (16, None))  # source words
+
+
+def scores_by_length(sources: list[str], hypotheses: list[str], references: list[list[str]]) -> list[dict]:
+    """BLEU and chrF per source-length bucket (whitespace words): where a model's quality falls off."""
+    rows = []
+    for low, high in LENGTH_BUCKETS:
+        idx = [i for i, s in enumerate(sources) if low <= len(s.split()) and (high is None or len(s.split()) <= high)]
+        if not idx:
+            continue
+        scores = score_translations([hypotheses[i] for i in idx], [references[i] for i in idx])
+        label = f"{low}-{high}" if high is not None else f"{low}+"
+        rows.append({"words": label, "segments": len(idx), "bleu": scores["bleu"], "chrf": scores["chrf"]})
+    return rows
+
+
 @torch.no_grad()
 def translate(model, tokenizer, sources: list[str], beam: int = 1, alpha: float = 0.6, batch_size: int = 64):
     """Translate sentences; returns (hypotheses, output tokens, seconds)."""
@@ -87,8 +103,9 @@ def evaluate(checkpoint: str | Path, data: str | Path, beam: int = 1, alpha: flo
         groups = groups[:limit]
     if not groups:
         raise ValueError(f"{data} has no `source TAB reference` lines")
-    hyps, tokens, seconds = translate(ckpt.model, ckpt.tokenizer, [s for s, _ in groups], beam, alpha)
-    result = score_translations(hyps, [refs for _, refs in groups])
+    sources, references = [s for s, _ in groups], [refs for _, refs in groups]
+    hyps, tokens, seconds = translate(ckpt.model, ckpt.tokenizer, sources, beam, alpha)
+    result = score_translations(hyps, references)
     result.update(
         sentences=len(groups),
         references=sum(len(r) for _, r in groups),
@@ -96,6 +113,7 @@ def evaluate(checkpoint: str | Path, data: str | Path, beam: int = 1, alpha: flo
         tokens_per_s=round(tokens / seconds, 1),
         seconds=round(seconds, 2),
         threads=torch.get_num_threads(),
+        by_length=scores_by_length(sources, hyps, references),
     )
     result["examples"] = [{"source": s, "hypothesis": h, "references": r} for (s, r), h in list(zip(groups, hyps))[:10]]
     return result
@@ -124,6 +142,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{result['sentences']} segments ({result['references']} references), beam {args.beam}, "
             f"{result['tokens_per_s']:.0f} tokens/s on {result['threads']} threads"
         )
+        for row in result["by_length"]:
+            print(f"  {row['words']:>5} source words: {row['segments']:5d} segments, BLEU {row['bleu']:.2f}, chrF {row['chrf']:.2f}")
     return 0
 
 

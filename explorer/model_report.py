@@ -6,7 +6,8 @@
 Runs `explorer.evaluate` greedily and with beam search, scores every cross-attention head against
 hand-made word alignments, optionally evaluates an fp32 copy for the fp16 comparison, then stores all of
 it in config.json's training metadata (the app reads the best alignment head from there) and re-renders
-the model card.
+the model card. `--card-only` re-renders the card (e.g. with a new `--note`) from the measurements
+already stored in config.json, without decoding anything.
 """
 
 from __future__ import annotations
@@ -54,16 +55,42 @@ def known_limits() -> str:
     )
 
 
+def card_text(meta: dict) -> str:
+    """The model card of a checkpoint whose metadata holds its evaluation and alignment findings."""
+    note = meta.get("card_note")
+    notes = f"## Notes on this run\n\n{note}\n\n" if note else ""
+    sections = notes + alignment_section(meta["alignment"]) + "\n" + known_limits()
+    return render_card(meta, meta["evaluation"], sections + f"\nMeasured with `{meta['report_command']}`.\n")
+
+
+def rerender_card(checkpoint: str, note: str | None) -> int:
+    """Rewrite the card from config.json's stored measurements, optionally with a new note."""
+    meta = dict(load_checkpoint(checkpoint).metadata)
+    if "evaluation" not in meta or "alignment" not in meta:
+        print(f"error: {checkpoint} has no stored evaluation; run without --card-only first", file=sys.stderr)
+        return 2
+    if note is not None:
+        meta["card_note"] = note
+    update_metadata(checkpoint, {"card_note": meta.get("card_note", "")}, card_text(meta))
+    print(f"re-rendered {Path(checkpoint) / 'README.md'}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m explorer.model_report", description=__doc__.split("\n")[0])
     parser.add_argument("--checkpoint", required=True)
-    parser.add_argument("--data", required=True, help="multi-reference TSV (source TAB reference ...)")
-    parser.add_argument("--gold", required=True, help="gold word alignments TSV")
+    parser.add_argument("--data", help="multi-reference TSV (source TAB reference ...)")
+    parser.add_argument("--gold", help="gold word alignments TSV")
     parser.add_argument("--beam", type=int, default=4)
     parser.add_argument("--reference-checkpoint", help="an fp32 export of the same weights, for the fp16 comparison")
     parser.add_argument("--data-name", default=None, help="how the test set is named in the card")
-    parser.add_argument("--note", default="", help="a paragraph for the card's training section (e.g. how the run was resumed)")
+    parser.add_argument("--note", default=None, help="a paragraph for the card (e.g. how the run was resumed); kept if omitted")
+    parser.add_argument("--card-only", action="store_true", help="re-render the card from the stored measurements")
     args = parser.parse_args(argv)
+    if args.card_only:
+        return rerender_card(args.checkpoint, args.note)
+    if not args.data or not args.gold:
+        parser.error("--data and --gold are required (unless --card-only)")
 
     name = args.data_name or Path(args.data).name
     evaluation = {f"{name}, greedy": evaluate(args.checkpoint, args.data, beam=1)}
@@ -83,13 +110,14 @@ def main(argv: list[str] | None = None) -> int:
     for r in heads[:8]:
         print(f"  layer {r['layer']} head {r['head']}: AER {r['aer']:.3f} accuracy {r['accuracy']:.1%}")
 
-    meta = dict(ckpt.metadata)
-    meta.update(evaluation=evaluation, alignment=alignment)
-    command = "python -m explorer.model_report " + shlex.join(argv if argv is not None else sys.argv[1:])
-    meta["report_command"] = command
-    notes = f"## Notes on this run\n\n{args.note}\n\n" if args.note else ""
-    card = render_card(meta, evaluation, notes + alignment_section(alignment) + "\n" + known_limits() + f"\nMeasured with `{command}`.\n")
-    update_metadata(args.checkpoint, {"evaluation": evaluation, "alignment": alignment, "report_command": command}, card)
+    argv = list(argv if argv is not None else sys.argv[1:])
+    if "--note" in argv:  # the note is prose, not a measuring option
+        i = argv.index("--note")
+        del argv[i : i + 2]
+    argv = [a for a in argv if not a.startswith("--note=")]
+    note = ckpt.metadata.get("card_note", "") if args.note is None else args.note
+    updates = {"evaluation": evaluation, "alignment": alignment, "report_command": "python -m explorer.model_report " + shlex.join(argv), "card_note": note}
+    update_metadata(args.checkpoint, updates, card_text(dict(ckpt.metadata) | updates))
     print(json.dumps({k: {m: v[m] for m in ("bleu", "chrf", "bleu_signature", "chrf_signature")} for k, v in evaluation.items()}, indent=1))
     return 0
 

@@ -11,7 +11,7 @@ import torch
 
 from conftest import tiny_config
 from explorer.checkpoint import save_checkpoint
-from explorer.evaluate import evaluate, group_references, main, read_references, score_translations
+from explorer.evaluate import evaluate, group_references, main, read_references, score_translations, scores_by_length
 from explorer.model import Transformer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -86,10 +86,21 @@ def test_signatures_name_the_number_of_references():
     assert single["bleu_signature"].startswith("nrefs:1|") and "tok:13a" in single["bleu_signature"]
 
 
+def test_scores_by_length_buckets_source_words():
+    sources = ["Go.", "I am very tired today.", "The dog that lives next door is big.", " ".join(["word"] * 20)]
+    references = [["Geh."], ["Ich bin heute sehr müde."], ["Der Hund von nebenan ist groß."], ["Wort " * 20]]
+    hypotheses = ["Geh.", "Ich bin heute sehr müde.", "Der Hund ist klein.", "Katze"]
+    rows = scores_by_length(sources, hypotheses, references)
+    assert [(r["words"], r["segments"]) for r in rows] == [("1-5", 2), ("6-10", 1), ("16+", 1)]  # no empty 11-15 row
+    assert rows[0]["bleu"] == 100.0 and rows[0]["chrf"] == 100.0
+    assert rows[1]["bleu"] < 100.0 and rows[2]["bleu"] < rows[1]["bleu"]
+
+
 def test_evaluate_in_process(checkpoint, test_set):
     result = evaluate(checkpoint, test_set, limit=1)
     assert result["sentences"] == 1 and result["references"] == 2 and result["beam"] == 1
     assert result["examples"][0]["source"] == "I am tired."
+    assert result["by_length"] == [{"words": "1-5", "segments": 1, "bleu": result["bleu"], "chrf": result["chrf"]}]
     beam = evaluate(checkpoint, test_set, beam=2)
     assert beam["sentences"] == 2 and beam["beam"] == 2 and 0 <= beam["bleu"] <= 100
 

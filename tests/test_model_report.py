@@ -1,0 +1,68 @@
+"""`python -m explorer.model_report`: measurements stored in config.json, the card rendered from them, --card-only."""
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from conftest import tiny_config
+from explorer.checkpoint import load_checkpoint, save_checkpoint
+from explorer.model import Transformer
+from explorer.model_report import main
+
+GOLD = Path(__file__).parent / "data" / "gold_alignments.tsv"
+
+
+@pytest.fixture
+def checkpoint(tmp_path, mini_tokenizer):
+    torch.manual_seed(0)
+    model = Transformer(tiny_config(vocab_size=mini_tokenizer.vocab_size, max_len=48)).eval()
+    return save_checkpoint(tmp_path / "ckpt", model, mini_tokenizer, metadata={"parameters": model.num_parameters()})
+
+
+@pytest.fixture
+def test_set(tmp_path):
+    path = tmp_path / "test.tsv"
+    path.write_text("I am tired.\tIch bin müde.\nThe dog is big.\tDer Hund ist groß.\nI am tired.\tIch bin erschöpft.\n", encoding="utf-8")
+    return path
+
+
+def stored(checkpoint) -> tuple[dict, str]:
+    config = json.loads((Path(checkpoint) / "config.json").read_text(encoding="utf-8"))
+    return config["training"], (Path(checkpoint) / "README.md").read_text(encoding="utf-8")
+
+
+def test_report_stores_measurements_and_renders_them_into_the_card(checkpoint, test_set, capsys):
+    args = ["--checkpoint", str(checkpoint), "--data", str(test_set), "--gold", str(GOLD), "--beam", "2"]
+    assert main(args + ["--note", "First note."]) == 0
+    meta, card = stored(checkpoint)
+    assert set(meta["evaluation"]) == {"test.tsv, greedy", "test.tsv, beam 2"}
+    greedy = meta["evaluation"]["test.tsv, greedy"]
+    assert greedy["sentences"] == 2 and greedy["references"] == 3 and greedy["by_length"][0]["words"] == "1-5"
+    assert meta["alignment"]["pairs"] == 31 and isinstance(meta["alignment"]["best"]["head"], int)
+    assert meta["report_command"] == "python -m explorer.model_report " + " ".join(args)  # the note is not an option
+    assert meta["card_note"] == "First note."
+    assert f"BLEU **{greedy['bleu']}**" in card and "First note." in card and "| source words |" in card
+    best = meta["alignment"]["best"]
+    assert f"Best single head: **layer {best['layer']}, head {best['head']}**" in card
+    assert load_checkpoint(checkpoint).metadata["alignment"] == meta["alignment"]  # what the app reads
+
+
+def test_card_only_rewrites_the_note_without_measuring_again(checkpoint, test_set, capsys):
+    main(["--checkpoint", str(checkpoint), "--data", str(test_set), "--gold", str(GOLD), "--beam", "1", "--note", "Old."])
+    before, _ = stored(checkpoint)
+    assert main(["--checkpoint", str(checkpoint), "--card-only", "--note", "New note."]) == 0
+    after, card = stored(checkpoint)
+    assert after["evaluation"] == before["evaluation"] and after["report_command"] == before["report_command"]
+    assert "New note." in card and "Old." not in card
+    assert main(["--checkpoint", str(checkpoint), "--card-only"]) == 0  # no --note: the stored one stays
+    assert "New note." in stored(checkpoint)[1]
+
+
+def test_card_only_needs_stored_measurements_and_a_report_needs_data(checkpoint, capsys):
+    assert main(["--checkpoint", str(checkpoint), "--card-only"]) == 2
+    assert "no stored evaluation" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--checkpoint", str(checkpoint), "--gold", str(GOLD)])
+    assert exit_info.value.code == 2 and "--data and --gold are required" in capsys.readouterr().err
