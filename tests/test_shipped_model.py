@@ -22,9 +22,10 @@ EXPECTED = {
     "I do not like coffee.": "Ich mag keinen Kaffee.",
     "We have bought a new car.": "Wir haben ein neues Auto gekauft.",  # participle at the end
     "My sister can speak French.": "Meine Schwester kann Französisch sprechen.",  # modal + infinitive at the end
-    "I know that she lives in Berlin.": "Ich weiß, dass sie in Berlin wohnt.",  # verb-final subordinate clause
+    "He says that his father is a doctor.": "Er sagt, dass sein Vater Arzt ist.",  # verb-final subordinate clause
     "I stay at home because it is raining.": "Ich bleibe zu Hause, weil es regnet.",
     "I call my grandmother every Sunday.": "Ich rufe meine Großmutter jeden Sonntag an.",  # separable verb
+    "My mother gets up early.": "Meine Mutter steht früh auf.",  # separable verb
 }
 
 pytestmark = pytest.mark.skipif(not (SHIPPED / "model.safetensors").is_file(), reason="no shipped checkpoint in this checkout")
