@@ -163,6 +163,8 @@ class Trainer:
         if config.threads:
             torch.set_num_threads(config.threads)
         self.work_dir = Path(config.work_dir or f"{config.out}.work")
+        self.command: str | None = None  # the command line, when run as `python -m explorer.train`
+        self.resumed_command: str | None = None  # the command that wrote the resume state, if it recorded one
         self._stop = False
         self._seed_everything(config.seed)
 
@@ -258,6 +260,7 @@ class Trainer:
         self.step, self.epoch, self.batch_in_epoch = state["step"], state["epoch"], state["batch_in_epoch"]
         self.elapsed = state["elapsed"]
         self.history = json.loads(state["history"])
+        self.resumed_command = state.get("command")
         torch.set_rng_state(state["torch_rng"])
         random.setstate(_rng_tuple(json.loads(state["python_rng"])))
 
@@ -279,6 +282,7 @@ class Trainer:
             "python_rng": json.dumps(random.getstate()),
             "tokenizer": torch.tensor(list(self.tokenizer.model_proto), dtype=torch.uint8),
             "train_config": json.dumps(asdict(self.config)),
+            "command": self.command or "",
         }
         tmp = self.work_dir / (RESUME_FILE + ".tmp")
         torch.save(state, tmp)
@@ -416,7 +420,7 @@ class Trainer:
         valid = [h for h in self.history if h.get("valid")]
         return {
             "train_config": asdict(self.config),
-            "command": "python -m explorer.train " + shlex.join(sys.argv[1:]),
+            "command": self.command or "explorer.train.Trainer from Python (see train_config)",
             "steps": self.step,
             "epochs": round(self.epoch + self.batch_in_epoch / max(1, len(self._epoch_batches())), 2),
             "training_minutes": round(self.elapsed / 60, 1),
@@ -484,27 +488,32 @@ def main(argv: list[str] | None = None) -> int:
     from tqdm import tqdm
 
     trainer = Trainer(config, log=tqdm.write)
+    trainer.command = "python -m explorer.train " + shlex.join(argv if argv is not None else sys.argv[1:])
     if args.export_only:
+        trainer.command = trainer.resumed_command or trainer.command  # the weights' command, not the export's
         if trainer.step == 0:
             print(f"error: no resume state in {trainer.work_dir}", file=sys.stderr)
             return 2
         print(f"exported step {trainer.step} to {trainer.export()}")
         return 0
-    for sig in (signal.SIGTERM, signal.SIGINT):  # finish the step, validate, save and export, then exit
-        signal.signal(sig, lambda *_: trainer.stop())
-    if trainer.rank == 0:
-        print(
-            f"model: {trainer.model.num_parameters():,} parameters, vocab {trainer.tokenizer.vocab_size}, "
-            f"device {trainer.device}{' (bf16 autocast)' if trainer.bf16 else ''}, world size {trainer.world}",
-            flush=True,
-        )
-    total = config.max_steps or None
-    with tqdm(total=total, initial=trainer.step, disable=trainer.rank != 0, unit="step", mininterval=5) as bar:
-        last = trainer.step
-        for event in trainer.run():
-            bar.update(event.step - last)
-            last = event.step
-            bar.set_postfix(loss=f"{event.loss:.3f}", lr=f"{event.lr:.2e}", tok_s=f"{event.tokens_per_s:.0f}")
+    previous = {sig: signal.signal(sig, lambda *_: trainer.stop()) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:  # SIGTERM/SIGINT finish the step, validate, save and export, then exit
+        if trainer.rank == 0:
+            print(
+                f"model: {trainer.model.num_parameters():,} parameters, vocab {trainer.tokenizer.vocab_size}, "
+                f"device {trainer.device}{' (bf16 autocast)' if trainer.bf16 else ''}, world size {trainer.world}",
+                flush=True,
+            )
+        total = config.max_steps or None
+        with tqdm(total=total, initial=trainer.step, disable=trainer.rank != 0, unit="step", mininterval=5) as bar:
+            last = trainer.step
+            for event in trainer.run():
+                bar.update(event.step - last)
+                last = event.step
+                bar.set_postfix(loss=f"{event.loss:.3f}", lr=f"{event.lr:.2e}", tok_s=f"{event.tokens_per_s:.0f}")
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     if trainer.distributed:
         dist.destroy_process_group()
     return 0

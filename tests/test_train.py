@@ -2,6 +2,12 @@
 
 import json
 import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 import torch
@@ -14,6 +20,7 @@ from explorer.train import (
     TrainConfig,
     Trainer,
     inverse_sqrt_schedule,
+    main,
     parse_args,
     pick_device,
     sequence_loss,
@@ -21,6 +28,7 @@ from explorer.train import (
 )
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(autouse=True)
@@ -177,6 +185,47 @@ def test_events_and_the_exported_checkpoint(tmp_path):
     assert "loss_curve.png" in readme
     assert (out / "loss_curve.png").read_bytes().startswith(PNG_MAGIC)
     assert json.loads((out / "config.json").read_text(encoding="utf-8"))["training"]["steps"] == 12
+
+
+def test_cli_records_its_command_and_export_only_keeps_the_training_command(tmp_path, capsys):
+    work, out, copy = tmp_path / "work", tmp_path / "model", tmp_path / "fp32"
+    common = ["--data", "mini", "--work-dir", str(work), "--vocab-size", "200", "--d-model", "16", "--n-heads", "4",
+              "--n-encoder-layers", "1", "--n-decoder-layers", "1", "--d-ff", "32", "--max-len", "64",
+              "--max-tokens", "512", "--warmup", "10", "--eval-every", "0", "--bleu-sample", "4", "--threads", "1"]  # fmt: skip
+    train_args = common + ["--out", str(out), "--max-steps", "3", "--save-dtype", "float16"]
+    assert main(train_args) == 0
+    command = load_checkpoint(out).metadata["command"]
+    assert command == "python -m explorer.train " + " ".join(train_args)
+    assert main(common + ["--out", str(copy), "--export-only"]) == 0
+    assert f"exported step 3 to {copy}" in capsys.readouterr().out
+    assert load_checkpoint(copy).metadata["command"] == command  # what made the weights, not the export
+    assert main(["--work-dir", str(tmp_path / "empty"), "--out", str(tmp_path / "x"), "--export-only"]) == 2
+    assert Trainer(tiny_train_config(tmp_path / "py"), log=lambda _: None).metadata()["command"].startswith("explorer.train.Trainer")
+
+
+@pytest.mark.slow
+def test_sigterm_stops_the_cli_after_a_step_and_leaves_a_resumable_export(tmp_path):
+    out, work = tmp_path / "model", tmp_path / "work"
+    command = [sys.executable, "-m", "explorer.train", "--data", "mini", "--out", str(out), "--work-dir", str(work),
+               "--vocab-size", "200", "--d-model", "16", "--n-heads", "4", "--n-encoder-layers", "1",
+               "--n-decoder-layers", "1", "--d-ff", "32", "--max-len", "64", "--max-tokens", "256", "--max-steps", "100000",
+               "--eval-every", "0", "--bleu-sample", "4", "--threads", "1", "--log-every", "5"]  # fmt: skip
+    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        for line in proc.stdout:  # training has begun once the model line is printed
+            if line.startswith("model:"):
+                break
+        time.sleep(2)
+        proc.send_signal(signal.SIGTERM)
+        output = proc.communicate(timeout=120)[0]
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, output
+    assert "Traceback" not in output
+    steps = load_checkpoint(out).metadata["steps"]
+    assert 0 < steps < 100000
+    assert torch.load(work / RESUME_FILE, weights_only=True)["step"] == steps
 
 
 # ----- learning ---------------------------------------------------------------------------------
