@@ -84,3 +84,13 @@ def test_the_model_uses_it_everywhere_and_training_is_still_random_and_eval_dete
     assert torch.equal(a, model(src, tgt))  # but seeded
     model.eval()
     assert torch.equal(model(src, tgt), model(src, tgt))
+
+
+def test_cpu_training_attention_draws_its_mask_here_not_in_sdpa(monkeypatch):
+    import explorer.model
+
+    calls = []
+    monkeypatch.setattr(explorer.model, "dropout", lambda x, p, training=True: calls.append(p) or dropout(x, p, training))
+    model = Transformer(tiny_config(dropout=0.2)).train()
+    model(torch.randint(4, 50, (2, 6)), torch.randint(4, 50, (2, 5)))
+    assert calls == [0.2] * 6  # 2 encoder self + 2 decoder self + 2 cross attention sites
