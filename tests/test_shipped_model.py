@@ -21,10 +21,10 @@ EXPECTED = {
     "The girl has a small dog.": "Das Mädchen hat einen kleinen Hund.",
     "I do not like coffee.": "Ich mag keinen Kaffee.",
     "We have bought a new car.": "Wir haben ein neues Auto gekauft.",  # participle at the end
-    "My sister can speak French.": "Meine Schwester kann Französisch sprechen.",  # modal + infinitive at the end
+    "You must read this book.": "Du musst dieses Buch lesen.",  # modal + infinitive at the end
     "He says that his father is a doctor.": "Er sagt, dass sein Vater Arzt ist.",  # verb-final subordinate clause
     "I stay at home because it is raining.": "Ich bleibe zu Hause, weil es regnet.",
-    "I call my grandmother every Sunday.": "Ich rufe meine Großmutter jeden Sonntag an.",  # separable verb
+    "My mother buys bread every day.": "Meine Mutter kauft jeden Tag Brot.",  # time before object
     "My mother gets up early.": "Meine Mutter steht früh auf.",  # separable verb
 }
 
