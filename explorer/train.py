@@ -30,6 +30,7 @@ import torch
 import torch.distributed as dist
 import torch.nn.functional as F
 
+from .allocator import retain_freed_memory
 from .checkpoint import save_checkpoint
 from .config import ModelConfig
 from .data import Example, clean, collate, encode_pairs, read_corpus, split_by_source, token_batches
@@ -496,12 +497,15 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         print(f"exported step {trainer.step} to {trainer.export()}")
         return 0
+    # a training process may keep its peak heap: on CPU that saves a page fault per freed page per step
+    retained = trainer.device.type == "cpu" and retain_freed_memory()
     previous = {sig: signal.signal(sig, lambda *_: trainer.stop()) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:  # SIGTERM/SIGINT finish the step, validate, save and export, then exit
         if trainer.rank == 0:
             print(
                 f"model: {trainer.model.num_parameters():,} parameters, vocab {trainer.tokenizer.vocab_size}, "
-                f"device {trainer.device}{' (bf16 autocast)' if trainer.bf16 else ''}, world size {trainer.world}",
+                f"device {trainer.device}{' (bf16 autocast)' if trainer.bf16 else ''}, world size {trainer.world}"
+                f"{', malloc keeps freed memory' if retained else ''}",
                 flush=True,
             )
         total = config.max_steps or None

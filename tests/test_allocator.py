@@ -1,0 +1,45 @@
+"""retain_freed_memory: freed large tensors are reused instead of being unmapped and faulted in again."""
+
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc", reason="glibc only"
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+ROUNDS = 8
+NUMEL = 16 << 20  # two 64 MB float tensors per round, like a step's logits and their gradient
+# Allocate, fill and free the tensors ROUNDS times; print each round's minor page faults.
+CHILD = f"""
+import resource, sys, torch
+from explorer.allocator import retain_freed_memory
+if sys.argv[1] == "retain":
+    assert retain_freed_memory()
+faults = []
+for _ in range({ROUNDS}):
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    x = torch.ones({NUMEL}); y = x * 2; del x, y
+    faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+print(*faults)
+"""
+
+
+def faults_per_round(mode: str) -> list[int]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    for name in ("MALLOC_MMAP_MAX_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_", "MALLOC_MMAP_THRESHOLD_"):
+        env.pop(name, None)
+    out = subprocess.run([sys.executable, "-c", CHILD, mode], capture_output=True, text=True, check=True, env=env)
+    return [int(n) for n in out.stdout.split()]
+
+
+def test_steady_state_rounds_reuse_freed_memory_without_page_faults():
+    pages = 2 * NUMEL * 4 // 4096
+    default, retained = faults_per_round("default"), faults_per_round("retain")
+    assert min(default[-3:]) > pages // 2  # glibc's default: unmapped on free, faulted in again every round
+    assert max(retained[-3:]) < pages // 50  # kept: once the heap has grown, rounds reuse it
