@@ -213,6 +213,7 @@ def test_sigterm_stops_the_cli_after_a_step_and_leaves_a_resumable_export(tmp_pa
                "--eval-every", "0", "--bleu-sample", "4", "--threads", "1", "--log-every", "5"]  # fmt: skip
     env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=str(ROOT))
     proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    model_line = ""
     try:
         for line in proc.stdout:  # training has begun once the model line is printed
             if line.startswith("model:"):
