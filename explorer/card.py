@@ -21,19 +21,21 @@ def loss_curve_png(history: list[dict]) -> bytes | None:
     import matplotlib.pyplot as plt
 
     valid = [h for h in history if h.get("valid")]
-    fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
+    fig, ax = plt.subplots(figsize=(7, 4.4), dpi=100)
     ax.plot([h["step"] for h in train], [h["loss"] for h in train], label="training loss (label-smoothed)", color="#0072B2")
+    lines = ax.get_lines()
     if valid:
         ax.plot([h["step"] for h in valid], [h["loss"] for h in valid], "o-", label="validation loss", color="#D55E00")
         ax2 = ax.twinx()
         ax2.plot([h["step"] for h in valid], [h["bleu"] for h in valid], "s--", label="validation BLEU", color="#009E73")
         ax2.set_ylabel("BLEU")
-        ax2.legend(loc="center right")
+        lines = ax.get_lines() + ax2.get_lines()
     ax.set_xlabel("step")
     ax.set_ylabel("cross-entropy")
-    ax.legend(loc="upper right")
     ax.grid(alpha=0.3)
-    fig.tight_layout()
+    # one legend below the axes, where it cannot cover a curve
+    fig.legend(lines, [line.get_label() for line in lines], loc="lower center", ncol=len(lines), frameon=False)
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     buf = io.BytesIO()
     fig.savefig(buf, format="png")
     plt.close(fig)
