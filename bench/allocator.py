@@ -27,6 +27,7 @@ from train_throughput import Run, synthetic_examples
 from explorer.allocator import retain_freed_memory
 from explorer.data import token_batches
 from explorer.model import Transformer
+from explorer.train import TrainConfig
 
 VARIANTS = ("glibc defaults", "retain_freed_memory()")
 
@@ -39,7 +40,7 @@ def child(args) -> None:
     config = common.shipped_config()
     examples = synthetic_examples(args.examples, config.vocab_size, args.seed)
     batches = [[examples[i] for i in idx] for idx in token_batches(examples, args.max_tokens, seed=args.seed)]
-    run = Run(Transformer(config), common.TrainConfig(), bf16=args.bf16)
+    run = Run(Transformer(config), TrainConfig(), bf16=args.bf16)
     for b in range(args.warmup_steps):
         run.step(batches[b % len(batches)])
     usage, start = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
