@@ -11,7 +11,9 @@ losses to the last digit) with these settings given as MALLOC_* environment vari
 threshold can exceed mallopt's int): 1.24 s/step with glibc's defaults against 0.89 s/step
 (27 M minor page faults and 60 s of system time against 1 M and 4 s). The price is resident memory:
 the process keeps its peak heap until it exits, which is right for a training run and wrong for a
-long-lived server, so only the training CLI calls this.
+long-lived server, so only the training CLI calls this. A known cost, measured but not fixed: as the
+single heap fragments, malloc itself gets slower (its share of a step doubles within ~10 minutes;
+bench/RESULTS.md (a3)).
 """
 
 from __future__ import annotations
