@@ -49,9 +49,9 @@ What limits the ratio (torch.profiler, shipped size, CPU; `--profile` prints the
   per two elements), which is most of the difference in ours' favour.
 - Ours projects q, k and v with three Linear calls (48 addmm per forward vs 21): same FLOPs, more
   and smaller GEMMs. nn.MultiheadAttention packs them into one in_proj GEMM for self-attention.
-- Ours has 131 parameter tensors vs 95 (separate q/k/v weights and biases). AdamW on CPU runs its
-  per-tensor loop (foreach is only the default on CUDA), so the optimizer step issues ~38% more
-  small elementwise kernels: a few ms per step, fixed, independent of the batch size.
+- Ours has 131 parameter tensors vs 95 (separate q/k/v weights and biases). Measured in session 1,
+  when AdamW ran its per-tensor loop on CPU, that cost ours a few ms per step; both now use AdamW's
+  fused kernel, as the trainer does (bench/optimizer_step.py).
 - Attention: in CPU training ours computes scores -> mask -> softmax -> dropout explicitly, the
   reference reaches SDPA's math backend (the same ops, with its merged key-padding + causal float
   mask). At T <= 25 attention is a small share of the step.
@@ -172,10 +172,11 @@ BF16 = "explorer.model.Transformer, bf16 autocast"
 class Run:
     """A model with its AdamW optimizer and schedule; `step(batch)` is Trainer.train_step's work."""
 
-    def __init__(self, model: nn.Module, train: TrainConfig, bf16: bool = False):
+    def __init__(self, model: nn.Module, train: TrainConfig, bf16: bool = False, fused: bool = True):
         self.model, self.train, self.bf16 = model, train, bf16
-        self.optimizer = torch.optim.AdamW(
-            model.parameters(), lr=train.lr, betas=(0.9, 0.98), eps=1e-9, weight_decay=train.weight_decay
+        self.optimizer = torch.optim.AdamW(  # fused=True as in the trainer on CPU (explorer.train.FUSED_ADAMW_DEVICES)
+            model.parameters(), lr=train.lr, betas=(0.9, 0.98), eps=1e-9, weight_decay=train.weight_decay,
+            fused=fused or None,
         )
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, inverse_sqrt_schedule(train.warmup))
 

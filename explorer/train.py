@@ -1,7 +1,7 @@
 """Training: `python -m explorer.train` on the command line, `Trainer` from Python (the app uses it).
 
-AdamW with linear warmup and inverse-square-root decay (optionally a linear cooldown to zero over the
-last steps before `max_steps`), label smoothing, gradient clipping,
+AdamW (its fused kernel on CPU and CUDA) with linear warmup and inverse-square-root decay (optionally a
+linear cooldown to zero over the last steps before `max_steps`), label smoothing, gradient clipping,
 token-count batches, periodic validation (loss, sacreBLEU and chrF of greedy decodes on a sample),
 resumable from `WORK_DIR/resume.pt` (model, optimizer, schedule, step, RNG states, history), seedable,
 device auto-detected (cuda, mps, cpu) with bf16 autocast on CUDA and on CPUs with native bf16 (AVX512-BF16,
@@ -39,6 +39,9 @@ from .model import Transformer
 from .tokenizer import PAD_ID, Tokenizer
 
 RESUME_FILE = "resume.pt"
+# AdamW's single fused kernel (same update; on CPU its per-tensor loop over 131 tensors is ~3x slower,
+# a few percent of a training step; bench/RESULTS.md (a5)). MPS has no fused AdamW in every torch version.
+FUSED_ADAMW_DEVICES = ("cpu", "cuda")
 
 
 @dataclass
@@ -191,8 +194,14 @@ class Trainer:
 
         self.model_config = config.model_config(tokenizer.vocab_size)
         self.model = Transformer(self.model_config).to(self.device)
+        self.fused_adamw = self.device.type in FUSED_ADAMW_DEVICES
         self.optimizer = torch.optim.AdamW(
-            self.model.parameters(), lr=config.lr, betas=(0.9, 0.98), eps=1e-9, weight_decay=config.weight_decay
+            self.model.parameters(),
+            lr=config.lr,
+            betas=(0.9, 0.98),
+            eps=1e-9,
+            weight_decay=config.weight_decay,
+            fused=self.fused_adamw or None,
         )
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(
             self.optimizer, inverse_sqrt_schedule(config.warmup, config.max_steps, config.cooldown_steps)
@@ -258,6 +267,8 @@ class Trainer:
     def _load_resume(self, state: dict) -> None:
         self.model.load_state_dict(state["model"])
         self.optimizer.load_state_dict(state["optimizer"])
+        for group in self.optimizer.param_groups:  # the saved groups' flags would replace this run's choice
+            group["fused"], group["foreach"] = self.fused_adamw or None, None
         self.scheduler.load_state_dict(state["scheduler"])
         self.step, self.epoch, self.batch_in_epoch = state["step"], state["epoch"], state["batch_in_epoch"]
         self.elapsed = state["elapsed"]

@@ -1,5 +1,6 @@
 """Training: schedule and CLI parsing, learning the mini corpus, exact resume, stop(), and the export."""
 
+import copy
 import json
 import math
 import os
@@ -258,6 +259,30 @@ def test_learns_the_mini_corpus_and_decodes_training_sentences_exactly(tmp_path)
     assert greedy_batch(ckpt.model, sources) == greedy_batch(trainer.model, sources)
 
 
+def test_fused_adamw_updates_like_the_per_tensor_loop(tmp_path):
+    trainer = Trainer(tiny_train_config(tmp_path, max_steps=1), log=lambda _: None)
+    assert trainer.optimizer.param_groups[0]["fused"]  # CPU: one fused kernel
+    reference, initial = copy.deepcopy(trainer.model), copy.deepcopy(trainer.model)
+    loop = torch.optim.AdamW(
+        reference.parameters(), lr=trainer.optimizer.param_groups[0]["lr"], betas=(0.9, 0.98), eps=1e-9,
+        weight_decay=trainer.config.weight_decay, foreach=False,
+    )
+    generator = torch.Generator().manual_seed(0)
+    for _ in range(3):
+        for mine, theirs in zip(trainer.model.parameters(), reference.parameters()):
+            mine.grad = torch.randn(mine.shape, generator=generator)
+            theirs.grad = mine.grad.clone()
+        trainer.optimizer.step()
+        loop.step()
+    moved = 0.0
+    for (name, mine), theirs, before in zip(
+        trainer.model.named_parameters(), reference.parameters(), initial.parameters()
+    ):
+        torch.testing.assert_close(mine, theirs, atol=1e-6, rtol=1e-5, msg=name)
+        moved = max(moved, (mine - before).abs().max().item())
+    assert moved > 1e-4  # the steps changed the weights
+
+
 @pytest.mark.slow
 def test_resume_continues_exactly_like_an_uninterrupted_run(tmp_path):
     def config(name, max_steps):
@@ -289,3 +314,4 @@ def test_resume_continues_exactly_like_an_uninterrupted_run(tmp_path):
     assert [h["step"] for h in logged] == [h["step"] for h in expected] == list(range(5, 61, 5))
     assert [h["loss"] for h in logged] == pytest.approx([h["loss"] for h in expected], abs=1e-5)
     assert resumed.optimizer.param_groups[0]["lr"] == pytest.approx(whole.optimizer.param_groups[0]["lr"])
+    assert resumed.optimizer.param_groups[0]["fused"]  # the saved groups' flags do not switch the kernel off
