@@ -21,9 +21,8 @@ import copy
 
 import common
 import torch
-from train_throughput import Run, synthetic_examples
+from train_throughput import Run, interleaved_steps
 
-from explorer.data import token_batches
 from explorer.model import Transformer
 from explorer.train import TrainConfig
 
@@ -66,16 +65,7 @@ def training_steps(args) -> dict:
         "loop": Run(copy.deepcopy(model), train, bf16=args.bf16, fused=False),
         "fused": Run(copy.deepcopy(model), train, bf16=args.bf16, fused=True),
     }
-    examples = synthetic_examples(args.examples, common.shipped_config().vocab_size, args.seed)
-    batches = [[examples[i] for i in b] for b in token_batches(examples, 4096, seed=args.seed)]
-    batch = [None]
-
-    def before_round(r):
-        batch[0] = batches[r % len(batches)]
-
-    return common.interleaved(
-        {name: (lambda r=run: r.step(batch[0])) for name, run in runs.items()}, args.warmup, args.repeat, before_round
-    )
+    return interleaved_steps(runs, args)
 
 
 def main() -> None:

@@ -42,8 +42,8 @@ from explorer.train import TrainConfig, inverse_sqrt_schedule, sequence_loss
 NOTE = """\
 What limits the ratio (torch.profiler, shipped size, CPU; `--profile` prints the op table):
 - Both models run the same math and the same big kernels: GEMMs (aten::mm/addmm: the linear layers
-  and the tied (B*T, 256) @ (256, 8000) output projection, forward and backward) and log_softmax
-  over the 8,000-piece vocabulary.
+  and the tied (B*T, 256) @ (256, 8000) output projection, forward and backward) and the loss over
+  the 8,000-piece vocabulary (explorer.loss since session 5; before, log_softmax on a float copy).
 - Dropout: 32 masks per step. The reference draws them with aten::bernoulli_ (one random number per
   element, about a fifth of a bf16 step); ours with explorer.dropout (one 31-bit random_() integer
   per two elements), which is most of the difference in ours' favour.
@@ -172,8 +172,8 @@ BF16 = "explorer.model.Transformer, bf16 autocast"
 class Run:
     """A model with its AdamW optimizer and schedule; `step(batch)` is Trainer.train_step's work."""
 
-    def __init__(self, model: nn.Module, train: TrainConfig, bf16: bool = False, fused: bool = True):
-        self.model, self.train, self.bf16 = model, train, bf16
+    def __init__(self, model: nn.Module, train: TrainConfig, bf16: bool = False, fused: bool = True, loss=sequence_loss):
+        self.model, self.train, self.bf16, self.loss = model, train, bf16, loss
         self.optimizer = torch.optim.AdamW(  # fused=True as in the trainer on CPU (explorer.train.FUSED_ADAMW_DEVICES)
             model.parameters(), lr=train.lr, betas=(0.9, 0.98), eps=1e-9, weight_decay=train.weight_decay,
             fused=fused or None,
@@ -185,12 +185,26 @@ class Run:
         src, tgt_in, tgt_out = collate(batch)
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bf16):
             logits = self.model(src, tgt_in)
-        loss = sequence_loss(logits, tgt_out, self.train.label_smoothing)
+        loss = self.loss(logits, tgt_out, self.train.label_smoothing)
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.train.clip)
         self.optimizer.step()
         self.scheduler.step()
+
+
+def interleaved_steps(runs: dict[str, Run], args, max_tokens: int = 4096) -> dict[str, list[float]]:
+    """Seconds per training step of each run, interleaved, on the same synthetic batches (round r: batch r)."""
+    examples = synthetic_examples(args.examples, common.shipped_config().vocab_size, args.seed)
+    batches = [[examples[i] for i in b] for b in token_batches(examples, max_tokens, seed=args.seed)]
+    batch = [None]
+
+    def before_round(r):
+        batch[0] = batches[r % len(batches)]
+
+    return common.interleaved(
+        {name: (lambda r=run: r.step(batch[0])) for name, run in runs.items()}, args.warmup, args.repeat, before_round
+    )
 
 
 def profile(runs: dict[str, Run], batches: list[list[Example]], steps: int, top: int) -> None:

@@ -29,12 +29,12 @@ from pathlib import Path
 
 import torch
 import torch.distributed as dist
-import torch.nn.functional as F
 
 from .allocator import retain_freed_memory
 from .checkpoint import save_checkpoint
 from .config import ModelConfig
 from .data import Example, clean, collate, encode_pairs, read_corpus, split_by_source, token_batches
+from .loss import label_smoothed_cross_entropy
 from .model import Transformer
 from .tokenizer import PAD_ID, Tokenizer
 
@@ -144,9 +144,13 @@ def use_bf16(device: torch.device, setting: str = "auto") -> bool:
 
 
 def sequence_loss(logits: torch.Tensor, target: torch.Tensor, label_smoothing: float) -> torch.Tensor:
-    """Token-mean cross-entropy over non-padding targets; logits (B, T, V), target (B, T)."""
-    return F.cross_entropy(
-        logits.reshape(-1, logits.size(-1)).float(), target.reshape(-1), ignore_index=PAD_ID, label_smoothing=label_smoothing
+    """Token-mean (label-smoothed) cross-entropy over non-padding targets; logits (B, T, V), target (B, T).
+
+    The same value as `F.cross_entropy(logits.float(), ..., label_smoothing=...)`, computed in chunks
+    without float copies of the logits (`explorer.loss`).
+    """
+    return label_smoothed_cross_entropy(
+        logits.reshape(-1, logits.size(-1)), target.reshape(-1), label_smoothing, ignore_index=PAD_ID
     )
 
 

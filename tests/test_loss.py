@@ -1,0 +1,58 @@
+"""The chunked label-smoothed cross-entropy against torch's F.cross_entropy: loss and gradient."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from explorer import loss as loss_module
+from explorer.loss import label_smoothed_cross_entropy
+
+PAD = 0
+
+
+def _case(rows=700, vocab=53, seed=0, dtype=torch.float32):
+    g = torch.Generator().manual_seed(seed)
+    logits = (torch.randn(rows, vocab, generator=g) * 3).to(dtype)
+    target = torch.randint(1, vocab, (rows,), generator=g)
+    target[::7] = PAD  # padding rows, spread over several chunks
+    return logits, target
+
+
+@pytest.mark.parametrize("smoothing", [0.0, 0.1, 0.3])
+def test_matches_torch_cross_entropy_loss_and_gradient(smoothing, monkeypatch):
+    monkeypatch.setattr(loss_module, "CHUNK_ROWS", 128)  # several chunks, the last one partial
+    logits, target = _case()
+    mine_in = logits.clone().requires_grad_()
+    ref_in = logits.clone().requires_grad_()
+    mine = label_smoothed_cross_entropy(mine_in, target, smoothing, ignore_index=PAD)
+    ref = F.cross_entropy(ref_in, target, ignore_index=PAD, label_smoothing=smoothing)
+    torch.testing.assert_close(mine, ref, atol=1e-5, rtol=1e-5)
+    (mine * 2.5).backward()
+    (ref * 2.5).backward()
+    torch.testing.assert_close(mine_in.grad, ref_in.grad, atol=1e-7, rtol=1e-4)
+    assert mine_in.grad[target == PAD].abs().max() == 0
+
+
+def test_bf16_logits_give_a_bf16_gradient_close_to_the_float_reference():
+    logits, target = _case(rows=300, vocab=8000, dtype=torch.bfloat16)
+    mine_in = logits.clone().requires_grad_()
+    ref_in = logits.float().requires_grad_()  # what sequence_loss used to do: .float() then cross_entropy
+    mine = label_smoothed_cross_entropy(mine_in, target, 0.1, ignore_index=PAD)
+    ref = F.cross_entropy(ref_in, target, ignore_index=PAD, label_smoothing=0.1)
+    torch.testing.assert_close(mine, ref, atol=1e-5, rtol=1e-5)
+    mine.backward()
+    ref.backward()
+    assert mine_in.grad.dtype == torch.bfloat16
+    torch.testing.assert_close(mine_in.grad.float(), ref_in.grad.bfloat16().float(), atol=1e-8, rtol=1e-2)
+
+
+def test_all_rows_ignored_gives_zero_loss_and_gradient():
+    logits = torch.randn(5, 11, requires_grad=True)
+    out = label_smoothed_cross_entropy(logits, torch.full((5,), PAD), 0.1, ignore_index=PAD)
+    out.backward()
+    assert out.item() == 0 and logits.grad.abs().max() == 0
+
+
+def test_rejects_wrong_shapes():
+    with pytest.raises(ValueError, match="expected logits"):
+        label_smoothed_cross_entropy(torch.randn(2, 3, 4), torch.zeros(2, 3, dtype=torch.long))
