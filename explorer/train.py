@@ -39,8 +39,9 @@ from .model import Transformer
 from .tokenizer import PAD_ID, Tokenizer
 
 RESUME_FILE = "resume.pt"
-# AdamW's single fused kernel (same update; on CPU its per-tensor loop over 131 tensors is ~3x slower,
-# a few percent of a training step; bench/RESULTS.md (a5)). MPS has no fused AdamW in every torch version.
+# AdamW's single fused kernel: the same update; torch's CPU default, a loop over the 131 parameter tensors,
+# took 2x as long per optimizer step and 1.09x as long per bf16 training step (bench/RESULTS.md (a5)).
+# MPS has no fused AdamW in every torch version.
 FUSED_ADAMW_DEVICES = ("cpu", "cuda")
 
 
