@@ -48,7 +48,8 @@ class _LabelSmoothedCrossEntropy(torch.autograd.Function):
         grad = torch.empty_like(logits)
         for start in range(0, logits.size(0), CHUNK_ROWS):
             end = start + CHUNK_ROWS
-            p = logits[start:end].float().sub_(lse[start:end, None]).exp_()  # softmax
+            # a float copy even of float32 logits: the in-place ops below must not write into them
+            p = logits[start:end].to(torch.float32, copy=True).sub_(lse[start:end, None]).exp_()  # softmax
             if eps:
                 p.sub_(eps / vocab)
             p.scatter_add_(1, safe_target[start:end], torch.full_like(p[:, :1], -(1 - eps)))

@@ -30,6 +30,7 @@ def test_matches_torch_cross_entropy_loss_and_gradient(smoothing, monkeypatch):
     (mine * 2.5).backward()
     (ref * 2.5).backward()
     torch.testing.assert_close(mine_in.grad, ref_in.grad, atol=1e-7, rtol=1e-4)
+    assert torch.equal(mine_in.detach(), logits)  # backward left the float32 logits as they were
     assert mine_in.grad[target == PAD].abs().max() == 0
 
 

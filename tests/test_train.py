@@ -283,6 +283,19 @@ def test_fused_adamw_updates_like_the_per_tensor_loop(tmp_path):
     assert moved > 1e-4  # the steps changed the weights
 
 
+def test_resume_from_a_state_saved_without_the_fused_kernel_uses_it(tmp_path):
+    config = tiny_train_config(tmp_path, max_steps=1)
+    first = Trainer(config, log=lambda _: None)
+    first.save_resume()
+    path = first.work_dir / RESUME_FILE
+    state = torch.load(path, weights_only=True)
+    for group in state["optimizer"]["param_groups"]:  # as saved before session 5: torch's per-tensor loop
+        group["fused"], group["foreach"] = None, None
+    torch.save(state, path)
+    resumed = Trainer(config, log=lambda _: None)
+    assert resumed.optimizer.param_groups[0]["fused"] is True
+
+
 @pytest.mark.slow
 def test_resume_continues_exactly_like_an_uninterrupted_run(tmp_path):
     def config(name, max_steps):
@@ -314,4 +327,3 @@ def test_resume_continues_exactly_like_an_uninterrupted_run(tmp_path):
     assert [h["step"] for h in logged] == [h["step"] for h in expected] == list(range(5, 61, 5))
     assert [h["loss"] for h in logged] == pytest.approx([h["loss"] for h in expected], abs=1e-5)
     assert resumed.optimizer.param_groups[0]["lr"] == pytest.approx(whole.optimizer.param_groups[0]["lr"])
-    assert resumed.optimizer.param_groups[0]["fused"]  # the saved groups' flags do not switch the kernel off
