@@ -18,7 +18,7 @@ from dataclasses import replace
 
 import common
 import torch
-from train_throughput import Run, real_examples, synthetic_examples
+from train_throughput import Run, interleaved_steps, real_examples, synthetic_examples
 
 from explorer.data import token_batches
 from explorer.model import Transformer
@@ -59,14 +59,7 @@ def main() -> None:
         model = Transformer(replace(base, **changes))
         params[name] = model.num_parameters()
         runs[name] = Run(model, train, bf16=True)
-    rounds = [batches[r % len(batches)] for r in range(args.warmup + args.repeat)]
-    current: list = []
-    times = common.interleaved(
-        {name: (lambda run=run: run.step(current[-1])) for name, run in runs.items()},
-        args.warmup,
-        args.repeat,
-        before_round=lambda r: current.append(rounds[r]),
-    )
+    times = interleaved_steps(runs, args, batches=batches)
 
     names = list(SIZES)
     med = {name: common.median(times[name]) for name in names}

@@ -193,10 +193,14 @@ class Run:
         self.scheduler.step()
 
 
-def interleaved_steps(runs: dict[str, Run], args, max_tokens: int = 4096) -> dict[str, list[float]]:
-    """Seconds per training step of each run, interleaved, on the same synthetic batches (round r: batch r)."""
-    examples = synthetic_examples(args.examples, common.shipped_config().vocab_size, args.seed)
-    batches = [[examples[i] for i in b] for b in token_batches(examples, max_tokens, seed=args.seed)]
+def interleaved_steps(
+    runs: dict[str, Run], args, max_tokens: int = 4096, batches: list[list[Example]] | None = None
+) -> dict[str, list[float]]:
+    """Seconds per training step of each run, interleaved, on the same batches (round r: batch r);
+    synthetic batches unless `batches` are given."""
+    if batches is None:
+        examples = synthetic_examples(args.examples, common.shipped_config().vocab_size, args.seed)
+        batches = [[examples[i] for i in b] for b in token_batches(examples, max_tokens, seed=args.seed)]
     batch = [None]
 
     def before_round(r):
