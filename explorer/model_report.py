@@ -44,34 +44,35 @@ def alignment_section(alignment: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def known_limits() -> str:
+def known_limits(vocab_size: int) -> str:
     return (
         "## Known limits\n\n"
         "- Domain: short everyday sentences as in Tatoeba; news, technical or literary text is out of domain.\n"
         "- Length: trained on pairs of up to 128 pieces; most training sentences are under 15 words, so long "
         "sentences degrade (omissions, repeats).\n"
-        "- Vocabulary: an 8,000-piece joint BPE; rare names and words are split into many pieces or copied.\n"
+        f"- Vocabulary: a {vocab_size:,}-piece joint BPE; rare names and words are split into many pieces or copied.\n"
         "- Register: Tatoeba mixes du/Sie and gives several valid translations per source; the model picks one.\n"
     )
 
 
-def card_text(meta: dict) -> str:
+def card_text(meta: dict, vocab_size: int) -> str:
     """The model card of a checkpoint whose metadata holds its evaluation and alignment findings."""
     note = meta.get("card_note")
     notes = f"## Notes on this run\n\n{note}\n\n" if note else ""
-    sections = notes + alignment_section(meta["alignment"]) + "\n" + known_limits()
+    sections = notes + alignment_section(meta["alignment"]) + "\n" + known_limits(vocab_size)
     return render_card(meta, meta["evaluation"], sections + f"\nMeasured with `{meta['report_command']}`.\n")
 
 
 def rerender_card(checkpoint: str, note: str | None) -> int:
     """Rewrite the card from config.json's stored measurements, optionally with a new note."""
-    meta = dict(load_checkpoint(checkpoint).metadata)
+    ckpt = load_checkpoint(checkpoint)
+    meta = dict(ckpt.metadata)
     if "evaluation" not in meta or "alignment" not in meta:
         print(f"error: {checkpoint} has no stored evaluation; run without --card-only first", file=sys.stderr)
         return 2
     if note is not None:
         meta["card_note"] = note
-    update_metadata(checkpoint, {"card_note": meta.get("card_note", "")}, card_text(meta))
+    update_metadata(checkpoint, {"card_note": meta.get("card_note", "")}, card_text(meta, ckpt.model.config.vocab_size))
     print(f"re-rendered {Path(checkpoint) / 'README.md'}")
     return 0
 
@@ -117,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = [a for a in argv if not a.startswith("--note=")]
     note = ckpt.metadata.get("card_note", "") if args.note is None else args.note
     updates = {"evaluation": evaluation, "alignment": alignment, "report_command": "python -m explorer.model_report " + shlex.join(argv), "card_note": note}
-    update_metadata(args.checkpoint, updates, card_text(dict(ckpt.metadata) | updates))
+    update_metadata(args.checkpoint, updates, card_text(dict(ckpt.metadata) | updates, ckpt.model.config.vocab_size))
     print(json.dumps({k: {m: v[m] for m in ("bleu", "chrf", "bleu_signature", "chrf_signature")} for k, v in evaluation.items()}, indent=1))
     return 0
 
