@@ -50,7 +50,7 @@ def known_limits(vocab_size: int) -> str:
         "- Domain: short everyday sentences as in Tatoeba; news, technical or literary text is out of domain.\n"
         "- Length: trained on pairs of up to 128 pieces; most training sentences are under 15 words, so long "
         "sentences degrade (omissions, repeats).\n"
-        f"- Vocabulary: a {vocab_size:,}-piece joint BPE; rare names and words are split into many pieces or copied.\n"
+        f"- Vocabulary: a joint BPE of {vocab_size:,} pieces; rare names and words are split into many pieces or copied.\n"
         "- Register: Tatoeba mixes du/Sie and gives several valid translations per source; the model picks one.\n"
     )
 

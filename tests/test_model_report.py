@@ -47,7 +47,7 @@ def test_report_stores_measurements_and_renders_them_into_the_card(checkpoint, t
     best = meta["alignment"]["best"]
     assert f"Best single head: **layer {best['layer']}, head {best['head']}**" in card
     vocab = load_checkpoint(checkpoint).model.config.vocab_size
-    assert f"Vocabulary: a {vocab:,}-piece joint BPE" in card  # the limits name this model's vocabulary, not a fixed one
+    assert f"Vocabulary: a joint BPE of {vocab:,} pieces" in card  # the limits name this model's vocabulary, not a fixed one
     assert load_checkpoint(checkpoint).metadata["alignment"] == meta["alignment"]  # what the app reads
 
 
