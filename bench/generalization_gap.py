@@ -2,9 +2,9 @@
 
 For each checkpoint, the per-piece negative log-likelihood (no label smoothing, dropout off, fp32)
 of `--train-sample` training pairs drawn at random (seeded) and of every validation pair, each
-encoded with that checkpoint's own tokenizer and batched like validation in `explorer.train`. A
-training loss far below the validation loss means the model memorizes its training pairs, so more
-regularization (dropout) may buy more than more steps.
+encoded with that checkpoint's own tokenizer and scored by `explorer.train.mean_loss` (the trainer's
+validation loss). A training loss far below the validation loss means the model memorizes its
+training pairs, so more regularization (dropout) may buy more than more steps.
 
     python bench/generalization_gap.py --threads 2 --data ../shared/data/tatoeba-en-de/train.tsv \
         --valid ../shared/data/tatoeba-en-de/valid.tsv --checkpoint checkpoints/tatoeba-en-de [DIR ...]
@@ -22,24 +22,10 @@ import common  # noqa: F401  (puts the repository on sys.path)
 import torch
 
 from explorer.checkpoint import load_checkpoint
-from explorer.data import Pair, clean, collate, encode_pairs, read_tsv, token_batches
-from explorer.tokenizer import PAD_ID
-from explorer.train import sequence_loss
+from explorer.data import clean, encode_pairs, read_tsv
+from explorer.train import mean_loss
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@torch.no_grad()
-def mean_nll(model, tokenizer, pairs: list[Pair], max_tokens: int = 4096) -> float:
-    """Per-piece NLL of the target sides given the sources, as the trainer's validation computes it."""
-    examples = encode_pairs(tokenizer, pairs, model.config.max_len)
-    total, count = 0.0, 0
-    for idx in token_batches(examples, max_tokens):
-        src, tgt_in, tgt_out = collate([examples[i] for i in idx])
-        n = int((tgt_out != PAD_ID).sum())
-        total += sequence_loss(model(src, tgt_in).float(), tgt_out, 0.0).item() * n
-        count += n
-    return total / max(count, 1)
 
 
 def main() -> int:
@@ -66,7 +52,7 @@ def main() -> int:
     for path in args.checkpoint:
         ckpt = load_checkpoint(path)
         model = ckpt.model.float().eval()
-        t, v = mean_nll(model, ckpt.tokenizer, train), mean_nll(model, ckpt.tokenizer, valid)
+        t, v = (mean_loss(model, encode_pairs(ckpt.tokenizer, pairs, model.config.max_len), 4096) for pairs in (train, valid))
         print(f"| {path} | {ckpt.metadata.get('steps', '?')} | {t:.3f} | {v:.3f} | {v - t:.3f} |")
     return 0
 

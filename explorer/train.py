@@ -155,6 +155,20 @@ def sequence_loss(logits: torch.Tensor, target: torch.Tensor, label_smoothing: f
     )
 
 
+@torch.no_grad()
+def mean_loss(model, examples: list[Example], max_tokens: int, device=None, autocast=contextlib.nullcontext) -> float:
+    """Per-piece cross-entropy (no smoothing) of a model in its current mode over examples, batched as in training."""
+    total, count = 0.0, 0
+    for idx in token_batches(examples, max_tokens):
+        src, tgt_in, tgt_out = (t.to(device) for t in collate([examples[i] for i in idx]))
+        with autocast():
+            logits = model(src, tgt_in)
+        n = int((tgt_out != PAD_ID).sum())
+        total += sequence_loss(logits, tgt_out, 0.0).item() * n
+        count += n
+    return total / max(count, 1)
+
+
 class Trainer:
     """A training run that can be iterated (`run()`), stopped (`stop()`), resumed and exported."""
 
@@ -400,14 +414,7 @@ class Trainer:
         if self.rank != 0 or not self.valid_examples:
             return None
         self.model.eval()
-        total, count = 0.0, 0
-        for idx in token_batches(self.valid_examples, self.config.max_tokens):
-            src, tgt_in, tgt_out = (t.to(self.device) for t in collate([self.valid_examples[i] for i in idx]))
-            with self._autocast():
-                logits = self.model(src, tgt_in)
-            n = int((tgt_out != PAD_ID).sum())
-            total += sequence_loss(logits, tgt_out, 0.0).item() * n
-            count += n
+        loss = mean_loss(self.model, self.valid_examples, self.config.max_tokens, self.device, self._autocast)
         groups = group_references(self.valid_pairs)
         if len(groups) > self.config.bleu_sample:  # evenly spaced: corpora sorted by length must not bias the sample
             stride = len(groups) / self.config.bleu_sample
@@ -420,7 +427,7 @@ class Trainer:
         result = {
             "step": self.step,
             "elapsed_s": round(self.elapsed, 1),
-            "loss": total / max(count, 1),
+            "loss": loss,
             "bleu": scores["bleu"],
             "chrf": scores["chrf"],
             "sentences": len(groups),
