@@ -36,7 +36,7 @@ def main(argv=None) -> int:
 
     torch.set_num_threads(max(1, args.threads))
     from explorer.checkpoint import CheckpointError
-    from explorer.session import load_handle
+    from explorer.handle import load_handle
 
     try:
         handle = load_handle(args.checkpoint, name="Tatoeba English→German" if Path(args.checkpoint).resolve() == DEFAULT_CHECKPOINT.resolve() else None)
@@ -44,8 +44,11 @@ def main(argv=None) -> int:
         print(f"error: cannot load the model: {exc}", file=sys.stderr)
         return 2
 
-    from explorer.ui import CSS, THEME, build_demo
+    import gradio as gr
 
+    from explorer.ui import CSS, THEME, build_demo, static_paths
+
+    gr.set_static_paths(static_paths())  # the viewer's scripts and plotly.js, served from the installed packages
     demo = build_demo(handle)
     demo.queue(max_size=64)
     demo.launch(

@@ -21,7 +21,9 @@ from . import figures
 from .checkpoint import load_checkpoint
 from .data import MINI_CORPUS, clean, read_tsv
 from .hooks import AttentionRecorder
-from .session import ExplorerSession, ModelHandle, UserError
+from .handle import ModelHandle
+from .inputs import UserError
+from .session import ExplorerSession
 from .tokenizer import BOS_ID, EOS_ID
 from .train import TrainConfig, Trainer
 

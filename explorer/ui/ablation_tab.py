@@ -1,14 +1,18 @@
-"""The "Head ablation" tab: switch heads off, re-translate, compare with the full model."""
+"""The "Head ablation" tab: switch heads off, re-translate, compare with the full model.
+
+The ticked heads are part of every trace request, so the viewer shows the ablated model until they
+are switched back on.
+"""
 
 from __future__ import annotations
 
-import gradio as gr
-
 import re
+
+import gradio as gr
 
 from ..config import ATTENTION_KINDS
 from ..figures import KIND_TITLES
-from ..session import UserError
+from ..inputs import UserError
 from .common import PLAIN_EVENT, Context, guarded
 
 
@@ -18,26 +22,37 @@ def head_labels(n_layers: int, n_heads: int) -> list[str]:
 
 def parse_heads(kind: str, labels) -> list[tuple[str, int, int]]:
     """["L0 H1", ...] -> [(kind, 0, 1), ...]; anything else is a UserError naming it."""
+    if labels is not None and not isinstance(labels, (list, tuple)):
+        raise UserError(f"Heads must be a list like ['L0 H1'] (got {str(labels)[:40]!r}).")
     out = []
     for label in labels or []:
-        match = re.fullmatch(r"L(\d+) H(\d+)", str(label))
+        match = re.fullmatch(r"L(\d{1,4}) H(\d{1,4})", str(label))
         if match is None:
-            raise UserError(f"{label!r} is not a head: heads look like 'L0 H1' (layer 0, head 1).")
+            raise UserError(f"{str(label)[:40]!r} is not a head: heads look like 'L0 H1' (layer 0, head 1).")
         out.append((kind, int(match[1]), int(match[2])))
     return out
 
 
-def build(ctx: Context, shared: dict):
+def parse_all(encoder_self, decoder_self, cross) -> list[tuple[str, int, int]]:
+    return parse_heads("encoder_self", encoder_self) + parse_heads("decoder_self", decoder_self) + parse_heads("cross", cross)
+
+
+def groups_of(heads) -> list[list[str]]:
+    """The checkbox values of each kind for a list of (kind, layer, head)."""
+    return [[f"L{layer} H{head}" for k, layer, head in heads if k == kind] for kind in ATTENTION_KINDS]
+
+
+def build(ctx: Context, tab: dict) -> list[gr.CheckboxGroup]:
     config = ctx.shipped.config
     with gr.Tab("Head ablation", id="ablation"):
         gr.Markdown(
             "Switch heads off (their output is zeroed before the output projection) and translate the sentence from the "
-            "first tab again. The ablation then stays on for stepping and the heatmaps until you switch the heads back on."
+            "first tab again. The heads stay off in the step-through viewer until you switch them back on."
         )
-        groups = {
-            kind: gr.CheckboxGroup(head_labels(config.n_layers(kind), config.n_heads), label=KIND_TITLES[kind], elem_id=f"ablate-{kind}")
+        groups = [
+            gr.CheckboxGroup(head_labels(config.n_layers(kind), config.n_heads), label=KIND_TITLES[kind], elem_id=f"ablate-{kind}")
             for kind in ATTENTION_KINDS
-        }
+        ]
         with gr.Row():
             run_btn = gr.Button("Re-translate with these heads off", variant="primary", elem_id="ablate-btn")
             clear_btn = gr.Button("Switch all heads back on")
@@ -48,14 +63,8 @@ def build(ctx: Context, shared: dict):
 
     @guarded
     def ablate(text, encoder_self, decoder_self, cross, key):
-        heads = parse_heads("encoder_self", encoder_self) + parse_heads("decoder_self", decoder_self) + parse_heads("cross", cross)
-        return ctx.session(key).compare_ablation(text, heads)
+        return ctx.session(key).compare_ablation(text, parse_all(encoder_self, decoder_self, cross))
 
-    run_btn.click(ablate, [shared["sentence"], *groups.values(), ctx.key], [before, after, note], api_name="ablate", **PLAIN_EVENT)
-
-    @guarded
-    def clear(key):
-        message = ctx.session(key).set_ablation([])
-        return [], [], [], message
-
-    clear_btn.click(clear, [ctx.key], [*groups.values(), note], api_name="clear_ablation", **PLAIN_EVENT)
+    run_btn.click(ablate, [tab["sentence"], *groups, ctx.key], [before, after, note], api_name="ablate", **PLAIN_EVENT)
+    clear_btn.click(lambda: ([], [], [], "All heads on."), None, [*groups, note], api_name="clear_ablation", **PLAIN_EVENT)
+    return groups

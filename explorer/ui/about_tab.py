@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gradio as gr
 
-from ..session import ModelHandle
+from ..handle import ModelHandle
 from .common import Context
 
 
@@ -34,7 +34,7 @@ def describe(handle: ModelHandle) -> str:
     return "\n".join(lines)
 
 
-def build(ctx: Context, shared: dict):
+def build(ctx: Context):
     with gr.Tab("About the model", id="about"):
         gr.Markdown(describe(ctx.shipped))
         gr.Markdown(

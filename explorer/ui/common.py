@@ -11,7 +11,9 @@ from dataclasses import dataclass
 
 import gradio as gr
 
-from ..session import ExplorerSession, ModelHandle, UserError
+from ..handle import ModelHandle
+from ..inputs import UserError
+from ..session import ExplorerSession
 from ..sessions import SessionStore
 
 log = logging.getLogger("explorer.ui")
@@ -20,7 +22,7 @@ log = logging.getLogger("explorer.ui")
 # unprocessed, so the core's own validation answers bad values with its message instead of Gradio's.
 PLAIN_EVENT = {"concurrency_limit": None, "preprocess": False}
 
-GENERIC_ERROR = "Something went wrong on the server while doing that (it has been logged). Try again, or press Start to begin afresh."
+GENERIC_ERROR = "Something went wrong on the server while doing that (it has been logged). Try again, or reload the page."
 
 
 def _as_gr_error(exc: BaseException) -> gr.Error:
@@ -93,8 +95,9 @@ THEME = gr.themes.Default(
 )
 
 CSS = """
-.chips .token { font-family: var(--font-mono); }
-#status-md { min-height: 3em; }
+#header { align-items: center; }
+#header p { margin: 0; }
+#example .wrap { min-height: 0; }
 body.presentation {
   --text-xs: 14px; --text-sm: 17px; --text-md: 21px; --text-lg: 24px; --text-xl: 30px; --text-xxl: 36px;
   --body-text-size: 21px; --prose-text-size: 21px; --input-text-size: 21px;

@@ -7,7 +7,7 @@ import gradio as gr
 from .common import PLAIN_EVENT, Context, guarded
 
 
-def build(ctx: Context, shared: dict):
+def build(ctx: Context):
     config = ctx.shipped.config
     d = config.d_model
     default_dims = ", ".join(str(x) for x in sorted({0, 1, 4, 16, d // 4, d // 2, d - 2}))

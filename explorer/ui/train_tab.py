@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import gradio as gr
 
-from ..session import UserError
+from ..inputs import UserError
 from ..training_job import MAX_UPLOAD_BYTES, PRESETS, run_training
 from .common import Context, guarded
 
 
-def build(ctx: Context, shared: dict):
+def build(ctx: Context):
     with gr.Tab("Train", id="train"):
         gr.Markdown(
             "Train a fresh small model on the bundled mini corpus (442 simple English–German pairs written for this project) "

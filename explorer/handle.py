@@ -1,0 +1,61 @@
+"""The model handle: a loaded model with its tokenizer, metadata, default view and fingerprint."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+import torch
+
+from .inputs import HEAD_MEAN
+from .model import Transformer
+from .tokenizer import Tokenizer
+
+
+@dataclass
+class ModelHandle:
+    """A model the explorer can use, with what the UI needs to know about it."""
+
+    name: str
+    model: Transformer
+    tokenizer: Tokenizer
+    metadata: dict = field(default_factory=dict)
+    default_view: tuple[str, int, str] = ("cross", 0, HEAD_MEAN)  # (kind, layer, head as "2" or "mean") shown first
+    fingerprint: str = ""  # identifies the weights and vocabulary: part of every trace-cache key
+
+    def __post_init__(self):
+        if not self.fingerprint:
+            self.fingerprint = fingerprint(self.model, self.tokenizer)
+
+    @property
+    def config(self):
+        return self.model.config
+
+    @property
+    def best_head(self) -> tuple[str, int, int] | None:
+        """The single head the alignment evaluation found best, if the checkpoint names one."""
+        kind, layer, head = self.default_view
+        return (kind, int(layer), int(head)) if str(head).isdigit() else None
+
+
+def fingerprint(model: Transformer, tokenizer: Tokenizer) -> str:
+    """A short hash of the config, every weight and the tokenizer: equal fingerprints decode alike."""
+    digest = hashlib.sha256(repr(model.config).encode())
+    with torch.no_grad():
+        for name, tensor in sorted(model.state_dict().items()):
+            digest.update(name.encode())
+            digest.update(tensor.detach().float().cpu().contiguous().numpy().tobytes())
+    digest.update(tokenizer.model_proto)
+    return digest.hexdigest()[:16]
+
+
+def load_handle(path, name: str | None = None) -> ModelHandle:
+    """Load a checkpoint for the explorer; its alignment finding (if any) picks the default view."""
+    from .checkpoint import load_checkpoint
+
+    ckpt = load_checkpoint(path)
+    view = ("cross", ckpt.model.config.n_decoder_layers - 1, HEAD_MEAN)
+    best = (ckpt.metadata.get("alignment") or {}).get("best")
+    if best and best.get("layer") != "all":
+        view = ("cross", int(best["layer"]), str(best["head"]))
+    return ModelHandle(name or f"model in {path}", ckpt.model, ckpt.tokenizer, ckpt.metadata, view)

@@ -1,0 +1,57 @@
+// export.js: the current sentence as ONE self-contained HTML file (trace + viewer + plotly.js inlined)
+// that opens and steps with the network off, for slides and course pages. Built in the browser from
+// the scripts this page already loaded (AE.SOURCES, set by explorer/ui/viewer.py), so the server does no
+// work and keeps no file.
+(function (AE) {
+  "use strict";
+
+  function sourceText(name) {
+    const inline = document.querySelector('script[data-ae-source="' + name + '"], style[data-ae-source="' + name + '"]');
+    if (inline) return Promise.resolve(inline.textContent);
+    const node = Array.from(document.querySelectorAll("script[src], link[href]")).find((el) => (el.src || el.href).endsWith(name));
+    if (!node) return Promise.reject(new Error("cannot find " + name + " on this page"));
+    return fetch(node.src || node.href).then((r) => {
+      if (!r.ok) throw new Error(name + ": HTTP " + r.status);
+      return r.text();
+    });
+  }
+
+  // "</script" inside inlined text would end the element early.
+  function safe(text) { return text.replace(/<\/(script|style)/gi, "<\\/$1"); }
+
+  AE.standaloneHtml = function (wire, state) {
+    const names = ["plotly.min.js"].concat(AE.SOURCES);
+    return Promise.all([sourceText("viewer.css")].concat(names.map(sourceText))).then(([css, ...scripts]) => {
+      const title = "Attention Explorer: " + wire.request.sentence;
+      const parts = [
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
+        "<title>" + AE.escape(title) + "</title>",
+        "<style data-ae-source=\"viewer.css\">" + safe(css) + "</style>",
+      ];
+      parts.push("<script>window.AttentionExplorer = {SOURCES: " + JSON.stringify(AE.SOURCES) + "};</script>");
+      names.forEach((name, i) => parts.push("<script data-ae-source=\"" + name + "\">" + safe(scripts[i]) + "</script>"));
+      parts.push("</head><body class=\"ae-standalone\"><div id=\"ae-root\"></div>");
+      parts.push("<script type=\"application/json\" id=\"ae-trace\">" + safe(JSON.stringify(wire)) + "</script>");
+      parts.push("<script type=\"application/json\" id=\"ae-state\">" + JSON.stringify(state) + "</script>");
+      parts.push("<script>AttentionExplorer.standalone(document.getElementById(\"ae-root\"));</script></body></html>");
+      return parts.join("\n");
+    });
+  };
+
+  AE.download = function (text, filename, type) {
+    const url = URL.createObjectURL(new Blob([text], { type: type }));
+    const a = document.createElement("a");
+    a.href = url;
+    a.download = filename;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+  };
+
+  AE.filename = function (sentence, ext) {
+    const slug = sentence.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 40) || "sentence";
+    return "attention-" + slug + ext;
+  };
+})((window.AttentionExplorer = window.AttentionExplorer || {}));

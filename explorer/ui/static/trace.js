@@ -1,0 +1,102 @@
+// trace.js: the decode trace in the browser. Unpacks the wire form (16-bit arrays in base64, see
+// explorer/wire.py) and slices the view at step t: rows 0..t-1 of decoder_self and cross, with labels.
+// It computes nothing the server did not send, except the mean of heads.
+(function (AE) {
+  "use strict";
+
+  function unpack(array) {
+    const bin = atob(array.data);
+    const bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    const ints = array.dtype === "<u2" ? new Uint16Array(bytes.buffer) : new Int16Array(bytes.buffer);
+    const values = new Float32Array(ints.length);
+    for (let i = 0; i < ints.length; i++) values[i] = ints[i] * array.scale;
+    return { shape: array.shape, values: values };
+  }
+
+  // A decoded trace: the wire object plus typed arrays for every kind.
+  function Trace(wire) {
+    this.wire = wire;
+    this.request = wire.request;
+    this.model = wire.model;
+    this.sourceTokens = wire.source_tokens;
+    this.targetTokens = wire.target_tokens;
+    this.decoderInputTokens = wire.decoder_input_tokens;
+    this.steps = wire.steps;
+    this.T = wire.steps.length;
+    this.S = wire.source_tokens.length;
+    this.H = wire.model.n_heads;
+    this.attention = {};
+    for (const kind of AE.KINDS) this.attention[kind] = unpack(wire.attention[kind]);
+    this.scores = { decoder_self: unpack(wire.scores.decoder_self) };
+  }
+
+  Trace.prototype.nLayers = function (kind) { return this.model.n_layers[kind]; };
+
+  // (query labels, key labels) of a kind at step t.
+  Trace.prototype.labels = function (kind, t) {
+    if (kind === "encoder_self") return [this.sourceTokens, this.sourceTokens];
+    const produced = this.targetTokens.slice(0, t);
+    if (kind === "decoder_self") return [produced, this.decoderInputTokens.slice(0, t)];
+    return [produced, this.sourceTokens];
+  };
+
+  // One head's weights at step t as rows (queries x keys); masked cells (decoder_self future) are null.
+  Trace.prototype.head = function (kind, layer, head, t, source) {
+    const a = (source || this.attention)[kind];
+    const Q = a.shape[2], K = a.shape[3];
+    const rows = kind === "encoder_self" ? Q : Math.min(t, Q);
+    const cols = kind === "decoder_self" ? rows : K;
+    const base = (layer * this.H + head) * Q * K;
+    const out = new Array(rows);
+    for (let i = 0; i < rows; i++) {
+      const row = new Array(cols);
+      for (let j = 0; j < cols; j++) {
+        row[j] = kind === "decoder_self" && j > i ? null : a.values[base + i * K + j];
+      }
+      out[i] = row;
+    }
+    return out;
+  };
+
+  // The mean over heads of one layer (masked cells stay null).
+  Trace.prototype.meanOfHeads = function (kind, layer, t) {
+    let sum = null;
+    for (let h = 0; h < this.H; h++) {
+      const rows = this.head(kind, layer, h, t);
+      if (sum === null) sum = rows.map((r) => r.map((v) => (v === null ? null : 0)));
+      rows.forEach((r, i) => r.forEach((v, j) => { if (v !== null) sum[i][j] += v / this.H; }));
+    }
+    return sum;
+  };
+
+  // The weights of a selection: a head number, "mean", or (for the mosaic) every head.
+  Trace.prototype.weights = function (kind, layer, head, t) {
+    return head === "mean" ? this.meanOfHeads(kind, layer, t) : this.head(kind, layer, head, t);
+  };
+
+  // The decoder_self scores q·k/√d_k of one head at step t (t x t), the future included: the trace holds
+  // them from a teacher-forced pass, whose lower triangle equals what each decoding step computed.
+  Trace.prototype.scoresAt = function (layer, head, t) {
+    const a = this.scores.decoder_self;
+    const Q = a.shape[2], K = a.shape[3];
+    const base = (layer * this.H + head) * Q * K;
+    const out = [];
+    for (let i = 0; i < t; i++) out.push(Array.from(a.values.subarray(base + i * K, base + i * K + t)));
+    return out;
+  };
+
+  AE.KINDS = ["encoder_self", "decoder_self", "cross"];
+  AE.KIND_TITLES = {
+    encoder_self: "Encoder self-attention",
+    decoder_self: "Decoder masked self-attention",
+    cross: "Cross-attention (encoder-decoder)",
+  };
+  AE.AXIS_TITLES = {
+    encoder_self: ["source token (query)", "source token (key)"],
+    decoder_self: ["produced target token (query)", "decoder input so far (key)"],
+    cross: ["produced target token (query)", "source token (key)"],
+  };
+  AE.Trace = Trace;
+  AE.unpack = unpack;
+})((window.AttentionExplorer = window.AttentionExplorer || {}));

@@ -1,0 +1,325 @@
+// viewer.js: the step-through viewer. Holds the view state (step, kind, layer, head, view), lays out
+// the toolbar, chips, candidates and charts, and redraws them from the trace with no server request.
+// Only forcing a candidate and the .npz export go to the server, through the hooks it is given.
+(function (AE) {
+  "use strict";
+
+  const VIEWS = [["heatmap", "Heatmap"], ["mosaic", "All heads"], ["mask", "Look-ahead mask"]];
+  const PACES = [0.5, 1, 2, 3];
+  const OPENING_STEP = 3; // the page opens this many tokens in
+
+  function el(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function button(label, title, onClick, className) {
+    const b = el("button", "ae-btn " + (className || ""), label);
+    b.type = "button";
+    if (title) b.title = title;
+    b.addEventListener("click", onClick);
+    return b;
+  }
+
+  function Viewer(root, hooks) {
+    this.root = root;
+    this.hooks = hooks || {};
+    this.trace = null;
+    this.state = { step: 0, kind: "cross", layer: 0, head: 0, view: "heatmap" };
+    this.pendingLink = AE.readLink();
+    this.player = new AE.Player(this);
+    this.build();
+    AE.bindKeys(this);
+    new MutationObserver(() => this.render()).observe(document.body, { attributes: true, attributeFilter: ["class"] });
+    window.addEventListener("resize", () => { this.plotHeight = null; this.render(); });
+  }
+
+  Viewer.prototype.build = function () {
+    const r = el("div", "ae-viewer");
+    const bar = el("div", "ae-toolbar");
+    this.buttons = {
+      reset: button("« First", "First step (Home)", () => this.go(0, "click")),
+      prev: button("◀ Previous", "Previous token (← or PageUp)", () => this.go(this.state.step - 1, "click")),
+      next: button("Next ▶", "Next token (→ or PageDown)", () => this.go(this.state.step + 1, "click"), "ae-primary"),
+      end: button("Run to end »", "Run to end (End)", () => this.go(this.trace.T, "click")),
+      play: button("▶ Play", "Play / pause (Space)", () => this.togglePlay()),
+    };
+    this.pace = el("select", "ae-pace");
+    this.pace.title = "Autoplay pace";
+    PACES.forEach((p) => { const o = el("option", "", p + " s / token"); o.value = p; this.pace.appendChild(o); });
+    this.pace.value = "1";
+    this.pace.addEventListener("change", () => { if (this.player.playing()) this.player.start(Number(this.pace.value)); });
+    this.slider = el("input", "ae-slider");
+    this.slider.type = "range";
+    this.slider.min = 0;
+    this.slider.step = 1;
+    this.slider.addEventListener("input", () => this.go(Number(this.slider.value), "slider"));
+    this.stepLabel = el("span", "ae-step");
+    const tools = el("span", "ae-tools");
+    this.copyButton = button("Copy link", "Copy a link to exactly this view", () => this.copyLink());
+    tools.append(this.copyButton, button("⬇ HTML", "Download this sentence as one HTML file that works offline", () => this.exportHtml()));
+    if (this.hooks.exportNpz) tools.append(button("⬇ .npz", "Download every attention tensor of this sentence", () => this.hooks.exportNpz(this.trace.request, this.state.step)));
+    bar.append(this.buttons.reset, this.buttons.prev, this.buttons.next, this.buttons.end, this.buttons.play, this.pace, this.slider, this.stepLabel, tools);
+    this.status = el("div", "ae-status");
+    const body = el("div", "ae-body");
+    const left = el("div", "ae-left");
+    this.sourceLabel = el("div", "ae-label");
+    this.sourceBox = el("div", "ae-chips ae-source-chips");
+    this.targetBox = el("div", "ae-chips ae-target-chips");
+    this.output = el("div", "ae-output");
+    this.topk = el("div", "ae-topk");
+    this.beams = el("div", "ae-beams");
+    this.viewTabs = el("div", "ae-row ae-view-tabs");
+    this.kindRow = el("div", "ae-row ae-kinds");
+    this.layerRow = el("div", "ae-row ae-layers");
+    this.headRow = el("div", "ae-row ae-heads");
+    left.append(this.viewTabs, this.kindRow, this.layerRow, this.headRow, this.sourceLabel, this.sourceBox,
+      el("div", "ae-label", "Target so far"), this.targetBox, this.output, this.topk, this.beams);
+    const right = el("div", "ae-right");
+    this.plot = el("div", "ae-plot");
+    this.plot2 = el("div", "ae-plot ae-plot2");
+    right.append(this.plot, this.plot2);
+    body.append(left, right);
+    const help = el("div", "ae-keys", "Keys: " + AE.KEY_HELP + ". Click a candidate bar to force it; click a tile of All heads to select it.");
+    r.append(bar, this.status, body, help);
+    this.root.replaceChildren(r);
+    this.topkBound = this.mosaicBound = false;
+  };
+
+  // A new trace from the server: keep the kind/layer/head where they exist; open where the link or the request says.
+  Viewer.prototype.load = function (wire) {
+    if (!wire || !wire.attention) return;
+    const first = this.trace === null;
+    const previous = this.trace;
+    this.trace = new AE.Trace(wire);
+    this.player.stop();
+    const s = this.state;
+    const best = wire.model.best_head;
+    if (first && best) Object.assign(s, { kind: best.kind, layer: best.layer, head: best.head });
+    const link = this.pendingLink;
+    if (link && (link.sentence === null || link.sentence === wire.request.sentence)) {
+      this.pendingLink = null;
+      Object.assign(s, linkView(link));
+    } else if (first) {
+      s.step = Math.min(OPENING_STEP, this.trace.T);
+    } else {
+      const forced = wire.request.forced_ids.length;
+      const sameSentence = previous && previous.request.sentence === wire.request.sentence;
+      s.step = forced && sameSentence ? Math.min(forced, this.trace.T) : 0;
+    }
+    this.clampState();
+    this.plotHeight = null;
+    this.render();
+  };
+
+  function linkView(link) {
+    const v = {};
+    for (const name of ["step", "kind", "layer", "head", "view"]) if (link[name] !== undefined) v[name] = link[name];
+    return v;
+  }
+
+  Viewer.prototype.clampState = function () {
+    const s = this.state, t = this.trace;
+    if (!AE.KINDS.includes(s.kind)) s.kind = "cross";
+    if (!VIEWS.some(([v]) => v === s.view)) s.view = "heatmap";
+    s.step = Math.max(0, Math.min(t.T, Number(s.step) || 0));
+    s.layer = Math.max(0, Math.min(t.nLayers(s.kind) - 1, Number(s.layer) || 0));
+    if (!(s.head === "mean" || s.head === "all" || (Number.isInteger(s.head) && s.head >= 0 && s.head < t.H))) s.head = "mean";
+  };
+
+  Viewer.prototype.isVisible = function () { return this.root.offsetParent !== null || document.body.classList.contains("ae-standalone"); };
+
+  Viewer.prototype.go = function (step, source) {
+    if (!this.trace) return;
+    const next = Math.max(0, Math.min(this.trace.T, step));
+    if (source !== "play") this.player.stop();
+    if (next === this.state.step && source !== "slider") return;
+    this.state.step = next;
+    this.render();
+  };
+
+  Viewer.prototype.select = function (change) {
+    if (!this.trace) return;
+    Object.assign(this.state, change);
+    this.clampState();
+    this.render();
+  };
+
+  Viewer.prototype.cycle = function (what) {
+    const s = this.state, t = this.trace;
+    if (what === "layer") s.layer = (s.layer + 1) % t.nLayers(s.kind);
+    if (what === "kind") s.kind = AE.KINDS[(AE.KINDS.indexOf(s.kind) + 1) % AE.KINDS.length];
+    if (what === "view") s.view = VIEWS[(VIEWS.findIndex(([v]) => v === s.view) + 1) % VIEWS.length][0];
+    this.clampState();
+    this.render();
+  };
+
+  Viewer.prototype.togglePlay = function () {
+    if (this.player.playing()) this.player.stop();
+    else this.player.start(Number(this.pace.value));
+    this.renderToolbar();
+  };
+
+  Viewer.prototype.renderToolbar = function () {
+    const s = this.state, T = this.trace.T;
+    this.slider.max = T;
+    this.slider.value = s.step;
+    this.stepLabel.textContent = "Step " + s.step + " / " + T;
+    this.buttons.prev.disabled = this.buttons.reset.disabled = s.step === 0;
+    this.buttons.next.disabled = this.buttons.end.disabled = s.step === T;
+    this.buttons.play.textContent = this.player.playing() ? "⏸ Pause" : "▶ Play";
+  };
+
+  Viewer.prototype.renderSelectors = function () {
+    const s = this.state, t = this.trace;
+    const row = (box, label, items, current, pick) => {
+      box.replaceChildren(el("span", "ae-row-label", label), ...items.map(([value, text, title]) => {
+        const b = button(text, title, () => pick(value), value === current ? "ae-on" : "");
+        b.dataset.value = value;
+        return b;
+      }));
+    };
+    row(this.viewTabs, "View", VIEWS.map(([v, text]) => [v, text, "V cycles the views"]), s.view, (v) => this.select({ view: v }));
+    const kindNames = { encoder_self: "Encoder self", decoder_self: "Decoder self (masked)", cross: "Cross" };
+    row(this.kindRow, "Kind", AE.KINDS.map((k) => [k, kindNames[k], AE.KIND_TITLES[k] + " (K cycles)"]), s.kind, (k) => this.select({ kind: k }));
+    const layers = [...Array(t.nLayers(s.kind)).keys()];
+    row(this.layerRow, "Layer", layers.map((l) => [l, String(l), "layer " + l + " (L cycles)"]), s.layer, (l) => this.select({ layer: l }));
+    const best = t.model.best_head;
+    const heads = [...Array(t.H).keys()].map((h) => {
+      const isBest = best && best.kind === s.kind && best.layer === s.layer && best.head === h;
+      return [h, String(h) + (isBest ? " ★" : ""), "head " + h + (isBest ? ": best word alignment" : "") + " (key " + h + ")"];
+    });
+    heads.push(["mean", "mean", "mean of heads (M)"], ["all", "all", "all heads of this layer (A)"]);
+    row(this.headRow, "Head", heads, s.head, (h) => this.select({ head: h }));
+    this.layerRow.hidden = s.view === "mosaic";
+    this.headRow.hidden = s.view === "mosaic";
+    this.kindRow.hidden = s.view === "mask";
+  };
+
+  // The cross-attention row that shades the source chips: the selected cross head, else the best head.
+  Viewer.prototype.chipRow = function () {
+    const s = this.state, t = this.trace;
+    if (s.step === 0) return [null, ""];
+    let layer = s.layer, head = s.head;
+    if (s.kind !== "cross" || head === "all") {
+      const best = t.model.best_head;
+      [layer, head] = best && best.kind === "cross" ? [best.layer, best.head] : [t.nLayers("cross") - 1, "mean"];
+    }
+    const rows = t.weights("cross", layer, head, s.step);
+    return [rows[s.step - 1], "layer " + layer + ", " + (head === "mean" ? "mean of heads" : "head " + head)];
+  };
+
+  Viewer.prototype.height = function () {
+    if (!this.plotHeight) {
+      const top = this.plot.getBoundingClientRect().top + window.scrollY;
+      const room = window.innerHeight - top - 12;
+      this.plotHeight = Math.max(300, Math.min(680, room > 0 ? room : 460));
+    }
+    return this.plotHeight;
+  };
+
+  Viewer.prototype.render = function () {
+    if (!this.trace) return Promise.resolve();
+    const s = this.state, t = this.trace;
+    this.renderToolbar();
+    this.renderSelectors();
+    AE.drawStatus(this.status, t, s.step);
+    const [row, which] = this.chipRow();
+    this.sourceLabel.textContent = "Source" + (which ? " (shaded by cross-attention, " + which + ", at step " + s.step + ")" : "");
+    AE.drawSourceChips(this.sourceBox, t, row);
+    AE.drawTargetChips(this.targetBox, t, s.step);
+    this.output.textContent = "Output so far: " + (t.wire.outputs[s.step] || "—");
+    this.renderBeams();
+    const drawn = [AE.drawTopk(this.topk, t, s.step, Math.max(260, 26 * 10 + 70))];
+    const h = this.height();
+    this.plot2.hidden = s.view !== "mask";
+    if (s.view === "heatmap") drawn.push(AE.drawHeatmap(this.plot, t, s.kind, s.layer, s.head, s.step, h));
+    else if (s.view === "mosaic") drawn.push(AE.drawMosaic(this.plot, t, s.kind, s.step, h, t.model.best_head));
+    else {
+      const layer = Math.min(s.layer, t.nLayers("decoder_self") - 1);
+      const head = Number.isInteger(s.head) ? s.head : 0;
+      drawn.push(AE.drawMask(this.plot, t, s.step, Math.min(h, 360)), AE.drawStages(this.plot2, t, layer, head, s.step, Math.min(h, 380)));
+    }
+    this.bindChartClicks();
+    AE.updateAddress(t.request, s);
+    this.root.dataset.step = s.step; // read by the browser tests and benchmarks
+    this.rendered = Promise.all(drawn);
+    return this.rendered;
+  };
+
+  Viewer.prototype.renderBeams = function () {
+    const beams = this.trace.wire.beams;
+    this.beams.hidden = !beams.length;
+    if (!beams.length) return;
+    const table = el("table", "ae-beam-table");
+    const head = el("tr");
+    ["rank", "translation", "score", "log-prob", "finished"].forEach((h) => head.appendChild(el("th", "", h)));
+    table.appendChild(head);
+    beams.forEach((b, i) => {
+      const tr = el("tr");
+      [String(i + 1), b.text, b.score.toFixed(3), b.log_prob.toFixed(3), b.finished ? "yes" : "cut off"].forEach((c) => tr.appendChild(el("td", "", c)));
+      table.appendChild(tr);
+    });
+    this.beams.replaceChildren(el("div", "ae-label", "Beams (the best one is stepped through)"), table);
+  };
+
+  Viewer.prototype.bindChartClicks = function () {
+    if (!this.topkBound && this.topk.on) {
+      this.topkBound = true;
+      this.topk.on("plotly_click", (event) => {
+        const s = this.state, t = this.trace;
+        if (!this.hooks.forceTokens || s.step === 0) return;
+        const candidate = t.steps[s.step - 1].top[event.points[0].pointIndex];
+        const forced = t.steps.slice(0, s.step - 1).map((x) => x.id).concat([candidate.id]);
+        this.hooks.forceTokens(Object.assign({}, t.request, { forced_ids: forced, prefix: "" }));
+      });
+    }
+    if (!this.mosaicBound && this.plot.on) {
+      this.mosaicBound = true;
+      this.plot.on("plotly_click", (event) => {
+        if (this.state.view !== "mosaic") return;
+        const cell = AE.mosaicCell(this.trace, this.state.kind, this.state.step, event.points[0]);
+        if (cell) this.select({ view: "heatmap", layer: cell.layer, head: cell.head });
+      });
+    }
+  };
+
+  Viewer.prototype.copyLink = function () {
+    const url = AE.linkUrl(this.trace.request, this.state);
+    AE.copyText(url).then(() => {
+      this.copyButton.textContent = "✓ Copied";
+      setTimeout(() => { this.copyButton.textContent = "Copy link"; }, 1500);
+    });
+    return url;
+  };
+
+  Viewer.prototype.exportHtml = function () {
+    return AE.standaloneHtml(this.trace.wire, this.state).then((html) => {
+      AE.download(html, AE.filename(this.trace.request.sentence, ".html"), "text/html");
+      return html.length;
+    }).catch((err) => { this.status.textContent = "Export failed: " + err.message; });
+  };
+
+  // In the Gradio page (called from the gr.HTML component's js_on_load).
+  AE.mount = function (element, hooks) {
+    const viewer = new Viewer(element, hooks);
+    window.aeViewer = viewer;
+    return viewer;
+  };
+
+  // In an exported HTML file: the trace and the view it was exported at are inlined in the page.
+  AE.standalone = function (element) {
+    const viewer = new Viewer(element, {});
+    viewer.pendingLink = null;
+    const wire = JSON.parse(document.getElementById("ae-trace").textContent);
+    const state = JSON.parse(document.getElementById("ae-state").textContent);
+    viewer.load(wire);
+    Object.assign(viewer.state, state);
+    viewer.clampState();
+    viewer.render();
+    window.aeViewer = viewer;
+    return viewer;
+  };
+})((window.AttentionExplorer = window.AttentionExplorer || {}));

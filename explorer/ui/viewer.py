@@ -1,0 +1,54 @@
+"""The step-through viewer as a Gradio component: a `gr.HTML` whose value is the wire trace.
+
+The browser code lives in `static/` (one file per view, see each file's header) and is served from
+this package, with plotly.js from the installed plotly package: nothing comes from a CDN, so the
+viewer works offline in a lecture hall. `js_on_load` mounts the viewer and hands it two hooks, which
+raise this component's events: `submit` (force a candidate: a new trace) and `click` (.npz export).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import gradio as gr
+import plotly
+
+STATIC = Path(__file__).parent / "static"
+PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+SCRIPTS = ["trace.js", "plot.js", "heatmap.js", "mosaic.js", "mask.js", "topk.js", "chips.js", "keys.js", "link.js", "export.js", "viewer.js"]
+
+JS_ON_LOAD = """
+const viewer = AttentionExplorer.mount(element.querySelector('.ae-root'), {
+  forceTokens: (request) => trigger('submit', {request: request}),
+  exportNpz: (request, step) => trigger('click', {request: request, step: step}),
+});
+viewer.load(props.value);
+watch('value', () => viewer.load(props.value));
+"""
+
+
+def url(path: Path) -> str:
+    return f"gradio_api/file={path.resolve()}"
+
+
+def static_paths() -> list[Path]:
+    """What the app must serve for the viewer (passed to gr.set_static_paths before launch)."""
+    return [STATIC, PLOTLY_JS]
+
+
+def head() -> str:
+    sources = ", ".join(f'"{name}"' for name in SCRIPTS)
+    tags = [
+        f"<script>window.AttentionExplorer = {{SOURCES: [{sources}]}};</script>",  # load order, for the HTML export
+        f'<link rel="stylesheet" href="{url(STATIC / "viewer.css")}">',
+        f'<script src="{url(PLOTLY_JS)}"></script>',
+    ]
+    tags += [f'<script src="{url(STATIC / name)}"></script>' for name in SCRIPTS]
+    return "\n".join(tags)
+
+
+def build(initial: dict | None) -> gr.HTML:
+    return gr.HTML(
+        value=initial, html_template="<div class='ae-root'></div>", js_on_load=JS_ON_LOAD, head=head(),
+        apply_default_css=False, container=False, elem_id="viewer", padding=False,
+    )
