@@ -14,7 +14,6 @@ import time
 import urllib.error
 import urllib.request
 import zipfile
-from collections import namedtuple
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -30,30 +29,12 @@ pytestmark = pytest.mark.slow  # about 80 s on a busy 2-core machine: a real ser
 TEXT = "The dog sees the cat."
 TINY = "tiny (d_model 64, 2+2 layers, 4 heads)"
 GENERIC = "upstream Gradio app has raised an exception"
-Step = namedtuple("Step", "source target status slider topk attention output")
-Start = namedtuple("Start", Step._fields + ("beams",))
 
 
 # ----- helpers ---------------------------------------------------------------------------------
-def start(
-    c, text=TEXT, strategy="greedy", temperature=1.0, top_k=0, seed=0, beam_size=4, alpha=0.6, prefix="",
-    kind="cross", layer="1", head="mean",
-) -> Start:
-    args = (text, strategy, temperature, top_k, seed, beam_size, alpha, prefix, kind, layer, head)
-    return Start(*c.predict(*args, api_name="/start"))
-
-
-def act(c, name, *args, kind="cross", layer="1", head="mean") -> Step:
-    """/next_token, /previous, /run_to_end, /reset (and /seek with its position as the first arg)."""
-    return Step(*c.predict(*args, kind, layer, head, api_name=name))
-
-
-def tokens(chips) -> list[str]:
-    return [chip["token"] for chip in chips]
-
-
-def classes(chips) -> list:
-    return [chip["class_or_confidence"] for chip in chips]
+def trace(c, text=TEXT, strategy="greedy", temperature=1.0, top_k=0, seed=0, beam_size=4, alpha=0.6, prefix="", heads=((), (), ())):
+    """/trace with every argument given (the app's own defaults are tested separately)."""
+    return c.predict(text, strategy, temperature, top_k, seed, beam_size, alpha, prefix, *map(list, heads), api_name="/trace")
 
 
 def figure(plot) -> dict:
@@ -61,20 +42,14 @@ def figure(plot) -> dict:
     return json.loads(plot["plot"])
 
 
-def esc(text: str) -> str:
-    """How a token must appear in plotly tick text to be drawn literally."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
 def source_pieces(tokenizer, text) -> list[str]:
     return tokenizer.pieces(tokenizer.encode(text)) + ["</s>"]
 
 
-def assert_rows_sum_to_one(z):
-    for row in z:
-        values = [v for v in row if v is not None]
-        assert values, "a query row with no visible key"
-        assert sum(values) == pytest.approx(1.0, abs=2e-3)
+def weights(wire, kind) -> np.ndarray:
+    from explorer.wire import unpack
+
+    return unpack(wire["attention"][kind])
 
 
 def expect_app_error(call, *needles) -> str:
@@ -90,155 +65,72 @@ def expect_app_error(call, *needles) -> str:
 
 
 def assert_healthy(c, tokenizer):
-    """A normal Start still works for this client after whatever happened before."""
-    out = start(c)
-    assert tokens(out.source) == source_pieces(tokenizer, TEXT)
+    """A normal trace still works for this client after whatever happened before."""
+    assert trace(c)["source_tokens"] == source_pieces(tokenizer, TEXT)
 
 
-# ----- Translate & step ------------------------------------------------------------------------
-def test_start_shows_the_tokenized_sentence_and_the_start_token(api_client, tiny_tokenizer):
-    out = start(api_client)
-    assert tokens(out.source) == source_pieces(tiny_tokenizer, TEXT)
-    assert tokens(out.source)[-1] == "</s>"
-    assert out.target == [{"token": "<s>", "class_or_confidence": "start"}]
-    assert out.slider["value"] == 0
-    assert "press **Next token**" in out.status
-    assert out.attention is None and out.topk is None  # cross-attention has no row before the first step
-    assert out.output == ""
-    assert out.beams["visible"] is False
-
-
-def test_next_previous_seek_run_to_end_reset(api_client):
-    c = api_client
-    start(c)
-    for n in (1, 2, 3):
-        out = act(c, "/next_token")
-        assert out.slider["value"] == n
-    assert len(out.target) == 4
-    assert classes(out.target) == ["start", "produced", "produced", "current"]
-    assert f"Step **3**" in out.status
-    figure(out.topk)  # the next-token chart is there from the first step on
-    third = out.target[3]["token"]
-
-    back = act(c, "/previous")
-    assert back.slider["value"] == 2 and len(back.target) == 3 and classes(back.target)[-1] == "current"
-    again = act(c, "/next_token")
-    assert again.target[3]["token"] == third  # stepping forward again replays the same token
-
-    seek = act(c, "/seek", 2)
-    assert seek.slider["value"] == 2 and tokens(seek.target) == tokens(out.target)[:3]
-
-    end = act(c, "/run_to_end")
-    assert "finished" in end.status.lower()
-    n_steps = len(end.target) - 1
-    assert end.slider["value"] == n_steps == end.slider["maximum"]
-    assert tokens(end.target)[:4] == tokens(out.target)
-
-    reset = act(c, "/reset")
-    assert reset.slider["value"] == 0 and tokens(reset.target) == ["<s>"]
-    assert reset.slider["maximum"] == n_steps  # computed steps are kept for replay
-
-    # the one-click greedy translation equals stepping greedily to the end
-    assert c.predict(TEXT, api_name="/translate") == end.output
-
-
-def test_negative_seek_clamps_to_zero_and_a_large_one_to_the_end(api_client):
-    c = api_client
-    start(c)
-    act(c, "/next_token")
-    assert act(c, "/seek", -5).slider["value"] == 0
-    far = act(c, "/seek", 10_000)
-    assert "finished" in far.status.lower() and far.slider["value"] == len(far.target) - 1
-
-
-def test_cross_attention_heatmap_has_target_rows_and_source_columns(api_client, tiny_tokenizer):
-    c = api_client
-    source = source_pieces(tiny_tokenizer, TEXT)
-    start(c)
-    for _ in range(3):
-        out = act(c, "/next_token")
-    produced = tokens(out.target)[1:]
-    for plot in (out.attention, c.predict("cross", "0", "2", api_name="/attention")):
-        fig = figure(plot)
-        assert fig["layout"]["yaxis"]["ticktext"] == [esc(t) for t in produced]
-        assert fig["layout"]["xaxis"]["ticktext"] == [esc(t) for t in source]
-        assert fig["layout"]["xaxis"]["ticktext"][-1] == "&lt;/s&gt;"
-        (trace,) = fig["data"]
-        assert len(trace["z"]) == 3 and all(len(row) == len(source) for row in trace["z"])
-        assert_rows_sum_to_one(trace["z"])
-
-
-def test_decoder_self_attention_masks_the_future(api_client):
-    c = api_client
-    start(c)
-    for _ in range(3):
-        out = act(c, "/next_token", kind="decoder_self", layer="0", head="mean")
-    produced = tokens(out.target)[1:]
-    for plot in (out.attention, c.predict("decoder_self", "1", "3", api_name="/attention")):
-        fig = figure(plot)
-        assert fig["layout"]["yaxis"]["ticktext"] == [esc(t) for t in produced]
-        assert fig["layout"]["xaxis"]["ticktext"] == [esc(t) for t in ["<s>"] + produced[:-1]]
-        masked, weights = fig["data"]  # the grey masked layer under the weights
-        assert masked["name"] == "masked" and weights["name"] == "weights"
-        for i in range(3):
-            for j in range(3):
-                future = j > i
-                assert (weights["z"][i][j] is None) == future
-                assert (masked["z"][i][j] is not None) == future
-        assert_rows_sum_to_one(weights["z"])
-
-
-def test_encoder_self_attention_and_the_all_heads_mosaic(api_client, tiny_tokenizer):
-    c = api_client
-    source = source_pieces(tiny_tokenizer, TEXT)
-    start(c)
-    fig = figure(c.predict("encoder_self", "0", "1", api_name="/attention"))
-    assert fig["layout"]["xaxis"]["ticktext"] == fig["layout"]["yaxis"]["ticktext"] == [esc(t) for t in source]
-    assert_rows_sum_to_one(fig["data"][0]["z"])
-
-    act(c, "/next_token")
-    act(c, "/next_token")
-    mosaic = figure(c.predict("cross", "1", "all", api_name="/attention"))
-    (trace,) = mosaic["data"]
-    k = len(source)
-    assert len(trace["z"]) == 2 and len(trace["z"][0]) == 4 * (k + 1) - 1  # 2 queries; 4 head tiles with gaps
-    head_titles = [a["text"] for a in mosaic["layout"]["annotations"] if a["text"].startswith("head")]
-    assert head_titles == [f"head {h}" for h in range(4)]
-    assert trace["x"][k - 1] == "H0 · &lt;/s&gt; [%d]" % (k - 1)
-
-
-def test_overview_of_every_kind_stays_small(api_client, tiny_tokenizer):
-    c = api_client
-    text = "When I was a child, I often went to the big garden."
-    n_source = len(source_pieces(tiny_tokenizer, text))
-    assert n_source >= 15
-    start(c, text)
-    act(c, "/seek", 15)
-    sizes = {}
+# ----- the decode trace ------------------------------------------------------------------------
+def test_trace_with_only_a_sentence_uses_the_apps_defaults(api_client, tiny_tokenizer):
+    wire = api_client.predict(TEXT, api_name="/trace")
+    assert {"source_tokens", "target_tokens", "steps", "attention"} <= set(wire)
+    assert set(wire["attention"]) == {"encoder_self", "decoder_self", "cross"}
+    assert wire["source_tokens"] == source_pieces(tiny_tokenizer, TEXT)
+    assert wire["request"]["strategy"] == "greedy" and wire["request"]["ablation"] == []
+    T, S = len(wire["steps"]), len(wire["source_tokens"])
+    assert wire["target_tokens"] == [s["token"] for s in wire["steps"]] and T > 0
+    assert weights(wire, "encoder_self").shape == (2, 4, S, S)
+    assert weights(wire, "decoder_self").shape == (2, 4, T, T) and weights(wire, "cross").shape == (2, 4, T, S)
     for kind in ("encoder_self", "decoder_self", "cross"):
-        plot = c.predict(kind, api_name="/overview")
-        sizes[kind] = len(plot["plot"].encode())
-        (trace,) = figure(plot)["data"]
-        queries = n_source if kind == "encoder_self" else 15
-        assert len(trace["z"]) == 2 * (queries + 1) - 1  # two layers stacked with a gap row
-        assert sizes[kind] < 300_000
-    print(f"\noverview payloads for a {n_source}-token sentence at step 15: {sizes}")
+        np.testing.assert_allclose(weights(wire, kind).sum(-1), 1.0, atol=1e-3)
+    assert api_client.predict(TEXT, api_name="/translate") == wire["outputs"][-1]
 
 
-def test_mask_endpoint_returns_the_mask_and_three_stages(api_client):
+def test_trace_matches_the_core_on_the_same_checkpoint(api_client, tiny_checkpoint):
+    from explorer.handle import load_handle
+    from explorer.inputs import parse_request
+    from explorer.trace import build_trace
+
+    handle = load_handle(tiny_checkpoint)
+    wire = trace(api_client, "The cat is small.", "sample", temperature=1.5, seed=3)
+    local = build_trace(handle, parse_request("The cat is small.", "sample", temperature=1.5, seed=3))
+    assert wire["target_ids"] == local.target_ids
+    np.testing.assert_allclose(weights(wire, "cross"), local.cross, atol=1e-5)
+
+
+def test_beam_search_trace_carries_the_ranked_beams(api_client):
+    wire = trace(api_client, strategy="beam", beam_size=3)
+    assert len(wire["beams"]) == 3 and wire["beams"][0]["score"] >= wire["beams"][-1]["score"]
+    assert all(s["forced"] for s in wire["steps"])
+
+
+def test_sampling_with_a_seed_is_reproducible_across_clients(make_client):
+    a, b = make_client(), make_client()
+    assert trace(a, strategy="sample", seed=7)["target_ids"] == trace(b, strategy="sample", seed=7)["target_ids"]
+
+
+def test_a_german_prefix_forces_the_first_tokens(api_client, tiny_tokenizer):
+    wire = trace(api_client, prefix="Der Hund")
+    forced = tiny_tokenizer.encode("Der Hund")
+    assert wire["target_ids"][: len(forced)] == forced and wire["steps"][0]["forced"]
+    assert any("What-if" in n for n in wire["notes"])
+
+
+def test_ablated_heads_travel_with_the_request(api_client):
+    plain = trace(api_client)
+    every = [f"L{l} H{h}" for l in range(2) for h in range(4)]
+    off = trace(api_client, heads=((), (), every))
+    assert off["request"]["ablation"] == [["cross", l, h] for l in range(2) for h in range(4)]
+    assert any("8 head(s) switched off" in n for n in off["notes"])
+    assert trace(api_client) == plain  # nothing stays switched off on the server
+
+
+def test_ablation_tab_compares_and_clears(api_client):
     c = api_client
-    start(c)
-    for _ in range(3):
-        act(c, "/next_token")
-    mask_plot, stages_plot = c.predict("1", "2", api_name="/mask")
-    mask = figure(mask_plot)
-    assert mask["data"][0]["z"] == np.tril(np.ones((4, 4), dtype=int)).tolist()  # <s> + 3 produced tokens
-    assert mask["layout"]["xaxis"]["ticktext"][0] == "&lt;s&gt;"
-    stages = figure(stages_plot)
-    assert len(stages["data"]) == 5 and {"xaxis", "xaxis2", "xaxis3"} <= set(stages["layout"])
-    weights = stages["data"][-1]["z"]
-    assert all(weights[i][j] is None for i in range(4) for j in range(i + 1, 4))
-    assert_rows_sum_to_one(weights)
+    baseline = c.predict(TEXT, api_name="/translate")
+    heads = [f"L{l} H{h}" for l in range(2) for h in range(4)]
+    before, after, note = c.predict(TEXT, heads, heads, heads, api_name="/ablate")
+    assert before == baseline and after != baseline and "changed" in note
+    assert c.predict(api_name="/clear_ablation") == ([], [], [], "All heads on.")
 
 
 def test_positional_encoding_figures_and_bad_wave_dims(api_client, app_url):
@@ -254,128 +146,34 @@ def test_positional_encoding_figures_and_bad_wave_dims(api_client, app_url):
     assert "&#x27;" not in message
 
 
-def test_beam_search_shows_a_ranked_beams_table(api_client):
-    c = api_client
-    out = start(c, strategy="beam", beam_size=3)
-    assert out.beams["visible"] is True
-    rows = out.beams["value"]["data"]
-    assert out.beams["value"]["headers"] == ["rank", "translation", "score", "log-prob", "finished"]
-    assert [r[0] for r in rows] == [1, 2, 3]
-    scores = [r[2] for r in rows]
-    assert scores == sorted(scores, reverse=True)
-    assert "Beam search" in out.status
-    stepped = act(c, "/next_token")
-    assert classes(stepped.target)[-1] == "current"
-    end = act(c, "/run_to_end")
-    assert set(classes(end.target)[1:-1]) == {"forced"}  # the best beam is replayed token by token
-    assert end.output == rows[0][1]
-
-
-def test_sampling_with_a_seed_is_reproducible_across_clients(make_client):
-    outputs = []
-    for c in (make_client(), make_client()):
-        start(c, strategy="sample", temperature=1.5, top_k=20, seed=7)
-        outputs.append(act(c, "/run_to_end"))
-    assert tokens(outputs[0].target) == tokens(outputs[1].target)
-    assert outputs[0].output == outputs[1].output
-    assert "sampled" in outputs[0].status
-
-
-def test_a_german_prefix_forces_the_first_tokens(api_client, tiny_tokenizer):
-    c = api_client
-    prefix = tiny_tokenizer.pieces(tiny_tokenizer.encode("Der Hund"))
-    out = start(c, prefix="Der Hund")
-    assert "forced from your prefix" in out.status
-    for _ in range(len(prefix) + 1):
-        out = act(c, "/next_token")
-    assert tokens(out.target)[1 : 1 + len(prefix)] == prefix
-    assert classes(out.target)[1 : 1 + len(prefix)] == ["forced"] * len(prefix)
-    assert classes(out.target)[-1] == "current"
-
-
-def test_ablation_then_clearing_it(api_client):
-    c = api_client
-    baseline = c.predict(TEXT, api_name="/translate")
-    heads = [f"L{l} H{h}" for l in range(2) for h in range(4)]
-    before, after, note = c.predict(TEXT, [], heads, heads, api_name="/ablate")
-    assert before == baseline
-    assert ("did not change" in note) == (before == after) and "16 head(s)" in note
-    assert c.predict(TEXT, api_name="/translate") == after  # the ablation stays on
-    assert start(c).status.count("switched off") == 1
-    assert c.predict(api_name="/clear_ablation") == ([], [], [], "All heads on.")
-    assert c.predict(TEXT, api_name="/translate") == baseline
-
-
-def test_export_npz_holds_consistent_tensors(api_client, tiny_tokenizer):
-    c = api_client
-    source = source_pieces(tiny_tokenizer, TEXT)
-    start(c)
-    for _ in range(3):
-        out = act(c, "/next_token")
-    path = Path(c.predict(api_name="/export_npz"))
-    assert path.suffix == ".npz" and path.is_file()
-    with np.load(path) as z:
-        S, T = len(source), 3
-        assert z["encoder_self_weights"].shape == (2, 4, S, S)
-        assert z["decoder_self_weights"].shape == (2, 4, T, T)
-        assert z["cross_weights"].shape == (2, 4, T, S)
-        assert z["source_tokens"].tolist() == source
-        assert z["target_tokens"].tolist() == tokens(out.target)[1:]
-        assert int(z["step"]) == T
-        assert np.allclose(z["cross_weights"].sum(-1), 1, atol=1e-5)
-        assert np.all(np.triu(z["decoder_self_weights"], k=1) == 0)
-
-
-def test_presentation_mode_enlarges_figure_fonts(api_client):
-    c = api_client
-    start(c)
-    act(c, "/next_token")
-    assert c.predict(True, api_name="/presentation") == ()
-    assert figure(c.predict("cross", "1", "mean", api_name="/attention"))["layout"]["font"]["size"] == 20
-    c.predict(False, api_name="/presentation")
-    assert figure(c.predict("cross", "1", "mean", api_name="/attention"))["layout"]["font"]["size"] == 13
-
-
-def test_new_key_gives_a_fresh_session(api_client):
-    """/new_key is the page-load event of the session key: calling it starts afresh (nothing to step)."""
-    c = api_client
-    start(c)
-    act(c, "/next_token")
-    assert c.predict(api_name="/new_key") == ()
-    expect_app_error(lambda: act(c, "/next_token"), "press start")
-
-
-def test_choose_own_model_before_training_is_refused(api_client):
+def test_presentation_mode_and_model_choice(api_client):
+    assert api_client.predict(True, api_name="/presentation") == ()
+    api_client.predict(False, api_name="/presentation")
     expect_app_error(lambda: api_client.predict(True, api_name="/choose_model"), "not trained a model")
     assert "Exploring" in api_client.predict(False, api_name="/choose_model")
-
-
-def test_stop_training_without_a_job(api_client):
     assert api_client.predict(api_name="/stop_training") == "No training is running in this session."
 
 
+def test_the_viewers_files_are_served_from_the_installed_packages(app_url):
+    from explorer.ui.viewer import PLOTLY_JS, SCRIPTS, STATIC, url
+
+    for path in [PLOTLY_JS, STATIC / "viewer.css", *(STATIC / name for name in SCRIPTS)]:
+        with urllib.request.urlopen(app_url + url(path), timeout=30) as response:
+            assert response.status == 200 and response.read() == path.read_bytes()
+
+
 # ----- bad inputs ------------------------------------------------------------------------------
-def _started(c):
-    start(c)
-    act(c, "/next_token")
-    return c
-
-
 BAD_INPUTS = {
-    "empty": (lambda c: start(c, ""), ["empty"]),
-    "whitespace only": (lambda c: start(c, "  \t\n  "), ["empty"]),
-    "10,000 characters": (lambda c: start(c, "x" * 10_000), ["10,000 characters", "1,000"]),
-    "300 words": (lambda c: start(c, " ".join(["elephant"] * 300)), ["characters long"]),
-    "control characters only": (lambda c: start(c, "\x00\x01\x02"), ["empty"]),
-    "next before start": (lambda c: act(c, "/next_token"), ["press start"]),
-    "export before start": (lambda c: c.predict(api_name="/export_npz"), ["press start"]),
-    "layer 7": (lambda c: _started(c).predict("cross", "7", "mean", api_name="/attention"), ["layer 7 does not exist", "0..1"]),
-    "head 9": (lambda c: _started(c).predict("cross", "1", "9", api_name="/attention"), ["head 9 does not exist", "0..3"]),
-    "kind bogus": (lambda c: _started(c).predict("bogus", "1", "mean", api_name="/attention"), ["unknown attention kind", "'bogus'"]),
-    "overview kind bogus": (lambda c: _started(c).predict("bogus", api_name="/overview"), ["'bogus'"]),
-    "seek abc": (lambda c: act(_started(c), "/seek", "abc"), ["'abc'", "not a number"]),
-    "seek with layer 7": (lambda c: act(_started(c), "/seek", 1, layer="7"), ["layer 7 does not exist"]),
-    "beam size 99": (lambda c: start(c, strategy="beam", beam_size=99), ["beam size 99 is out of range", "1 to 8"]),
+    "empty": (lambda c: trace(c, ""), ["empty"]),
+    "whitespace only": (lambda c: trace(c, "  \t\n  "), ["empty"]),
+    "10,000 characters": (lambda c: trace(c, "x" * 10_000), ["10,000 characters", "1,000"]),
+    "300 words": (lambda c: trace(c, " ".join(["elephant"] * 300)), ["characters long"]),
+    "control characters only": (lambda c: trace(c, "\x00\x01\x02"), ["empty"]),
+    "strategy bogus": (lambda c: trace(c, strategy="bogus"), ["'bogus'"]),
+    "beam size 99": (lambda c: trace(c, strategy="beam", beam_size=99), ["beam size 99 is out of range", "1 to 8"]),
+    "temperature 0": (lambda c: trace(c, strategy="sample", temperature=0), ["temperature 0", "0.05 to 5"]),
+    "seed 2**80": (lambda c: trace(c, strategy="sample", seed=2**80), ["seed", "out of range"]),
+    "ablate layer 7": (lambda c: trace(c, heads=((), (), ["L7 H0"])), ["layer 7"]),
     "translate empty": (lambda c: c.predict("", api_name="/translate"), ["empty"]),
     "ablate empty": (lambda c: c.predict("", ["L0 H0"], [], [], api_name="/ablate"), ["empty"]),
     "ablate unknown head": (lambda c: c.predict(TEXT, ["L5 H0"], [], [], api_name="/ablate"), ["layer 5 out of range", "encoder_self"]),
@@ -396,11 +194,11 @@ def test_bad_input_gets_a_clear_message_and_the_server_stays_healthy(case, api_c
 @pytest.mark.parametrize(
     "call, needles",
     [
-        (lambda c: start(c, temperature="abc"), ["temperature must be a number", "'abc'"]),
-        (lambda c: start(c, seed="abc"), ["seed must be a number", "'abc'"]),
+        (lambda c: trace(c, strategy="sample", temperature="abc"), ["temperature must be a number", "'abc'"]),
+        (lambda c: trace(c, strategy="sample", seed="abc"), ["seed must be a number", "'abc'"]),
         (lambda c: c.predict("abc", 16, "0", api_name="/positional"), ["positions must be a number", "'abc'"]),
     ],
-    ids=["start temperature", "start seed", "positional positions"],
+    ids=["trace temperature", "trace seed", "positional positions"],
 )
 def test_text_in_other_number_fields(call, needles, api_client, tiny_tokenizer):
     expect_app_error(lambda: call(api_client), *needles)
@@ -410,32 +208,25 @@ def test_text_in_other_number_fields(call, needles, api_client, tiny_tokenizer):
 @pytest.mark.parametrize(
     "text", ["I ❤ 東京 שלום", "<script>alert(1)</script> <b>bold</b>"], ids=["unicode", "html"]
 )
-def test_unusual_text_is_shown_literally(text, api_client, tiny_tokenizer):
-    c = api_client
-    out = start(c, text)
-    shown = tokens(out.source)
+def test_unusual_text_comes_back_literally(text, api_client, tiny_tokenizer):
+    shown = trace(api_client, text)["source_tokens"]
     assert shown == source_pieces(tiny_tokenizer, text)
     literal = "".join(shown[:-1]).replace("·", "").replace("\u2581", "")
     assert literal == text.replace(" ", "")  # every character comes back as itself, nothing escaped or dropped
     assert "<unk>" not in shown and not any("&lt;" in t or "&#" in t for t in shown)
-    step = act(c, "/next_token")
-    assert figure(step.attention)["layout"]["xaxis"]["ticktext"] == [esc(t) for t in shown]
-    assert isinstance(c.predict(text, api_name="/translate"), str)
+    assert isinstance(api_client.predict(text, api_name="/translate"), str)
 
 
 def test_characters_outside_the_vocabulary_show_as_unk_with_a_note(api_client):
-    out = start(api_client, "The dog 🙂 sees Ω.")
-    assert "<unk>" in tokens(out.source)
-    assert "outside the model" in out.status
+    wire = trace(api_client, "The dog 🙂 sees Ω.")
+    assert "<unk>" in wire["source_tokens"] and any("outside the model" in n for n in wire["notes"])
 
 
 def test_an_over_long_sentence_is_truncated_with_a_note(api_client):
     text = " ".join(["the dog sees the cat and"] * 25)  # 150 words, under the 1,000-character limit, ~200 pieces
-    out = start(api_client, text)
-    assert len(out.source) == 64 and tokens(out.source)[-1] == "</s>"  # max_len 64: 63 pieces and </s>
-    assert "more tokens than the model accepts" in out.status and "first 63" in out.status
-    step = act(api_client, "/next_token")
-    assert len(figure(step.attention)["layout"]["xaxis"]["ticktext"]) == 64
+    wire = trace(api_client, text)
+    assert len(wire["source_tokens"]) == 64 and wire["source_tokens"][-1] == "</s>"  # max_len 64: 63 pieces and </s>
+    assert any("more tokens than the model accepts" in n and "first 63" in n for n in wire["notes"])
 
 
 # ----- training uploads ------------------------------------------------------------------------
@@ -487,49 +278,20 @@ SENTENCES = [
 ]
 
 
-def test_ten_clients_stepping_at_once_see_only_their_own_sentence(make_client, tiny_tokenizer):
+def test_ten_clients_at_once_each_get_their_own_sentence(make_client, tiny_tokenizer):
     n = len(SENTENCES)
-    clients = [None] * n
-    rounds = threading.Barrier(n, timeout=120)
+    start = threading.Barrier(n, timeout=120)
 
     def person(i):
-        try:
-            c = clients[i] = make_client()
-            first = start(c, SENTENCES[i])
-            rounds.wait()
-            for r in range(n):  # one step per round for those still going: the calls interleave
-                if r <= i:
-                    last = act(c, "/next_token")
-                rounds.wait()
-            return first, last
-        except BaseException:
-            rounds.abort()
-            raise
+        c = make_client()
+        start.wait()
+        return [trace(c, SENTENCES[i]) for _ in range(2)]
 
     with ThreadPoolExecutor(n) as pool:
         results = list(pool.map(person, range(n)))
-    for i, (first, last) in enumerate(results):
-        expected = source_pieces(tiny_tokenizer, SENTENCES[i])
-        assert tokens(first.source) == tokens(last.source) == expected, f"client {i}"
-        assert len(last.target) == i + 2 and last.slider["value"] == i + 1, f"client {i}"
-        assert figure(last.attention)["layout"]["xaxis"]["ticktext"] == [esc(t) for t in expected]
-    # and afterwards each session still holds its own stepper
-    for i in (0, n - 1):
-        again = act(clients[i], "/previous")
-        assert tokens(again.source) == source_pieces(tiny_tokenizer, SENTENCES[i]) and again.slider["value"] == i
-
-
-def test_one_clients_ablation_does_not_change_anothers_translation(make_client):
-    a, b = make_client(), make_client()
-    baseline = b.predict(TEXT, api_name="/translate")
-    heads = [f"L{l} H{h}" for l in range(2) for h in range(4)]
-    _, after, _ = a.predict(TEXT, heads, heads, heads, api_name="/ablate")
-    assert after != baseline  # every head off: the translation must change, or this test shows nothing
-    with ThreadPoolExecutor(2) as pool:
-        theirs = pool.submit(lambda: [b.predict(TEXT, api_name="/translate") for _ in range(3)])
-        mine = pool.submit(lambda: [a.predict(TEXT, api_name="/translate") for _ in range(3)])
-        assert theirs.result() == [baseline] * 3
-        assert mine.result() == [after] * 3
+    for i, (first, second) in enumerate(results):
+        assert first == second and first["source_tokens"] == source_pieces(tiny_tokenizer, SENTENCES[i]), f"client {i}"
+        assert first["request"]["sentence"] == SENTENCES[i]
 
 
 # ----- broken checkpoints ----------------------------------------------------------------------
@@ -609,8 +371,8 @@ def test_train_streams_progress_then_the_trained_model_can_be_explored(make_clie
     trained = load_checkpoint(tmp_path / "trained")
 
     assert "your model" in c.predict(True, api_name="/choose_model")
-    out = start(c, "The dog is big.")
-    assert tokens(out.source) == source_pieces(trained.tokenizer, "The dog is big.")
+    wire = trace(c, "The dog is big.")
+    assert wire["source_tokens"] == source_pieces(trained.tokenizer, "The dog is big.") and wire["model"]["name"].startswith("your model")
     source = prepare_source(trained.tokenizer, "The dog is big.", trained.model.config.max_len)
     expected = trained.tokenizer.decode(beam_search(trained.model, source.ids, beam_size=1, alpha=0.0)[0].ids)
     assert c.predict("The dog is big.", api_name="/translate") == expected  # the session now runs the zip's model

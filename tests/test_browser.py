@@ -1,12 +1,14 @@
-"""The app in headless Chromium: step a sentence, read the rendered heatmap labels, visit every tab.
+"""The app in headless Chromium: the viewer opens decoded, steps with no server request, restores deep links,
+exports an HTML file that works offline, and keeps keys inert while typing.
 
-Full-page screenshots of each tab go to tests/artifacts/ (gitignored) for a person to look at.
+Screenshots at 1366x768 (a projector) go to tests/artifacts/ (gitignored) for a person to look at.
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 
@@ -15,25 +17,16 @@ pytestmark = pytest.mark.browser
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).parent / "artifacts"
 TEXT = "The dog sees the cat."
-CURRENT_RGB = "213, 94, 0"  # the "current" chip colour (#D55E00)
 TIMEOUT_MS = 30_000
+PROJECTOR = {"width": 1366, "height": 768}
 
 
-def shot(page, name: str) -> Path:
+def shot(page, name: str, full_page: bool = False) -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
+    page.screenshot(path=str(path), full_page=full_page)
     print(f"\nscreenshot: {path}")
     return path
-
-
-def chip_texts(page, elem_id: str) -> list[str]:
-    return page.locator(f"#{elem_id} .token .text").all_text_contents()
-
-
-def literal(pieces: list[str]) -> str:
-    """Pieces joined back into the typed characters (display markers removed)."""
-    return "".join(pieces).replace("·", "").replace("\u2581", "")
 
 
 @pytest.fixture(scope="module")
@@ -48,130 +41,238 @@ def browser():
         browser.close()
 
 
-@pytest.fixture(scope="module")
-def session(browser, app_url):
-    """One page for the module, with TEXT started and stepped three times; `dialogs` records any alert()."""
+def open_page(browser, url, **context_options):
+    """A fresh page on `url`, the viewer drawn; `page.dialogs` records any alert()."""
     from playwright.sync_api import expect
 
     expect.set_options(timeout=TIMEOUT_MS)
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context = browser.new_context(viewport=PROJECTOR, **context_options)
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
-    dialogs: list[str] = []
+    page.dialogs = []
 
     def on_dialog(dialog):
-        dialogs.append(dialog.message)
+        page.dialogs.append(dialog.message)
         dialog.dismiss()
 
     page.on("dialog", on_dialog)
-    page.goto(app_url, wait_until="load")  # never "networkidle": gradio keeps a connection open
-    page.wait_for_selector("#sentence textarea")
-    start(page, TEXT)
-    for k in (1, 2, 3):
-        page.click("#next-btn")
-        expect(page.locator("#status-md")).to_contain_text(f"Step {k}:")
-    yield page, dialogs
-    context.close()
+    page.goto(url, wait_until="load")  # never "networkidle": gradio keeps a connection open
+    page.wait_for_selector(".ae-viewer .ae-plot .main-svg")
+    return page
 
 
-def start(page, text):
+@pytest.fixture(scope="module")
+def page(browser, app_url):
+    page = open_page(browser, app_url)
+    yield page
+    page.context.close()
+
+
+def step_of(page) -> int:
+    return int(page.locator(".ae-root").get_attribute("data-step"))
+
+
+def heatmap_rows(page) -> list[str]:
+    return page.locator(".ae-right .ae-plot").first.locator(".ytick text").all_text_contents()
+
+
+def wait_drawn(page):
+    page.evaluate("window.aeViewer.rendered")
+
+
+def test_the_page_opens_on_a_decoded_example_on_the_best_head(page):
     from playwright.sync_api import expect
 
+    expect(page.locator(".ae-step")).to_have_text(re.compile(r"Step 3 / \d+"))
+    expect(page.locator(".ae-status-line")).to_contain_text("Step 3 of")
+    state = page.evaluate("window.aeViewer.state")
+    best = page.evaluate("window.aeViewer.trace.model.best_head")
+    assert best is None or (state["kind"], state["layer"], state["head"]) == (best["kind"], best["layer"], best["head"])
+    assert len(heatmap_rows(page)) == 3
+    box = page.locator(".ae-right .ae-plot .main-svg").first.bounding_box()
+    assert box["y"] + box["height"] <= PROJECTOR["height"] + 1, box  # the heatmap fits the projector without scrolling
+    shot(page, "01-opens-decoded")
+
+
+def test_ten_right_arrows_step_the_heatmap_with_no_server_request(page):
+    from playwright.sync_api import expect
+
+    page.keyboard.press("Home")
+    expect(page.locator(".ae-step")).to_have_text(re.compile(r"Step 0 / "))
+    targets = page.evaluate("window.aeViewer.trace.targetTokens")
+    assert len(targets) >= 10
+    requests = []
+    page.on("request", lambda r: requests.append(r.url))
+    for n in range(1, 11):
+        page.keyboard.press("ArrowRight")
+        expect(page.locator(".ae-step")).to_have_text(re.compile(rf"Step {n} / "))
+        expect(page.locator(".ae-status-line")).to_contain_text(f"Step {n} of")
+        wait_drawn(page)
+        rows = heatmap_rows(page)
+        assert len(rows) == n and rows[-1].strip() == targets[n - 1].strip()
+    for key in ("1", "m", "a", "k", "l", "v", "PageUp", "PageDown", "ArrowLeft", "End"):
+        page.keyboard.press(key)
+    wait_drawn(page)
+    page.wait_for_timeout(300)
+    assert requests == [], requests  # stepping and switching are drawn in the browser
+    page.keyboard.press("Home")
+    page.keyboard.press("v")  # back to the heatmap view
+    page.keyboard.press("v")
+
+
+def test_keys_are_inert_while_typing(page):
+    from playwright.sync_api import expect
+
+    page.keyboard.press("End")
+    before = step_of(page)
+    box = page.locator("#sentence textarea")
+    box.click()
+    box.press("End")
+    for key in ("ArrowLeft", "ArrowLeft", "Home", "1", "m", " "):
+        box.press(key)
+    assert step_of(page) == before and page.evaluate("window.aeViewer.state.head") != "mean"
+    expect(box).to_have_value(re.compile("1m "))
+    box.fill(page.evaluate("window.aeViewer.trace.request.sentence"))
+    page.locator(".ae-step").click()  # leave the text box
+
+
+def test_views_heads_and_presentation_mode(page):
+    from playwright.sync_api import expect
+
+    page.keyboard.press("Home")
+    for _ in range(4):
+        page.keyboard.press("ArrowRight")
+    page.locator(".ae-view-tabs button", has_text="All heads").click()
+    wait_drawn(page)
+    expect(page.locator(".ae-plot .annotation-text", has_text="head 3").first).to_be_visible()
+    shot(page, "02-all-heads")
+    page.locator(".ae-view-tabs button", has_text="Look-ahead mask").click()
+    wait_drawn(page)
+    expect(page.locator(".ae-plot").first.locator(".ytick text")).to_have_count(4)  # <s> and 3 produced tokens as inputs
+    assert page.locator(".ae-plot").first.locator(".ytick text").first.text_content() == "<s>"
+    expect(page.locator(".ae-plot2 .main-svg").first).to_be_visible()
+    shot(page, "03-lookahead-mask")
+    page.locator(".ae-view-tabs button", has_text="Heatmap").click()
+    page.locator(".ae-kinds button", has_text="Decoder self").click()
+    page.locator(".ae-heads button", has_text="all").click()
+    wait_drawn(page)
+    shot(page, "04-decoder-self-all-heads")
+    page.locator("#presentation input[type=checkbox]").check()
+    expect(page.locator("body")).to_have_class(re.compile(r"\bpresentation\b"))
+    wait_drawn(page)
+    assert page.evaluate("getComputedStyle(document.querySelector('.ae-viewer')).fontSize") == "20px"
+    shot(page, "05-presentation-mode")
+    page.locator("#presentation input[type=checkbox]").uncheck()
+    page.locator(".ae-heads button", has_text="mean").click()
+
+
+def test_clicking_a_candidate_forces_it_and_the_model_continues(page):
+    from playwright.sync_api import expect
+
+    page.locator(".ae-kinds button", has_text="Cross").click()
+    page.keyboard.press("Home")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    wait_drawn(page)
+    tick = page.locator(".ae-topk .ytick text").nth(2)
+    rank = int(re.search(r"\[(\d+)\]", tick.text_content()).group(1))  # labels are "token  [rank]"
+    chosen = page.evaluate(f"window.aeViewer.trace.steps[1].top[{rank - 1}]")
+    page.locator(".ae-topk").scroll_into_view_if_needed()
+    label = tick.bounding_box()
+    area = page.locator(".ae-topk .nsewdrag").first.bounding_box()
+    page.mouse.click(area["x"] + area["width"] / 2, label["y"] + label["height"] / 2)  # anywhere along the row
+    expect(page.locator(".ae-target-chips .ae-current")).to_have_text(chosen["token"])
+    assert page.evaluate("window.aeViewer.trace.request.forced_ids[1]") == chosen["id"]
+    assert page.evaluate("window.aeViewer.trace.request.forced_ids.length") == 2 and step_of(page) == 2
+    expect(page.locator(".ae-target-chips .ae-forced")).to_have_count(1)
+    shot(page, "06-forced-candidate")
+
+
+def test_a_new_sentence_and_markup_is_shown_as_text(page):
+    from playwright.sync_api import expect
+
+    text = "<img src=x onerror=alert(1)>"
     page.fill("#sentence textarea", text)
     page.click("#start-btn")
-    expect(page.locator("#status-md")).to_contain_text("Ready: press Next token")
+    expect(page.locator(".ae-step")).to_have_text(re.compile(r"Step 0 / "))
+    source = page.locator(".ae-source-chips .ae-chip").all_text_contents()
+    assert "".join(source).replace("·", "").replace("\u2581", "") == text.replace(" ", "") + "</s>"
+    page.keyboard.press("ArrowRight")
+    wait_drawn(page)
+    shown = page.locator(".ae-plot").first.locator(".xtick text").all_text_contents()
+    assert shown == source, (len(shown), len(source), shown)
+    assert page.locator(".ae-viewer img").count() == 0
+    page.wait_for_timeout(300)
+    assert page.dialogs == [], page.dialogs
 
 
-def test_three_steps_show_in_slider_chips_and_heatmap_axes(session, tiny_tokenizer):
+def test_an_error_is_shown_as_a_readable_toast(page):
     from playwright.sync_api import expect
 
-    page, _ = session
-    source = tiny_tokenizer.pieces(tiny_tokenizer.encode(TEXT)) + ["</s>"]
-    assert page.locator("#step-slider input[type=number]").input_value() == "3"
-    assert page.locator("#step-slider input[type=range]").input_value() == "3"
-
-    targets = chip_texts(page, "target-chips")
-    assert len(targets) == 4 and targets[0] == "<s>"
-    last_style = page.locator("#target-chips .token").last.get_attribute("style")
-    assert CURRENT_RGB in last_style  # the newest token is drawn as "current"
-    assert chip_texts(page, "source-chips") == source
-
-    plot = page.locator("#attention-plot")
-    expect(plot.locator(".ytick text")).to_have_count(3)
-    assert plot.locator(".ytick text").all_text_contents() == targets[1:]
-    assert plot.locator(".xtick text").all_text_contents() == source  # "</s>" drawn literally, not as markup
-    plot.locator(".main-svg").first.hover()  # plotly's toolbar exports the figure as PNG
-    expect(plot.locator('[data-title="Download plot as a PNG"]')).to_have_count(1)
-    shot(page, "01-translate-step3")
-
-
-TABS = [
-    ("All heads", "02-all-heads", "#overview-plot .main-svg"),
-    ("Look-ahead mask", "03-lookahead-mask", "#mask-plot .main-svg"),
-    ("Positional encoding", "04-positional-encoding", "#pe-heatmap .main-svg"),
-    ("Head ablation", "05-head-ablation", "#ablate-btn"),
-    ("Train", "06-train", "#train-btn"),
-    ("About the model", "07-about-the-model", "text=parameters"),
-    ("Translate & step", "08-translate-again", "#attention-plot .main-svg"),
-]
-
-
-def test_every_tab_shows_its_main_element(session):
-    from playwright.sync_api import expect
-
-    page, _ = session
-    for label, name, selector in TABS:
-        page.get_by_role("tab", name=label, exact=True).click()
-        expect(page.locator(selector).first).to_be_visible()
-        if label == "All heads":
-            expect(page.locator("#overview-plot .annotation-text", has_text="head 3").first).to_be_visible()
-        if label == "Look-ahead mask":
-            expect(page.locator("#mask-plot .ytick text")).to_have_count(4)  # <s> and the 3 tokens produced
-            assert page.locator("#mask-plot .ytick text").first.text_content() == "<s>"
-            expect(page.locator("#stages-plot .main-svg").first).to_be_visible()
-        if label == "Positional encoding":
-            expect(page.locator("#pe-wave-plot .main-svg").first).to_be_visible()
-        page.wait_for_timeout(300)  # let plotly finish drawing before the screenshot
-        shot(page, name)
-
-
-def test_presentation_mode_sets_the_body_class(session):
-    from playwright.sync_api import expect
-
-    page, _ = session
-    body = page.locator("body")
-    page.locator("#presentation input[type=checkbox]").check()
-    expect(body).to_have_class(re.compile(r"\bpresentation\b"))
-    size = page.evaluate("getComputedStyle(document.body).getPropertyValue('--body-text-size').trim()")
-    assert size == "21px"
-    shot(page, "09-presentation-mode")
-    page.locator("#presentation input[type=checkbox]").uncheck()
-    expect(body).not_to_have_class(re.compile(r"\bpresentation\b"))
-
-
-def test_an_error_is_shown_as_a_readable_toast(session):
-    from playwright.sync_api import expect
-
-    page, _ = session
     page.fill("#sentence textarea", "   ")
     page.click("#start-btn")
     expect(page.get_by_text("the box is empty").first).to_be_visible()
-    shot(page, "10-error-toast")
+    shot(page, "07-error-toast")
 
 
-def test_markup_typed_as_a_sentence_is_shown_as_text(session):
+def test_every_other_tab_shows_its_main_element(page):
     from playwright.sync_api import expect
 
-    page, dialogs = session
-    text = "<img src=x onerror=alert(1)>"
-    start(page, text)
-    page.click("#next-btn")
-    expect(page.locator("#status-md")).to_contain_text("Step 1:")
-    source = chip_texts(page, "source-chips")
-    assert literal(source) == text.replace(" ", "") + "</s>"
-    assert page.locator("#source-chips img, #attention-plot img, #status-md img").count() == 0
-    expect(page.locator("#attention-plot .xtick text")).to_have_count(len(source))
-    assert page.locator("#attention-plot .xtick text").all_text_contents() == source
-    page.wait_for_timeout(500)
-    assert dialogs == [], f"a dialog fired: {dialogs}"
-    shot(page, "11-markup-as-text")
+    for label, selector in [
+        ("Positional encoding", "#pe-show"), ("Head ablation", "#ablate-btn"), ("Train", "#train-btn"),
+        ("About the model", "text=parameters"), ("Translate & step", ".ae-viewer"),
+    ]:
+        page.get_by_role("tab", name=label, exact=True).click()
+        expect(page.locator(selector).first).to_be_visible()
+
+
+def test_a_deep_link_restores_its_view(browser, app_url):
+    from playwright.sync_api import expect
+
+    params = {"s": TEXT, "strategy": "sample", "seed": "4", "step": "5", "kind": "decoder_self", "layer": "1", "head": "2"}
+    page = open_page(browser, app_url + "?" + urlencode(params))
+    try:
+        expect(page.locator(".ae-status-line")).to_contain_text("Step 5 of")
+        assert page.evaluate("window.aeViewer.trace.request.sentence") == TEXT
+        state = page.evaluate("window.aeViewer.state")
+        assert (state["step"], state["kind"], state["layer"], state["head"]) == (5, "decoder_self", 1, 2)
+        assert page.input_value("#sentence textarea") == TEXT
+        link = page.evaluate("window.aeViewer.copyLink()")
+        for name, value in params.items():
+            assert f"{name}={value}" in link.replace("+", "%20").replace("%20", " ").replace("The dog sees the cat.", TEXT) or name == "s"
+        assert "seed=4" in link and "step=5" in link and "kind=decoder_self" in link
+        shot(page, "08-deep-link")
+    finally:
+        page.context.close()
+
+
+def test_the_exported_html_opens_offline_and_steps(browser, app_url, tmp_path):
+    from playwright.sync_api import expect
+
+    page = open_page(browser, app_url, accept_downloads=True)
+    try:
+        page.keyboard.press("End")
+        with page.expect_download() as info:
+            page.locator(".ae-tools button", has_text="HTML").click()
+        path = tmp_path / "export.html"
+        info.value.save_as(path)
+        T = page.evaluate("window.aeViewer.trace.T")
+    finally:
+        page.context.close()
+    assert path.stat().st_size > 1_000_000  # plotly.js is inlined
+    context = browser.new_context(viewport=PROJECTOR, offline=True)
+    offline = context.new_page()
+    blocked = []
+    offline.route("**/*", lambda route: (blocked.append(route.request.url), route.abort()) if not route.request.url.startswith("file:") else route.continue_())
+    try:
+        offline.goto(path.as_uri(), wait_until="load")
+        offline.wait_for_selector(".ae-plot .main-svg")
+        expect(offline.locator(".ae-step")).to_have_text(f"Step {T} / {T}")
+        offline.keyboard.press("Home")
+        offline.keyboard.press("ArrowRight")
+        expect(offline.locator(".ae-step")).to_have_text(f"Step 1 / {T}")
+        assert offline.locator(".ae-plot").first.locator(".ytick text").count() == 1
+        assert blocked == [], blocked
+        shot(offline, "09-exported-offline")
+    finally:
+        context.close()

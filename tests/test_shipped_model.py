@@ -8,7 +8,7 @@ import torch
 from explorer.alignment import read_gold, score_heads
 from explorer.checkpoint import load_checkpoint
 from explorer.evaluate import translate
-from explorer.session import load_handle
+from explorer.handle import load_handle
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "checkpoints" / "tatoeba-en-de"
@@ -69,3 +69,20 @@ def test_recorded_alignment_finding_reproduces_and_sets_the_default_view(shipped
     assert (best["layer"], best["head"]) == (alignment["best"]["layer"], alignment["best"]["head"])
     assert best["aer"] == pytest.approx(alignment["best"]["aer"], abs=1e-4)
     assert load_handle(SHIPPED).default_view == ("cross", best["layer"], str(best["head"]))
+
+
+def test_the_long_example_trace_fits_its_wire_budget():
+    """The Translate tab's long example travels in at most 150 KB (the browser gets the whole decode at once)."""
+    import json
+
+    from explorer.inputs import parse_request
+    from explorer.trace import build_trace
+    from explorer.ui.translate_tab import EXAMPLES
+    from explorer.wire import to_wire
+
+    handle = load_handle(SHIPPED)
+    long_example = max((s for s, _ in EXAMPLES), key=len)
+    for strategy in ("greedy", "beam"):
+        wire = to_wire(build_trace(handle, parse_request(long_example, strategy)), handle)
+        size = len(json.dumps(wire, ensure_ascii=False).encode())
+        assert size <= 150_000, (strategy, size)

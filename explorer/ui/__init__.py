@@ -10,7 +10,7 @@ from ..session import ExplorerSession
 from ..sessions import SessionStore, new_key
 from ..trace_cache import TraceCache
 from . import ablation_tab, about_tab, positional_tab, train_tab, translate_tab, viewer
-from .common import CSS, NORMAL_FONT, PLAIN_EVENT, PRESENTATION_FONT, THEME, Context, guarded
+from .common import CSS, NORMAL_FONT, PLAIN_EVENT, PRESENTATION_FONT, THEME, Context, guarded, zero_gpu
 
 __all__ = ["build_demo", "CSS", "THEME", "static_paths"]
 static_paths = viewer.static_paths
@@ -64,6 +64,14 @@ def wire_trace(ctx: Context, tab: dict, heads: list) -> tuple:
     tab["example"].input(lambda s: s, [tab["example"]], [sentence], api_name=False, queue=False).then(
         trace, inputs, [view], api_name=False, **PLAIN_EVENT
     )
+
+    @guarded
+    @zero_gpu
+    def translate(text, key):
+        return ctx.session(key).translate(text)
+
+    # a one-shot greedy translation for API users (the viewer shows the translation of every trace)
+    gr.on(None, translate, [sentence, ctx.key], [tab["full"]], api_name="translate", **PLAIN_EVENT)
 
     @guarded
     def force(key, evt: gr.EventData):

@@ -50,7 +50,7 @@ def build(ctx: Context, tab: dict) -> list[gr.CheckboxGroup]:
             "first tab again. The heads stay off in the step-through viewer until you switch them back on."
         )
         groups = [
-            gr.CheckboxGroup(head_labels(config.n_layers(kind), config.n_heads), label=KIND_TITLES[kind], elem_id=f"ablate-{kind}")
+            gr.CheckboxGroup(head_labels(config.n_layers(kind), config.n_heads), value=[], label=KIND_TITLES[kind], elem_id=f"ablate-{kind}")
             for kind in ATTENTION_KINDS
         ]
         with gr.Row():

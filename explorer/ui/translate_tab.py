@@ -49,7 +49,7 @@ def build(ctx: Context, initial: dict | None) -> dict:
                     [("greedy", "greedy"), ("sampling", "sample"), ("beam search", "beam")], value="greedy", label="Strategy",
                     elem_id="opt-strategy",
                 )
-                prefix = gr.Textbox(label="What-if: German prefix to force (optional)", placeholder="e.g. Ich weiß", elem_id="opt-prefix")
+                prefix = gr.Textbox("", label="What-if: German prefix to force (optional)", placeholder="e.g. Ich weiß", elem_id="opt-prefix")
             with gr.Row():
                 temperature = slider("temperature", "Temperature (sampling)")
                 top_k = slider("top_k", "Top-k (sampling; 0 = off)")
@@ -57,8 +57,9 @@ def build(ctx: Context, initial: dict | None) -> dict:
                 beam_size = slider("beam_size", "Beam size")
                 alpha = slider("alpha", "Length penalty α (beam)")
         view = viewer.build(initial)
+        full = gr.Textbox(visible=False, elem_id="full-translation")  # the /translate API's output
         npz_file = gr.File(label="Attention tensors (.npz) of this sentence up to the current step", visible=False, elem_id="npz-file")
     return {
         "sentence": sentence, "example": example, "start": start_btn, "options": [strategy, temperature, top_k, seed, beam_size, alpha, prefix],
-        "viewer": view, "npz_file": npz_file,
+        "viewer": view, "npz_file": npz_file, "full": full,
     }

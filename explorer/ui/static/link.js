@@ -39,13 +39,6 @@
     return view;
   };
 
-  // Keep the address bar on the current view without adding history entries (file:// may refuse).
-  AE.updateAddress = function (request, state) {
-    try {
-      if (window.location.protocol.startsWith("http")) window.history.replaceState(null, "", "?" + AE.linkParams(request, state).toString());
-    } catch (err) { /* an address that cannot change is harmless */ }
-  };
-
   AE.copyText = function (text) {
     if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);
     const area = document.createElement("textarea");

@@ -42,7 +42,6 @@
       plot_bgcolor: "white",
       paper_bgcolor: "white",
       height: height,
-      uirevision: "keep",
     }, extra || {});
   };
 

@@ -18,6 +18,8 @@
       xaxis: { range: [0, 1.18], title: { text: "probability" }, tickformat: ".0%" },
       yaxis: { autorange: "reversed", tickfont: { size: font }, automargin: true },
       margin: { l: 10, r: 10, t: 30 + font, b: 40 },
+      hovermode: "y", // hover and click anywhere along a candidate's row, even where its bar is thin
+      hoverdistance: -1,
     });
     return AE.draw(div, data, layout);
   };

@@ -243,7 +243,6 @@
       drawn.push(AE.drawMask(this.plot, t, s.step, Math.min(h, 360)), AE.drawStages(this.plot2, t, layer, head, s.step, Math.min(h, 380)));
     }
     this.bindChartClicks();
-    AE.updateAddress(t.request, s);
     this.root.dataset.step = s.step; // read by the browser tests and benchmarks
     this.rendered = Promise.all(drawn);
     return this.rendered;
