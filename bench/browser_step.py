@@ -1,0 +1,92 @@
+"""Key press to repainted heatmap in headless Chromium: 30 steps and 30 head switches, all drawn in the browser.
+
+    python bench/browser_step.py [--checkpoint checkpoints/tatoeba-en-de] [--json OUT]
+
+Starts `python app.py`, opens the page at 1366x768 on the long example, and for each key press measures
+in the page from the keydown event to the end of the first animation frame after the heatmap's redraw
+resolved (Plotly.react) — what a person sees. The reference measured in the same run is an empty
+requestAnimationFrame after a key press (the frame floor of this browser). Also counts the requests the
+page sends while stepping (target: none). Targets: median <= 16 ms, p95 <= 33 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+from app_latency import ROOT, free_port, start_app
+
+LONG = "When I was a child, I often went to school by bus because my parents did not have a car."
+MEASURE = """async (key) => {
+  const v = window.aeViewer;
+  const t0 = performance.now();
+  document.dispatchEvent(new KeyboardEvent('keydown', {key: key, bubbles: true}));
+  await v.rendered;
+  await new Promise((r) => requestAnimationFrame(() => r()));
+  return performance.now() - t0;
+}"""
+FLOOR = """async () => { const t0 = performance.now(); await new Promise((r) => requestAnimationFrame(() => r())); return performance.now() - t0; }"""
+
+
+def q(values, p):
+    return sorted(values)[min(len(values) - 1, int(p * len(values)))]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--checkpoint", default=str(ROOT / "checkpoints" / "tatoeba-en-de"))
+    parser.add_argument("--json", help="write the results here")
+    args = parser.parse_args()
+    from urllib.parse import urlencode
+
+    from playwright.sync_api import sync_playwright
+
+    proc, _ = start_app(args.checkpoint, free_port())
+    url = f"http://127.0.0.1:{proc.args[-1]}/?" + urlencode({"s": LONG, "step": 0})
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+            page = browser.new_page(viewport={"width": 1366, "height": 768})
+            page.goto(url, wait_until="load")
+            page.wait_for_selector(".ae-plot .main-svg")
+            page.wait_for_function(f"window.aeViewer && window.aeViewer.trace.request.sentence === {json.dumps(LONG)}")
+            page.evaluate("window.aeViewer.rendered")
+            T = page.evaluate("window.aeViewer.trace.T")
+            requests = []
+            page.on("request", lambda r: requests.append(r.url))
+            steps, heads, floor = [], [], []
+            for _ in range(3):  # warm-up
+                page.evaluate(MEASURE, "ArrowRight")
+            page.evaluate(MEASURE, "Home")
+            for i in range(30):
+                floor.append(page.evaluate(FLOOR))
+                steps.append(page.evaluate(MEASURE, "ArrowRight" if (i // T) % 2 == 0 else "ArrowLeft"))
+            for i in range(30):
+                floor.append(page.evaluate(FLOOR))
+                heads.append(page.evaluate(MEASURE, str(i % 4)))
+            browser.close()
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    result = {
+        "target_tokens": T,
+        "step_median_ms": round(statistics.median(steps), 1), "step_p95_ms": round(q(steps, 0.95), 1),
+        "head_median_ms": round(statistics.median(heads), 1), "head_p95_ms": round(q(heads, 0.95), 1),
+        "frame_floor_median_ms": round(statistics.median(floor), 1),
+        "requests_while_stepping": len(requests),
+    }
+    print("| measure (headless Chromium, 1366x768, long example) | median | p95 | target |\n|---|---|---|---|")
+    print(f"| → key to repainted heatmap (30 steps) | {result['step_median_ms']} ms | {result['step_p95_ms']} ms | ≤ 16 / ≤ 33 ms |")
+    print(f"| digit key to repainted heatmap (30 head switches) | {result['head_median_ms']} ms | {result['head_p95_ms']} ms | ≤ 16 / ≤ 33 ms |")
+    print(f"| reference: one empty animation frame | {result['frame_floor_median_ms']} ms | | |")
+    print(f"| requests sent while stepping and switching | {result['requests_while_stepping']} | | 0 |")
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
