@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import torch
 
 from .hooks import AttentionMaps, AttentionRecorder
+from .inputs import LIMITS
 from .model import Ablation, DecoderState, Transformer
 from .tokenizer import BOS_ID, EOS_ID, Tokenizer
 
@@ -179,8 +180,9 @@ class StepperOptions:
     def __post_init__(self):
         if self.strategy not in STRATEGIES:
             raise ValueError(f"strategy={self.strategy!r} must be one of {STRATEGIES}")
-        if not 0.05 <= self.temperature <= 5.0:
-            raise ValueError(f"temperature={self.temperature} must be between 0.05 and 5")
+        low, high = LIMITS["temperature"].low, LIMITS["temperature"].high
+        if not low <= self.temperature <= high:
+            raise ValueError(f"temperature={self.temperature} must be between {low} and {high:g}")
         if self.top_k < 0:
             raise ValueError(f"top_k={self.top_k} must be 0 (off) or positive")
 

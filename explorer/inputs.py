@@ -13,7 +13,7 @@ from .config import ATTENTION_KINDS
 from .tokenizer import normalize
 
 MAX_CHARS = 1000  # longer pastes are refused with a message
-HEAD_MEAN, HEAD_ALL = "mean", "all"
+HEAD_MEAN = "mean"
 STRATEGIES = ("greedy", "sample", "beam")
 TOP_CANDIDATES = 10  # next-token candidates reported per step
 
@@ -94,24 +94,6 @@ def bounded(value, key: str, integer: bool = False) -> float | int:
         low, high = (int(limit.low), int(limit.high)) if integer else (limit.low, limit.high)
         raise UserError(f"{name} {value!r} is out of range: choose {low} to {high}.")
     return result
-
-
-def index(value, name: str, size: int) -> int:
-    """An index 0..size-1 from a UI value, or a UserError naming it and the range."""
-    result = number(value, name)
-    if result != int(result) or not 0 <= result < size:
-        raise UserError(f"{name} {value!r} does not exist: this model has {name.lower()}s 0..{size - 1}.")
-    return int(result)
-
-
-def parse_head(head) -> int | str:
-    """'mean', 'all' or a head number (as int or text) -> the canonical form."""
-    if head in (HEAD_MEAN, HEAD_ALL):
-        return head
-    try:
-        return int(head)
-    except (TypeError, ValueError, OverflowError):
-        raise UserError(f"Unknown head {str(head)[:40]!r}: choose a head number, 'mean' or 'all'.") from None
 
 
 def parse_kind(kind) -> str:

@@ -43,7 +43,7 @@ class TraceStep:
 
 
 @dataclass
-class Beam:
+class TraceBeam:
     """One beam-search hypothesis, as the beams table shows it."""
 
     text: str
@@ -68,7 +68,7 @@ class DecodeTrace:
     outputs: list[str]  # outputs[t]: the detokenized translation after t steps (t = 0..T)
     finished: str  # "eos" or "length"
     notes: list[str] = field(default_factory=list)
-    beams: list[Beam] = field(default_factory=list)
+    beams: list[TraceBeam] = field(default_factory=list)
 
     @property
     def target_tokens(self) -> list[str]:
@@ -85,10 +85,6 @@ class DecodeTrace:
 
     def attention(self, kind: str) -> np.ndarray:
         return {"encoder_self": self.encoder_self, "decoder_self": self.decoder_self, "cross": self.cross}[kind]
-
-    def nbytes(self) -> int:
-        arrays = (self.encoder_self, self.decoder_self, self.cross, self.decoder_self_scores)
-        return sum(a.nbytes for a in arrays) + 200 * len(self.steps) + 64 * len(self.source_ids)
 
 
 def build_trace(handle: ModelHandle, request: TraceRequest) -> DecodeTrace:
@@ -114,10 +110,10 @@ def build_trace(handle: ModelHandle, request: TraceRequest) -> DecodeTrace:
     if not forced and request.prefix:
         forced = tokenizer.encode(request.prefix)
     forced = forced[:max_new]
-    beams: list[Beam] = []
+    beams: list[TraceBeam] = []
     if request.strategy == "beam" and not forced:
         found = beam_search(handle.model, source.ids, request.beam_size, request.alpha, ablation=ablation)
-        beams = [Beam(tokenizer.decode(b.ids), b.ids, b.score, b.log_prob, b.finished) for b in found]
+        beams = [TraceBeam(tokenizer.decode(b.ids), b.ids, b.score, b.log_prob, b.finished) for b in found]
         forced = found[0].ids + ([EOS_ID] if found[0].finished else [])
         notes.append(f"Beam search (size {request.beam_size}, α {request.alpha}): stepping through the best of {len(found)} beam(s).")
     elif forced:

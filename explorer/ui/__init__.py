@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 import gradio as gr
 
 from ..handle import ModelHandle
-from ..inputs import UserError, parse_link, parse_request
+from ..inputs import TraceRequest, UserError, parse_link, parse_request
 from ..session import ExplorerSession
 from ..sessions import SessionStore, new_key
 from ..trace_cache import TraceCache
@@ -103,5 +105,4 @@ def _request_of(evt: gr.EventData):
     request = data.get("request")
     if not isinstance(request, dict):
         raise UserError("The viewer sent no request: reload the page.")
-    fields = ("sentence", "strategy", "temperature", "top_k", "seed", "beam_size", "alpha", "prefix", "forced_ids", "ablation")
-    return parse_request(**{name: request.get(name) for name in fields if name in request})
+    return parse_request(**{f.name: request[f.name] for f in fields(TraceRequest) if f.name in request})

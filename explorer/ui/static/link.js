@@ -5,12 +5,11 @@
   "use strict";
 
   const OPTIONS = ["strategy", "temperature", "top_k", "seed", "beam_size", "alpha", "prefix"];
-  const DEFAULTS = { strategy: "greedy", temperature: 1, top_k: 0, seed: 0, beam_size: 4, alpha: 0.6, prefix: "" };
 
   AE.linkParams = function (request, state) {
     const p = new URLSearchParams();
     p.set("s", request.sentence);
-    for (const name of OPTIONS) if (String(request[name]) !== String(DEFAULTS[name])) p.set(name, request[name]);
+    for (const name of OPTIONS) if (request[name] !== "") p.set(name, request[name]);
     if (request.forced_ids.length) p.set("forced", request.forced_ids.join(","));
     if (request.ablation.length) p.set("ablate", request.ablation.map((h) => h.join(".")).join(","));
     p.set("step", state.step);

@@ -232,7 +232,13 @@
     AE.drawTargetChips(this.targetBox, t, s.step);
     this.output.textContent = "Output so far: " + (t.wire.outputs[s.step] || "—");
     this.renderBeams();
-    const drawn = [AE.drawTopk(this.topk, t, s.step, Math.max(260, 26 * 10 + 70))];
+    const drawn = [];
+    const topkKey = s.step + "|" + AE.fontSize();
+    if (t !== this.topkTrace || topkKey !== this.topkKey) { // candidates change with the trace and step, not the head
+      this.topkTrace = t;
+      this.topkKey = topkKey;
+      drawn.push(AE.drawTopk(this.topk, t, s.step, Math.max(260, 26 * 10 + 70)));
+    }
     const h = this.height();
     this.plot2.hidden = s.view !== "mask";
     if (s.view === "heatmap") drawn.push(AE.drawHeatmap(this.plot, t, s.kind, s.layer, s.head, s.step, h));
