@@ -43,37 +43,59 @@ def default_max_new_tokens(model: Transformer, source_length: int) -> int:
     return min(2 * source_length + 10, model.config.max_len - 1)
 
 
+def pad_batch(rows: list[list[int]], pad: int, device) -> torch.Tensor:
+    """Id lists -> (B, longest) padded on the right with `pad`."""
+    out = torch.full((len(rows), max(map(len, rows))), pad, dtype=torch.long)
+    for b, ids in enumerate(rows):
+        out[b, : len(ids)] = torch.tensor(ids, dtype=torch.long)
+    return out.to(device)
+
+
 @torch.no_grad()
-def greedy_batch(model: Transformer, sources: list[list[int]], max_new_tokens: int | None = None) -> list[list[int]]:
-    """Greedy decoding of a batch of source id lists; returns output ids without BOS/EOS."""
+def greedy_continue(
+    model: Transformer,
+    sources: list[list[int]],
+    limits: list[int],
+    forced: list[list[int]] | None = None,
+    ablation: Ablation | None = None,
+) -> list[list[int]]:
+    """Greedy decoding of a batch: row b takes forced[b] first, then the argmax, until EOS or limits[b] tokens.
+
+    Returns each row's output ids, its EOS included when one was chosen (what a `Stepper` would step through).
+    """
     device = next(model.parameters()).device
     pad = model.config.pad_id
-    src = torch.full((len(sources), max(map(len, sources))), pad, dtype=torch.long)
-    for b, ids in enumerate(sources):
-        src[b, : len(ids)] = torch.tensor(ids)
-    src = src.to(device)
-    limit = max_new_tokens or default_max_new_tokens(model, src.size(1))
-    memory, src_mask = model.encode(src)
+    forced = forced or [[] for _ in sources]
+    memory, src_mask = model.encode(pad_batch(sources, pad, device), ablation)
     state = DecoderState(memory, src_mask)
     token = torch.full((len(sources), 1), BOS_ID, dtype=torch.long, device=device)
-    outputs = torch.empty(len(sources), 0, dtype=torch.long, device=device)
-    done = torch.zeros(len(sources), dtype=torch.bool, device=device)
-    for _ in range(limit):
-        logits, state = model.decode(token, state)  # (B, 1, V)
-        token = logits[:, -1].argmax(-1, keepdim=True)  # (B, 1)
-        token = token.masked_fill(done[:, None], pad)
-        outputs = torch.cat([outputs, token], dim=1)
-        done |= token[:, 0] == EOS_ID
-        if done.all():
+    lengths = [0] * len(sources)
+    outputs = []
+    for t in range(max(limits)):
+        logits, state = model.decode(token, state, ablation)
+        chosen = logits[:, -1].argmax(-1)  # (B,)
+        for b, prefix in enumerate(forced):
+            if t < len(prefix):
+                chosen[b] = prefix[t]
+        outputs.append(chosen)
+        for b, token_id in enumerate(chosen.tolist()):
+            if not lengths[b] and (token_id == EOS_ID or t + 1 >= limits[b]):
+                lengths[b] = t + 1
+        if all(lengths):
             break
+        token = chosen[:, None]
+    rows = torch.stack(outputs, dim=1).tolist()
+    return [row[:n] for row, n in zip(rows, lengths)]
+
+
+def greedy_batch(model: Transformer, sources: list[list[int]], max_new_tokens: int | None = None) -> list[list[int]]:
+    """Greedy decoding of a batch of source id lists; returns output ids without BOS/EOS."""
+    limit = max_new_tokens or default_max_new_tokens(model, max(map(len, sources)))
+    stops = (EOS_ID, model.config.pad_id)
     result = []
-    for row in outputs.tolist():
-        out = []
-        for t in row:
-            if t in (EOS_ID, pad):
-                break
-            out.append(t)
-        result.append(out)
+    for ids in greedy_continue(model, sources, [limit] * len(sources)):
+        end = next((i for i, t in enumerate(ids) if t in stops), len(ids))
+        result.append(ids[:end])
     return result
 
 

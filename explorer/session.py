@@ -20,7 +20,7 @@ from .decoding import beam_search, prepare_source
 from .handle import ModelHandle
 from .inputs import TraceRequest, UserError, clean_text, number
 from .model import Ablation
-from .trace import build_trace
+from .trace import build_traces, plan_trace
 from .trace_cache import TraceCache
 from .wire import to_wire, unpack
 
@@ -57,7 +57,12 @@ class ExplorerSession:
     def trace(self, request: TraceRequest) -> dict:
         """The wire trace of `request` with this session's model, from the shared cache when it has it."""
         handle = self.handle
-        return self.cache.get((handle.fingerprint, request), lambda: to_wire(build_trace(handle, request), handle))
+        plan = plan_trace(handle, request)  # a bad request is refused here, before it waits for the model
+
+        def run_batch(plans):
+            return [to_wire(trace, handle) for trace in build_traces(handle, plans)]
+
+        return self.cache.get((handle.fingerprint, request), plan, run_batch, group=handle.fingerprint)
 
     # ----- whole translations ---------------------------------------------------------------
     def translate(self, text, heads=()) -> str:

@@ -1,14 +1,18 @@
 """The decode trace: one whole decode of a sentence with every attention map, built once for the browser.
 
-`build_trace(handle, request)` runs the KV-cached `Stepper` (which records through `AttentionRecorder`
-hooks) to the end and stacks what it saw into a `DecodeTrace`:
+`plan_trace(handle, request)` checks a request against the model and tokenizes it (no model work);
+`build_traces(handle, plans)` decodes several plans at once (greedy rows in one KV-cached batch, a beam
+or a seeded sampler per plan), then records every attention map with `AttentionRecorder` hooks in one
+teacher-forced pass over the chosen tokens, and stacks them into `DecodeTrace`s:
 
-    encoder_self         (Le, H, S, S)  computed once, before the first step
+    encoder_self         (Le, H, S, S)  the source over itself
     decoder_self         (Ld, H, T, T)  row i = step i's query over decoder inputs 0..i; future exactly 0
     cross                (Ld, H, T, S)  row i = step i's query over the source
-    decoder_self_scores  (Ld, H, T, T)  q·k/√Dh before the mask, from one teacher-forced pass over the
-                                        decoder inputs: its lower triangle is what each step computed,
-                                        its upper triangle the future that the look-ahead mask removes
+    decoder_self_scores  (Ld, H, T, T)  q·k/√Dh before the mask: its lower triangle is what each step
+                                        computed, its upper triangle the future that the mask removes
+
+The teacher-forced pass equals the stepwise decode (`Stepper`) because the decoder is causal; the tests
+hold the trace to the stepper's rows and probabilities.
 
 Row i is computed at step i + 1 and never changes afterwards (the decoder is causal), so the view at
 step t is rows 0..t-1 of the full trace: the browser slices, the server computes nothing more.
@@ -21,11 +25,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from .decoding import Stepper, StepperOptions, beam_search, default_max_new_tokens, prepare_source
+from .decoding import Source, Stepper, StepperOptions, beam_search, default_max_new_tokens, greedy_continue, pad_batch, prepare_source
 from .handle import ModelHandle
 from .inputs import TOP_CANDIDATES, TraceRequest, UserError
-from .model import Ablation
 from .hooks import AttentionRecorder
+from .model import Ablation
 from .tokenizer import BOS_ID, EOS_ID
 
 
@@ -87,8 +91,22 @@ class DecodeTrace:
         return {"encoder_self": self.encoder_self, "decoder_self": self.decoder_self, "cross": self.cross}[kind]
 
 
-def build_trace(handle: ModelHandle, request: TraceRequest) -> DecodeTrace:
-    """Decode `request.sentence` with the request's options and record everything the views need."""
+@dataclass(frozen=True)
+class TracePlan:
+    """A validated request with its tokenized source: everything a trace needs before any model work."""
+
+    request: TraceRequest
+    source: Source
+    forced: tuple[int, ...]  # target ids to take before the model chooses (a prefix, clicked candidates)
+    max_new: int
+    notes: tuple[str, ...]
+
+    def ablation(self, config) -> Ablation | None:
+        return Ablation(config, self.request.ablation) if self.request.ablation else None
+
+
+def plan_trace(handle: ModelHandle, request: TraceRequest) -> TracePlan:
+    """Check `request` against the model (heads, token ids) and tokenize it; a UserError names what is wrong."""
     config, tokenizer = handle.config, handle.tokenizer
     try:
         ablation = Ablation(config, request.ablation) if request.ablation else None
@@ -101,65 +119,121 @@ def build_trace(handle: ModelHandle, request: TraceRequest) -> DecodeTrace:
     unknown = source.ids.count(config.unk_id)
     if unknown:
         notes.append(f"{unknown} piece(s) are outside the model's vocabulary and show as <unk>.")
-
     max_new = default_max_new_tokens(handle.model, len(source.ids))
     forced = list(request.forced_ids)
-    if any(not 0 <= i < config.vocab_size for i in forced):
-        bad = next(i for i in forced if not 0 <= i < config.vocab_size)
+    bad = next((i for i in forced if not 0 <= i < config.vocab_size), None)
+    if bad is not None:
         raise UserError(f"Forced token id {bad} is outside the vocabulary (0..{config.vocab_size - 1}).")
+    if config.pad_id in forced:
+        raise UserError(f"Forced token id {config.pad_id} is the padding token, which the model never reads.")
     if not forced and request.prefix:
         forced = tokenizer.encode(request.prefix)
-    forced = forced[:max_new]
-    beams: list[TraceBeam] = []
-    if request.strategy == "beam" and not forced:
-        found = beam_search(handle.model, source.ids, request.beam_size, request.alpha, ablation=ablation)
-        beams = [TraceBeam(tokenizer.decode(b.ids), b.ids, b.score, b.log_prob, b.finished) for b in found]
-        forced = found[0].ids + ([EOS_ID] if found[0].finished else [])
-        notes.append(f"Beam search (size {request.beam_size}, α {request.alpha}): stepping through the best of {len(found)} beam(s).")
-    elif forced:
-        how = "your prefix" if request.prefix else "the chosen tokens"
-        notes.append(f"What-if: the first {len(forced)} target token(s) are forced from {how}; the model continues from there.")
+    if forced:
+        how = "your prefix" if request.prefix and not request.forced_ids else "the chosen tokens"
+        notes.append(f"What-if: the first {len(forced[:max_new])} target token(s) are forced from {how}; the model continues from there.")
         if request.strategy == "beam":
             notes.append("Beam search does not take a forced prefix: the model continues greedily after it.")
     if ablation is not None:
         notes.append(f"{len(request.ablation)} head(s) switched off.")
+    return TracePlan(request, source, tuple(forced[:max_new]), max_new, tuple(notes))
 
-    strategy = "sample" if request.strategy == "sample" else "greedy"
-    options = StepperOptions(strategy, request.temperature, request.top_k, request.seed, TOP_CANDIDATES, max_new)
-    stepper = Stepper(handle.model, tokenizer, source, options, forced, ablation)
-    stepper.run()
-    return _stack(request, stepper, tokenizer, notes, beams, _teacher_forced_scores(handle, stepper, ablation))
+
+def build_trace(handle: ModelHandle, request: TraceRequest) -> DecodeTrace:
+    """Decode `request.sentence` with the request's options and record everything the views need."""
+    return build_traces(handle, [plan_trace(handle, request)])[0]
 
 
 @torch.no_grad()
-def _teacher_forced_scores(handle: ModelHandle, stepper: Stepper, ablation) -> np.ndarray:
-    """decoder_self scores (Ld, H, T, T) of one pass over all decoder inputs, the future included."""
-    inputs = [BOS_ID] + [s.token_id for s in stepper.steps[:-1]]
-    device = next(handle.model.parameters()).device
-    with AttentionRecorder(handle.model, ("decoder_self",)) as recorder:
-        handle.model(torch.tensor([stepper.source.ids], device=device), torch.tensor([inputs], device=device), ablation)
-    return torch.stack([s[0] for s in recorder.maps().scores["decoder_self"]]).numpy()
+def build_traces(handle: ModelHandle, plans: list[TracePlan]) -> list[DecodeTrace]:
+    """Traces of several plans at once: a class's sentences cost one batched decode and one batched pass.
+
+    First each plan's target ids are chosen: greedy rows (a forced prefix, then the argmax) decode together
+    in one KV-cached batch, a beam search or a seeded sampler runs per plan. Then one teacher-forced pass
+    with an `AttentionRecorder` over the chosen ids gives every attention map and every step's next-token
+    distribution: the decoder is causal, so its rows equal what the stepwise decode computed.
+    """
+    model, tokenizer, config = handle.model, handle.tokenizer, handle.config
+    targets: list[list[int] | None] = [None] * len(plans)
+    forced = [list(p.forced) for p in plans]
+    beams: list[list[TraceBeam]] = [[] for _ in plans]
+    notes = [list(p.notes) for p in plans]
+    for i, p in enumerate(plans):
+        if p.request.strategy == "beam" and not p.forced:
+            found = beam_search(model, p.source.ids, p.request.beam_size, p.request.alpha, ablation=p.ablation(config))
+            beams[i] = [TraceBeam(tokenizer.decode(b.ids), b.ids, b.score, b.log_prob, b.finished) for b in found]
+            forced[i] = (found[0].ids + ([EOS_ID] if found[0].finished else []))[: p.max_new]
+            notes[i].append(f"Beam search (size {p.request.beam_size}, α {p.request.alpha}): stepping through the best of {len(found)} beam(s).")
+        elif p.request.strategy == "sample":
+            r = p.request
+            options = StepperOptions("sample", r.temperature, r.top_k, r.seed, TOP_CANDIDATES, p.max_new)
+            stepper = Stepper(model, tokenizer, p.source, options, forced[i], p.ablation(config))
+            stepper.run()
+            targets[i] = [s.token_id for s in stepper.steps]
+    for group in _by_ablation(plans, [i for i, t in enumerate(targets) if t is None]):
+        found = greedy_continue(
+            model, [plans[i].source.ids for i in group], [plans[i].max_new for i in group], [forced[i] for i in group],
+            plans[group[0]].ablation(config),
+        )
+        for i, ids in zip(group, found):
+            targets[i] = ids
+    traces: list[DecodeTrace | None] = [None] * len(plans)
+    for group in _by_ablation(plans, range(len(plans))):
+        passed = _teacher_forced(model, [plans[i] for i in group], [targets[i] for i in group])
+        for i, (maps, logits) in zip(group, passed):
+            p = plans[i]
+            steps = _steps(p, tokenizer, targets[i], len(forced[i]), logits)
+            traces[i] = _trace(p, tokenizer, steps, maps, notes[i], beams[i])
+    return traces
 
 
-def _stack(request, stepper: Stepper, tokenizer, notes, beams, scores: np.ndarray) -> DecodeTrace:
-    """The stepper's per-step rows stacked into (L, H, T, keys) arrays."""
-    steps = stepper.steps
-    encoder_self = stepper.encoder_self.numpy()
-    L, H = stepper.model.config.n_decoder_layers, stepper.model.config.n_heads
-    T, S = len(steps), len(stepper.source.ids)
-    decoder_self = np.zeros((L, H, T, T), np.float32)
-    cross = np.zeros((L, H, T, S), np.float32)
-    for i, s in enumerate(steps):
-        decoder_self[:, :, i, : i + 1] = s.decoder_self.numpy()
-        cross[:, :, i] = s.cross.numpy()
-    ids = [s.token_id for s in steps]
-    outputs = [tokenizer.decode(ids[:t]) for t in range(T + 1)]
-    finished = "eos" if ids and ids[-1] == EOS_ID else "length"
-    trace_steps = [
-        TraceStep(s.piece, s.token_id, s.prob, s.forced, s.top_pieces, s.top_ids, s.top_probs) for s in steps
+def _by_ablation(plans: list[TracePlan], indices) -> list[list[int]]:
+    """Indices grouped by their switched-off heads: one forward pass cannot mix ablations."""
+    groups: dict[tuple, list[int]] = {}
+    for i in indices:
+        groups.setdefault(plans[i].request.ablation, []).append(i)
+    return list(groups.values())
+
+
+def _teacher_forced(model, plans: list[TracePlan], targets: list[list[int]]):
+    """One recorded pass over every plan's decoder inputs; per plan its unpadded maps and logits."""
+    device = next(model.parameters()).device
+    pad = model.config.pad_id
+    src = pad_batch([p.source.ids for p in plans], pad, device)
+    tgt = pad_batch([[BOS_ID] + ids[:-1] for ids in targets], pad, device)
+    with AttentionRecorder(model) as recorder:
+        logits = model(src, tgt, plans[0].ablation(model.config)).float().cpu()
+    maps = recorder.maps()
+    out = []
+    for b, (p, ids) in enumerate(zip(plans, targets)):
+        S, T = len(p.source.ids), len(ids)
+        sizes = {"encoder_self": (S, S), "decoder_self": (T, T), "cross": (T, S)}
+        arrays = {kind: torch.stack([w[b, :, : q, : k] for w in maps.weights[kind]]).numpy() for kind, (q, k) in sizes.items()}
+        arrays["decoder_self_scores"] = torch.stack([s[b, :, :T, :T] for s in maps.scores["decoder_self"]]).numpy()
+        out.append((arrays, logits[b, :T]))
+    return out
+
+
+def _steps(plan: TracePlan, tokenizer, ids: list[int], n_forced: int, logits: torch.Tensor) -> list[TraceStep]:
+    """Each step's chosen token and candidates, under the distribution the token was chosen from."""
+    request = plan.request
+    if request.strategy == "sample":
+        logits = logits / request.temperature
+        if request.top_k:
+            kth = logits.topk(min(request.top_k, logits.size(-1)), dim=-1).values[:, -1:]
+            logits = logits.masked_fill(logits < kth, float("-inf"))
+    probs = torch.softmax(logits, dim=-1)  # (T, V)
+    top_p, top_i = probs.topk(min(TOP_CANDIDATES, probs.size(-1)), dim=-1)
+    chosen = probs.gather(1, torch.tensor(ids)[:, None])[:, 0].tolist()
+    return [
+        TraceStep(tokenizer.piece(t), t, chosen[i], i < n_forced, tokenizer.pieces(top_i[i].tolist()), top_i[i].tolist(), top_p[i].tolist())
+        for i, t in enumerate(ids)
     ]
-    return DecodeTrace(
-        request, stepper.source.pieces, stepper.source.ids, trace_steps, encoder_self, decoder_self, cross, scores,
-        outputs, finished, notes, beams,
-    )
 
+
+def _trace(plan: TracePlan, tokenizer, steps: list[TraceStep], maps: dict, notes, beams) -> DecodeTrace:
+    ids = [s.token_id for s in steps]
+    return DecodeTrace(
+        plan.request, plan.source.pieces, plan.source.ids, steps, maps["encoder_self"], maps["decoder_self"], maps["cross"],
+        maps["decoder_self_scores"], [tokenizer.decode(ids[:t]) for t in range(len(ids) + 1)],
+        "eos" if ids and ids[-1] == EOS_ID else "length", notes, beams,
+    )

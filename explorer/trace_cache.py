@@ -1,9 +1,12 @@
-"""A bounded, shared cache of wire traces, with at most one model computation per key and per core.
+"""A bounded, shared cache of wire traces that batches the computations a class asks for at once.
 
-A class opening the same example costs one decode, not sixty: the first request for a key computes it
-(holding one of `workers` model slots, so model work never oversubscribes the cores), requests for
-the same key that arrive meanwhile wait for that one result, and later ones are answered from memory
-without waiting for any slot. Entries are dropped least-recently-used beyond `max_bytes` of JSON.
+A class opening the same example costs one decode, not sixty: the first request for a key computes it,
+requests for the same key that arrive meanwhile wait for that one result, and later ones are answered
+from memory without waiting for anything. Keys that miss queue their job by group (the model's
+fingerprint); a request that gets one of `workers` model slots (so model work never oversubscribes the
+cores) takes every job of its group waiting at that moment, up to `max_batch`, and computes them in one
+batched call. Sixty students typing sixty sentences cost a few batched decodes, not sixty decodes.
+Entries are dropped least-recently-used beyond `max_bytes` of JSON; failures are never cached.
 """
 
 from __future__ import annotations
@@ -11,26 +14,34 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections import OrderedDict
+from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Hashable
 from concurrent.futures import Future
 
 DEFAULT_MAX_BYTES = 64 * 2**20
+DEFAULT_MAX_BATCH = 16
+
+RunBatch = Callable[[list], list[dict]]  # jobs -> one value per job, in order
 
 
 class TraceCache:
-    def __init__(self, max_bytes: int = DEFAULT_MAX_BYTES, workers: int | None = None):
+    def __init__(self, max_bytes: int = DEFAULT_MAX_BYTES, workers: int | None = None, max_batch: int = DEFAULT_MAX_BATCH):
         self.max_bytes = max_bytes
         self.workers = workers or os.cpu_count() or 1
+        self.max_batch = max_batch
         self._entries: OrderedDict[Hashable, tuple[dict, int]] = OrderedDict()
         self._bytes = 0
         self._inflight: dict[Hashable, Future] = {}
+        self._waiting: dict[Hashable, list[tuple[Hashable, object, Future]]] = defaultdict(list)
         self._lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(self.workers)
-        self.hits = self.misses = self.computed = 0
+        self.hits = self.misses = self.computed = self.batches = 0
 
-    def get(self, key: Hashable, compute: Callable[[], dict]) -> dict:
-        """The cached value for `key`, or `compute()` run once (in a model slot) and cached."""
+    def get(self, key: Hashable, job, run_batch: RunBatch, group: Hashable = None) -> dict:
+        """The cached value for `key`, or `job` computed (batched with its group's waiting jobs) and cached.
+
+        Jobs of one group must be computable by any of their `run_batch` functions together.
+        """
         with self._lock:
             entry = self._entries.get(key)
             if entry is not None:
@@ -39,31 +50,53 @@ class TraceCache:
                 return entry[0]
             self.misses += 1
             future = self._inflight.get(key)
-            owner = future is None
-            if owner:
+            if future is not None:
+                owner = False
+            else:
+                owner = True
                 future = self._inflight[key] = Future()
-        if not owner:
-            return future.result()
-        try:
+                self._waiting[group].append((key, job, future))
+        if owner:
             with self._slots:
-                value = compute()
-            size = len(json.dumps(value, ensure_ascii=False))
-            with self._lock:
-                self.computed += 1
-                if size <= self.max_bytes:
-                    self._entries[key] = (value, size)
-                    self._bytes += size
-                    while self._bytes > self.max_bytes:
-                        _, (_, dropped) = self._entries.popitem(last=False)
-                        self._bytes -= dropped
-            future.set_result(value)
-            return value
-        except BaseException as exc:
-            future.set_exception(exc)
-            raise
-        finally:
-            with self._lock:
+                with self._lock:
+                    waiting = self._waiting[group]
+                    batch, waiting[:] = waiting[: self.max_batch], waiting[self.max_batch :]
+                if batch:  # empty when another slot took this job into its batch
+                    self._run(batch, run_batch)
+        return future.result()
+
+    def _run(self, batch: list[tuple[Hashable, object, Future]], run_batch: RunBatch) -> None:
+        try:
+            values = run_batch([job for _, job, _ in batch])
+            outcomes = [(item, value, None) for item, value in zip(batch, values, strict=True)]
+        except BaseException as exc:  # noqa: BLE001 - every waiter gets an answer
+            if len(batch) > 1 and isinstance(exc, Exception):  # one bad job must not fail the others
+                for item in batch:
+                    self._run([item], run_batch)
+                return
+            outcomes = [(item, None, exc) for item in batch]
+        sizes = [len(json.dumps(value, ensure_ascii=False)) if exc is None else 0 for _, value, exc in outcomes]
+        with self._lock:
+            self.batches += 1
+            for ((key, _, _), value, exc), size in zip(outcomes, sizes):
                 self._inflight.pop(key, None)
+                if exc is None:
+                    self.computed += 1
+                    self._store(key, value, size)
+        for (_, _, future), value, exc in outcomes:
+            if exc is None:
+                future.set_result(value)
+            else:
+                future.set_exception(exc)
+
+    def _store(self, key: Hashable, value: dict, size: int) -> None:
+        if size > self.max_bytes:
+            return
+        self._entries[key] = (value, size)
+        self._bytes += size
+        while self._bytes > self.max_bytes:
+            _, (_, dropped) = self._entries.popitem(last=False)
+            self._bytes -= dropped
 
     def __len__(self) -> int:
         return len(self._entries)

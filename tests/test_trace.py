@@ -11,13 +11,13 @@ import pytest
 import torch
 
 from explorer.config import ModelConfig
-from explorer.decoding import beam_search, greedy_batch, prepare_source
+from explorer.decoding import Stepper, StepperOptions, beam_search, greedy_batch, prepare_source
 from explorer.handle import ModelHandle
 from explorer.hooks import AttentionRecorder
 from explorer.inputs import LIMITS, TraceRequest, UserError, parse_link, parse_request
-from explorer.model import Transformer
+from explorer.model import Ablation, Transformer
 from explorer.tokenizer import BOS_ID, EOS_ID
-from explorer.trace import build_trace
+from explorer.trace import build_trace, build_traces, plan_trace
 from explorer.trace_cache import TraceCache
 from explorer.wire import WEIGHT_ERROR, to_wire, unpack
 
@@ -68,6 +68,55 @@ def test_trace_equals_one_teacher_forced_pass_and_keeps_the_invariants(handle):
     assert all(s.token_id == s.top_ids[0] and s.prob == pytest.approx(s.top_probs[0]) for s in trace.steps)  # greedy: argmax
 
 
+STEPWISE = {
+    "greedy": {},
+    "sample": {"strategy": "sample", "temperature": 2.0, "top_k": 5, "seed": 3},
+    "forced": {"forced_ids": [7, 9, 11]},
+    "ablation": {"ablation": [["cross", 1, 0], ["decoder_self", 2, 3], ["encoder_self", 0, 1]]},
+}
+
+
+@pytest.mark.parametrize("name", STEPWISE)
+def test_trace_rows_and_probabilities_equal_the_stepwise_decode(handle, name):
+    """The trace (batched decode + one teacher-forced pass) against the KV-cached Stepper, step by step."""
+    request = parse_request(TEXT, **STEPWISE[name])
+    trace = build_trace(handle, request)
+    options = StepperOptions(request.strategy, request.temperature, request.top_k, request.seed, 10)
+    ablation = Ablation(handle.config, request.ablation) if request.ablation else None
+    stepper = Stepper(handle.model, handle.tokenizer, prepare_source(handle.tokenizer, TEXT, 48), options, list(request.forced_ids), ablation)
+    stepper.run()
+    assert trace.target_ids == [s.token_id for s in stepper.steps]
+    np.testing.assert_allclose(trace.encoder_self, stepper.encoder_self.numpy(), atol=2e-5)
+    for i, (mine, ref) in enumerate(zip(trace.steps, stepper.steps)):
+        np.testing.assert_allclose(trace.decoder_self[:, :, i, : i + 1], ref.decoder_self.numpy(), atol=2e-5)
+        np.testing.assert_allclose(trace.cross[:, :, i], ref.cross.numpy(), atol=2e-5)
+        np.testing.assert_allclose(trace.decoder_self_scores[:, :, i, : i + 1], ref.decoder_self_scores.numpy(), atol=5e-5)
+        assert mine.prob == pytest.approx(ref.prob, abs=1e-5) and mine.forced == ref.forced
+        assert mine.top_ids == ref.top_ids and np.allclose(mine.top_probs, ref.top_probs, atol=1e-5)
+
+
+def test_a_batch_of_mixed_plans_equals_each_plan_alone(handle):
+    """A class's requests decode together: padding, other rows, strategies and ablations change nothing."""
+    requests = [
+        parse_request("A dog."),
+        parse_request(TEXT + " The cat sleeps on the warm red sofa all day long."),
+        parse_request(TEXT, forced_ids=[7, EOS_ID]),  # stops after two tokens while the others go on
+        parse_request(TEXT, "sample", temperature=1.5, seed=4),
+        parse_request("The cat.", "beam", beam_size=3),
+        parse_request(TEXT, ablation=[["cross", 0, 2]]),
+        parse_request("A dog.", ablation=[["cross", 0, 2]]),
+    ]
+    batched = build_traces(handle, [plan_trace(handle, r) for r in requests])
+    assert batched[2].target_ids == [7, EOS_ID] and batched[2].finished == "eos"
+    for request, trace in zip(requests, batched):
+        alone = build_trace(handle, request)
+        assert trace.request == request and trace.target_ids == alone.target_ids and trace.notes == alone.notes
+        for kind in ("encoder_self", "decoder_self", "cross"):
+            np.testing.assert_allclose(trace.attention(kind), alone.attention(kind), atol=2e-5)
+        np.testing.assert_allclose(trace.decoder_self_scores, alone.decoder_self_scores, atol=5e-5)
+        np.testing.assert_allclose([s.prob for s in trace.steps], [s.prob for s in alone.steps], atol=1e-5)
+
+
 def test_sampling_is_reproducible_by_seed_and_differs_between_seeds(handle):
     a = build_trace(handle, parse_request(TEXT, "sample", temperature=2.0, seed=1))
     b = build_trace(handle, parse_request(TEXT, "sample", temperature=2.0, seed=1))
@@ -93,6 +142,8 @@ def test_forced_tokens_come_first_then_the_model_continues(handle):
     assert prefix.target_ids[:2] == handle.tokenizer.encode("Der Hund")[:2] and prefix.steps[0].forced
     with pytest.raises(UserError, match="outside the vocabulary"):
         build_trace(handle, parse_request(TEXT, forced_ids=[10**6]))
+    with pytest.raises(UserError, match=f"id {handle.config.pad_id} is the padding token"):
+        build_trace(handle, parse_request(TEXT, forced_ids=[handle.config.pad_id]))
 
 
 def test_ablation_changes_the_trace_and_bad_heads_are_named(handle):
@@ -172,44 +223,65 @@ def test_a_deep_link_names_the_same_request():
         parse_link({"s": TEXT, "ablate": "cross.1"})
 
 
-def test_cache_computes_each_key_once_and_never_more_than_its_workers_at_once():
-    cache = TraceCache(workers=2)
-    running, peak, calls = [0], [0], []
-    lock = threading.Lock()
+class Model:
+    """A stand-in for the model: records its batches and how many run at once."""
 
-    def compute(key):
-        def run():
-            with lock:
-                running[0] += 1
-                peak[0] = max(peak[0], running[0])
-                calls.append(key)
-            time.sleep(0.05)
-            with lock:
-                running[0] -= 1
-            return {"key": key}
+    def __init__(self, seconds=0.05):
+        self.seconds, self.running, self.peak, self.batches = seconds, 0, 0, []
+        self.lock = threading.Lock()
 
-        return run
+    def run_batch(self, jobs):
+        with self.lock:
+            self.running += 1
+            self.peak = max(self.peak, self.running)
+            self.batches.append(list(jobs))
+        time.sleep(self.seconds)
+        with self.lock:
+            self.running -= 1
+        if "bad" in jobs:
+            raise UserError("bad job")
+        return [{"key": job} for job in jobs]
 
-    results = []
-    threads = [threading.Thread(target=lambda i=i: results.append(cache.get(i % 5, compute(i % 5)))) for i in range(40)]
+
+def ask_at_once(cache, model, keys):
+    results, errors = {}, {}
+
+    def ask(i, key):
+        try:
+            results[i] = cache.get(key, key, model.run_batch, group="m")
+        except UserError as exc:
+            errors[i] = str(exc)
+
+    threads = [threading.Thread(target=ask, args=(i, key)) for i, key in enumerate(keys)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert sorted(calls) == [0, 1, 2, 3, 4]  # 40 requests, 5 keys: 5 computations
-    assert peak[0] <= 2 and len(results) == 40 and all(r == {"key": r["key"]} for r in results)
-    assert cache.get(3, compute(99)) == {"key": 3}  # a hit does not compute
+    return results, errors
 
 
-def test_cache_is_bounded_and_does_not_keep_failures():
+def test_cache_computes_each_key_once_batches_what_waits_and_runs_at_most_its_workers():
+    cache, model = TraceCache(workers=2, max_batch=16), Model()
+    keys = [i % 25 for i in range(60)]  # 60 students, 25 different sentences
+    results, errors = ask_at_once(cache, model, keys)
+    assert not errors and all(results[i] == {"key": key} for i, key in enumerate(keys))
+    computed = [job for batch in model.batches for job in batch]
+    assert sorted(computed) == list(range(25))  # each key once
+    assert model.peak <= 2 and all(len(b) <= 16 for b in model.batches)
+    assert len(model.batches) < 25  # what waited for a slot was decoded together
+    assert cache.get(3, 3, Model(0).run_batch) == {"key": 3} and cache.hits >= 1  # a hit computes nothing
+
+
+def test_one_bad_job_fails_alone_and_failures_are_not_cached():
+    cache, model = TraceCache(workers=1), Model(0.02)
+    results, errors = ask_at_once(cache, model, ["a", "b", "bad", "c", "d", "e"])
+    assert set(errors) == {2} and errors[2] == "bad job" and len(results) == 5
+    assert "bad" not in cache._entries and not cache._inflight
+    assert cache.get("bad", "fine", Model(0).run_batch) == {"key": "fine"}  # asked again: computed again
+
+
+def test_cache_is_bounded():
     cache = TraceCache(max_bytes=100)
     for i in range(10):
-        cache.get(i, lambda i=i: {"v": "x" * 30})
+        cache.get(i, i, lambda jobs: [{"v": "x" * 30} for _ in jobs])
     assert cache.nbytes <= 100 and len(cache) < 10 and 9 in cache._entries and 0 not in cache._entries
-
-    def fail():
-        raise UserError("no")
-
-    with pytest.raises(UserError):
-        cache.get("bad", fail)
-    assert cache.get("bad", lambda: {"ok": 1}) == {"ok": 1}
