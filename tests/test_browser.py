@@ -6,6 +6,7 @@ Screenshots at 1366x768 (a projector) go to tests/artifacts/ (gitignored) for a 
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlsplit
@@ -57,7 +58,7 @@ def open_page(browser, url, **context_options):
 
     page.on("dialog", on_dialog)
     page.goto(url, wait_until="load")  # never "networkidle": gradio keeps a connection open
-    page.wait_for_selector(".ae-viewer .ae-plot .main-svg")
+    page.wait_for_selector(".ae-viewer .ae-heat canvas[aria-label]")
     return page
 
 
@@ -73,7 +74,15 @@ def step_of(page) -> int:
 
 
 def heatmap_rows(page) -> list[str]:
-    return page.locator(".ae-right .ae-plot").first.locator(".ytick text").all_text_contents()
+    """The query labels the canvas heatmap drew (it records them on its element)."""
+    return json.loads(page.locator(".ae-heat").get_attribute("data-rows"))
+
+
+CELL_COLOUR = """([i, j]) => {
+  const div = document.querySelector('.ae-heat'), g = div._heat.geom, p = g.panels[0];
+  const x = p.x0 + (j + 0.5) * g.cw, y = g.top + (i + 0.5) * g.ch, dpr = window.devicePixelRatio || 1;
+  return Array.from(div.querySelector('canvas').getContext('2d').getImageData(x * dpr, y * dpr, 1, 1).data.slice(0, 3));
+}"""
 
 
 def wait_drawn(page):
@@ -89,8 +98,10 @@ def test_the_page_opens_on_a_decoded_example_on_the_best_head(page):
     best = page.evaluate("window.aeViewer.trace.model.best_head")
     assert best is None or (state["kind"], state["layer"], state["head"]) == (best["kind"], best["layer"], best["head"])
     assert len(heatmap_rows(page)) == 3
-    box = page.locator(".ae-right .ae-plot .main-svg").first.bounding_box()
+    box = page.locator(".ae-heat canvas").bounding_box()
     assert box["y"] + box["height"] <= PROJECTOR["height"] + 1, box  # the heatmap fits the projector without scrolling
+    page.mouse.move(box["x"] + box["width"] * 0.45, box["y"] + box["height"] * 0.25)  # over a cell of the first row
+    expect(page.locator(".ae-heat .ae-tip")).to_contain_text(re.compile(r"query: .+ · key: .+ · weight \d\.\d{4}"))
     shot(page, "01-opens-decoded")
 
 
@@ -174,13 +185,10 @@ def test_clicking_a_candidate_forces_it_and_the_model_continues(page):
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
     wait_drawn(page)
-    tick = page.locator(".ae-topk .ytick text").nth(2)
-    rank = int(re.search(r"\[(\d+)\]", tick.text_content()).group(1))  # labels are "token  [rank]"
-    chosen = page.evaluate(f"window.aeViewer.trace.steps[1].top[{rank - 1}]")
-    page.locator(".ae-topk").scroll_into_view_if_needed()
-    label = tick.bounding_box()
-    area = page.locator(".ae-topk .nsewdrag").first.bounding_box()
-    page.mouse.click(area["x"] + area["width"] / 2, label["y"] + label["height"] / 2)  # anywhere along the row
+    candidate = page.locator(".ae-topk .ae-cand").nth(2)
+    chosen = page.evaluate("window.aeViewer.trace.steps[1].top[2]")
+    expect(candidate.locator(".ae-cand-token")).to_have_text(chosen["token"])
+    candidate.click()
     expect(page.locator(".ae-target-chips .ae-current")).to_have_text(chosen["token"])
     assert page.evaluate("window.aeViewer.trace.request.forced_ids[1]") == chosen["id"]
     assert page.evaluate("window.aeViewer.trace.request.forced_ids.length") == 2 and step_of(page) == 2
@@ -199,7 +207,7 @@ def test_a_new_sentence_and_markup_is_shown_as_text(page):
     assert "".join(source).replace("·", "").replace("\u2581", "") == text.replace(" ", "") + "</s>"
     page.keyboard.press("ArrowRight")
     wait_drawn(page)
-    shown = page.locator(".ae-plot").first.locator(".xtick text").all_text_contents()
+    shown = json.loads(page.locator(".ae-heat").get_attribute("data-columns"))  # drawn on the canvas with fillText: text only
     assert shown == source, (len(shown), len(source), shown)
     assert page.locator(".ae-viewer img").count() == 0
     page.wait_for_timeout(300)
@@ -237,6 +245,9 @@ def test_a_deep_link_restores_its_view(browser, app_url):
         state = page.evaluate("window.aeViewer.state")
         assert (state["step"], state["kind"], state["layer"], state["head"]) == (5, "decoder_self", 1, 2)
         assert page.input_value("#sentence textarea") == TEXT
+        masked = page.evaluate(CELL_COLOUR, [0, 4])  # step 0's query never sees input 4: the future, drawn grey
+        assert masked == [0xD0, 0xD0, 0xD0], masked
+        assert page.evaluate(CELL_COLOUR, [4, 0]) != masked  # a weight, even a small one, is drawn in the scale
         link = parse_qs(urlsplit(page.evaluate("window.aeViewer.copyLink()")).query)
         for name, value in params.items():
             assert link[name] == [value], (name, link)  # the copied link names the same view
@@ -265,12 +276,12 @@ def test_the_exported_html_opens_offline_and_steps(browser, app_url, tmp_path):
     offline.route("**/*", lambda route: (blocked.append(route.request.url), route.abort()) if not route.request.url.startswith("file:") else route.continue_())
     try:
         offline.goto(path.as_uri(), wait_until="load")
-        offline.wait_for_selector(".ae-plot .main-svg")
+        offline.wait_for_selector(".ae-heat canvas[aria-label]")
         expect(offline.locator(".ae-step")).to_have_text(f"Step {T} / {T}")
         offline.keyboard.press("Home")
         offline.keyboard.press("ArrowRight")
         expect(offline.locator(".ae-step")).to_have_text(f"Step 1 / {T}")
-        assert offline.locator(".ae-plot").first.locator(".ytick text").count() == 1
+        assert len(heatmap_rows(offline)) == 1
         assert blocked == [], blocked
         shot(offline, "09-exported-offline")
     finally:

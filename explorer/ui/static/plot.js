@@ -1,10 +1,17 @@
 // plot.js: what every chart shares: token escaping, the fixed colours, the font size (larger in
-// presentation mode) and one Plotly.react wrapper with the PNG export button in the toolbar.
+// presentation mode), one Plotly.react wrapper with the PNG export button in the toolbar, and a
+// chart that only says something.
 (function (AE) {
   "use strict";
 
   AE.COLORS = {
-    scale: "Viridis", // one fixed 0..1 colour-blind-safe scale for every weight
+    // one fixed 0..1 colour-blind-safe scale for every weight: Viridis, with Plotly's stops (the canvas heatmap
+    // interpolates them the same way)
+    scale: [
+      [0, "#440154"], [0.0627, "#48186a"], [0.1255, "#472d7b"], [0.1882, "#424086"], [0.251, "#3b528b"], [0.3137, "#33638d"],
+      [0.3765, "#2c728e"], [0.4392, "#26828e"], [0.502, "#21918c"], [0.5647, "#1fa088"], [0.6275, "#28ae80"], [0.6902, "#3fbc73"],
+      [0.7529, "#5ec962"], [0.8157, "#84d44b"], [0.8784, "#addc30"], [0.9412, "#d8e219"], [1, "#fde725"],
+    ],
     masked: "#d0d0d0", // the masked future: grey, never a small weight
     chosen: "#D55E00", // Okabe-Ito vermillion: the chosen token, the current row, the best head
     other: "#0072B2", // Okabe-Ito blue
@@ -64,5 +71,13 @@
       type: "heatmap", z: grey, colorscale: [[0, AE.COLORS.masked], [1, AE.COLORS.masked]], showscale: false,
       hovertemplate: "masked: weight exactly 0<extra></extra>", name: "masked", xaxis: xaxis, yaxis: yaxis,
     };
+  };
+
+  // A Plotly chart that only says something (no data yet); used by the other views.
+  AE.drawMessage = function (div, text, height) {
+    return AE.draw(div, [], AE.layout("", height, AE.fontSize(), {
+      xaxis: { visible: false }, yaxis: { visible: false },
+      annotations: [{ text: AE.escape(text), showarrow: false, xref: "paper", yref: "paper", x: 0.5, y: 0.5, font: { size: AE.fontSize() + 2 } }],
+    }));
   };
 })((window.AttentionExplorer = window.AttentionExplorer || {}));

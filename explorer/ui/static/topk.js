@@ -1,26 +1,41 @@
-// topk.js: the next-token candidates of the current step as horizontal bars, the chosen token in
-// vermillion. Clicking a bar forces that candidate at this step (one request: the forced prefix grows).
+// topk.js: the next-token candidates of the current step as horizontal bars (plain HTML, so a step
+// repaints them within a frame), the chosen token in vermillion. Each bar is a button: clicking it
+// forces that candidate at this step (one request: the forced prefix grows by that token).
 (function (AE) {
   "use strict";
 
-  AE.drawTopk = function (div, trace, t, height) {
-    const font = AE.fontSize();
-    if (t === 0) return AE.drawMessage(div, "The candidates appear after the first step.", height);
+  function el(tag, className, text) {
+    const node = document.createElement(tag);
+    node.className = className;
+    if (text !== undefined) node.textContent = text; // tokens are text, never markup
+    return node;
+  }
+
+  AE.drawTopk = function (div, trace, t) {
+    if (t === 0) {
+      div.replaceChildren(el("div", "ae-label", "The next-token candidates appear after the first step."));
+      return Promise.resolve();
+    }
     const step = trace.steps[t - 1];
-    const labels = step.top.map((c, i) => AE.escape(c.token) + "  [" + (i + 1) + "]"); // unique even if two print alike
-    const data = [{
-      type: "bar", orientation: "h", x: step.top.map((c) => c.prob), y: labels,
-      marker: { color: step.top.map((c) => (c.id === step.id ? AE.COLORS.chosen : AE.COLORS.other)) },
-      text: step.top.map((c) => (100 * c.prob).toFixed(1) + "%"), textposition: "outside", cliponaxis: false,
-      hovertemplate: "%{y}: p = %{x:.4f}<br>click to force this token<extra></extra>",
-    }];
-    const layout = AE.layout("Next-token distribution at step " + t + " (click a bar to force it)", height, font, {
-      xaxis: { range: [0, 1.18], title: { text: "probability" }, tickformat: ".0%" },
-      yaxis: { autorange: "reversed", tickfont: { size: font }, automargin: true },
-      margin: { l: 10, r: 10, t: 30 + font, b: 40 },
-      hovermode: "y", // hover and click anywhere along a candidate's row, even where its bar is thin
-      hoverdistance: -1,
+    const rows = step.top.map((c, i) => {
+      const row = el("button", "ae-cand" + (c.id === step.id ? " ae-chosen" : ""));
+      row.type = "button";
+      row.dataset.index = i;
+      row.title = "p = " + c.prob.toFixed(4) + (c.id === step.id ? " (chosen)" : "") + " · click to force this token";
+      const bar = el("span", "ae-cand-bar");
+      bar.style.width = (100 * c.prob).toFixed(2) + "%";
+      const track = el("span", "ae-cand-track");
+      track.append(bar);
+      row.append(el("span", "ae-cand-token", c.token), track, el("span", "ae-cand-p", (100 * c.prob).toFixed(1) + "%"));
+      return row;
     });
-    return AE.draw(div, data, layout);
+    div.replaceChildren(el("div", "ae-label", "Next-token distribution at step " + t + " (click a candidate to force it)"), ...rows);
+    return Promise.resolve();
+  };
+
+  // The candidate a click landed on, or null.
+  AE.candidateOf = function (trace, t, target) {
+    const row = target.closest && target.closest(".ae-cand");
+    return row && t > 0 ? trace.steps[t - 1].top[Number(row.dataset.index)] : null;
   };
 })((window.AttentionExplorer = window.AttentionExplorer || {}));

@@ -59,7 +59,7 @@
     this.stepLabel = el("span", "ae-step");
     const tools = el("span", "ae-tools");
     this.copyButton = button("Copy link", "Copy a link to exactly this view", () => this.copyLink());
-    tools.append(this.copyButton, button("⬇ HTML", "Download this sentence as one HTML file that works offline", () => this.exportHtml()));
+    tools.append(this.copyButton, button("⬇ PNG", "Download the chart on the right as a PNG image", () => this.exportPng()), button("⬇ HTML", "Download this sentence as one HTML file that works offline", () => this.exportHtml()));
     if (this.hooks.exportNpz) tools.append(button("⬇ .npz", "Download every attention tensor of this sentence", () => this.hooks.exportNpz(this.trace.request, this.state.step)));
     bar.append(this.buttons.reset, this.buttons.prev, this.buttons.next, this.buttons.end, this.buttons.play, this.pace, this.slider, this.stepLabel, tools);
     this.status = el("div", "ae-status");
@@ -78,14 +78,16 @@
     left.append(this.viewTabs, this.kindRow, this.layerRow, this.headRow, this.sourceLabel, this.sourceBox,
       el("div", "ae-label", "Target so far"), this.targetBox, this.output, this.topk, this.beams);
     const right = el("div", "ae-right");
+    this.heat = el("div", "ae-heat");
     this.plot = el("div", "ae-plot");
     this.plot2 = el("div", "ae-plot ae-plot2");
-    right.append(this.plot, this.plot2);
+    right.append(this.heat, this.plot, this.plot2);
     body.append(left, right);
     const help = el("div", "ae-keys", "Keys: " + AE.KEY_HELP + ". Click a candidate bar to force it; click a tile of All heads to select it.");
     r.append(bar, this.status, body, help);
     this.root.replaceChildren(r);
-    this.topkBound = this.mosaicBound = false;
+    this.mosaicBound = false;
+    this.topk.addEventListener("click", (event) => this.force(AE.candidateOf(this.trace, this.state.step, event.target)));
   };
 
   // A new trace from the server: keep the kind/layer/head where they exist; open where the link or the request says.
@@ -213,7 +215,7 @@
 
   Viewer.prototype.height = function () {
     if (!this.plotHeight) {
-      const top = this.plot.getBoundingClientRect().top + window.scrollY;
+      const top = this.heat.parentNode.getBoundingClientRect().top + window.scrollY;
       const room = window.innerHeight - top - 12;
       this.plotHeight = Math.max(300, Math.min(680, room > 0 ? room : 460));
     }
@@ -237,11 +239,13 @@
     if (t !== this.topkTrace || topkKey !== this.topkKey) { // candidates change with the trace and step, not the head
       this.topkTrace = t;
       this.topkKey = topkKey;
-      drawn.push(AE.drawTopk(this.topk, t, s.step, Math.max(260, 26 * 10 + 70)));
+      drawn.push(AE.drawTopk(this.topk, t, s.step));
     }
     const h = this.height();
+    this.heat.hidden = s.view !== "heatmap";
+    this.plot.hidden = s.view === "heatmap";
     this.plot2.hidden = s.view !== "mask";
-    if (s.view === "heatmap") drawn.push(AE.drawHeatmap(this.plot, t, s.kind, s.layer, s.head, s.step, h));
+    if (s.view === "heatmap") drawn.push(AE.drawHeatmap(this.heat, t, s.kind, s.layer, s.head, s.step, h));
     else if (s.view === "mosaic") drawn.push(AE.drawMosaic(this.plot, t, s.kind, s.step, h, t.model.best_head));
     else {
       const layer = Math.min(s.layer, t.nLayers("decoder_self") - 1);
@@ -270,17 +274,15 @@
     this.beams.replaceChildren(el("div", "ae-label", "Beams (the best one is stepped through)"), table);
   };
 
+  // Force `candidate` at the current step: the tokens before it stay, the model continues after it (a new trace).
+  Viewer.prototype.force = function (candidate) {
+    const s = this.state, t = this.trace;
+    if (!candidate || !this.hooks.forceTokens || s.step === 0) return;
+    const forced = t.steps.slice(0, s.step - 1).map((x) => x.id).concat([candidate.id]);
+    this.hooks.forceTokens(Object.assign({}, t.request, { forced_ids: forced, prefix: "" }));
+  };
+
   Viewer.prototype.bindChartClicks = function () {
-    if (!this.topkBound && this.topk.on) {
-      this.topkBound = true;
-      this.topk.on("plotly_click", (event) => {
-        const s = this.state, t = this.trace;
-        if (!this.hooks.forceTokens || s.step === 0) return;
-        const candidate = t.steps[s.step - 1].top[event.points[0].pointIndex];
-        const forced = t.steps.slice(0, s.step - 1).map((x) => x.id).concat([candidate.id]);
-        this.hooks.forceTokens(Object.assign({}, t.request, { forced_ids: forced, prefix: "" }));
-      });
-    }
     if (!this.mosaicBound && this.plot.on) {
       this.mosaicBound = true;
       this.plot.on("plotly_click", (event) => {
@@ -298,6 +300,13 @@
       setTimeout(() => { this.copyButton.textContent = "Copy link"; }, 1500);
     });
     return url;
+  };
+
+  Viewer.prototype.exportPng = function () {
+    const s = this.state;
+    const name = AE.filename(this.trace.request.sentence, "") + "-" + s.view + "-step" + s.step;
+    if (s.view === "heatmap") AE.heatmapPng(this.heat, name + ".png");
+    else window.Plotly.downloadImage(this.plot, { format: "png", scale: 2, filename: name });
   };
 
   Viewer.prototype.exportHtml = function () {
