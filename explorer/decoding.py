@@ -1,9 +1,11 @@
-"""Autoregressive decoding with a key/value cache: batched greedy, beam search, and a stepper.
+"""Autoregressive decoding with a key/value cache: batched greedy (with forced prefixes), beam search, a stepper.
 
-The stepper (`Stepper`) is what the app drives: it encodes a sentence once (keeping the
-encoder_self maps), then advances one target token per `step()`, reporting the chosen token, the
-top-k next-token probabilities and that step's decoder_self and cross attention rows for every layer
-and head. `back()` returns to an earlier step by truncating the cache; nothing is recomputed.
+`greedy_continue` decodes a batch of sentences at once, each after its own forced prefix and up to its own
+length; the trace builder uses it for a class's sentences. The stepper (`Stepper`) encodes a sentence once
+(keeping the encoder_self maps), then advances one target token per `step()`, reporting the chosen token,
+the top-k next-token probabilities and that step's decoder_self and cross attention rows for every layer
+and head; it samples with a seed for the trace builder, and it is the step-by-step reference the trace is
+tested against. `back()` returns to an earlier step by truncating the cache; nothing is recomputed.
 """
 
 from __future__ import annotations
