@@ -5,7 +5,7 @@ length; the trace builder uses it for a class's sentences. The stepper (`Stepper
 (keeping the encoder_self maps), then advances one target token per `step()`, reporting the chosen token,
 the top-k next-token probabilities and that step's decoder_self and cross attention rows for every layer
 and head; it samples with a seed for the trace builder, and it is the step-by-step reference the trace is
-tested against. `back()` returns to an earlier step by truncating the cache; nothing is recomputed.
+tested against.
 """
 
 from __future__ import annotations
@@ -230,51 +230,26 @@ class Stepper:
             memory, src_mask = self.model.encode(src, self.ablation)
         maps = recorder.maps()
         self.encoder_self = maps.stacked("encoder_self")  # (L, H, S, S)
-        self.encoder_self_scores = torch.stack([s[0] for s in maps.scores["encoder_self"]])
         self.steps: list[Step] = []
-        self.position = 0  # steps currently shown (<= len(self.steps))
         self._state = DecoderState(memory, src_mask)  # cache after all computed steps
         self.max_new_tokens = self.options.max_new_tokens or default_max_new_tokens(self.model, len(self.source.ids))
 
     @property
-    def current(self) -> list[Step]:
-        return self.steps[: self.position]
-
-    @property
     def finished(self) -> bool:
-        """Decoding has stopped at the shown position (EOS chosen or length limit reached)."""
-        shown = self.current
-        return bool(shown and shown[-1].token_id == EOS_ID) or len(shown) >= self.max_new_tokens
+        """Decoding has stopped (EOS chosen or length limit reached)."""
+        return bool(self.steps and self.steps[-1].token_id == EOS_ID) or len(self.steps) >= self.max_new_tokens
 
     def target_ids(self) -> list[int]:
         """Ids of the decoder input so far: BOS + chosen tokens."""
-        return [BOS_ID] + [s.token_id for s in self.current]
-
-    def output_text(self) -> str:
-        return self.tokenizer.decode(s.token_id for s in self.current)
+        return [BOS_ID] + [s.token_id for s in self.steps]
 
     def step(self) -> Step | None:
-        """Advance one token (reusing a step computed before when going forward again)."""
+        """Advance one token; None once decoding has finished."""
         if self.finished:
             return None
-        if self.position < len(self.steps):
-            self.position += 1
-            return self.steps[self.position - 1]
         step = self._compute_step()
         self.steps.append(step)
-        self.position += 1
         return step
-
-    def back(self) -> None:
-        """Return to the previous step; stepping forward again replays the stored step."""
-        self.position = max(0, self.position - 1)
-
-    def seek(self, position: int) -> None:
-        """Show `position` steps, computing forward as needed."""
-        position = max(0, int(position))
-        while self.position < position and self.step() is not None:
-            pass
-        self.position = min(self.position, position)
 
     def run(self) -> None:
         """Decode to EOS or the length limit."""
@@ -323,16 +298,11 @@ class Stepper:
                 logits = logits.masked_fill(logits < kth, float("-inf"))
         return torch.softmax(logits, dim=-1)
 
-    def rewind_cache(self) -> None:
-        """Drop computed steps after the shown position (before a different continuation)."""
-        del self.steps[self.position :]
-        self._state = self._state.truncated(self.position)
-
     def maps_at(self, kind: str) -> torch.Tensor:
-        """(L, H, queries, keys) for the shown position; decoder rows are stacked steps."""
+        """(L, H, queries, keys) after the steps so far; decoder rows are stacked steps."""
         if kind == "encoder_self":
             return self.encoder_self
-        steps = self.current
+        steps = self.steps
         L, H, T = self.model.config.n_decoder_layers, self.model.config.n_heads, len(steps)
         if kind == "cross":
             if not steps:

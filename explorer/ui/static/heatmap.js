@@ -24,7 +24,7 @@
     }
     return out;
   })();
-  AE.weightColor = function (v) { return LUT[Math.max(0, Math.min(255, Math.round(v * 255)))]; };
+  function color(v) { return LUT[Math.max(0, Math.min(255, Math.round(v * 255)))]; }
 
   // The canvas and hover box of a heatmap div, made once.
   function parts(div) {
@@ -88,7 +88,7 @@
       for (let i = 0; i < queries.length; i++) {
         const row = p.z[i];
         for (let j = 0; j < keys.length; j++) { // cells on whole pixels: no seams between them
-          ctx.fillStyle = row[j] === null ? AE.COLORS.masked : LUT[Math.round(Math.max(0, Math.min(1, row[j])) * 255)];
+          ctx.fillStyle = row[j] === null ? AE.COLORS.masked : color(row[j]);
           ctx.fillRect(xs[j], ys[i], xs[j + 1] - xs[j], ys[i + 1] - ys[i]);
         }
       }
