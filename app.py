@@ -28,6 +28,16 @@ def parse_args(argv=None):
     parser.add_argument("--port", type=int, default=int(os.environ.get("GRADIO_SERVER_PORT", "7860")))
     parser.add_argument("--share", action="store_true", help="also open a temporary public gradio.live link")
     parser.add_argument(
+        "--session-idle-minutes", type=float, default=os.environ.get("EXPLORER_SESSION_IDLE_MINUTES"),
+        help="a browser session without any event for this long is deleted with its trained model and files "
+        "(default: explorer.session.SESSION_IDLE_S)",
+    )
+    parser.add_argument(
+        "--files-max-age-minutes", type=float, default=os.environ.get("EXPLORER_FILES_MAX_AGE_MINUTES"),
+        help="files the app hands out (.npz exports, trained checkpoints, uploads) are deleted this long after they were made "
+        "(default: explorer.ui.FILES_MAX_AGE_S)",
+    )
+    parser.add_argument(
         "--threads", type=int, default=int(os.environ.get("EXPLORER_THREADS", "1")),
         help="torch CPU threads (default 1: one sentence decodes as fast as with 2, and concurrent users do not oversubscribe the cores)",
     )
@@ -54,23 +64,25 @@ def main(argv=None) -> int:
     from explorer.handle import load_handle
 
     try:
-        handle = load_handle(args.checkpoint, name="Tatoeba English→German" if Path(args.checkpoint).resolve() == DEFAULT_CHECKPOINT.resolve() else None)
+        handle = load_handle(args.checkpoint)
     except CheckpointError as exc:
         print(f"error: cannot load the model: {exc}", file=sys.stderr)
         return 2
 
     import gradio as gr
 
-    from explorer.ui import CSS, THEME, build_demo, static_paths
+    from explorer.ui import build_demo, launch_options, static_paths
 
     warm_up_gradio()
     gr.set_static_paths(static_paths())  # the viewer's scripts and plotly.js, served from the installed packages
-    demo = build_demo(handle)
+    lifetimes = {}
+    if args.session_idle_minutes is not None:
+        lifetimes["idle_s"] = float(args.session_idle_minutes) * 60
+    if args.files_max_age_minutes is not None:
+        lifetimes["files_max_age_s"] = float(args.files_max_age_minutes) * 60
+    demo = build_demo(handle, **lifetimes)
     demo.queue(max_size=None)
-    demo.launch(
-        server_name=args.host, server_port=args.port, share=args.share, theme=THEME, css=CSS, footer_links=["gradio"],
-        max_file_size="2mb", show_error=False, ssr_mode=False,
-    )
+    demo.launch(server_name=args.host, server_port=args.port, share=args.share, **launch_options())
     return 0
 
 

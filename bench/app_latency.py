@@ -6,7 +6,7 @@ Starts `python app.py` as a subprocess (as a user would), measures the time unti
 then drives it with gradio_client: `/trace` of a long sentence the server has not seen (one whole decode
 with every attention map) and of the same sentence again (from the shared cache), with the payload size.
 Stepping and switching heads cost no request in the trace design (bench/browser_step.py times them).
-The reference measured in the same run is `/presentation`, an endpoint whose handler does almost
+The reference measured in the same run is `/clear_ablation`, an endpoint whose handler does almost
 nothing, which is the floor that Gradio's queue and HTTP add to every call.
 Targets: ready <= 8 s, payload <= 150 KB.
 """
@@ -82,7 +82,7 @@ def main() -> int:
         floor, cold, warm, sizes = [], [], [], []
         for r in range(args.rounds):
             for i in range(args.steps):
-                _, ms = timed(client.predict, False, api_name="/presentation")
+                _, ms = timed(client.predict, api_name="/clear_ablation")
                 floor.append(ms)
                 out, ms = timed(client.predict, f"{SENTENCE} ({r}.{i})", api_name="/trace")  # a new sentence: decoded
                 cold.append(ms)
@@ -110,7 +110,7 @@ def main() -> int:
     print(f"| app ready (process start → HTTP 200) | {result['ready_s']} s | ≤ 8 s |")
     print(f"| /trace of a new long sentence, median (p90) | {result['trace_new_median_ms']} ms ({result['trace_new_p90_ms']} ms) | ≤ 150 ms + floor |")
     print(f"| /trace of the same sentence again (cache), median | {result['trace_cached_median_ms']} ms | |")
-    print(f"| reference: /presentation (no-op) round trip, median | {result['floor_median_ms']} ms | |")
+    print(f"| reference: /clear_ablation (no-op) round trip, median | {result['floor_median_ms']} ms | |")
     print(f"| new trace / no-op ratio | {result['trace_over_floor']}× | |")
     print(f"| /trace payload, largest | {result['trace_payload_kb_max']} KB | ≤ 150 KB |")
     if args.json:

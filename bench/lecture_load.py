@@ -98,7 +98,7 @@ async def student(i: int, base: str, old: bool, record: dict, start_at: float, t
                     _, s = await call(client, base, "attention", ["cross", "2", head], session)
                     record["all"].append(s)
             else:
-                out, s = await call(client, base, "trace", [sentence, "greedy", 1.0, 0, 0, 4, 0.6, "", [], [], []], session)
+                out, s = await call(client, base, "trace", [sentence, "greedy", 1.0, 0, 0, 4, 0.6, "", [], [], [], False], session)
                 record["first"].append(s)
                 record["all"].append(s)
                 decode_wire(out[0])  # 15 steps and 4 head switches are drawn from it with no request

@@ -18,6 +18,8 @@ COLORSCALE = "Viridis"
 MASKED_COLOR = "#d0d0d0"
 CHOSEN_COLOR = "#D55E00"  # Okabe-Ito vermillion
 OTHER_COLOR = "#0072B2"  # Okabe-Ito blue
+NORMAL_FONT = 13
+PRESENTATION_FONT = 20  # presentation mode: readable from the back of a lecture hall
 KIND_TITLES = {
     "encoder_self": "Encoder self-attention",
     "decoder_self": "Decoder masked self-attention",
@@ -77,7 +79,7 @@ def attention_heatmap(
     kind: str,
     title: str,
     mask: np.ndarray | None = None,
-    font_size: int = 13,
+    font_size: int = NORMAL_FONT,
     highlight_row: int | None = None,
     zmax: float = 1.0,
 ) -> go.Figure:
@@ -115,7 +117,7 @@ def attention_heatmap(
     return _layout(fig, title, font_size, height=max(380, 28 * q + 220))
 
 
-def pe_heatmap(pe: np.ndarray, title: str, font_size: int = 13) -> go.Figure:
+def pe_heatmap(pe: np.ndarray, title: str, font_size: int = NORMAL_FONT) -> go.Figure:
     """The positional-encoding table (positions, dimensions) on −1..1."""
     fig = go.Figure(
         go.Heatmap(
@@ -128,7 +130,7 @@ def pe_heatmap(pe: np.ndarray, title: str, font_size: int = 13) -> go.Figure:
     return _layout(fig, title, font_size, height=460)
 
 
-def pe_waves(pe: np.ndarray, dims: list[int], d_model: int, title: str, font_size: int = 13) -> go.Figure:
+def pe_waves(pe: np.ndarray, dims: list[int], d_model: int, title: str, font_size: int = NORMAL_FONT) -> go.Figure:
     """Selected dimensions as waves over position; the legend gives each one's wavelength."""
     fig = go.Figure()
     positions = list(range(pe.shape[0]))
@@ -140,7 +142,7 @@ def pe_waves(pe: np.ndarray, dims: list[int], d_model: int, title: str, font_siz
     return _layout(fig, title, font_size, height=400)
 
 
-def pe_similarity(pe: np.ndarray, title: str, font_size: int = 13) -> go.Figure:
+def pe_similarity(pe: np.ndarray, title: str, font_size: int = NORMAL_FONT) -> go.Figure:
     """Dot products PE(p)·PE(q): the band structure shows they depend on p − q."""
     sim = pe @ pe.T
     fig = go.Figure(go.Heatmap(z=np.round(sim, 2).tolist(), colorscale=COLORSCALE, hovertemplate="PE(%{y})·PE(%{x}) = %{z:.2f}<extra></extra>", colorbar={"thickness": 12}))
@@ -149,7 +151,7 @@ def pe_similarity(pe: np.ndarray, title: str, font_size: int = 13) -> go.Figure:
     return _layout(fig, title, font_size, height=460)
 
 
-def loss_curve(history: list[dict], title: str = "Training loss", font_size: int = 13) -> go.Figure:
+def loss_curve(history: list[dict], title: str = "Training loss", font_size: int = NORMAL_FONT) -> go.Figure:
     """Training (and validation) loss over steps, for the live Train tab."""
     train = [h for h in history if not h.get("valid")]
     valid = [h for h in history if h.get("valid")]

@@ -13,6 +13,7 @@ from .config import ATTENTION_KINDS
 from .tokenizer import normalize
 
 MAX_CHARS = 1000  # longer pastes are refused with a message
+MAX_REQUEST_BYTES = 64 * 1024  # one HTTP request to the app (a sentence of MAX_CHARS fits many times over); more is refused unread
 HEAD_MEAN = "mean"
 STRATEGIES = ("greedy", "sample", "beam")
 TOP_CANDIDATES = 10  # next-token candidates reported per step
@@ -34,6 +35,7 @@ LIMITS = {
     "seed": Limit(0, 2**31 - 1, 0),
     "beam_size": Limit(1, 8, 4),
     "alpha": Limit(0.0, 2.0, 0.6, 0.1),
+    "minutes": Limit(0.2, 5.0, 1.0, 0.1),  # one in-app training run
 }
 LABELS = {
     "temperature": "Temperature",
@@ -41,6 +43,7 @@ LABELS = {
     "seed": "Seed",
     "beam_size": "Beam size",
     "alpha": "Length penalty",
+    "minutes": "Training time (minutes)",
 }
 
 
@@ -69,17 +72,37 @@ def _too_long(n: int) -> str:
     )
 
 
+def shown(value) -> str:
+    """A value as a message quotes it: its repr, cut to 40 characters."""
+    try:
+        text = repr(value)
+    except ValueError:  # an int too long to print
+        text = f"a {type(value).__name__} too long to show"
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
 def number(value, name: str) -> float:
     """A finite number from a UI value (which may arrive as text through the API), or a UserError naming it."""
     if isinstance(value, str) and len(value) > 40:
         raise UserError(f"{name} must be a number (got a text of {len(value):,} characters).")
+    if isinstance(value, bool):
+        raise UserError(f"{name} must be a number (got {shown(value)}).")
     try:
         result = float(value)
-    except (TypeError, ValueError, OverflowError):
-        raise UserError(f"{name} must be a number (got {value!r}).") from None
+    except OverflowError:
+        raise UserError(f"{name} {shown(value)} is far too large.") from None
+    except (TypeError, ValueError):
+        raise UserError(f"{name} must be a number (got {shown(value)}).") from None
     if not math.isfinite(result):
-        raise UserError(f"{name} must be a finite number (got {value!r}).")
+        raise UserError(f"{name} must be a finite number (got {shown(value)}).")
     return result
+
+
+def flag(value, name: str) -> bool:
+    """A yes/no value (a checkbox; missing means no), or a UserError naming it."""
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    raise UserError(f"{name} must be true or false (got {shown(value)}).")
 
 
 def bounded(value, key: str, integer: bool = False) -> float | int:
@@ -88,11 +111,11 @@ def bounded(value, key: str, integer: bool = False) -> float | int:
     result = number(value, name)
     if integer:
         if result != int(result):
-            raise UserError(f"{name} must be a whole number (got {value!r}).")
+            raise UserError(f"{name} must be a whole number (got {shown(value)}).")
         result = int(result)
     if not limit.low <= result <= limit.high:
         low, high = (int(limit.low), int(limit.high)) if integer else (limit.low, limit.high)
-        raise UserError(f"{name} {value!r} is out of range: choose {low} to {high}.")
+        raise UserError(f"{name} {shown(value)} is out of range: choose {low} to {high}.")
     return result
 
 

@@ -1,62 +1,124 @@
-"""One person's session on the server: which model they explore, a model they trained, and its actions.
+"""One person's session on the server: a model they trained, its running training job, its files, its fair share.
 
-Everything that depends on the sentence and the decoding options is a `TraceRequest` answered from the
-shared `TraceCache`; the session itself keeps only what belongs to one person (their trained model,
-their choice of model, a running training job, the font size of server-drawn figures). Every method
-takes the session's lock, so two events of one browser session never interleave.
+The session lives in a `gr.State` (see `explorer/ui/common.py`): Gradio creates it on a browser session's first
+event, keeps it while events come (each one restarts its time-to-live of `idle_s`) and calls `close` when it
+deletes it, which deletes the session's files and drops its model. Everything that depends on the sentence
+and the decoding options is a `TraceRequest` answered from the shared `TraceCache`; what the browser shows
+(the chosen model, presentation mode) comes with each event, so a session that expired loses only what it
+alone held (a trained model), and says so when the browser asks for it.
 """
 
 from __future__ import annotations
 
 import tempfile
 import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
 from . import figures
 from .config import ATTENTION_KINDS
-from .decoding import beam_search, prepare_source
 from .handle import ModelHandle
-from .inputs import TraceRequest, UserError, clean_text, number
-from .model import Ablation
+from .inputs import TraceRequest, UserError, flag, number, parse_request, shown
 from .trace import build_traces, plan_trace
 from .trace_cache import TraceCache
 from .wire import to_wire, unpack
 
+SESSION_IDLE_S = 2 * 3600  # a session without any event for this long is deleted, its trained model and files with it
+MAX_IN_FLIGHT = 4  # requests one session may have running at once (a script cannot take everyone's turn)
+USE_OWN_LABEL = "Explore my trained model (instead of the shipped one)"
+
 
 class ExplorerSession:
-    """Per-session state and actions; the shipped model is shared read-only, a trained one is private."""
+    """Per-session state and actions; the shipped model and the trace cache are shared, a trained model is private."""
 
-    def __init__(self, shipped: ModelHandle, cache: TraceCache | None = None):
+    def __init__(self, shipped: ModelHandle, cache: TraceCache | None = None, idle_s: float = SESSION_IDLE_S):
         self.lock = threading.RLock()
         self.shipped = shipped
         self.cache = cache if cache is not None else TraceCache()
+        self.idle_s = idle_s
         self.own: ModelHandle | None = None  # a model this session trained
-        self.use_own = False
-        self.font_size = 13
         self.training = None  # the Trainer of this session's running training job, if any
+        self.events = 0  # events admitted so far
+        self.lost_own_model = False  # the browser asked for a trained model this session never had: it expired
+        self._in_flight = 0
+        self._files: tempfile.TemporaryDirectory | None = None
+        self.closed = False
+
+    def __deepcopy__(self, memo):
+        # Gradio deep-copies a State's initial value for each browser session: the copy is a new session that shares
+        # the shipped model and the trace cache (read-only, shared on purpose) and nothing a person made.
+        return ExplorerSession(self.shipped, self.cache, self.idle_s)
+
+    # ----- lifecycle --------------------------------------------------------------------------
+    @contextmanager
+    def admit(self):
+        """Run one event of this session, refused with a message beyond MAX_IN_FLIGHT at once."""
+        with self.lock:
+            if self._in_flight >= MAX_IN_FLIGHT:
+                raise UserError(
+                    f"This session already has {self._in_flight} requests running; one person may run "
+                    f"{MAX_IN_FLIGHT} at a time so that everyone gets a turn. Wait for them to finish."
+                )
+            self._in_flight += 1
+            self.events += 1
+        try:
+            yield self
+        finally:
+            with self.lock:
+                self._in_flight -= 1
+
+    @property
+    def files(self) -> Path:
+        """This session's own temporary directory (exports, training runs), deleted by `close`."""
+        with self.lock:
+            if self._files is None:
+                self._files = tempfile.TemporaryDirectory(prefix="explorer-session-")
+            return Path(self._files.name)
+
+    def close(self) -> None:
+        """The session ends (Gradio deleted its state): stop its training, drop its model, delete its files."""
+        with self.lock:
+            self.closed = True
+            if self.training is not None:
+                self.training.stop()
+            self.own = None
+            if self._files is not None:
+                self._files.cleanup()
+                self._files = None
 
     # ----- model choice ----------------------------------------------------------------------
-    @property
-    def handle(self) -> ModelHandle:
-        return self.own if (self.use_own and self.own is not None) else self.shipped
+    def handle(self, use_own=False) -> ModelHandle:
+        """The model to explore: the shipped one, or this session's trained one when the browser asks for it."""
+        if not flag(use_own, USE_OWN_LABEL):
+            return self.shipped
+        if self.own is not None:
+            return self.own
+        if self.events <= 1 or self.lost_own_model:  # the first event of this session already asks for its model
+            self.lost_own_model = True
+            hours = self.idle_s / 3600
+            idle = f"{hours:g} hour{'s' if hours != 1 else ''}" if hours >= 1 else f"{self.idle_s / 60:g} minutes"
+            raise UserError(
+                f"Your session expired (nothing happened in it for {idle}, or the server restarted), and the model "
+                f"you trained in it went with it. Untick '{USE_OWN_LABEL}' in the Train tab to go on with the shipped "
+                "model (your sentence is still here), or train a new model."
+            )
+        raise UserError(f"You have not trained a model in this session yet: use the Train tab first, or untick '{USE_OWN_LABEL}'.")
 
-    def choose_model(self, use_own: bool) -> str:
-        with self.lock:
-            if use_own and self.own is None:
-                raise UserError("You have not trained a model in this session yet: use the Train tab first.")
-            self.use_own = bool(use_own)
-            return f"Exploring **{self.handle.name}**. Press Translate & step to decode with it."
+    def choose_model(self, use_own) -> str:
+        return f"Exploring **{self.handle(use_own).name}**. Press Translate & step to decode with it."
 
     def set_own_model(self, handle: ModelHandle) -> None:
         with self.lock:
-            self.own = handle
+            if not self.closed:
+                self.own = handle
+                self.lost_own_model = False
 
     # ----- the decode trace -------------------------------------------------------------------
-    def trace(self, request: TraceRequest) -> dict:
-        """The wire trace of `request` with this session's model, from the shared cache when it has it."""
-        handle = self.handle
+    def trace(self, request: TraceRequest, use_own=False) -> dict:
+        """The wire trace of `request` with the chosen model, from the shared cache when it has it."""
+        handle = self.handle(use_own)
         plan = plan_trace(handle, request)  # a bad request is refused here, before it waits for the model
 
         def run_batch(plans):
@@ -65,33 +127,21 @@ class ExplorerSession:
         return self.cache.get((handle.fingerprint, request), plan, run_batch, group=handle.fingerprint)
 
     # ----- whole translations ---------------------------------------------------------------
-    def translate(self, text, heads=()) -> str:
-        """A one-click greedy translation with the current model, `heads` switched off."""
-        handle = self.handle
-        source = prepare_source(handle.tokenizer, clean_text(text), handle.config.max_len)
-        beams = beam_search(handle.model, source.ids, beam_size=1, alpha=0.0, ablation=self.ablation(heads))
-        return handle.tokenizer.decode(beams[0].ids)
+    def translate(self, text, heads=(), use_own=False) -> str:
+        """The greedy translation with the chosen model, `heads` switched off (a trace: batched and cached)."""
+        return self.trace(parse_request(text, ablation=heads), use_own)["outputs"][-1]
 
-    def ablation(self, heads) -> Ablation | None:
-        if not heads:
-            return None
-        try:
-            return Ablation(self.handle.config, heads)
-        except ValueError as exc:
-            raise UserError(f"Cannot switch that head off: {exc}.") from None
-
-    def compare_ablation(self, text, heads: list[tuple[str, int, int]]) -> tuple[str, str, str]:
+    def compare_ablation(self, text, heads: list[tuple[str, int, int]], use_own=False) -> tuple[str, str, str]:
         """(translation with all heads, translation with `heads` off, a sentence saying what changed)."""
-        with self.lock:
-            before = self.translate(text)
-            after = self.translate(text, heads)
-            if not heads:
-                note = "No head is switched off: both translations are the same model."
-            elif before == after:
-                note = f"Switching off {len(heads)} head(s) did not change the translation."
-            else:
-                note = f"Switching off {len(heads)} head(s) changed the translation."
-            return before, after, note
+        before = self.translate(text, (), use_own)
+        after = self.translate(text, heads, use_own)
+        if not heads:
+            note = "No head is switched off: both translations are the same model."
+        elif before == after:
+            note = f"Switching off {len(heads)} head(s) did not change the translation."
+        else:
+            note = f"Switching off {len(heads)} head(s) changed the translation."
+        return before, after, note
 
     def stop_training(self) -> str:
         trainer = self.training
@@ -101,36 +151,39 @@ class ExplorerSession:
         return "Stopping after the current step…"
 
     # ----- positional encoding --------------------------------------------------------------
-    def positional_figures(self, n_positions, n_dims, wave_dims: str):
+    def positional_figures(self, n_positions, n_dims, wave_dims: str, font_size: int = figures.NORMAL_FONT, use_own=False):
         """Heatmap, waves and similarity of the model's own positional-encoding buffer."""
-        pe_table = self.handle.model.pos_encoding.pe.cpu().numpy()
+        pe_table = self.handle(use_own).model.pos_encoding.pe.cpu().numpy()
         max_pos, d_model = pe_table.shape
-        n_positions, n_dims = int(number(n_positions, "Positions")), int(number(n_dims, "Dimensions"))
-        if not 2 <= n_positions <= max_pos:
-            raise UserError(f"Choose between 2 and {max_pos} positions (the model's table has {max_pos}).")
-        if not 2 <= n_dims <= d_model:
-            raise UserError(f"Choose between 2 and {d_model} dimensions (d_model = {d_model}).")
+        positions, dims_shown = number(n_positions, "Positions"), number(n_dims, "Dimensions")
+        if not 2 <= positions <= max_pos:
+            raise UserError(f"Positions {shown(n_positions)} is out of range: choose 2 to {max_pos} (the model's table has {max_pos} rows).")
+        if not 2 <= dims_shown <= d_model:
+            raise UserError(f"Dimensions {shown(n_dims)} is out of range: choose 2 to {d_model} (d_model = {d_model}).")
+        n_positions, n_dims = int(positions), int(dims_shown)
         try:
             dims = sorted({int(x) for x in str(wave_dims)[:200].replace(",", " ").split()})
         except ValueError:
             raise UserError(f"Wave dimensions must be numbers separated by commas, e.g. 0, 1, 20, 100 (got {str(wave_dims)[:60]!r}).") from None
         if not dims or any(not 0 <= d < d_model for d in dims) or len(dims) > 12:
-            raise UserError(f"Give 1 to 12 wave dimensions between 0 and {d_model - 1}.")
+            raise UserError(f"Wave dimensions {str(wave_dims)[:60]!r}: give 1 to 12 dimensions between 0 and {d_model - 1}.")
         pe = pe_table[:n_positions]
         return (
-            figures.pe_heatmap(pe[:, :n_dims], f"Positional encoding: {n_positions} positions × {n_dims} of {d_model} dimensions", self.font_size),
-            figures.pe_waves(pe, dims, d_model, "Selected dimensions over position: the frequency ladder", self.font_size),
-            figures.pe_similarity(pe, "PE(p)·PE(q): similarity depends on the distance p − q", self.font_size),
+            figures.pe_heatmap(pe[:, :n_dims], f"Positional encoding: {n_positions} positions × {n_dims} of {d_model} dimensions", font_size),
+            figures.pe_waves(pe, dims, d_model, "Selected dimensions over position: the frequency ladder", font_size),
+            figures.pe_similarity(pe, "PE(p)·PE(q): similarity depends on the distance p − q", font_size),
         )
 
     # ----- export ---------------------------------------------------------------------------
-    def export_npz(self, request: TraceRequest, step, directory: str | Path | None = None) -> Path:
-        """The attention tensors of a trace up to `step`, with tokens, as a .npz file."""
-        wire = self.trace(request)
+    def export_npz(self, request: TraceRequest, step, use_own=False) -> Path:
+        """The attention tensors of a trace up to `step`, with tokens, as a .npz file in this session's files
+        (replacing its previous export: Gradio serves a copy, which its cache deletion removes in time)."""
+        wire = self.trace(request, use_own)
         T = len(wire["steps"])
-        step = int(number(step, "Step"))
-        if not 0 <= step <= T:
-            raise UserError(f"Step {step} does not exist: this translation has steps 0..{T}.")
+        value = number(step, "Step")
+        if value != int(value) or not 0 <= value <= T:
+            raise UserError(f"Step {shown(step)} does not exist: this translation has steps 0..{T}.")
+        step = int(value)
         arrays = {f"{kind}_weights": unpack(wire["attention"][kind]) for kind in ATTENTION_KINDS}
         arrays["decoder_self_weights"] = arrays["decoder_self_weights"][:, :, :step, :step]
         arrays["cross_weights"] = arrays["cross_weights"][:, :, :step]
@@ -142,7 +195,12 @@ class ExplorerSession:
         arrays["decoder_input_tokens"] = np.array(wire["decoder_input_tokens"][:step], dtype=str)
         arrays["source_text"] = np.array(request.sentence)
         arrays["step"] = np.array(step)
-        directory = Path(directory or tempfile.mkdtemp(prefix="attention-"))
-        path = directory / f"attention_step{step}.npz"
-        np.savez_compressed(path, **arrays)
+        directory = self.files / "export"
+        with self.lock:
+            if directory.exists():
+                for old in directory.glob("*.npz"):
+                    old.unlink()
+            directory.mkdir(exist_ok=True)
+            path = directory / f"attention_step{step}.npz"
+            np.savez_compressed(path, **arrays)
         return path

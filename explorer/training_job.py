@@ -2,7 +2,8 @@
 
 `run_training` is a generator the UI iterates: it yields `TrainingUpdate`s (progress, loss history,
 an attention snapshot of a probe sentence) and finally installs the trained model in the session
-that asked for it, never anywhere else.
+that asked for it, never anywhere else. Its files live in the session's directory: the data and
+working files are deleted when the run ends, the checkpoint zip when the session does.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from .checkpoint import load_checkpoint
 from .data import MINI_CORPUS, clean, read_tsv
 from .hooks import AttentionRecorder
 from .handle import ModelHandle
-from .inputs import UserError
+from .inputs import UserError, bounded
 from .session import ExplorerSession
 from .tokenizer import BOS_ID, EOS_ID
 from .train import TrainConfig, Trainer
@@ -105,28 +106,26 @@ def run_training(
     minutes: float,
     upload: str | None = None,
     seed: int = 0,
-    font_size: int = 13,
+    font_size: int = figures.NORMAL_FONT,
     slot: TrainingSlot = SLOT,
 ) -> Iterator[TrainingUpdate]:
     """Train a fresh model for this session only; yields progress; installs it in `session` at the end."""
-    if preset not in PRESETS:
-        raise UserError(f"Unknown model size {preset!r}; choose one of: {', '.join(PRESETS)}.")
-    try:
-        minutes = float(minutes)
-    except (TypeError, ValueError):
-        raise UserError("The training time must be a number of minutes.") from None
-    if not 0.1 <= minutes <= 10:
-        raise UserError(f"Training time {minutes} min is out of range: choose 0.1 to 10 minutes.")
+    if not isinstance(preset, str) or preset not in PRESETS:
+        raise UserError(f"Unknown model size {str(preset)[:60]!r}; choose one of: {', '.join(PRESETS)}.")
+    minutes = bounded(minutes, "minutes")
+    seed = bounded(seed if seed is not None else 0, "seed", integer=True)
     pairs = read_upload(upload) if upload else clean(read_tsv(MINI_CORPUS))
     slot.acquire(minutes * 60 + 30)
-    workdir = Path(tempfile.mkdtemp(prefix="explorer-train-"))
+    for earlier in session.files.glob("train-*"):  # a session keeps the files of its latest training only
+        shutil.rmtree(earlier, ignore_errors=True)
+    workdir = Path(tempfile.mkdtemp(prefix="train-", dir=session.files))
     try:
         data_file = workdir / "train.tsv"
         data_file.write_text("".join(f"{s}\t{t}\n" for s, t in pairs), encoding="utf-8")
         config = TrainConfig(
             data=[str(data_file)], valid_fraction=0.05, out=str(workdir / "model"), work_dir=str(workdir / "work"),
             dropout=0.0, max_len=64, max_tokens=2048, lr=3e-3, warmup=60, eval_every=0, bleu_sample=50,
-            max_minutes=minutes, save_every_minutes=1e9, seed=int(seed or 0), log_every=10, **PRESETS[preset],
+            max_minutes=minutes, save_every_minutes=1e9, seed=seed, log_every=10, **PRESETS[preset],
         )
         trainer = Trainer(config, log=lambda *_: None)
         session.training = trainer
@@ -154,6 +153,11 @@ def run_training(
     finally:
         session.training = None
         slot.release()
+        for item in workdir.iterdir():  # all but the zip handed out (the session's `close` deletes that)
+            if item.is_dir():
+                shutil.rmtree(item, ignore_errors=True)
+            elif item.suffix != ".zip":
+                item.unlink()
 
 
 @torch.no_grad()

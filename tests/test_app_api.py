@@ -32,9 +32,9 @@ GENERIC = "upstream Gradio app has raised an exception"
 
 
 # ----- helpers ---------------------------------------------------------------------------------
-def trace(c, text=TEXT, strategy="greedy", temperature=1.0, top_k=0, seed=0, beam_size=4, alpha=0.6, prefix="", heads=((), (), ())):
+def trace(c, text=TEXT, strategy="greedy", temperature=1.0, top_k=0, seed=0, beam_size=4, alpha=0.6, prefix="", heads=((), (), ()), use_own=False):
     """/trace with every argument given (the app's own defaults are tested separately)."""
-    return c.predict(text, strategy, temperature, top_k, seed, beam_size, alpha, prefix, *map(list, heads), api_name="/trace")
+    return c.predict(text, strategy, temperature, top_k, seed, beam_size, alpha, prefix, *map(list, heads), use_own, api_name="/trace")
 
 
 def figure(plot) -> dict:
@@ -146,11 +146,13 @@ def test_positional_encoding_figures_and_bad_wave_dims(api_client, app_url):
     assert "&#x27;" not in message
 
 
-def test_presentation_mode_and_model_choice(api_client):
-    assert api_client.predict(True, api_name="/presentation") == ()
-    api_client.predict(False, api_name="/presentation")
-    expect_app_error(lambda: api_client.predict(True, api_name="/choose_model"), "not trained a model")
+def test_model_choice_and_an_expired_session(make_client, api_client):
     assert "Exploring" in api_client.predict(False, api_name="/choose_model")
+    expect_app_error(lambda: api_client.predict(True, api_name="/choose_model"), "not trained a model")
+    # a browser whose session the server no longer has still asks for the model it trained: told so in plain words
+    returning = make_client()
+    expect_app_error(lambda: trace(returning, use_own=True), "your session expired", "untick")
+    assert trace(returning)["request"]["sentence"] == TEXT  # and the shipped model goes on working
     assert api_client.predict(api_name="/stop_training") == "No training is running in this session."
 
 
@@ -267,7 +269,7 @@ def test_an_oversized_upload_is_refused(api_client, app_url, tmp_path, tiny_toke
     )
     with pytest.raises(urllib.error.HTTPError) as info:
         urllib.request.urlopen(request, timeout=60)
-    assert info.value.code == 413 and b"maximum allowed size" in info.value.read()
+    assert info.value.code == 413 and b"accepts files of up to 2,097,152 bytes" in info.value.read()
     assert_healthy(api_client, tiny_tokenizer)
 
 
@@ -371,11 +373,11 @@ def test_train_streams_progress_then_the_trained_model_can_be_explored(make_clie
     trained = load_checkpoint(tmp_path / "trained")
 
     assert "your model" in c.predict(True, api_name="/choose_model")
-    wire = trace(c, "The dog is big.")
+    wire = trace(c, "The dog is big.", use_own=True)
     assert wire["source_tokens"] == source_pieces(trained.tokenizer, "The dog is big.") and wire["model"]["name"].startswith("your model")
     source = prepare_source(trained.tokenizer, "The dog is big.", trained.model.config.max_len)
     expected = trained.tokenizer.decode(beam_search(trained.model, source.ids, beam_size=1, alpha=0.0)[0].ids)
-    assert c.predict("The dog is big.", api_name="/translate") == expected  # the session now runs the zip's model
+    assert c.predict("The dog is big.", True, api_name="/translate") == expected  # the session now runs the zip's model
     assert "Exploring" in c.predict(False, api_name="/choose_model")
 
 

@@ -1,5 +1,6 @@
 """The per-session logic without a browser: traces through the shared cache, ablation, export, positional figures."""
 
+import contextlib
 import json
 
 import numpy as np
@@ -11,7 +12,6 @@ from explorer.handle import ModelHandle
 from explorer.inputs import UserError, clean_text, parse_request
 from explorer.model import Transformer
 from explorer.session import ExplorerSession
-from explorer.sessions import SessionStore
 from explorer.trace_cache import TraceCache
 
 TEXT = "The dog sees the cat."
@@ -43,8 +43,8 @@ def test_sessions_share_one_cache_and_a_trained_model_gets_its_own_entries(handl
     own = ModelHandle("own", Transformer(handle.config).eval(), mini_tokenizer)
     assert own.fingerprint != handle.fingerprint
     b.set_own_model(own)
-    b.choose_model(True)
-    theirs = b.trace(request)
+    assert "own" in b.choose_model(True)
+    theirs = b.trace(request, use_own=True)
     assert cache.computed == 2 and theirs["model"]["name"] == "own" and a.trace(request) is first
 
 
@@ -69,7 +69,7 @@ def test_ablation_comparison_is_stateless_per_call(handle):
 def test_export_npz_has_every_tensor_up_to_the_step_with_tokens(session, tmp_path):
     request = parse_request(TEXT)
     wire = session.trace(request)
-    data = np.load(session.export_npz(request, 3, tmp_path))
+    data = np.load(session.export_npz(request, 3))
     S = len(wire["source_ids"])
     assert data["encoder_self_weights"].shape == (2, 4, S, S)
     assert data["decoder_self_weights"].shape == (2, 4, 3, 3) and data["decoder_self_scores"].shape == (2, 4, 3, 3)
@@ -78,7 +78,11 @@ def test_export_npz_has_every_tensor_up_to_the_step_with_tokens(session, tmp_pat
     assert list(data["target_tokens"]) == wire["target_tokens"][:3] and int(data["step"]) == 3
     np.testing.assert_allclose(data["cross_weights"].sum(-1), 1.0, atol=1e-3)
     with pytest.raises(UserError, match="Step 999 does not exist"):
-        session.export_npz(request, 999, tmp_path)
+        session.export_npz(request, 999)
+    second = session.export_npz(request, 2)
+    assert [p.name for p in second.parent.iterdir()] == ["attention_step2.npz"]  # one export per session on disk
+    session.close()
+    assert not second.exists() and not second.parent.exists()
 
 
 def test_positional_figures_read_the_model_buffer(session, handle):
@@ -88,24 +92,55 @@ def test_positional_figures_read_the_model_buffer(session, handle):
     assert len(waves.data) == 3
     with pytest.raises(UserError, match="Wave dimensions must be numbers"):
         session.positional_figures(20, 16, "abc")
-    with pytest.raises(UserError, match="between 2 and 48 positions"):
+    with pytest.raises(UserError, match="Positions 500 is out of range: choose 2 to 48"):
         session.positional_figures(500, 16, "0")
 
 
-def test_session_store_isolates_expires_and_caps(handle):
-    store = SessionStore(lambda: ExplorerSession(handle), max_sessions=3, idle_seconds=3600)
-    a = store.get("a")
-    assert store.get("a") is a and store.get("b") is not a
-    for key in "cde":
-        store.get(key)
-    assert len(store) == 3 and store.get("a") is not a  # "a" was evicted, a fresh session replaces it
-    with pytest.raises(ValueError):
-        store.get(None)
-    expiring = SessionStore(lambda: ExplorerSession(handle), idle_seconds=0)
-    first = expiring.get("x")
-    assert expiring.get("y") is not first and len(expiring) == 1
+def test_a_session_is_copied_blank_for_each_browser_session(handle, mini_tokenizer):
+    import copy
+
+    template = ExplorerSession(handle, idle_s=60)
+    torch.manual_seed(1)
+    template.set_own_model(ModelHandle("own", Transformer(handle.config).eval(), mini_tokenizer))
+    fresh = copy.deepcopy(template)  # what Gradio does with a gr.State's initial value for every browser session
+    assert fresh is not template and fresh.own is None and fresh.shipped is handle and fresh.cache is template.cache
+    assert fresh.idle_s == 60
 
 
-def test_choose_own_model_requires_training(session):
-    with pytest.raises(UserError, match="not trained a model"):
-        session.choose_model(True)
+def test_choose_own_model_requires_training_and_says_when_the_session_expired(handle, mini_tokenizer):
+    lost = ExplorerSession(handle, idle_s=7200)
+    with lost.admit():  # the first event of a session already asks for a trained model: an earlier session expired
+        with pytest.raises(UserError, match="Your session expired .* 2 hours"):
+            lost.trace(parse_request(TEXT), use_own=True)
+    with lost.admit(), pytest.raises(UserError, match="Your session expired"):
+        lost.choose_model(True)
+    fresh = ExplorerSession(handle)
+    with fresh.admit():
+        assert "tiny" in fresh.choose_model(False)
+    with fresh.admit(), pytest.raises(UserError, match="not trained a model"):
+        fresh.choose_model(True)
+    with fresh.admit(), pytest.raises(UserError, match="must be true or false"):
+        fresh.choose_model("yes")
+
+
+def test_one_session_runs_a_bounded_number_of_events_at_once(session):
+    from explorer.session import MAX_IN_FLIGHT
+
+    with contextlib.ExitStack() as stack:
+        for _ in range(MAX_IN_FLIGHT):
+            stack.enter_context(session.admit())
+        with pytest.raises(UserError, match=f"already has {MAX_IN_FLIGHT} requests running"):
+            session.admit().__enter__()
+    with session.admit():  # the slots come back
+        pass
+
+
+def test_close_deletes_the_sessions_files_and_model(session, handle):
+    marker = session.files / "train-x" / "trained-checkpoint.zip"
+    marker.parent.mkdir()
+    marker.write_bytes(b"zip")
+    session.set_own_model(handle)
+    session.close()
+    assert not marker.exists() and session.own is None
+    session.set_own_model(handle)  # a training that finishes after its session ended installs nothing
+    assert session.own is None

@@ -1,36 +1,48 @@
-"""The Gradio UI: `build_demo` lays out the tabs and wires them to the gradio-free core."""
+"""The Gradio UI: `build_demo` lays out the tabs and wires them to the gradio-free core; `launch_options` serves it."""
 
 from __future__ import annotations
 
 from dataclasses import fields
 
 import gradio as gr
+from starlette.middleware import Middleware
 
 from ..handle import ModelHandle
 from ..inputs import TraceRequest, UserError, parse_link, parse_request
-from ..session import ExplorerSession
-from ..sessions import SessionStore, new_key
+from ..session import SESSION_IDLE_S, USE_OWN_LABEL, ExplorerSession
 from ..trace_cache import TraceCache
+from ..training_job import MAX_UPLOAD_BYTES
 from . import ablation_tab, about_tab, positional_tab, train_tab, translate_tab, viewer
-from .common import CSS, NORMAL_FONT, PLAIN_EVENT, PRESENTATION_FONT, THEME, Context, guarded, zero_gpu
+from .app_blocks import Blocks
+from .body_limit import BodyLimit
+from .common import CSS, PLAIN_EVENT, THEME, Context, session_event, zero_gpu
 
-__all__ = ["build_demo", "CSS", "THEME", "static_paths"]
+__all__ = ["build_demo", "launch_options", "static_paths"]
 static_paths = viewer.static_paths
 
+FILES_MAX_AGE_S = 3600  # files Gradio serves (exports, trained zips, uploads) are deleted this long after they were made
+SESSION_CAPACITY = 4000  # browser sessions whose Gradio state the server keeps; the least recently active beyond are dropped
 
-def build_demo(shipped: ModelHandle, store: SessionStore | None = None, cache: TraceCache | None = None) -> gr.Blocks:
+
+def build_demo(
+    shipped: ModelHandle, cache: TraceCache | None = None, idle_s: float = SESSION_IDLE_S, files_max_age_s: float = FILES_MAX_AGE_S
+) -> gr.Blocks:
+    """The app. Each browser session's `ExplorerSession` lives in a `gr.State`: Gradio makes it (a deep copy of a
+    blank one) on the session's first event, deletes it `idle_s` after its last one (an hour after the tab closed at the latest) and then calls
+    its `close`. Files Gradio hands out are deleted `files_max_age_s` after they were made."""
     cache = cache or TraceCache()
-    store = store or SessionStore(lambda: ExplorerSession(shipped, cache))
     opening = ExplorerSession(shipped, cache).trace(parse_request(translate_tab.OPENING_EXAMPLE))
-    with gr.Blocks(title="Attention Explorer", analytics_enabled=False) as demo:
-        key = gr.State(new_key)
-        ctx = Context(store, shipped, key)
+    every = max(1, int(min(files_max_age_s, 600)))
+    with Blocks(title="Attention Explorer", analytics_enabled=False, delete_cache=(every, int(files_max_age_s))) as demo:
+        state = gr.State(ExplorerSession(shipped, cache, idle_s), time_to_live=idle_s, delete_callback=ExplorerSession.close)
         with gr.Row(elem_id="header"):
             gr.Markdown(
                 f"**Attention Explorer** · step through English→German decoding and look inside every attention head · "
                 f"model: **{shipped.name}**"
             )
             presentation = gr.Checkbox(False, label="Presentation mode", elem_id="presentation", scale=0, min_width=190, container=False)
+        use_own = gr.Checkbox(False, label=USE_OWN_LABEL, elem_id="use-own", render=False)
+        ctx = Context(shipped, state, use_own, presentation)
         with gr.Tabs():
             tab = translate_tab.build(ctx, opening)
             positional_tab.build(ctx)
@@ -38,66 +50,70 @@ def build_demo(shipped: ModelHandle, store: SessionStore | None = None, cache: T
             train_tab.build(ctx)
             about_tab.build(ctx)
         demo.load(*wire_trace(ctx, tab, heads), api_name=False, **PLAIN_EVENT)  # a deep link decodes its sentence
-
-        @guarded
-        def set_presentation(on, key):
-            ctx.session(key).font_size = PRESENTATION_FONT if on else NORMAL_FONT
-
         presentation.change(
-            set_presentation, [presentation, key], None, api_name="presentation", **PLAIN_EVENT,
-            js="(on, key) => { document.body.classList.toggle('presentation', on); return [on, key]; }",
+            None, [presentation], None, api_name=False, queue=False,
+            js="(on) => { document.body.classList.toggle('presentation', on); return [on]; }",
         )
     return demo
+
+
+def launch_options() -> dict:
+    """Keyword arguments of `demo.launch` that belong to the app: theme, limits, error display, session capacity."""
+    return dict(
+        theme=THEME, css=CSS, footer_links=["gradio"], show_error=False, ssr_mode=False,
+        max_file_size=MAX_UPLOAD_BYTES, state_session_capacity=SESSION_CAPACITY,
+        app_kwargs={"middleware": [Middleware(BodyLimit, upload_bytes=MAX_UPLOAD_BYTES)]},
+    )
 
 
 def wire_trace(ctx: Context, tab: dict, heads: list) -> tuple:
     """Every way to ask for a new trace: Start, Enter, an example, a forced candidate; the .npz; returns the deep-link loader."""
     sentence, options, view = tab["sentence"], tab["options"], tab["viewer"]
 
-    @guarded
-    def trace(sentence, strategy, temperature, top_k, seed, beam_size, alpha, prefix, ablate_encoder_self, ablate_decoder_self, ablate_cross, key):
+    @session_event
+    def trace(sentence, strategy, temperature, top_k, seed, beam_size, alpha, prefix, ablate_encoder_self, ablate_decoder_self, ablate_cross, use_own, session):
         ablation = ablation_tab.parse_all(ablate_encoder_self, ablate_decoder_self, ablate_cross)
         request = parse_request(sentence, strategy, temperature, top_k, seed, beam_size, alpha, prefix, ablation=ablation)
-        return ctx.session(key).trace(request)
+        return session.trace(request, use_own)
 
-    inputs = [sentence, *options, *heads, ctx.key]
-    tab["start"].click(trace, inputs, [view], api_name="trace", **PLAIN_EVENT)
-    sentence.submit(trace, inputs, [view], api_name=False, **PLAIN_EVENT)
+    inputs, outputs = [sentence, *options, *heads, ctx.use_own, ctx.state], [view, ctx.state]
+    tab["start"].click(trace, inputs, outputs, api_name="trace", **PLAIN_EVENT)
+    sentence.submit(trace, inputs, outputs, api_name=False, **PLAIN_EVENT)
     tab["example"].input(lambda s: s, [tab["example"]], [sentence], api_name=False, queue=False).then(
-        trace, inputs, [view], api_name=False, **PLAIN_EVENT
+        trace, inputs, outputs, api_name=False, **PLAIN_EVENT
     )
 
-    @guarded
+    @session_event
     @zero_gpu
-    def translate(text, key):
-        return ctx.session(key).translate(text)
+    def translate(text, use_own, session):
+        return session.translate(text, use_own=use_own)
 
     # a one-shot greedy translation for API users (the viewer shows the translation of every trace)
-    gr.on(None, translate, [sentence, ctx.key], [tab["full"]], api_name="translate", **PLAIN_EVENT)
+    gr.on(None, translate, [sentence, ctx.use_own, ctx.state], [tab["full"], ctx.state], api_name="translate", **PLAIN_EVENT)
 
-    @guarded
-    def force(key, evt: gr.EventData):
-        return ctx.session(key).trace(_request_of(evt))
+    @session_event
+    def force(use_own, session, evt: gr.EventData):
+        return session.trace(_request_of(evt), use_own)
 
-    view.submit(force, [ctx.key], [view], api_name=False, **PLAIN_EVENT)
+    view.submit(force, [ctx.use_own, ctx.state], outputs, api_name=False, **PLAIN_EVENT)
 
-    @guarded
-    def export_npz(key, evt: gr.EventData):
-        path = ctx.session(key).export_npz(_request_of(evt), evt._data.get("step", 0))
+    @session_event
+    def export_npz(use_own, session, evt: gr.EventData):
+        path = session.export_npz(_request_of(evt), evt._data.get("step", 0), use_own)
         return gr.File(str(path), visible=True)
 
-    view.click(export_npz, [ctx.key], [tab["npz_file"]], api_name=False, **PLAIN_EVENT)
+    view.click(export_npz, [ctx.use_own, ctx.state], [tab["npz_file"], ctx.state], api_name=False, **PLAIN_EVENT)
 
-    @guarded
-    def open_link(key, request: gr.Request):
+    @session_event
+    def open_link(session, request: gr.Request):
         linked = parse_link(dict(request.query_params))
         if linked is None:
-            return [gr.skip()] * (len(options) + len(heads) + 2)
+            return tuple([gr.skip()] * (len(options) + len(heads) + 2))
         values = [linked.strategy, linked.temperature, linked.top_k, linked.seed, linked.beam_size, linked.alpha, linked.prefix]
         groups = ablation_tab.groups_of(linked.ablation)
-        return [linked.sentence, *values, *groups, ctx.session(key).trace(linked)]
+        return (linked.sentence, *values, *groups, session.trace(linked))
 
-    return open_link, [ctx.key], [sentence, *options, *heads, view]
+    return open_link, [ctx.state], [sentence, *options, *heads, view, ctx.state]
 
 
 def _request_of(evt: gr.EventData):

@@ -13,7 +13,7 @@ import gradio as gr
 from ..config import ATTENTION_KINDS
 from ..figures import KIND_TITLES
 from ..inputs import UserError
-from .common import PLAIN_EVENT, Context, guarded
+from .common import PLAIN_EVENT, Context, session_event
 
 
 def head_labels(n_layers: int, n_heads: int) -> list[str]:
@@ -61,10 +61,12 @@ def build(ctx: Context, tab: dict) -> list[gr.CheckboxGroup]:
             after = gr.Textbox(label="With the chosen heads off", interactive=False, elem_id="ablate-after")
         note = gr.Markdown()
 
-    @guarded
-    def ablate(text, encoder_self, decoder_self, cross, key):
-        return ctx.session(key).compare_ablation(text, parse_all(encoder_self, decoder_self, cross))
+    @session_event
+    def ablate(text, encoder_self, decoder_self, cross, use_own, session):
+        return session.compare_ablation(text, parse_all(encoder_self, decoder_self, cross), use_own)
 
-    run_btn.click(ablate, [tab["sentence"], *groups, ctx.key], [before, after, note], api_name="ablate", **PLAIN_EVENT)
+    run_btn.click(
+        ablate, [tab["sentence"], *groups, ctx.use_own, ctx.state], [before, after, note, ctx.state], api_name="ablate", **PLAIN_EVENT
+    )
     clear_btn.click(lambda: ([], [], [], "All heads on."), None, [*groups, note], api_name="clear_ablation", **PLAIN_EVENT)
     return groups

@@ -1,4 +1,4 @@
-"""What every tab shares: the error guard, the per-session context, theme and CSS."""
+"""What every tab shares: the error guard, the session event wrapper, the per-session context, theme and CSS."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from dataclasses import dataclass
 
 import gradio as gr
 
+from ..figures import NORMAL_FONT, PRESENTATION_FONT
 from ..handle import ModelHandle
-from ..inputs import UserError
+from ..inputs import UserError, flag
 from ..session import ExplorerSession
-from ..sessions import SessionStore
 
 log = logging.getLogger("explorer.ui")
 
@@ -73,19 +73,58 @@ def zero_gpu(fn, duration: int = 30):
     return functools.wraps(fn)(spaces.GPU(duration=duration)(fn))
 
 
+def session_event(fn):
+    """A handler `fn(*values, session)` wired with inputs `[..., ctx.state]` and outputs `[..., ctx.state]`.
+
+    Errors become messages (`guarded`); one session runs at most `MAX_IN_FLIGHT` events at once; and handing the
+    session back to its `gr.State` restarts Gradio's time-to-live, so a session expires only after that long
+    without any event. A handler returns a tuple for several outputs, anything else for one.
+    """
+    if inspect.isgeneratorfunction(fn):
+
+        @functools.wraps(fn)
+        def gen_wrapper(*args, **kwargs):
+            session = _session_in(args)
+            with session.admit():
+                for out in fn(*args, **kwargs):
+                    yield (*_outputs(out), session)
+
+        return guarded(gen_wrapper)
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        session = _session_in(args)
+        with session.admit():
+            out = fn(*args, **kwargs)
+        return (*_outputs(out), session)
+
+    return guarded(wrapper)
+
+
+def _session_in(args) -> ExplorerSession:
+    """The session among a handler's arguments (Gradio puts request or event data where the signature says)."""
+    for arg in args:
+        if isinstance(arg, ExplorerSession):
+            return arg
+    raise UserError("This page lost its server session: reload the page.")
+
+
+def _outputs(out) -> tuple:
+    return out if isinstance(out, tuple) else (out,)
+
+
+def font_size(presentation) -> int:
+    return PRESENTATION_FONT if flag(presentation, "Presentation mode") else NORMAL_FONT
+
+
 @dataclass
 class Context:
     """Components and objects the tabs wire together."""
 
-    store: SessionStore
     shipped: ModelHandle
-    key: gr.State  # this browser session's key into the store
-
-    def session(self, key) -> ExplorerSession:
-        try:
-            return self.store.get(key)
-        except ValueError:
-            raise UserError("Your session has expired: reload the page.") from None
+    state: gr.State  # this browser session's ExplorerSession, kept and deleted by Gradio's session lifecycle
+    use_own: gr.Checkbox  # the browser's choice of model (rendered in the Train tab): sent with every event
+    presentation: gr.Checkbox  # presentation mode (larger fonts in server-drawn figures too)
 
 
 THEME = gr.themes.Default(
@@ -107,6 +146,3 @@ body.presentation {
 }
 body.presentation .prose { font-size: var(--prose-text-size); }
 """
-
-PRESENTATION_FONT = 20
-NORMAL_FONT = 13

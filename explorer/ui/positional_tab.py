@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gradio as gr
 
-from .common import PLAIN_EVENT, Context, guarded
+from .common import PLAIN_EVENT, Context, font_size, session_event
 
 
 def build(ctx: Context):
@@ -26,10 +26,11 @@ def build(ctx: Context):
             wave_plot = gr.Plot(label="Waves", elem_id="pe-wave-plot")
             sim_plot = gr.Plot(label="Similarity", elem_id="pe-sim-plot")
 
-    @guarded
-    def show(positions, dims, waves, key):
-        return ctx.session(key).positional_figures(positions, dims, waves)
+    @session_event
+    def show(positions, dims, waves, presentation, use_own, session):
+        return session.positional_figures(positions, dims, waves, font_size(presentation), use_own)
 
-    inputs, outputs = [positions, dims, waves, ctx.key], [heat, wave_plot, sim_plot]
+    inputs = [positions, dims, waves, ctx.presentation, ctx.use_own, ctx.state]
+    outputs = [heat, wave_plot, sim_plot, ctx.state]
     show_btn.click(show, inputs, outputs, api_name="positional", **PLAIN_EVENT)
     tab.select(show, inputs, outputs, api_name=False, **PLAIN_EVENT)

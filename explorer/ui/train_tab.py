@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import gradio as gr
+from gradio.utils import get_upload_folder, is_in_or_equal
 
-from ..inputs import UserError
+from ..inputs import LIMITS, UserError
 from ..training_job import MAX_UPLOAD_BYTES, PRESETS, run_training
-from .common import Context, guarded
+from .common import Context, font_size, session_event
+
+CORPORA = {"mini": "bundled mini corpus", "upload": "my uploaded TSV"}
 
 
 def build(ctx: Context):
+    minutes_limit = LIMITS["minutes"]
     with gr.Tab("Train", id="train"):
         gr.Markdown(
             "Train a fresh small model on the bundled mini corpus (442 simple English–German pairs written for this project) "
@@ -17,11 +21,14 @@ def build(ctx: Context):
             "this browser session only. One training job runs on the server at a time."
         )
         with gr.Row():
-            corpus = gr.Radio([("bundled mini corpus", "mini"), ("my uploaded TSV", "upload")], value="mini", label="Data", elem_id="train-corpus")
+            corpus = gr.Radio([(label, value) for value, label in CORPORA.items()], value="mini", label="Data", elem_id="train-corpus")
             upload = gr.File(label="TSV file", file_types=[".tsv", ".txt"], type="filepath", elem_id="train-upload")
         with gr.Row():
             preset = gr.Radio(list(PRESETS), value=next(iter(PRESETS)), label="Model size", elem_id="train-preset")
-            minutes = gr.Slider(0.2, 5, value=1.0, step=0.1, label="Training time (minutes)", elem_id="train-minutes")
+            minutes = gr.Slider(
+                minutes_limit.low, minutes_limit.high, value=minutes_limit.default, step=minutes_limit.step,
+                label="Training time (minutes)", elem_id="train-minutes",
+            )
             seed = gr.Number(0, precision=0, label="Seed")
         with gr.Row():
             train_btn = gr.Button("Train", variant="primary", elem_id="train-btn")
@@ -32,33 +39,47 @@ def build(ctx: Context):
             snapshot = gr.Plot(label="Attention snapshot", elem_id="train-snapshot")
         with gr.Row():
             download = gr.File(label="Trained checkpoint (.zip)", interactive=False, elem_id="train-download")
-            use_own = gr.Checkbox(False, label="Explore my trained model (instead of the shipped one)", elem_id="use-own")
+            ctx.use_own.render()
         model_note = gr.Markdown()
 
-    @guarded
-    def train(corpus, upload, preset, minutes, seed, key, progress=gr.Progress()):
-        session = ctx.session(key)
-        if corpus == "upload" and not upload:
+    @session_event
+    def train(corpus, upload, preset, minutes, seed, presentation, session, progress=gr.Progress()):
+        if corpus not in CORPORA:
+            raise UserError(f"Unknown data choice {str(corpus)[:40]!r}; choose one of: {', '.join(CORPORA)}.")
+        path = _upload_path(upload) if corpus == "upload" else None
+        if corpus == "upload" and path is None:
             raise UserError("Choose a TSV file to upload (English TAB German per line), or pick the bundled mini corpus.")
-        for update in run_training(session, preset, minutes, upload if corpus == "upload" else None, seed, session.font_size):
+        for update in run_training(session, preset, minutes, path, seed, font_size(presentation)):
             progress(update.fraction, desc=update.message)
             yield update.message, update.loss_figure, update.snapshot, str(update.checkpoint_zip) if update.checkpoint_zip else None
 
-    # concurrency_limit=None: the TrainingSlot allows one job per server and tells a second person so at once;
-    # gradio's default limit of 1 would instead queue their click silently behind the running job
+    # preprocess=False: the values arrive as sent and the core's validation names a bad one (Gradio still checks that an
+    # uploaded file is in its cache). concurrency_limit=None: the TrainingSlot allows one job per server and tells a
+    # second person so at once; gradio's default limit of 1 would instead queue their click silently behind the job.
     train_btn.click(
-        train, [corpus, upload, preset, minutes, seed, ctx.key], [message, loss_plot, snapshot, download], api_name="train",
-        concurrency_limit=None,
+        train, [corpus, upload, preset, minutes, seed, ctx.presentation, ctx.state], [message, loss_plot, snapshot, download, ctx.state],
+        api_name="train", concurrency_limit=None, preprocess=False,
     )
 
-    @guarded
-    def stop(key):
-        return ctx.session(key).stop_training()
+    @session_event
+    def stop(session):
+        return session.stop_training()
 
-    stop_btn.click(stop, [ctx.key], [message], api_name="stop_training", concurrency_limit=None)
+    stop_btn.click(stop, [ctx.state], [message, ctx.state], api_name="stop_training", concurrency_limit=None)
 
-    @guarded
-    def choose(use_own, key):
-        return ctx.session(key).choose_model(use_own)
+    @session_event
+    def choose(use_own, session):
+        return session.choose_model(use_own)
 
-    use_own.input(choose, [use_own, ctx.key], [model_note], api_name="choose_model", concurrency_limit=None)
+    ctx.use_own.input(choose, [ctx.use_own, ctx.state], [model_note, ctx.state], api_name="choose_model", concurrency_limit=None, preprocess=False)
+
+
+def _upload_path(upload) -> str | None:
+    """The path of an uploaded file as Gradio passes it unprocessed (a FileData record), or None; a path outside
+    Gradio's upload folder is refused, so a request can never make the server read another of its files."""
+    if upload is None or upload == "":
+        return None
+    path = upload.get("path") if isinstance(upload, dict) else None
+    if not isinstance(path, str) or not path or not is_in_or_equal(path, get_upload_folder()):
+        raise UserError(f"The TSV file {str(path or upload)[:80]!r} was not uploaded to this server: upload the file first.")
+    return path
