@@ -23,7 +23,7 @@ from .checkpoint import load_checkpoint
 from .data import MINI_CORPUS, clean, read_tsv
 from .hooks import AttentionRecorder
 from .handle import ModelHandle
-from .inputs import UserError, bounded
+from .inputs import UserError, bounded, shown
 from .session import ExplorerSession
 from .tokenizer import BOS_ID, EOS_ID
 from .train import TrainConfig, Trainer
@@ -31,6 +31,7 @@ from .train import TrainConfig, Trainer
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024
 MAX_UPLOAD_PAIRS = 20_000
 MIN_PAIRS = 20
+CORPORA = {"mini": "bundled mini corpus", "upload": "my uploaded TSV"}  # what a run trains on
 PRESETS = {
     "tiny (d_model 64, 2+2 layers, 4 heads)": dict(d_model=64, n_heads=4, n_encoder_layers=2, n_decoder_layers=2, d_ff=128, vocab_size=600),
     "small (d_model 128, 3+3 layers, 4 heads)": dict(d_model=128, n_heads=4, n_encoder_layers=3, n_decoder_layers=3, d_ff=256, vocab_size=1000),
@@ -108,13 +109,19 @@ def run_training(
     seed: int = 0,
     font_size: int = figures.NORMAL_FONT,
     slot: TrainingSlot = SLOT,
+    corpus: str = "mini",
 ) -> Iterator[TrainingUpdate]:
-    """Train a fresh model for this session only; yields progress; installs it in `session` at the end."""
+    """Train a fresh model for this session only, on the mini corpus or the uploaded TSV at `upload` (`corpus`
+    "upload"); yields progress; installs the model in `session` at the end. Every option is checked first."""
     if not isinstance(preset, str) or preset not in PRESETS:
-        raise UserError(f"Unknown model size {str(preset)[:60]!r}; choose one of: {', '.join(PRESETS)}.")
+        raise UserError(f"Unknown model size {shown(preset)}; choose one of: {', '.join(PRESETS)}.")
     minutes = bounded(minutes, "minutes")
     seed = bounded(seed if seed is not None else 0, "seed", integer=True)
-    pairs = read_upload(upload) if upload else clean(read_tsv(MINI_CORPUS))
+    if not isinstance(corpus, str) or corpus not in CORPORA:
+        raise UserError(f"Unknown data choice {shown(corpus)}; choose one of: {', '.join(CORPORA)}.")
+    if corpus == "upload" and not upload:
+        raise UserError("Choose a TSV file to upload (English TAB German per line), or pick the bundled mini corpus.")
+    pairs = read_upload(upload) if corpus == "upload" else clean(read_tsv(MINI_CORPUS))
     slot.acquire(minutes * 60 + 30)
     for earlier in session.files.glob("train-*"):  # a session keeps the files of its latest training only
         shutil.rmtree(earlier, ignore_errors=True)

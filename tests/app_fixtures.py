@@ -68,13 +68,14 @@ def app_env() -> dict:
     return env
 
 
-def run_app(checkpoint, port: int, log_dir: Path) -> tuple[subprocess.Popen, Path]:
-    """Start `python app.py`; its stdout/stderr go to a file so a full pipe can never block it."""
+def run_app(checkpoint, port: int, log_dir: Path, args=(), env=None) -> tuple[subprocess.Popen, Path]:
+    """Start `python app.py` (with extra `args`, environment `env`); its output goes to a file so a full pipe can
+    never block it."""
     log_path = log_dir / f"app-{port}.log"
     log = open(log_path, "wb")  # noqa: SIM115 - closed with the process
     proc = subprocess.Popen(
-        [sys.executable, "app.py", "--checkpoint", str(checkpoint), "--port", str(port)],
-        cwd=REPO, env=app_env(), stdout=log, stderr=subprocess.STDOUT,
+        [sys.executable, "app.py", "--checkpoint", str(checkpoint), "--port", str(port), *args],
+        cwd=REPO, env=env or app_env(), stdout=log, stderr=subprocess.STDOUT,
     )
     log.close()
     return proc, log_path
@@ -109,9 +110,24 @@ def tiny_tokenizer(tiny_checkpoint) -> Tokenizer:
     return Tokenizer.load(tiny_checkpoint / "tokenizer.model")
 
 
+def stop_app(proc: subprocess.Popen, log_path: Path) -> None:
+    """Stop the app by its PID; print its output if it had died on its own."""
+    died = proc.poll() is not None
+    if not died:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    if died:
+        output = log_path.read_text(errors="replace")
+        print(f"\nthe app died during the tests (code {proc.returncode}); its output:\n{output}")
+
+
 @pytest.fixture(scope="session")
-def app_url(tiny_checkpoint, tmp_path_factory):
-    """URL of the real app (`python app.py --checkpoint tiny --port P`), shared by the whole test session."""
+def app_server(tiny_checkpoint, tmp_path_factory):
+    """(URL, process) of the real app (`python app.py --checkpoint tiny --port P`), shared by the whole test session."""
     port = free_port()
     url = f"http://127.0.0.1:{port}/"
     proc, log_path = run_app(tiny_checkpoint, port, tmp_path_factory.mktemp("applog"))
@@ -119,19 +135,14 @@ def app_url(tiny_checkpoint, tmp_path_factory):
     READY.update(seconds=seconds, url=url)
     print(f"\napp ready at {url} after {seconds:.1f} s")
     try:
-        yield url
+        yield url, proc
     finally:
-        died = proc.poll() is not None
-        if not died:
-            proc.terminate()
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        if died:
-            output = log_path.read_text(errors="replace")
-            print(f"\nthe app died during the tests (code {proc.returncode}); its output:\n{output}")
+        stop_app(proc, log_path)
+
+
+@pytest.fixture(scope="session")
+def app_url(app_server):
+    return app_server[0]
 
 
 @pytest.fixture

@@ -401,3 +401,49 @@ def test_a_second_trainer_is_told_to_wait_and_stop_ends_a_job_early(make_client,
     message, _, _, archive = job.result(timeout=90)
     assert "stopped early" in message and archive.endswith(".zip")
     assert time.monotonic() - started < 100  # far less than the 2 minutes asked for
+
+
+# ----- oversized requests ----------------------------------------------------------------------
+def _rss_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS")) / 1024
+
+
+def test_a_50_mb_request_is_refused_unread_with_a_message_naming_the_limit(app_server, api_client, tiny_tokenizer):
+    import http.client
+
+    url, proc = app_server
+    port = int(url.rstrip("/").rsplit(":", 1)[1])
+    rss_before = _rss_mb(proc.pid)
+    body = b'{"data": ["' + b"x" * (50 * 2**20) + b'"], "fn_index": 0, "session_hash": "huge"}'
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    connection.request("POST", "/gradio_api/queue/join", body=body, headers={"Content-Type": "application/json"})
+    response = connection.getresponse()
+    message = json.loads(response.read())["error"]
+    connection.close()
+    assert response.status == 413 and f"{len(body):,} bytes" in message and "at most 65,536 bytes" in message
+    assert _rss_mb(proc.pid) - rss_before < 20  # the body was never held in memory
+    # without a Content-Length (chunked), it is cut off once it passes the limit
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    connection.request("POST", "/gradio_api/queue/join", body=iter([b"x" * 2**16] * 16), headers={"Content-Type": "application/json"}, encode_chunked=True)
+    response = connection.getresponse()
+    assert response.status == 413 and "at most 65,536 bytes" in json.loads(response.read())["error"]
+    connection.close()
+    assert_healthy(api_client, tiny_tokenizer)
+
+
+def test_one_session_cannot_run_more_than_its_share_at_once(make_client, tiny_tokenizer):
+    from explorer.session import MAX_IN_FLIGHT
+
+    flood, victim = make_client(), make_client()
+    long = " ".join(["the dog sees the cat and"] * 25)  # ~200 pieces: each decode takes the model's whole max_len
+    jobs = [flood.submit(f"{long} {i}", False, api_name="/translate") for i in range(5 * MAX_IN_FLIGHT)]
+    outcomes = []
+    for job in jobs:
+        try:
+            outcomes.append(isinstance(job.result(timeout=120), str))
+        except AppError as exc:
+            assert f"already has {MAX_IN_FLIGHT} requests running" in str(exc)
+            outcomes.append(False)
+    assert MAX_IN_FLIGHT <= sum(outcomes) < len(jobs)  # some were served, the rest told to wait
+    assert_healthy(victim, tiny_tokenizer)

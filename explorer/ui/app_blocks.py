@@ -26,7 +26,7 @@ def refused_input(blocks, values, exc: Exception) -> str:
     """A message naming the input Gradio could not take."""
     if not isinstance(values, list) or len(values) != len(blocks):
         sent = len(values) if isinstance(values, list) else "no list of"
-        return f"This call sent {sent} values; it takes {len(blocks)}."
+        return f"This call sent {sent} values; it takes {sum(not block.stateful for block in blocks)}."
     for block, value in zip(blocks, values):
         if getattr(block, "data_model", None) is not None and value is not None:  # file inputs: what Gradio checks itself
             label = getattr(block, "label", None) or "The file"

@@ -6,10 +6,8 @@ import gradio as gr
 from gradio.utils import get_upload_folder, is_in_or_equal
 
 from ..inputs import LIMITS, UserError
-from ..training_job import MAX_UPLOAD_BYTES, PRESETS, run_training
+from ..training_job import CORPORA, MAX_UPLOAD_BYTES, PRESETS, run_training
 from .common import Context, font_size, session_event
-
-CORPORA = {"mini": "bundled mini corpus", "upload": "my uploaded TSV"}
 
 
 def build(ctx: Context):
@@ -44,12 +42,8 @@ def build(ctx: Context):
 
     @session_event
     def train(corpus, upload, preset, minutes, seed, presentation, session, progress=gr.Progress()):
-        if corpus not in CORPORA:
-            raise UserError(f"Unknown data choice {str(corpus)[:40]!r}; choose one of: {', '.join(CORPORA)}.")
         path = _upload_path(upload) if corpus == "upload" else None
-        if corpus == "upload" and path is None:
-            raise UserError("Choose a TSV file to upload (English TAB German per line), or pick the bundled mini corpus.")
-        for update in run_training(session, preset, minutes, path, seed, font_size(presentation)):
+        for update in run_training(session, preset, minutes, path, seed, font_size(presentation), corpus=corpus):
             progress(update.fraction, desc=update.message)
             yield update.message, update.loss_figure, update.snapshot, str(update.checkpoint_zip) if update.checkpoint_zip else None
 

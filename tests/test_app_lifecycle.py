@@ -1,0 +1,86 @@
+"""Sessions and their files over time, on a server whose lifetimes are seconds instead of hours.
+
+`python app.py --session-idle-minutes 0.1 --files-max-age-minutes 0.1` (6 s each), with its own temporary folders:
+a session that keeps sending events keeps its trained model past the idle time; once idle it expires, says so
+when the browser asks for its model, and every file it made (exports, the training run, Gradio's copies) is gone.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from gradio_client import Client
+from gradio_client.exceptions import AppError
+
+from app_fixtures import app_env, free_port, run_app, stop_app, wait_until_ready
+from raw_api import dependency, join
+
+pytestmark = pytest.mark.slow  # its own server and one real (12 s) training run
+
+IDLE_S = 6
+TINY = "tiny (d_model 64, 2+2 layers, 4 heads)"
+TEXT = "The dog sees the cat."
+
+
+@pytest.fixture(scope="module")
+def short_lived(tiny_checkpoint, tmp_path_factory):
+    """(URL, folders whose files the app makes): Gradio's cache and the system temporary folder, both private."""
+    root = tmp_path_factory.mktemp("lifecycle")
+    folders = {"gradio": root / "gradio", "tmp": root / "tmp"}
+    for folder in folders.values():
+        folder.mkdir()
+    env = dict(app_env(), GRADIO_TEMP_DIR=str(folders["gradio"]), TMPDIR=str(folders["tmp"]))
+    port = free_port()
+    minutes = str(IDLE_S / 60)
+    proc, log = run_app(tiny_checkpoint, port, root, ["--session-idle-minutes", minutes, "--files-max-age-minutes", minutes], env)
+    url = f"http://127.0.0.1:{port}/"
+    wait_until_ready(proc, url, log)
+    try:
+        yield url, folders
+    finally:
+        stop_app(proc, log)
+
+
+def files(folders: dict) -> set[Path]:
+    return {p for folder in folders.values() for p in folder.rglob("*") if p.is_file()}
+
+
+def wait_for(condition, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"not within {timeout:.0f} s: {what}"
+        time.sleep(0.5)
+
+
+def test_an_active_session_lives_an_idle_one_expires_and_its_files_go(short_lived):
+    url, folders = short_lived
+    at_start = files(folders)
+    client = Client(url, verbose=False)
+    message, _, _, archive = client.predict("mini", None, TINY, 0.2, 0, api_name="/train")
+    assert message.startswith("Done (") and archive.endswith(".zip")
+
+    # five .npz exports, as the viewer's button sends them (an event with no API name, its data in event_data)
+    wire = client.predict(TEXT, api_name="/trace")
+    fn_index, trigger = dependency(url, "viewer", "click")
+    session = client.session_hash
+    for step in range(1, 6):
+        kind, output = join(url, fn_index, [False, None], session, {"request": wire["request"], "step": step}, trigger)
+        assert kind == "complete", output
+    made = files(folders) - at_start
+    assert any(p.suffix == ".npz" for p in made) and any(p.suffix == ".zip" for p in made)
+    assert any(p.name.startswith("explorer-session-") for f in made for p in f.parents)  # the session's own folder
+
+    # events every 2 s for 3 idle times: the session, and the model it trained, stay
+    started = time.monotonic()
+    while time.monotonic() - started < 3 * IDLE_S:
+        assert client.predict(TEXT, True, api_name="/translate")
+        time.sleep(2)
+    assert client.predict(TEXT, True, api_name="/translate")
+
+    # idle: the session expires, and every file it made is deleted
+    wait_for(lambda: files(folders) <= at_start, 6 * IDLE_S, f"files left: {sorted(map(str, files(folders) - at_start))}")
+    with pytest.raises(AppError, match="Your session expired"):
+        client.predict(TEXT, True, api_name="/translate")
+    assert isinstance(client.predict(TEXT, False, api_name="/translate"), str)

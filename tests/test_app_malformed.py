@@ -1,0 +1,86 @@
+"""Every endpoint of the running app, one malformed field at a time, sent as raw JSON (NaN and Infinity included).
+
+What must hold: the server answers each with a message that is not Gradio's bare "Error" nor the app's generic
+one, a numeric field's message names the value it got, and the server stays healthy. The endpoints and their
+fields are read from the app's own API description, so a new endpoint or field is covered without editing this.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from raw_api import call_raw, get_json
+
+pytestmark = pytest.mark.slow  # one real server (shared with test_app_api.py), a few hundred requests
+
+GENERIC = ("has raised an exception", "Something went wrong")
+# raw JSON literals (what a script can send; gradio_client itself refuses NaN and Infinity) -> what the message quotes
+MALFORMED = {
+    "null": None,
+    '"abc"': "'abc'",
+    "Infinity": "inf",
+    "-Infinity": "-inf",
+    "NaN": "nan",
+    "1e999": "inf",
+    "1208925819614629174706176": "120892581961462917470617",  # 2**80
+    "-1180591620717411303424": "-118059162071741130342",  # -2**70
+    "1.5": "1.5",
+    "true": "True",
+    "[1, 2]": "[1, 2]",
+    '{"a": 1}': "{'a': 1}",
+}
+TINY = "tiny (d_model 64, 2+2 layers, 4 heads)"
+# /train with valid values that cannot start a training run by themselves (the upload is missing, which is checked
+# last, so this message means the field under test was accepted)
+TRAIN_ACCEPTED = "Choose a TSV file to upload"
+TRAIN_BASE = {"corpus": '"upload"', "upload": "null", "preset": json.dumps(TINY), "minutes": "0.2", "seed": "0", "presentation": "false"}
+
+
+def api_info(app_url) -> dict:
+    return get_json(app_url, "gradio_api/info")["named_endpoints"]
+
+
+def defaults(spec: dict) -> list[str]:
+    return [json.dumps(p["parameter_default"]) if p.get("parameter_has_default") else "null" for p in spec["parameters"]]
+
+
+def is_numeric(parameter: dict) -> bool:
+    return parameter["python_type"]["type"] in ("float", "int")
+
+
+def cases(app_url):
+    for api, spec in api_info(app_url).items():
+        for i, parameter in enumerate(spec["parameters"]):
+            for literal in MALFORMED:
+                yield api, spec, i, parameter, literal
+
+
+def test_every_endpoint_and_field_answers_a_malformed_value_by_name(app_url):
+    checked, refused, failures = 0, 0, []
+    for api, spec, i, parameter, literal in cases(app_url):
+        name = parameter["parameter_name"]
+        if api == "/train":
+            base = dict(TRAIN_BASE)
+            if name == "corpus" and literal != "null":
+                base["upload"] = "null"
+            literals = [base[p["parameter_name"]] for p in spec["parameters"]]
+        else:
+            literals = defaults(spec)
+        literals[i] = literal
+        kind, data = call_raw(app_url, api, literals, session=f"malformed-{api.strip('/')}-{i}-{checked}")
+        checked += 1
+        message = data if isinstance(data, str) else (data or {}).get("error") if isinstance(data, dict) else None
+        if kind == "complete" or (api == "/train" and name != "upload" and TRAIN_ACCEPTED in str(message)):
+            if kind == "complete" and api == "/train":
+                failures.append(f"{api} {name}={literal}: started a training run")
+            continue
+        refused += 1
+        if not message or any(g in message for g in GENERIC):
+            failures.append(f"{api} {name}={literal}: {message!r}")
+        elif is_numeric(parameter) and MALFORMED[literal] and MALFORMED[literal].lower() not in message.lower():
+            failures.append(f"{api} {name}={literal}: the message does not name the value: {message!r}")
+    assert not failures, f"{len(failures)} of {checked} calls:\n" + "\n".join(failures)
+    assert checked >= 12 * 25 and refused >= checked // 2  # every endpoint and field was tried, most values refused
+    kind, data = call_raw(app_url, "/translate", ['"The dog sees the cat."', "false"], session="malformed-healthy")
+    assert kind == "complete" and isinstance(data[0], str)
