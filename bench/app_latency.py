@@ -20,6 +20,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -34,18 +35,21 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_app(checkpoint: str, port: int, cwd: str | Path = ROOT) -> tuple[subprocess.Popen, float]:
-    """`python app.py` of the checkout in `cwd` on 127.0.0.1:port; returns it and its seconds to HTTP 200."""
-    env = dict(os.environ, GRADIO_ANALYTICS_ENABLED="False")
+def start_app(checkpoint: str, port: int, cwd: str | Path = ROOT, args=(), env: dict | None = None, preexec_fn=None) -> tuple[subprocess.Popen, float]:
+    """`python app.py` of the checkout in `cwd` on 127.0.0.1:port (with extra `args`, environment `env`); returns it
+    and its seconds to HTTP 200. Its output goes to a temporary file (a pipe nobody reads could block it)."""
+    env = dict(env or os.environ, GRADIO_ANALYTICS_ENABLED="False")
+    log = tempfile.TemporaryFile()
     t0 = time.perf_counter()
     proc = subprocess.Popen(
-        [sys.executable, "app.py", "--checkpoint", checkpoint, "--port", str(port)], cwd=cwd, env=env,
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        [sys.executable, "app.py", "--checkpoint", checkpoint, "--port", str(port), *args], cwd=cwd, env=env,
+        stdout=subprocess.DEVNULL, stderr=log, preexec_fn=preexec_fn,
     )
     url = f"http://127.0.0.1:{port}/"
     while time.perf_counter() - t0 < 120:
         if proc.poll() is not None:
-            raise RuntimeError(f"app exited: {proc.stderr.read().decode()[-2000:]}")
+            log.seek(0)
+            raise RuntimeError(f"app exited: {log.read().decode(errors='replace')[-2000:]}")
         try:
             with urllib.request.urlopen(url + "config", timeout=2) as r:
                 if r.status == 200:

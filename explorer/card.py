@@ -43,8 +43,11 @@ def loss_curve_png(history: list[dict]) -> bytes | None:
 
 
 def render_card(meta: dict, evaluation: dict | None = None, extra_sections: str = "") -> str:
-    """Markdown model card from a checkpoint's training metadata (and an evaluation, if given)."""
-    tc = meta.get("train_config", {})
+    """Markdown model card from a checkpoint's training metadata (and an evaluation, if given).
+
+    The metadata has the types `explorer.metadata.validate_metadata` checks; optional fields may be absent.
+    """
+    tc = meta.get("train_config") or {}
     data = ", ".join(tc.get("data", []))
     lines = [
         "# Attention Explorer English→German Transformer",
@@ -62,7 +65,7 @@ def render_card(meta: dict, evaluation: dict | None = None, extra_sections: str 
         "",
         "## Training",
         f"- command: `{meta.get('command', '')}`",
-        f"- parameters: {meta.get('parameters', 0):,}",
+        f"- parameters: {meta.get('parameters') or 0:,}",
         f"- steps: {meta.get('steps')}, epochs: {meta.get('epochs')}, training wall time: {meta.get('training_minutes')} min",
         f"- hardware: {meta.get('hardware')} (world size {meta.get('world_size', 1)})"
         + (", bf16 autocast" if meta.get("bf16_autocast") else ""),
@@ -85,7 +88,7 @@ def render_card(meta: dict, evaluation: dict | None = None, extra_sections: str 
         lines += [
             "## Validation during training",
             f"Greedy decoding of {last.get('sentences')} validation sources at step {last.get('step')}: "
-            f"loss {last.get('loss', 0):.3f}, BLEU {last.get('bleu')}, chrF {last.get('chrf')}.",
+            f"loss {last.get('loss') or 0:.3f}, BLEU {last.get('bleu')}, chrF {last.get('chrf')}.",
             "",
         ]
     if evaluation:
@@ -93,8 +96,8 @@ def render_card(meta: dict, evaluation: dict | None = None, extra_sections: str 
         for name, ev in evaluation.items():
             lines += [
                 f"### {name}",
-                f"- BLEU **{ev['bleu']}** (`{ev['bleu_signature']}`)",
-                f"- chrF **{ev['chrf']}** (`{ev['chrf_signature']}`)",
+                f"- BLEU **{ev['bleu']}** (`{ev.get('bleu_signature', '?')}`)",
+                f"- chrF **{ev['chrf']}** (`{ev.get('chrf_signature', '?')}`)",
                 f"- {ev['sentences']} segments, {ev.get('references', '?')} references, beam {ev.get('beam', 1)}, "
                 f"{ev.get('tokens_per_s', '?')} output tokens/s on {ev.get('threads', '?')} CPU threads",
                 "",

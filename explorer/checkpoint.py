@@ -6,12 +6,14 @@ Layout of a checkpoint directory:
     tokenizer.model     the joint SentencePiece model
     README.md           the model card
 Saving writes a sibling temporary directory and renames it into place, so a crash never leaves a
-half-written checkpoint. Loading validates everything and names what is wrong.
+half-written checkpoint. Loading validates everything and names what is wrong, and checks every size
+before it allocates, so a crafted checkpoint fails fast and small.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import tempfile
@@ -22,12 +24,17 @@ import torch
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 
-from .config import ModelConfig
-from .model import Transformer
+from .config import MAX_PARAMETERS, ModelConfig
+from .metadata import validate_metadata
+from .model import Transformer, state_shapes
+from .safetensors_header import read_header
 from .tokenizer import Tokenizer
 
 FORMAT = "attention-explorer-checkpoint/1"
 FILES = ("model.safetensors", "config.json", "tokenizer.model")
+MAX_CONFIG_BYTES = 8 << 20  # the shipped config.json is 42 KB; a long run's loss history stays far below
+MAX_JSON_DEPTH = 32  # the shipped config.json nests 7 deep
+MAX_TOKENIZER_BYTES = 16 << 20  # a 64k-piece SentencePiece model is ~2 MB
 
 
 class CheckpointError(ValueError):
@@ -55,6 +62,10 @@ def save_checkpoint(
 ) -> Path:
     """Write a checkpoint directory atomically; `dtype` float16 halves the weights file."""
     path = Path(path)
+    try:  # never write what loading would refuse
+        validate_metadata(metadata or {}, model.config)
+    except ValueError as exc:
+        raise CheckpointError(f"cannot save {path}: invalid training metadata: {exc}") from None
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
     try:
@@ -84,7 +95,11 @@ def save_checkpoint(
 
 
 def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> Checkpoint:
-    """Load and validate a checkpoint directory; raises CheckpointError with the reason."""
+    """Load and validate a checkpoint directory; raises CheckpointError with the reason.
+
+    Every size is checked before anything is allocated: the files' sizes, the model config against
+    `BOUNDS` and `MAX_PARAMETERS`, and the weights file's header against the shapes the config implies.
+    """
     path = Path(path)
     if not path.is_dir():
         raise CheckpointError(f"checkpoint {path} is not a directory")
@@ -92,52 +107,121 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> Che
     if missing:
         raise CheckpointError(f"checkpoint {path} is missing {', '.join(missing)}")
 
-    try:
-        config_data = json.loads((path / "config.json").read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CheckpointError(f"{path / 'config.json'} is not valid JSON ({exc})") from None
-    if not isinstance(config_data, dict) or config_data.get("format") != FORMAT:
-        found = config_data.get("format") if isinstance(config_data, dict) else type(config_data).__name__
-        raise CheckpointError(f"{path / 'config.json'} has format {found!r}, expected {FORMAT!r}")
+    config_path = path / "config.json"
+    config_data = _read_config(config_path)
     try:
         config = ModelConfig.from_dict(config_data.get("model"))
     except (TypeError, ValueError) as exc:
-        raise CheckpointError(f"{path / 'config.json'}: invalid model config: {exc}") from None
-
+        raise CheckpointError(f"{config_path}: invalid model config: {exc}") from None
+    shapes = state_shapes(config)
+    n_weights = sum(math.prod(shape) for shape in shapes.values())
+    if n_weights > MAX_PARAMETERS:
+        raise CheckpointError(
+            f"{config_path}: invalid model config: it describes {n_weights:,} weights, "
+            f"more than the supported {MAX_PARAMETERS:,}"
+        )
+    training = config_data.get("training")
     try:
-        tokenizer = Tokenizer.load(path / "tokenizer.model")
+        metadata = {} if training is None else validate_metadata(training, config)
     except ValueError as exc:
-        raise CheckpointError(f"{path / 'tokenizer.model'}: {exc}") from None
+        raise CheckpointError(f"{config_path}: invalid training metadata: {exc}") from None
+
+    tokenizer_path = path / "tokenizer.model"
+    _check_size(tokenizer_path, MAX_TOKENIZER_BYTES)
+    try:
+        tokenizer = Tokenizer.load(tokenizer_path)
+    except (ValueError, OSError) as exc:
+        raise CheckpointError(f"{tokenizer_path}: {exc}") from None
     if tokenizer.vocab_size != config.vocab_size:
         raise CheckpointError(
             f"tokenizer.model has {tokenizer.vocab_size} pieces but the config says vocab_size={config.vocab_size}"
         )
 
+    weights = path / "model.safetensors"
     try:
-        tensors = load_file(str(path / "model.safetensors"))
-    except (SafetensorError, OSError, ValueError) as exc:
-        raise CheckpointError(f"{path / 'model.safetensors'} is not a readable safetensors file ({exc})") from None
-
-    model = Transformer(config)
-    expected = model.state_dict()
-    problems = [f"missing tensor {k}" for k in expected if k not in tensors]
-    problems += [f"unexpected tensor {k}" for k in tensors if k not in expected]
+        declared = read_header(weights)
+    except (ValueError, OSError) as exc:
+        raise CheckpointError(f"{weights} is not a readable safetensors file ({exc})") from None
+    problems = [f"missing tensor {k}" for k in shapes if k not in declared]
+    problems += [f"unexpected tensor {k}" for k in declared if k not in shapes]
     problems += [
-        f"tensor {k} has shape {tuple(tensors[k].shape)}, expected {tuple(v.shape)}"
-        for k, v in expected.items()
-        if k in tensors and tensors[k].shape != v.shape
+        f"tensor {k} has shape {declared[k].shape}, expected {shape}"
+        for k, shape in shapes.items()
+        if k in declared and declared[k].shape != shape
     ]
-    problems += [f"tensor {k} has dtype {v.dtype}, expected a float type" for k, v in tensors.items() if not v.is_floating_point()]
+    problems += [
+        f"tensor {k} has dtype {v.torch_dtype}, expected a float type" for k, v in declared.items() if not v.is_float
+    ]
     if problems:
         shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
-        raise CheckpointError(f"{path / 'model.safetensors'} does not match its config: {shown}")
+        raise CheckpointError(f"{weights} does not match its config: {shown}")
+
+    try:
+        tensors = load_file(str(weights))
+    except (SafetensorError, OSError, ValueError) as exc:
+        raise CheckpointError(f"{weights} is not a readable safetensors file ({exc})") from None
     bad = [k for k, v in tensors.items() if not torch.isfinite(v).all()]
     if bad:
-        raise CheckpointError(f"{path / 'model.safetensors'} has non-finite values in {', '.join(bad[:5])}")
+        raise CheckpointError(f"{weights} has non-finite values in {', '.join(bad[:5])}")
 
+    model = Transformer(config)
     model.load_state_dict({k: v.float() for k, v in tensors.items()})
     model.to(device).eval()
-    return Checkpoint(model, tokenizer, config_data.get("training") or {}, path)
+    return Checkpoint(model, tokenizer, metadata, path)
+
+
+def _read_config(config_path: Path) -> dict:
+    """config.json as a dict in this checkpoint format, its size and nesting bounded."""
+    _check_size(config_path, MAX_CONFIG_BYTES)
+    try:
+        config_data = json.loads(config_path.read_text(encoding="utf-8"))
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, an integer of over 4,300 digits
+        raise CheckpointError(f"{config_path} is not valid JSON ({exc})") from None
+    except RecursionError:
+        raise CheckpointError(f"{config_path} is not valid JSON (nested deeper than Python can parse)") from None
+    except OSError as exc:
+        raise CheckpointError(f"{config_path} cannot be read ({exc})") from None
+    depth = _nesting_depth(config_data)
+    if depth > MAX_JSON_DEPTH:
+        raise CheckpointError(f"{config_path} nests {depth} levels deep, more than the {MAX_JSON_DEPTH} allowed")
+    if not isinstance(config_data, dict) or config_data.get("format") != FORMAT:
+        found = config_data.get("format") if isinstance(config_data, dict) else type(config_data).__name__
+        raise CheckpointError(f"{config_path} has format {str(found)[:60]!r}, expected {FORMAT!r}")
+    return config_data
+
+
+def card_title(path: str | Path) -> str | None:
+    """The model card's title: its first `# ` line (from the card's first 64 KB), or None."""
+    card = Path(path) / "README.md"
+    try:
+        if not card.is_file():  # e.g. a named pipe, whose reading would never end
+            return None
+        with open(card, "rb") as f:
+            head = f.read(1 << 16).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    return next((line[2:].strip() for line in head.splitlines() if line.startswith("# ")), None)
+
+
+def _check_size(file: Path, limit: int) -> None:
+    try:
+        size = file.stat().st_size
+    except OSError as exc:
+        raise CheckpointError(f"{file} cannot be read ({exc})") from None
+    if size > limit:
+        raise CheckpointError(f"{file} has {size:,} bytes, more than the {limit:,} allowed")
+
+
+def _nesting_depth(value: object) -> int:
+    """How deeply JSON containers nest in `value` (a scalar is 0), without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is not None:
+            deepest = max(deepest, depth)
+            stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return deepest
 
 
 def update_metadata(path: str | Path, updates: dict, card: str | None = None) -> None:
@@ -148,7 +232,11 @@ def update_metadata(path: str | Path, updates: dict, card: str | None = None) ->
         data = json.loads(config_path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
         raise CheckpointError(f"cannot update {config_path}: {exc}") from None
-    data.setdefault("training", {}).update(updates)
+    try:  # never write metadata that loading would refuse
+        config = ModelConfig.from_dict(data.get("model"))
+        data["training"] = validate_metadata((data.get("training") or {}) | updates, config)
+    except (TypeError, ValueError) as exc:
+        raise CheckpointError(f"cannot update {config_path}: invalid training metadata: {exc}") from None
     _write_atomic(config_path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     if card is not None:
         _write_atomic(path / "README.md", card)

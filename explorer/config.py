@@ -2,9 +2,24 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, fields
 
 ATTENTION_KINDS = ("encoder_self", "decoder_self", "cross")
+
+# The largest value of each size a config may declare, and of the weights they add up to: generous for a
+# 6+6-layer d_model 512 model with 16 heads and a 64k vocabulary (77M weights), small enough that a crafted
+# checkpoint cannot make the loader build a model of gigabytes (100M fp32 weights are 400 MB).
+BOUNDS = {
+    "vocab_size": 131_072,  # 2x the largest Marian vocabularies (~64k)
+    "d_model": 2_048,  # 2x Transformer-big
+    "n_heads": 64,
+    "n_encoder_layers": 24,
+    "n_decoder_layers": 24,
+    "d_ff": 16_384,  # 4x Transformer-big
+    "max_len": 8_192,  # rows of the positional table: (8192, 2048) fp32 is 64 MB
+}
+MAX_PARAMETERS = 100_000_000
 
 
 @dataclass(frozen=True)
@@ -26,19 +41,26 @@ class ModelConfig:
     eos_id: int = 3
 
     def __post_init__(self) -> None:
-        for name in ("vocab_size", "d_model", "n_heads", "n_encoder_layers", "n_decoder_layers", "d_ff", "max_len"):
+        for name, largest in BOUNDS.items():
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"{name}={value!r} must be a positive integer")
+            if value > largest:
+                raise ValueError(f"{name}={value} is larger than the supported maximum {largest:,}")
         if self.d_model % self.n_heads:
             raise ValueError(f"d_model={self.d_model} is not divisible by n_heads={self.n_heads}")
         if self.d_model % 2:
             raise ValueError(f"d_model={self.d_model} must be even for the sinusoidal positional encoding")
+        real = isinstance(self.dropout, (int, float)) and not isinstance(self.dropout, bool)
+        if not real or not math.isfinite(self.dropout):
+            raise ValueError(f"dropout={self.dropout!r} must be a finite number")
         if not 0.0 <= self.dropout < 1.0:
             raise ValueError(f"dropout={self.dropout} must be in [0, 1)")
+        if not isinstance(self.norm_first, bool):
+            raise ValueError(f"norm_first={self.norm_first!r} must be true or false")
         ids = {"pad_id": self.pad_id, "unk_id": self.unk_id, "bos_id": self.bos_id, "eos_id": self.eos_id}
         for name, value in ids.items():
-            if not isinstance(value, int) or not 0 <= value < self.vocab_size:
+            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < self.vocab_size:
                 raise ValueError(f"{name}={value!r} is outside the vocabulary (vocab_size={self.vocab_size})")
         if len(set(ids.values())) != len(ids):
             raise ValueError(f"special token ids must be distinct, got {ids}")

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
 
 from .inputs import HEAD_MEAN
+from .metadata import MAX_NAME_CHARS, is_plain_text
 from .model import Transformer
 from .tokenizer import Tokenizer
+
+if TYPE_CHECKING:
+    from .checkpoint import Checkpoint
 
 
 @dataclass
@@ -55,7 +61,20 @@ def load_handle(path, name: str | None = None) -> ModelHandle:
 
     ckpt = load_checkpoint(path)
     view = ("cross", ckpt.model.config.n_decoder_layers - 1, HEAD_MEAN)
-    best = (ckpt.metadata.get("alignment") or {}).get("best")
-    if best and best.get("layer") != "all":
-        view = ("cross", int(best["layer"]), str(best["head"]))
-    return ModelHandle(name or f"model in {path}", ckpt.model, ckpt.tokenizer, ckpt.metadata, view)
+    alignment = ckpt.metadata.get("alignment")  # validated: its best head exists in this model
+    if alignment and alignment["best"]["layer"] != "all":
+        view = ("cross", alignment["best"]["layer"], str(alignment["best"]["head"]))
+    return ModelHandle(name or display_name(ckpt), ckpt.model, ckpt.tokenizer, ckpt.metadata, view)
+
+
+def display_name(ckpt: Checkpoint) -> str:
+    """What the app calls a checkpoint: its metadata's name, else its model card's title, else its directory's
+    name; never a path of the server's filesystem."""
+    from .checkpoint import card_title
+
+    if ckpt.metadata.get("name"):  # validated plain text
+        return ckpt.metadata["name"]
+    for candidate in (card_title(ckpt.path), Path(ckpt.path).resolve().name):
+        if is_plain_text(candidate, MAX_NAME_CHARS):
+            return candidate
+    return "unnamed model"

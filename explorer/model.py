@@ -387,3 +387,40 @@ class Transformer(nn.Module):
 
     def num_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters())
+
+
+def state_shapes(config: ModelConfig) -> dict[str, tuple[int, ...]]:
+    """Name and shape of every tensor in `Transformer(config).state_dict()`, in its order, without building it.
+
+    Checkpoint loading checks a weights file against this before it allocates anything; it mirrors the
+    modules above, and tests/test_model.py holds it equal to the built model's state dict.
+    """
+    D, F_, V = config.d_model, config.d_ff, config.vocab_size
+
+    def linear(prefix: str, fan_in: int, fan_out: int) -> dict:
+        return {f"{prefix}.weight": (fan_out, fan_in), f"{prefix}.bias": (fan_out,)}
+
+    def norm(prefix: str) -> dict:
+        return {f"{prefix}.weight": (D,), f"{prefix}.bias": (D,)}
+
+    def attention(prefix: str) -> dict:
+        projections = ("q_proj", "k_proj", "v_proj", "out_proj")
+        return {k: v for proj in projections for k, v in linear(f"{prefix}.{proj}", D, D).items()}
+
+    def layer(prefix: str, attention_sites: tuple[str, ...]) -> dict:
+        shapes = {k: v for site in attention_sites for k, v in attention(f"{prefix}.{site}").items()}
+        shapes |= linear(f"{prefix}.feed_forward.fc1", D, F_) | linear(f"{prefix}.feed_forward.fc2", F_, D)
+        for i in range(len(attention_sites) + 1):  # one residual Sublayer per attention site and the feed-forward
+            shapes |= norm(f"{prefix}.sublayers.{i}.norm")
+        return shapes
+
+    shapes = {"embed.weight": (V, D)}
+    for stack, n_layers, sites in (
+        ("encoder", config.n_encoder_layers, ("self_attn",)),
+        ("decoder", config.n_decoder_layers, ("self_attn", "cross_attn")),
+    ):
+        for i in range(n_layers):
+            shapes |= layer(f"{stack}.layers.{i}", sites)
+        if config.norm_first:
+            shapes |= norm(f"{stack}.norm")
+    return shapes

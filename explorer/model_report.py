@@ -20,28 +20,33 @@ from pathlib import Path
 
 from .alignment import read_gold, score_heads
 from .card import render_card
-from .checkpoint import load_checkpoint, update_metadata
+from .checkpoint import CheckpointError, load_checkpoint, update_metadata
 from .evaluate import evaluate
+from .metadata import MAX_LABEL_CHARS, is_plain_text
 
 
 def alignment_section(alignment: dict) -> str:
-    rows = alignment["heads"]
+    rows = alignment.get("heads") or []
     best = alignment["best"]
     lines = [
         "## Which attention head aligns words",
         "",
-        f"Cross-attention against {alignment['pairs']} hand-aligned sentence pairs (`{alignment['gold']}`), target forced, "
+        f"Cross-attention against {alignment['pairs']} hand-aligned sentence pairs (`{alignment.get('gold', '?')}`), target forced, "
         "each target word aligned to its most-attended source word; alignment error rate (lower is better) and the share "
         "of target words whose chosen source word is a gold link.",
         "",
-        f"Best single head: **layer {best['layer']}, head {best['head']}** (AER {best['aer']:.3f}, accuracy {best['accuracy']:.1%}); "
+        f"Best single head: **layer {best['layer']}, head {best['head']}** (AER {best['aer']:.3f}, accuracy {_percent(best)}); "
         "the explorer opens on it.",
         "",
         "| layer | head | AER | accuracy |",
         "|---|---|---|---|",
     ]
-    lines += [f"| {r['layer']} | {r['head']} | {r['aer']:.3f} | {r['accuracy']:.1%} |" for r in rows]
+    lines += [f"| {r['layer']} | {r['head']} | {r['aer']:.3f} | {_percent(r)} |" for r in rows]
     return "\n".join(lines) + "\n"
+
+
+def _percent(row: dict) -> str:
+    return "?" if row.get("accuracy") is None else f"{row['accuracy']:.1%}"
 
 
 def known_limits(vocab_size: int) -> str:
@@ -60,14 +65,15 @@ def card_text(meta: dict, vocab_size: int) -> str:
     note = meta.get("card_note")
     notes = f"## Notes on this run\n\n{note}\n\n" if note else ""
     sections = notes + alignment_section(meta["alignment"]) + "\n" + known_limits(vocab_size)
-    return render_card(meta, meta["evaluation"], sections + f"\nMeasured with `{meta['report_command']}`.\n")
+    measured = f"\nMeasured with `{meta['report_command']}`.\n" if meta.get("report_command") else ""
+    return render_card(meta, meta["evaluation"], sections + measured)
 
 
 def rerender_card(checkpoint: str, note: str | None) -> int:
     """Rewrite the card from config.json's stored measurements, optionally with a new note."""
     ckpt = load_checkpoint(checkpoint)
-    meta = dict(ckpt.metadata)
-    if "evaluation" not in meta or "alignment" not in meta:
+    meta = dict(ckpt.metadata)  # validated: the fields the card reads have their types
+    if not meta.get("evaluation") or not meta.get("alignment"):
         print(f"error: {checkpoint} has no stored evaluation; run without --card-only first", file=sys.stderr)
         return 2
     if note is not None:
@@ -88,12 +94,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--note", default=None, help="a paragraph for the card (e.g. how the run was resumed); kept if omitted")
     parser.add_argument("--card-only", action="store_true", help="re-render the card from the stored measurements")
     args = parser.parse_args(argv)
-    if args.card_only:
-        return rerender_card(args.checkpoint, args.note)
-    if not args.data or not args.gold:
+    if not args.card_only and (not args.data or not args.gold):
         parser.error("--data and --gold are required (unless --card-only)")
+    try:
+        return rerender_card(args.checkpoint, args.note) if args.card_only else report(args, argv)
+    except (CheckpointError, ValueError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
+
+def report(args: argparse.Namespace, argv: list[str] | None) -> int:
+    """Measure, store the findings in config.json and re-render the card."""
     name = args.data_name or Path(args.data).name
+    if not is_plain_text(name, MAX_LABEL_CHARS):  # checked now, not after the decoding, when the card is written
+        raise ValueError(f"the test set name {name!r} must be plain text (no < > & or control characters); pass --data-name")
     evaluation = {f"{name}, greedy": evaluate(args.checkpoint, args.data, beam=1)}
     if args.beam > 1:
         evaluation[f"{name}, beam {args.beam}"] = evaluate(args.checkpoint, args.data, beam=args.beam)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import figures
+from . import figures, markdown
 from .config import ATTENTION_KINDS
 from .handle import ModelHandle
 from .inputs import TraceRequest, UserError, flag, number, parse_request, shown
@@ -107,7 +107,7 @@ class ExplorerSession:
         raise UserError(f"You have not trained a model in this session yet: use the Train tab first, or untick '{USE_OWN_LABEL}'.")
 
     def choose_model(self, use_own) -> str:
-        return f"Exploring **{self.handle(use_own).name}**. Press Translate & step to decode with it."
+        return f"Exploring **{markdown.escape(self.handle(use_own).name)}**. Press Translate & step to decode with it."
 
     def set_own_model(self, handle: ModelHandle) -> None:
         with self.lock:

@@ -410,25 +410,19 @@ def _rss_mb(pid: int) -> float:
 
 
 def test_a_50_mb_request_is_refused_unread_with_a_message_naming_the_limit(app_server, api_client, tiny_tokenizer):
-    import http.client
+    import httpx  # what gradio_client speaks
 
     url, proc = app_server
-    port = int(url.rstrip("/").rsplit(":", 1)[1])
     rss_before = _rss_mb(proc.pid)
     body = b'{"data": ["' + b"x" * (50 * 2**20) + b'"], "fn_index": 0, "session_hash": "huge"}'
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    connection.request("POST", "/gradio_api/queue/join", body=body, headers={"Content-Type": "application/json"})
-    response = connection.getresponse()
-    message = json.loads(response.read())["error"]
-    connection.close()
-    assert response.status == 413 and f"{len(body):,} bytes" in message and "at most 65,536 bytes" in message
+    response = httpx.post(f"{url}gradio_api/queue/join", content=body, headers={"Content-Type": "application/json"}, timeout=60)
+    message = response.json()["error"]
+    assert response.status_code == 413 and f"{len(body):,} bytes" in message and "at most 65,536 bytes" in message
     assert _rss_mb(proc.pid) - rss_before < 20  # the body was never held in memory
     # without a Content-Length (chunked), it is cut off once it passes the limit
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    connection.request("POST", "/gradio_api/queue/join", body=iter([b"x" * 2**16] * 16), headers={"Content-Type": "application/json"}, encode_chunked=True)
-    response = connection.getresponse()
-    assert response.status == 413 and "at most 65,536 bytes" in json.loads(response.read())["error"]
-    connection.close()
+    chunks = iter([b"x" * 2**16] * 16)
+    response = httpx.post(f"{url}gradio_api/queue/join", content=chunks, headers={"Content-Type": "application/json"}, timeout=60)
+    assert response.status_code == 413 and "at most 65,536 bytes" in response.json()["error"]
     assert_healthy(api_client, tiny_tokenizer)
 
 

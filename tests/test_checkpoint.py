@@ -8,7 +8,7 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from conftest import batch, tiny_config
-from explorer.checkpoint import FORMAT, CheckpointError, load_checkpoint, save_checkpoint
+from explorer.checkpoint import FORMAT, CheckpointError, load_checkpoint, save_checkpoint, update_metadata
 from explorer.model import Transformer
 
 FILES = {"model.safetensors", "config.json", "tokenizer.model", "README.md"}
@@ -242,3 +242,26 @@ def test_non_finite_values(saved, model, value):
     save_file(tensors, str(saved / "model.safetensors"))
     with pytest.raises(CheckpointError, match=r"non-finite values in decoder\.layers\.1\.cross_attn\.q_proj\.weight"):
         load_checkpoint(saved)
+
+
+# ----- metadata: validated when read and before it is written -----------------------------------
+def test_null_training_metadata_loads_as_empty(saved):
+    config = json.loads((saved / "config.json").read_text(encoding="utf-8"))
+    (saved / "config.json").write_text(json.dumps(config | {"training": None}), encoding="utf-8")
+    assert load_checkpoint(saved).metadata == {}
+
+
+def test_saving_metadata_that_loading_would_refuse_writes_nothing(tmp_path, model, mini_tokenizer):
+    bad = {"alignment": {"pairs": 3, "best": {"layer": 2, "head": 0, "aer": 0.1}}}  # the tiny model has layers 0 and 1
+    with pytest.raises(CheckpointError, match=r"invalid training metadata: alignment\.best\.layer=2 is not a decoder layer"):
+        save_checkpoint(tmp_path / "ckpt", model, mini_tokenizer, bad)
+    assert not list(tmp_path.iterdir())
+
+
+def test_updating_metadata_with_values_loading_would_refuse_leaves_the_file(saved):
+    before = (saved / "config.json").read_bytes()
+    with pytest.raises(CheckpointError, match=r"evaluation name='<b>test</b>' must be plain text"):
+        update_metadata(saved, {"evaluation": {"<b>test</b>": {"bleu": 1.0, "chrf": 2.0, "sentences": 3}}}, card="# new\n")
+    assert (saved / "config.json").read_bytes() == before and (saved / "README.md").read_text(encoding="utf-8") == "# tiny\n"
+    update_metadata(saved, {"name": "Tiny"})
+    assert load_checkpoint(saved).metadata == {"steps": 7, "name": "Tiny"}

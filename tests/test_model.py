@@ -9,7 +9,7 @@ from conftest import batch, tiny_config
 from explorer.config import ModelConfig
 from explorer.hooks import AttentionRecorder
 from explorer.masks import lookahead_mask, padding_mask
-from explorer.model import Ablation, DecoderState, Transformer, sinusoid_table
+from explorer.model import Ablation, DecoderState, Transformer, sinusoid_table, state_shapes
 
 
 def test_masks_shapes_and_values():
@@ -114,6 +114,15 @@ def test_ablating_a_head_changes_only_that_heads_contribution(tiny_model):
     torch.testing.assert_close(memory_base, memory_off)  # a decoder head does not touch the encoder
 
 
+@pytest.mark.parametrize("norm_first", [True, False])
+def test_state_shapes_are_the_built_models_without_building_it(norm_first):
+    config = tiny_config(n_encoder_layers=1, n_decoder_layers=3, d_ff=24, norm_first=norm_first)
+    model = Transformer(config)
+    assert state_shapes(config) == {name: tuple(t.shape) for name, t in model.state_dict().items()}
+    assert list(state_shapes(config)) == list(model.state_dict())  # the same order: errors list tensors alike
+    assert sum(math.prod(shape) for shape in state_shapes(config).values()) == model.num_parameters()
+
+
 def test_ablation_validates_heads():
     config = tiny_config()
     with pytest.raises(ValueError, match="head 4 out of range"):
@@ -131,6 +140,9 @@ def test_ablation_validates_heads():
         (dict(d_model=15, n_heads=5), "must be even"),
         (dict(dropout=1.0), "dropout=1.0"),
         (dict(n_heads=0), "n_heads=0"),
+        (dict(d_ff=16_385), "d_ff=16385 is larger than the supported maximum 16,384"),
+        (dict(dropout=float("nan")), "dropout=nan must be a finite number"),
+        (dict(norm_first=1), "norm_first=1 must be true or false"),
         (dict(pad_id=99), "pad_id=99 is outside the vocabulary"),
         (dict(bos_id=0), "must be distinct"),
     ],

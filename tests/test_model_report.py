@@ -68,3 +68,14 @@ def test_card_only_needs_stored_measurements_and_a_report_needs_data(checkpoint,
     with pytest.raises(SystemExit) as exit_info:
         main(["--checkpoint", str(checkpoint), "--gold", str(GOLD)])
     assert exit_info.value.code == 2 and "--data and --gold are required" in capsys.readouterr().err
+
+
+def test_a_malformed_checkpoint_ends_in_one_error_line(checkpoint, test_set, capsys):
+    config = json.loads((checkpoint / "config.json").read_text(encoding="utf-8"))
+    config["training"]["alignment"] = {"pairs": 3, "best": {"layer": 0, "head": "x", "aer": 0.1}}
+    (checkpoint / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    assert main(["--checkpoint", str(checkpoint), "--card-only"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and "alignment.best.head='x'" in err
+    assert main(["--checkpoint", str(checkpoint), "--data", str(test_set), "--gold", str(GOLD)]) == 2
+    assert "alignment.best.head='x'" in capsys.readouterr().err

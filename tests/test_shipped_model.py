@@ -71,6 +71,10 @@ def test_recorded_alignment_finding_reproduces_and_sets_the_default_view(shipped
     assert load_handle(SHIPPED).default_view == ("cross", best["layer"], str(best["head"]))
 
 
+def test_the_shipped_model_is_named_in_its_metadata():
+    assert load_handle(SHIPPED).name == "Tatoeba English→German"
+
+
 def test_the_long_example_trace_fits_its_wire_budget():
     """The Translate tab's long example travels in at most 150 KB (the browser gets the whole decode at once)."""
     import json

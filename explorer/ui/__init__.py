@@ -7,6 +7,7 @@ from dataclasses import fields
 import gradio as gr
 from starlette.middleware import Middleware
 
+from .. import markdown
 from ..handle import ModelHandle
 from ..inputs import TraceRequest, UserError, parse_link, parse_request
 from ..session import SESSION_IDLE_S, USE_OWN_LABEL, ExplorerSession
@@ -38,7 +39,7 @@ def build_demo(
         with gr.Row(elem_id="header"):
             gr.Markdown(
                 f"**Attention Explorer** · step through English→German decoding and look inside every attention head · "
-                f"model: **{shipped.name}**"
+                f"model: **{markdown.escape(shipped.name)}**", latex_delimiters=[],
             )
             presentation = gr.Checkbox(False, label="Presentation mode", elem_id="presentation", scale=0, min_width=190, container=False)
         use_own = gr.Checkbox(False, label=USE_OWN_LABEL, elem_id="use-own", render=False)

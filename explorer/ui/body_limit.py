@@ -2,8 +2,8 @@
 
 No event of the explorer needs a large body (a sentence is at most `MAX_CHARS` characters), so every request
 may carry at most `MAX_REQUEST_BYTES`; Gradio's upload route (the Train tab's TSV) gets the upload limit plus room
-for the multipart framing. A request whose Content-Length says more is answered 413 at once, its body never read
-into memory or parsed; one that sends more than the limit without saying so (chunked) is answered 413 as soon as
+for the multipart framing. A request whose Content-Length says more is answered 413 at once and its connection closed, its
+body never read; one that sends more than the limit without saying so (chunked) is answered 413 as soon as
 it passes it, and the app behind sees a disconnected client.
 """
 
@@ -83,6 +83,7 @@ def _content_length(scope) -> int | None:
 
 async def _refuse(send, message: str) -> None:
     body = json.dumps({"error": message}).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    # close the connection after the answer: the server never reads (or even receives) the rest of the body
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), (b"connection", b"close")]
     await send({"type": "http.response.start", "status": 413, "headers": headers})
     await send({"type": "http.response.body", "body": body})

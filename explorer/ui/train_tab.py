@@ -38,7 +38,7 @@ def build(ctx: Context):
         with gr.Row():
             download = gr.File(label="Trained checkpoint (.zip)", interactive=False, elem_id="train-download")
             ctx.use_own.render()
-        model_note = gr.Markdown()
+        model_note = gr.Markdown(latex_delimiters=[])
 
     @session_event
     def train(corpus, upload, preset, minutes, seed, presentation, session, progress=gr.Progress()):

@@ -1,0 +1,329 @@
+"""Hardening, measured: what one careless or hostile client costs the server and everyone else.
+
+    python bench/hardening.py [--checkpoint DIR] [--app-dir OLD] [--parts oversized flood visitors files] [--json OUT]
+
+Each part runs against `python app.py` started here (127.0.0.1 only, stopped by its PID, under a 6 GiB cap on
+its data segment), through Gradio's REST protocol; the arguments of every call are filled from the app's own
+API description, so the same script drives an older checkout (`--app-dir`, e.g. `git worktree add OLD a268da4`):
+1. oversized: a 50 MB sentence, three times: the server's CPU seconds and RSS growth per request and its answer;
+   then a victim's /trace of new sentences, alone and while four 50 MB requests are sent at once.
+2. flood: one session sends 150 /translate calls at once (distinct sentences); a victim's /trace latency
+   meanwhile; how many of the flood were served, refused with a message, or failed otherwise.
+3. visitors: a session trains a model (0.2 min), then 1,000 visitors arrive (each a page load's /trace of an
+   example with its own session; every tenth reloads, a second session); after every 100 the trainer asks for
+   its model (/choose_model); the server's RSS after every 250.
+4. files (a server with 30 s lifetimes, --session-idle-minutes 0.5 --files-max-age-minutes 0.5): 50 .npz
+   exports from 10 sessions and 3 trainings (one on an uploaded TSV); the files in Gradio's cache and the
+   temporary folder at the start, after, and the seconds until they are back to the start count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import statistics
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import httpx
+
+from app_latency import ROOT, free_port, start_app
+from lecture_load import EXAMPLES, cpu_s, rss_mb
+
+TINY = "tiny (d_model 64, 2+2 layers, 4 heads)"
+DATA_CAP = 6 * 2**30
+FILE_LIFETIME_MIN = 0.5
+
+
+def cap_memory():
+    resource.setrlimit(resource.RLIMIT_DATA, (DATA_CAP, DATA_CAP))
+
+
+class App:
+    """A running app and the calls this bench makes to it."""
+
+    def __init__(self, checkpoint: str, app_dir: str, args=(), env=None):
+        self.port = free_port()
+        self.proc, self.ready_s = start_app(checkpoint, self.port, cwd=app_dir, args=args, env=env, preexec_fn=cap_memory)
+        self.base = f"http://127.0.0.1:{self.port}/"
+        self.info = httpx.get(self.base + "gradio_api/info", timeout=30).json()["named_endpoints"]
+        self.config = httpx.get(self.base + "config", timeout=30).json()
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(15)
+        except Exception:  # noqa: BLE001
+            self.proc.kill()
+
+    def data(self, api: str, values: dict) -> list:
+        """The argument list of `api`: `values` by parameter name, the app's defaults for the rest."""
+        params = self.info[api]["parameters"]
+        return [values.get(p["parameter_name"], p.get("parameter_default")) for p in params]
+
+    def join_body(self, api: str, values: dict, session: str) -> dict:
+        """A /queue/join body for `api` as a browser sends it: every input in order, None for session state."""
+        index, dep = next((i, d) for i, d in enumerate(self.config["dependencies"]) if d.get("api_name") == api.strip("/"))
+        types = {c["id"]: c["type"] for c in self.config["components"]}
+        given = iter(self.data(api, values))
+        data = [None if types.get(i) == "state" else next(given) for i in dep["inputs"]]
+        return {"data": data, "fn_index": dep.get("id", index), "session_hash": session, "trigger_id": None}
+
+    async def call(self, client: httpx.AsyncClient, api: str, values: dict, session: str, timeout: float = 300):
+        """One event via /gradio_api/call; returns (ok, output or message, seconds)."""
+        t0 = time.perf_counter()
+        r = await client.post(f"{self.base}gradio_api/call{api}", json={"data": self.data(api, values), "session_hash": session}, timeout=timeout)
+        if r.status_code != 200:
+            return False, f"HTTP {r.status_code}: {r.text[:200]}", time.perf_counter() - t0
+        event = r.json()["event_id"]
+        kind = None
+        async with client.stream("GET", f"{self.base}gradio_api/call{api}/{event}", timeout=timeout) as stream:
+            async for line in stream.aiter_lines():
+                if line.startswith("event:"):
+                    kind = line.split(":", 1)[1].strip()
+                elif line.startswith("data:") and kind in ("complete", "error"):
+                    payload = json.loads(line[5:].strip())
+                    if kind == "error" and isinstance(payload, dict):
+                        payload = payload.get("error")
+                    return kind == "complete", payload, time.perf_counter() - t0
+        return False, "stream closed", time.perf_counter() - t0
+
+
+def pct(values, p):
+    return round(sorted(values)[min(len(values) - 1, int(p * len(values)))], 3) if values else None
+
+
+# ----- 1. oversized ---------------------------------------------------------------------------
+def post_huge(app: App, size: int) -> tuple[int, str, float]:
+    body = b'{"data": ["' + b"x" * size + b'"], "fn_index": 0, "session_hash": "' + uuid.uuid4().hex.encode() + b'"}'
+    t0 = time.perf_counter()
+    try:
+        r = httpx.post(app.base + "gradio_api/queue/join", content=body, headers={"Content-Type": "application/json"}, timeout=120)
+        return r.status_code, r.text[:160], time.perf_counter() - t0
+    except httpx.HTTPError as exc:
+        return -1, f"{type(exc).__name__}: {exc}"[:160], time.perf_counter() - t0
+
+
+async def victim(app: App, n: int, tag: str) -> list[float]:
+    """`n` /trace calls of sentences the server has not seen, one after another; their seconds."""
+    seconds = []
+    async with httpx.AsyncClient() as client:
+        session = uuid.uuid4().hex
+        for i in range(n):
+            ok, out, s = await app.call(client, "/trace", {"sentence": f"The victim {tag} reads book number {i} today."}, session)
+            seconds.append(s if ok else float("inf"))
+    return seconds
+
+
+def part_oversized(app: App) -> dict:
+    size = 50 * 10**6
+    requests = []
+    for _ in range(3):
+        time.sleep(1.0)
+        cpu0 = cpu_s(app.proc.pid)
+        time.sleep(1.0)
+        idle_cpu = cpu_s(app.proc.pid) - cpu0  # the reference: an idle second of the same server
+        cpu0, rss0, t0 = cpu_s(app.proc.pid), rss_mb(app.proc.pid), time.perf_counter()
+        status, text, seconds = post_huge(app, size)
+        time.sleep(max(0.0, 1.0 - (time.perf_counter() - t0)))
+        requests.append({"status": status, "answer": text, "seconds": round(seconds, 3), "idle_cpu_s_per_s": round(idle_cpu, 3),
+                         "server_cpu_s_in_1s": round(cpu_s(app.proc.pid) - cpu0, 3), "rss_growth_mb": round(rss_mb(app.proc.pid) - rss0, 1)})
+    alone = asyncio.run(victim(app, 20, "alone"))
+    threads = [threading.Thread(target=post_huge, args=(app, size)) for _ in range(4)]
+    peak = {"rss": rss_mb(app.proc.pid)}
+    for t in threads:
+        t.start()
+
+    def watch():
+        while any(t.is_alive() for t in threads):
+            peak["rss"] = max(peak["rss"], rss_mb(app.proc.pid))
+            time.sleep(0.05)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    during = asyncio.run(victim(app, 20, "during"))
+    for t in threads + [watcher]:
+        t.join()
+    return {"requests": requests, "victim_alone_p50_s": pct(alone, 0.5), "victim_alone_max_s": round(max(alone), 3),
+            "victim_during_p50_s": pct(during, 0.5), "victim_during_max_s": round(max(during), 3),
+            "peak_rss_during_mb": round(peak["rss"], 0)}
+
+
+# ----- 2. flood -------------------------------------------------------------------------------
+async def flood(app: App, n: int) -> dict:
+    """One session (one browser's protocol: n joins, one event stream) sends `n` /translate calls at once."""
+    session = uuid.uuid4().hex
+    outcomes: dict[str, tuple[bool, object]] = {}
+    async with httpx.AsyncClient(limits=httpx.Limits(max_connections=n + 10)) as client:
+        victim_task = asyncio.create_task(victim(app, 10, "flooded"))
+        t0 = time.perf_counter()
+        bodies = [app.join_body("/translate", {"text": f"The flood sends sentence number {i} to the server."}, session) for i in range(n)]
+        joined = await asyncio.gather(*(client.post(app.base + "gradio_api/queue/join", json=b, timeout=60) for b in bodies))
+        events = {r.json()["event_id"] for r in joined if r.status_code == 200}
+        rejected = [f"HTTP {r.status_code}: {r.text[:100]}" for r in joined if r.status_code != 200]
+        async with client.stream("GET", f"{app.base}gradio_api/queue/data?session_hash={session}", timeout=300) as stream:
+            async for line in stream.aiter_lines():
+                if not line.startswith("data:"):
+                    continue
+                message = json.loads(line[5:])
+                if message.get("msg") == "process_completed" and message.get("event_id") in events:
+                    output = message.get("output") or {}
+                    outcomes[message["event_id"]] = (bool(message.get("success")), output.get("data") or output.get("error"))
+                    if len(outcomes) == len(events):
+                        break
+        flood_s = time.perf_counter() - t0
+        victim_s = await victim_task
+    served = sum(ok for ok, _ in outcomes.values())
+    messages = [str(out) for ok, out in outcomes.values() if not ok] + rejected
+    refused = [m for m in messages if "requests running" in m]
+    other = [m[:120] for m in messages if m not in refused] + ["no answer"] * (len(events) - len(outcomes))
+    return {"flood_calls": n, "served": served, "refused_with_message": len(refused), "other_failures": len(other),
+            "other_examples": sorted(set(other))[:3], "refusal": refused[0] if refused else None, "flood_s": round(flood_s, 2),
+            "victim_p50_s": pct(victim_s, 0.5), "victim_max_s": round(max(victim_s), 3)}
+
+
+# ----- 3. visitors ----------------------------------------------------------------------------
+async def train(app: App, client: httpx.AsyncClient, session: str, upload=None) -> tuple[bool, object]:
+    values = {"corpus": "upload" if upload else "mini", "upload": upload, "preset": TINY, "minutes": 0.2, "seed": 0}
+    ok, out, _ = await app.call(client, "/train", values, session, timeout=300)
+    return ok, out
+
+
+async def visitors(app: App, n: int, concurrency: int = 16) -> dict:
+    trainer = uuid.uuid4().hex
+    rss = {0: round(rss_mb(app.proc.pid))}
+    checks, lost_at = [], None
+    async with httpx.AsyncClient(limits=httpx.Limits(max_connections=concurrency + 4)) as client:
+        ok, out = await train(app, client, trainer)
+        if not ok:
+            return {"error": f"training failed: {out}"}
+        gate = asyncio.Semaphore(concurrency)
+        errors = []
+
+        async def visit(i):
+            async with gate:
+                for _ in range(2 if i % 10 == 0 else 1):  # every tenth reloads: a second session
+                    ok, out, _ = await app.call(client, "/trace", {"sentence": EXAMPLES[i % len(EXAMPLES)]}, uuid.uuid4().hex)
+                    if not ok:
+                        errors.append(str(out)[:120])
+
+        for start in range(0, n, 100):
+            await asyncio.gather(*(visit(i) for i in range(start, min(n, start + 100))))
+            ok, out, _ = await app.call(client, "/choose_model", {"use_own": True}, trainer)
+            checks.append(ok)
+            if not ok and lost_at is None:
+                lost_at = start + 100
+                lost_message = out
+            if (start + 100) % 250 == 0 or start + 100 >= n:
+                rss[min(n, start + 100)] = round(rss_mb(app.proc.pid))
+    result = {"visitors": n, "sessions": n + (n + 9) // 10 + 1, "rss_mb": rss, "trainer_kept_model": all(checks),
+              "errors": len(errors), "error_examples": sorted(set(errors))[:3]}
+    if lost_at is not None:
+        result.update(trainer_lost_model_after=lost_at, lost_message=str(lost_message)[:200])
+    return result
+
+
+# ----- 4. files -------------------------------------------------------------------------------
+def count_files(folders) -> int:
+    return sum(1 for folder in folders for p in Path(folder).rglob("*") if p.is_file())
+
+
+async def export(app: App, client: httpx.AsyncClient, session: str, request: dict, step: int, fn_index: int, trigger: int) -> bool:
+    body = {"data": [False, None], "fn_index": fn_index, "session_hash": session, "event_data": {"request": request, "step": step}, "trigger_id": trigger}
+    r = await client.post(app.base + "gradio_api/queue/join", json=body, timeout=60)
+    event_id = r.json()["event_id"]
+    async with client.stream("GET", f"{app.base}gradio_api/queue/data?session_hash={session}", timeout=120) as stream:
+        async for line in stream.aiter_lines():
+            if line.startswith("data:"):
+                message = json.loads(line[5:])
+                if message.get("event_id") == event_id and message.get("msg") == "process_completed":
+                    return bool(message.get("success"))
+    return False
+
+
+def export_event(app: App) -> tuple[int, int]:
+    config = httpx.get(app.base + "config", timeout=30).json()
+    viewer = next(c["id"] for c in config["components"] if c.get("props", {}).get("elem_id") == "viewer")
+    for index, dep in enumerate(config["dependencies"]):
+        if [viewer, "click"] in [list(t) for t in dep["targets"]]:
+            return dep.get("id", index), viewer
+    raise LookupError("no export event")
+
+
+async def files_part(app: App, folders, tsv: Path) -> dict:
+    start_count = count_files(folders)
+    fn_index, trigger = export_event(app)
+    exported = 0
+    async with httpx.AsyncClient() as client:
+        sessions = [uuid.uuid4().hex for _ in range(10)]
+        for session in sessions:
+            ok, wire, _ = await app.call(client, "/trace", {"sentence": EXAMPLES[0]}, session)
+            for step in range(1, 6):
+                exported += await export(app, client, session, wire[0]["request"], step, fn_index, trigger)
+        with tsv.open("rb") as f:
+            uploaded = (await client.post(app.base + "gradio_api/upload", files={"files": (tsv.name, f)}, timeout=60)).json()[0]
+        upload = {"path": uploaded, "orig_name": tsv.name, "meta": {"_type": "gradio.FileData"}}
+        trained = [(await train(app, client, uuid.uuid4().hex, upload if i == 0 else None))[0] for i in range(3)]
+    after = count_files(folders)
+    t0 = time.perf_counter()
+    while count_files(folders) > start_count and time.perf_counter() - t0 < 600:
+        await asyncio.sleep(1)
+    return {"exports": exported, "trainings": sum(trained), "files_at_start": start_count, "files_after": after,
+            "files_at_end": count_files(folders), "seconds_until_back": round(time.perf_counter() - t0, 1),
+            "lifetimes_min": FILE_LIFETIME_MIN}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--checkpoint", default=str(ROOT / "checkpoints" / "tatoeba-en-de"))
+    parser.add_argument("--app-dir", default=str(ROOT), help="checkout whose app.py to run (an older design, for comparison)")
+    parser.add_argument("--parts", nargs="+", default=["oversized", "flood", "visitors", "files"])
+    parser.add_argument("--visitors", type=int, default=1000)
+    parser.add_argument("--json", help="write the results here")
+    args = parser.parse_args()
+    results = {"app_dir": args.app_dir}
+    if set(args.parts) & {"oversized", "flood", "visitors"}:
+        app = App(args.checkpoint, args.app_dir)
+        try:
+            results["ready_s"] = round(app.ready_s, 1)
+            asyncio.run(victim(app, 1, "warm-up"))
+            if "oversized" in args.parts:
+                results["oversized"] = part_oversized(app)
+                print(json.dumps(results["oversized"], indent=1), flush=True)
+            if "flood" in args.parts:
+                results["flood"] = asyncio.run(flood(app, 150))
+                print(json.dumps(results["flood"], indent=1), flush=True)
+            if "visitors" in args.parts:
+                results["visitors"] = asyncio.run(visitors(app, args.visitors))
+                print(json.dumps(results["visitors"], indent=1), flush=True)
+        finally:
+            app.stop()
+    if "files" in args.parts:
+        with tempfile.TemporaryDirectory() as root:
+            folders = [Path(root, "gradio"), Path(root, "tmp")]
+            for folder in folders:
+                folder.mkdir()
+            tsv = Path(root, "pairs.tsv")
+            tsv.write_text("".join(f"The dog number {i} is big.\tDer Hund Nummer {i} ist groß.\n" for i in range(60)), encoding="utf-8")
+            env = dict(os.environ, GRADIO_TEMP_DIR=str(folders[0]), TMPDIR=str(folders[1]))
+            lifetimes = ["--session-idle-minutes", str(FILE_LIFETIME_MIN), "--files-max-age-minutes", str(FILE_LIFETIME_MIN)]
+            app = App(args.checkpoint, args.app_dir, lifetimes, env)
+            try:
+                results["files"] = asyncio.run(files_part(app, folders, tsv))
+                print(json.dumps(results["files"], indent=1), flush=True)
+            finally:
+                app.stop()
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
