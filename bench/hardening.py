@@ -5,13 +5,14 @@
 Each part runs against `python app.py` started here (127.0.0.1 only, stopped by its PID, under a 6 GiB cap on
 its data segment), through Gradio's REST protocol; the arguments of every call are filled from the app's own
 API description, so the same script drives an older checkout (`--app-dir`, e.g. `git worktree add OLD a268da4`):
-1. oversized: a 50 MB sentence, three times: the server's CPU seconds and RSS growth per request and its answer;
+1. oversized: a /trace of a 50 MB sentence, three times: its answer, the server's CPU seconds until it is idle
+   again (less its idle rate, measured just before) and its RSS growth;
    then a victim's /trace of new sentences, alone and while four 50 MB requests are sent at once.
 2. flood: one session sends 150 /translate calls at once (distinct sentences); a victim's /trace latency
    meanwhile; how many of the flood were served, refused with a message, or failed otherwise.
 3. visitors: a session trains a model (0.2 min), then 1,000 visitors arrive (each a page load's /trace of an
-   example with its own session; every tenth reloads, a second session); after every 100 the trainer asks for
-   its model (/choose_model); the server's RSS after every 250.
+   example with its own session; every tenth reloads, a second session); after every 250 (275 new sessions)
+   the trainer asks for its model (/choose_model); the server's RSS then.
 4. files (a server with 30 s lifetimes, --session-idle-minutes 0.5 --files-max-age-minutes 0.5): 50 .npz
    exports from 10 sessions and 3 trainings (one on an uploaded TSV); the files in Gradio's cache and the
    temporary folder at the start, after, and the seconds until they are back to the start count.
@@ -102,13 +103,28 @@ def pct(values, p):
 
 # ----- 1. oversized ---------------------------------------------------------------------------
 def post_huge(app: App, size: int) -> tuple[int, str, float]:
-    body = b'{"data": ["' + b"x" * size + b'"], "fn_index": 0, "session_hash": "' + uuid.uuid4().hex.encode() + b'"}'
+    """A /trace event whose sentence is `size` characters, joined to the queue as a browser would send it."""
+    body = json.dumps(app.join_body("/trace", {"sentence": "x" * size}, uuid.uuid4().hex)).encode()
     t0 = time.perf_counter()
     try:
         r = httpx.post(app.base + "gradio_api/queue/join", content=body, headers={"Content-Type": "application/json"}, timeout=120)
         return r.status_code, r.text[:160], time.perf_counter() - t0
     except httpx.HTTPError as exc:
         return -1, f"{type(exc).__name__}: {exc}"[:160], time.perf_counter() - t0
+
+
+def settled_cost(app: App, idle_per_s: float, cpu0: float, rss0: float, t0: float) -> dict:
+    """The server's CPU and RSS growth from `t0` until its CPU is back to idle (0.5 s windows, at most 60 s)."""
+    peak = rss_mb(app.proc.pid)
+    while time.perf_counter() - t0 < 60:
+        w0 = cpu_s(app.proc.pid)
+        time.sleep(0.5)
+        peak = max(peak, rss_mb(app.proc.pid))
+        if cpu_s(app.proc.pid) - w0 <= idle_per_s * 0.5 + 0.02:
+            break
+    elapsed = time.perf_counter() - t0
+    return {"server_cpu_s": round(cpu_s(app.proc.pid) - cpu0 - idle_per_s * elapsed, 3), "over_s": round(elapsed, 1),
+            "peak_rss_growth_mb": round(peak - rss0, 1), "rss_growth_after_mb": round(rss_mb(app.proc.pid) - rss0, 1)}
 
 
 async def victim(app: App, n: int, tag: str) -> list[float]:
@@ -128,13 +144,12 @@ def part_oversized(app: App) -> dict:
     for _ in range(3):
         time.sleep(1.0)
         cpu0 = cpu_s(app.proc.pid)
-        time.sleep(1.0)
-        idle_cpu = cpu_s(app.proc.pid) - cpu0  # the reference: an idle second of the same server
+        time.sleep(2.0)
+        idle_per_s = (cpu_s(app.proc.pid) - cpu0) / 2  # the reference: the same server, idle
         cpu0, rss0, t0 = cpu_s(app.proc.pid), rss_mb(app.proc.pid), time.perf_counter()
         status, text, seconds = post_huge(app, size)
-        time.sleep(max(0.0, 1.0 - (time.perf_counter() - t0)))
-        requests.append({"status": status, "answer": text, "seconds": round(seconds, 3), "idle_cpu_s_per_s": round(idle_cpu, 3),
-                         "server_cpu_s_in_1s": round(cpu_s(app.proc.pid) - cpu0, 3), "rss_growth_mb": round(rss_mb(app.proc.pid) - rss0, 1)})
+        cost = settled_cost(app, idle_per_s, cpu0, rss0, t0)
+        requests.append({"status": status, "answer": text, "seconds": round(seconds, 3), "idle_cpu_s_per_s": round(idle_per_s, 3), **cost})
     alone = asyncio.run(victim(app, 20, "alone"))
     threads = [threading.Thread(target=post_huge, args=(app, size)) for _ in range(4)]
     peak = {"rss": rss_mb(app.proc.pid)}
@@ -214,15 +229,14 @@ async def visitors(app: App, n: int, concurrency: int = 16) -> dict:
                     if not ok:
                         errors.append(str(out)[:120])
 
-        for start in range(0, n, 100):
-            await asyncio.gather(*(visit(i) for i in range(start, min(n, start + 100))))
+        for start in range(0, n, 250):
+            await asyncio.gather(*(visit(i) for i in range(start, min(n, start + 250))))
             ok, out, _ = await app.call(client, "/choose_model", {"use_own": True}, trainer)
             checks.append(ok)
             if not ok and lost_at is None:
-                lost_at = start + 100
+                lost_at = min(n, start + 250)
                 lost_message = out
-            if (start + 100) % 250 == 0 or start + 100 >= n:
-                rss[min(n, start + 100)] = round(rss_mb(app.proc.pid))
+            rss[min(n, start + 250)] = round(rss_mb(app.proc.pid))
     result = {"visitors": n, "sessions": n + (n + 9) // 10 + 1, "rss_mb": rss, "trainer_kept_model": all(checks),
               "errors": len(errors), "error_examples": sorted(set(errors))[:3]}
     if lost_at is not None:

@@ -133,7 +133,7 @@ async def one_class(n: int, base: str, old: bool, server_pid: int, round_no: int
 async def warm_up(base: str, old: bool) -> float:
     """One request before the class: the first event after start costs Gradio ~0.5 s once (reported apart)."""
     async with httpx.AsyncClient(timeout=120) as client:
-        data = ["A dog.", "greedy", 1.0, 0, 0, 4, 0.6, "", "cross", "2", "1"] if old else ["A dog.", "greedy", 1.0, 0, 0, 4, 0.6, "", [], [], []]
+        data = ["A dog.", "greedy", 1.0, 0, 0, 4, 0.6, "", "cross", "2", "1"] if old else ["A dog.", "greedy", 1.0, 0, 0, 4, 0.6, "", [], [], [], False]
         _, seconds = await call(client, base, "start" if old else "trace", data, uuid.uuid4().hex)
         return seconds
 

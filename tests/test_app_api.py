@@ -156,6 +156,13 @@ def test_model_choice_and_an_expired_session(make_client, api_client):
     assert api_client.predict(api_name="/stop_training") == "No training is running in this session."
 
 
+def test_the_page_names_the_checkpoint_by_its_directory_never_by_a_server_path(app_url, tiny_checkpoint):
+    with urllib.request.urlopen(f"{app_url}config", timeout=30) as response:
+        config = response.read().decode()
+    assert "model: **tiny**" in config  # no metadata name, no card title: the directory's name
+    assert str(tiny_checkpoint) not in config and str(tiny_checkpoint.parent) not in config
+
+
 def test_the_viewers_files_are_served_from_the_installed_packages(app_url):
     from explorer.ui.viewer import PLOTLY_JS, SCRIPTS, STATIC, url
 

@@ -22,7 +22,7 @@ __all__ = ["build_demo", "launch_options", "static_paths"]
 static_paths = viewer.static_paths
 
 FILES_MAX_AGE_S = 3600  # files Gradio serves (exports, trained zips, uploads) are deleted this long after they were made
-SESSION_CAPACITY = 4000  # browser sessions whose Gradio state the server keeps; the least recently active beyond are dropped
+SESSION_CAPACITY = 3000  # browser sessions whose Gradio state (~0.32 MB each) the server keeps; the least recently active beyond are dropped
 
 
 def build_demo(
