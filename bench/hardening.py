@@ -232,6 +232,8 @@ async def visitors(app: App, n: int, concurrency: int = 16) -> dict:
         for start in range(0, n, 250):
             await asyncio.gather(*(visit(i) for i in range(start, min(n, start + 250))))
             ok, out, _ = await app.call(client, "/choose_model", {"use_own": True}, trainer)
+            ok = ok and "your model" in str(out[0])  # "Exploring **your model (tiny, N steps)**"
+            out = out[0] if isinstance(out, list) else out
             checks.append(ok)
             if not ok and lost_at is None:
                 lost_at = min(n, start + 250)

@@ -147,8 +147,9 @@ def test_positional_encoding_figures_and_bad_wave_dims(api_client, app_url):
 
 
 def test_model_choice_and_an_expired_session(make_client, api_client):
-    assert "Exploring" in api_client.predict(False, api_name="/choose_model")
-    expect_app_error(lambda: api_client.predict(True, api_name="/choose_model"), "not trained a model")
+    assert api_client.predict(False, api_name="/choose_model")[0].startswith("Exploring")
+    note, ticked = api_client.predict(True, api_name="/choose_model")  # refused: said, and the box unticked
+    assert "not trained a model" in note and ticked is False
     # a browser whose session the server no longer has still asks for the model it trained: told so in plain words
     returning = make_client()
     expect_app_error(lambda: trace(returning, use_own=True), "your session expired", "untick")
@@ -379,13 +380,14 @@ def test_train_streams_progress_then_the_trained_model_can_be_explored(make_clie
         z.extractall(tmp_path / "trained")
     trained = load_checkpoint(tmp_path / "trained")
 
-    assert "your model" in c.predict(True, api_name="/choose_model")
+    note, ticked = c.predict(True, api_name="/choose_model")
+    assert "your model" in note and ticked is True
     wire = trace(c, "The dog is big.", use_own=True)
     assert wire["source_tokens"] == source_pieces(trained.tokenizer, "The dog is big.") and wire["model"]["name"].startswith("your model")
     source = prepare_source(trained.tokenizer, "The dog is big.", trained.model.config.max_len)
     expected = trained.tokenizer.decode(beam_search(trained.model, source.ids, beam_size=1, alpha=0.0)[0].ids)
     assert c.predict("The dog is big.", True, api_name="/translate") == expected  # the session now runs the zip's model
-    assert "Exploring" in c.predict(False, api_name="/choose_model")
+    assert "Exploring" in c.predict(False, api_name="/choose_model")[0]
 
 
 @pytest.mark.slow

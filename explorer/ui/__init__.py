@@ -22,7 +22,7 @@ __all__ = ["build_demo", "launch_options", "static_paths"]
 static_paths = viewer.static_paths
 
 FILES_MAX_AGE_S = 3600  # files Gradio serves (exports, trained zips, uploads) are deleted this long after they were made
-SESSION_CAPACITY = 3000  # browser sessions whose Gradio state (~0.32 MB each) the server keeps; the least recently active beyond are dropped
+SESSION_CAPACITY = 3000  # browser sessions whose Gradio state (~0.18 MB each) the server keeps; the least recently active beyond are dropped
 
 
 def build_demo(
@@ -89,8 +89,8 @@ def wire_trace(ctx: Context, tab: dict, heads: list) -> tuple:
     def translate(text, use_own, session):
         return session.translate(text, use_own=use_own)
 
-    # a one-shot greedy translation for API users (the viewer shows the translation of every trace)
-    gr.on(None, translate, [sentence, ctx.use_own, ctx.state], [tab["full"], ctx.state], api_name="translate", **PLAIN_EVENT)
+    # a one-shot greedy translation for API users; no UI event triggers it
+    tab["translate"].click(translate, [sentence, ctx.use_own, ctx.state], [tab["full"], ctx.state], api_name="translate", **PLAIN_EVENT)
 
     @session_event
     def force(use_own, session, evt: gr.EventData):

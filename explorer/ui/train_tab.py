@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 import gradio as gr
 from gradio.utils import get_upload_folder, is_in_or_equal
 
@@ -63,9 +65,16 @@ def build(ctx: Context):
 
     @session_event
     def choose(use_own, session):
-        return session.choose_model(use_own)
+        try:
+            return session.choose_model(use_own), use_own
+        except UserError as exc:  # say so, and untick the box: the next trace uses the shipped model again
+            gr.Warning(html.escape(str(exc), quote=False))
+            return str(exc), False
 
-    ctx.use_own.input(choose, [ctx.use_own, ctx.state], [model_note, ctx.state], api_name="choose_model", concurrency_limit=None, preprocess=False)
+    ctx.use_own.input(
+        choose, [ctx.use_own, ctx.state], [model_note, ctx.use_own, ctx.state], api_name="choose_model", concurrency_limit=None,
+        preprocess=False,
+    )
 
 
 def _upload_path(upload) -> str | None:

@@ -57,9 +57,11 @@ def build(ctx: Context, initial: dict | None) -> dict:
                 beam_size = slider("beam_size", "Beam size")
                 alpha = slider("alpha", "Length penalty α (beam)")
         view = viewer.build(initial)
-        full = gr.Textbox(visible=False, elem_id="full-translation")  # the /translate API's output
+        # the /translate API: a trigger and an output no person sees (the viewer shows every trace's translation)
+        translate_btn = gr.Button(visible=False, elem_id="translate-api")
+        full = gr.Textbox(visible=False, elem_id="full-translation")
         npz_file = gr.File(label="Attention tensors (.npz) of this sentence up to the current step", visible=False, elem_id="npz-file")
     return {
         "sentence": sentence, "example": example, "start": start_btn, "options": [strategy, temperature, top_k, seed, beam_size, alpha, prefix],
-        "viewer": view, "npz_file": npz_file, "full": full,
+        "viewer": view, "npz_file": npz_file, "translate": translate_btn, "full": full,
     }
