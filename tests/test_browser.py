@@ -137,10 +137,20 @@ def test_keys_are_inert_while_typing(page):
     page.keyboard.press("End")
     before = step_of(page)
     box = page.locator("#sentence textarea")
+    joins = []
+
+    def record(request):
+        if "queue/join" in request.url:
+            joins.append(request.url)
+
+    page.on("request", record)
     box.click()
     box.press("End")
     for key in ("ArrowLeft", "ArrowLeft", "Home", "1", "m", " "):
         box.press(key)
+    page.wait_for_timeout(300)
+    page.remove_listener("request", record)
+    assert joins == [], joins  # typing asks the server nothing (until Enter or the button)
     assert step_of(page) == before and page.evaluate("window.aeViewer.state.head") != "mean"
     expect(box).to_have_value(re.compile("1m "))
     box.fill(page.evaluate("window.aeViewer.trace.request.sentence"))
