@@ -25,7 +25,6 @@ import asyncio
 import json
 import os
 import resource
-import statistics
 import sys
 import tempfile
 import threading
