@@ -160,7 +160,7 @@ def run_training(
     finally:
         session.training = None
         slot.release()
-        for item in workdir.iterdir():  # all but the zip handed out (the session's `close` deletes that)
+        for item in workdir.iterdir() if workdir.exists() else ():  # all but the zip handed out (`close` deletes that)
             if item.is_dir():
                 shutil.rmtree(item, ignore_errors=True)
             elif item.suffix != ".zip":
