@@ -35,7 +35,7 @@ from pathlib import Path
 import httpx
 
 from app_latency import ROOT, free_port, start_app
-from lecture_load import EXAMPLES, cpu_s, rss_mb
+from lecture_load import EXAMPLES, cpu_s, q, rss_mb
 
 TINY = "tiny (d_model 64, 2+2 layers, 4 heads)"
 DATA_CAP = 6 * 2**30
@@ -94,10 +94,6 @@ class App:
                         payload = payload.get("error")
                     return kind == "complete", payload, time.perf_counter() - t0
         return False, "stream closed", time.perf_counter() - t0
-
-
-def pct(values, p):
-    return round(sorted(values)[min(len(values) - 1, int(p * len(values)))], 3) if values else None
 
 
 # ----- 1. oversized ---------------------------------------------------------------------------
@@ -165,8 +161,8 @@ def part_oversized(app: App) -> dict:
     during = asyncio.run(victim(app, 20, "during"))
     for t in threads + [watcher]:
         t.join()
-    return {"requests": requests, "victim_alone_p50_s": pct(alone, 0.5), "victim_alone_max_s": round(max(alone), 3),
-            "victim_during_p50_s": pct(during, 0.5), "victim_during_max_s": round(max(during), 3),
+    return {"requests": requests, "victim_alone_p50_s": round(q(alone, 0.5), 3), "victim_alone_max_s": round(max(alone), 3),
+            "victim_during_p50_s": round(q(during, 0.5), 3), "victim_during_max_s": round(max(during), 3),
             "peak_rss_during_mb": round(peak["rss"], 0)}
 
 
@@ -200,7 +196,7 @@ async def flood(app: App, n: int) -> dict:
     other = [m[:120] for m in messages if m not in refused] + ["no answer"] * (len(events) - len(outcomes))
     return {"flood_calls": n, "served": served, "refused_with_message": len(refused), "other_failures": len(other),
             "other_examples": sorted(set(other))[:3], "refusal": refused[0] if refused else None, "flood_s": round(flood_s, 2),
-            "victim_p50_s": pct(victim_s, 0.5), "victim_max_s": round(max(victim_s), 3)}
+            "victim_p50_s": round(q(victim_s, 0.5), 3), "victim_max_s": round(max(victim_s), 3)}
 
 
 # ----- 3. visitors ----------------------------------------------------------------------------

@@ -78,10 +78,8 @@ class TrainingUpdate:
     checkpoint_zip: Path | None = None
 
 
-def read_upload(path: str | Path | None) -> list[tuple[str, str]]:
+def read_upload(path: str | Path) -> list[tuple[str, str]]:
     """Pairs from an uploaded TSV, checked for size, encoding and format with messages a person can act on."""
-    if path is None:
-        raise UserError("Choose a TSV file to upload (English TAB German, one pair per line), or use the bundled corpus.")
     path = Path(path)
     size = path.stat().st_size
     if size > MAX_UPLOAD_BYTES:

@@ -31,11 +31,11 @@ def build_demo(
     """The app. Each browser session's `ExplorerSession` lives in a `gr.State`: Gradio makes it (a deep copy of a
     blank one) on the session's first event, deletes it `idle_s` after its last one (an hour after the tab closed at the latest) and then calls
     its `close`. Files Gradio hands out are deleted `files_max_age_s` after they were made."""
-    cache = cache or TraceCache()
-    opening = ExplorerSession(shipped, cache).trace(parse_request(translate_tab.OPENING_EXAMPLE))
+    blank = ExplorerSession(shipped, cache or TraceCache(), idle_s)
+    opening = blank.trace(parse_request(translate_tab.OPENING_EXAMPLE))
     every = max(1, int(min(files_max_age_s, 600)))
     with Blocks(title="Attention Explorer", analytics_enabled=False, delete_cache=(every, int(files_max_age_s))) as demo:
-        state = gr.State(ExplorerSession(shipped, cache, idle_s), time_to_live=idle_s, delete_callback=ExplorerSession.close)
+        state = gr.State(blank, time_to_live=idle_s, delete_callback=ExplorerSession.close)
         with gr.Row(elem_id="header"):
             gr.Markdown(
                 f"**Attention Explorer** · step through English→German decoding and look inside every attention head · "
