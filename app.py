@@ -30,7 +30,7 @@ def parse_args(argv=None):
     parser.add_argument(
         "--session-idle-minutes", type=float, default=os.environ.get("EXPLORER_SESSION_IDLE_MINUTES"),
         help="a browser session without any event for this long is deleted with its trained model and files "
-        "(default: explorer.session.SESSION_IDLE_S)",
+        "(default: explorer.app.session.SESSION_IDLE_S)",
     )
     parser.add_argument(
         "--files-max-age-minutes", type=float, default=os.environ.get("EXPLORER_FILES_MAX_AGE_MINUTES"),
@@ -60,8 +60,8 @@ def main(argv=None) -> int:
     import torch
 
     torch.set_num_threads(max(1, args.threads))
-    from explorer.checkpoint import CheckpointError
-    from explorer.handle import load_handle
+    from explorer.model.checkpoint import CheckpointError
+    from explorer.interpret.handle import load_handle
 
     try:
         handle = load_handle(args.checkpoint)

@@ -1,4 +1,4 @@
-"""Training steps with glibc malloc's defaults vs `explorer.allocator.retain_freed_memory()`.
+"""Training steps with glibc malloc's defaults vs `explorer.training.allocator.retain_freed_memory()`.
 
 The setting is process-wide, so each round starts two fresh child processes, one per variant (order
 alternating between rounds), that each build the shipped-size model with the same seed, warm up,
@@ -24,10 +24,10 @@ import common
 import torch
 from train_throughput import Run, synthetic_examples
 
-from explorer.allocator import retain_freed_memory
-from explorer.data import token_batches
-from explorer.model import Transformer
-from explorer.train import TrainConfig
+from explorer.training.allocator import retain_freed_memory
+from explorer.training.data import token_batches
+from explorer.model.transformer import Transformer
+from explorer.training.train import TrainConfig
 
 VARIANTS = ("glibc defaults", "retain_freed_memory()")
 

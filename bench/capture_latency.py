@@ -17,8 +17,8 @@ Without --checkpoint the model is random with the shipped size and pieces are sh
 from __future__ import annotations
 
 import common
-from explorer.decoding import Source, Stepper, StepperOptions
-from explorer.hooks import AttentionRecorder
+from explorer.interpret.decoding import Source, Stepper, StepperOptions
+from explorer.interpret.hooks import AttentionRecorder
 
 TARGET_MEDIAN_MS, TARGET_RATIO = 30.0, 1.5
 

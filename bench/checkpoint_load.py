@@ -1,6 +1,6 @@
 """Checkpoint loading time and size: `python bench/checkpoint_load.py [--checkpoint DIR] [--repeat N]`.
 
-Times `explorer.checkpoint.load_checkpoint` (read + validate + build the model) in a fresh process
+Times `explorer.model.checkpoint.load_checkpoint` (read + validate + build the model) in a fresh process
 each time, so file caches are warm but nothing of Python or torch is reused from an earlier load,
 and reports the directory's size. Reference in the same run: the bare `safetensors.torch.load_file`
 of the same weights file, the floor any loader pays. Target: load < 1 s, directory <= 25 MB.
@@ -21,7 +21,7 @@ import sys, time
 sys.path.insert(0, {root!r})
 import torch
 from safetensors.torch import load_file
-from explorer.checkpoint import load_checkpoint
+from explorer.model.checkpoint import load_checkpoint
 t0 = time.perf_counter(); load_file({weights!r}); t1 = time.perf_counter()
 load_checkpoint({ckpt!r}); t2 = time.perf_counter()
 print(t1 - t0, t2 - t1)

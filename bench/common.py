@@ -24,10 +24,10 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `python bench/NAME.py` from the repo root
 
-from explorer.config import ModelConfig  # noqa: E402
-from explorer.model import DecoderState, Transformer  # noqa: E402
-from explorer.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID  # noqa: E402
-from explorer.train import TrainConfig  # noqa: E402
+from explorer.model.config import ModelConfig  # noqa: E402
+from explorer.model.transformer import DecoderState, Transformer  # noqa: E402
+from explorer.model.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID  # noqa: E402
+from explorer.training.train import TrainConfig  # noqa: E402
 
 
 def parser(description: str) -> argparse.ArgumentParser:
@@ -86,7 +86,7 @@ class IdTokenizer:
 def load_model(checkpoint: str | None, seed: int = 0):
     """(model in eval mode, tokenizer, description) from a checkpoint, or a seeded random shipped-size model."""
     if checkpoint:
-        from explorer.checkpoint import load_checkpoint
+        from explorer.model.checkpoint import load_checkpoint
 
         ckpt = load_checkpoint(checkpoint)
         return ckpt.model, ckpt.tokenizer, f"checkpoint {checkpoint}"

@@ -2,7 +2,7 @@
 
 For each checkpoint, the per-piece negative log-likelihood (no label smoothing, dropout off, fp32)
 of `--train-sample` training pairs drawn at random (seeded) and of every validation pair, each
-encoded with that checkpoint's own tokenizer and scored by `explorer.train.mean_loss` (the trainer's
+encoded with that checkpoint's own tokenizer and scored by `explorer.training.train.mean_loss` (the trainer's
 validation loss). A training loss far below the validation loss means the model memorizes its
 training pairs, so more regularization (dropout) may buy more than more steps.
 
@@ -21,9 +21,9 @@ from pathlib import Path
 import common  # noqa: F401  (puts the repository on sys.path)
 import torch
 
-from explorer.checkpoint import load_checkpoint
-from explorer.data import clean, encode_pairs, read_tsv
-from explorer.train import mean_loss
+from explorer.model.checkpoint import load_checkpoint
+from explorer.training.data import clean, encode_pairs, read_tsv
+from explorer.training.train import mean_loss
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,7 +1,7 @@
-"""The training loss: `F.cross_entropy` on a float copy of the logits against `explorer.loss`'s chunked version.
+"""The training loss: `F.cross_entropy` on a float copy of the logits against `explorer.training.loss`'s chunked version.
 
-Until session 5 `explorer.train.sequence_loss` was `F.cross_entropy(logits.float(), target,
-ignore_index=PAD, label_smoothing=0.1)`; it now calls `explorer.loss.label_smoothed_cross_entropy`,
+Until session 5 `explorer.training.train.sequence_loss` was `F.cross_entropy(logits.float(), target,
+ignore_index=PAD, label_smoothing=0.1)`; it now calls `explorer.training.loss.label_smoothed_cross_entropy`,
 which computes the same loss and gradient in row chunks without float copies of the logits. Measured:
 
 1. the loss alone, forward + backward, on bf16 logits of a 4,096-token batch (3,600 target tokens x
@@ -24,9 +24,9 @@ import torch
 import torch.nn.functional as F
 from train_throughput import Run, interleaved_steps
 
-from explorer.model import Transformer
-from explorer.tokenizer import PAD_ID
-from explorer.train import TrainConfig, sequence_loss
+from explorer.model.transformer import Transformer
+from explorer.model.tokenizer import PAD_ID
+from explorer.training.train import TrainConfig, sequence_loss
 
 
 def float_copy_loss(logits: torch.Tensor, target: torch.Tensor, label_smoothing: float) -> torch.Tensor:
@@ -36,7 +36,7 @@ def float_copy_loss(logits: torch.Tensor, target: torch.Tensor, label_smoothing:
     )
 
 
-LOSSES = {"F.cross_entropy(logits.float())": float_copy_loss, "explorer.loss (chunked)": sequence_loss}
+LOSSES = {"F.cross_entropy(logits.float())": float_copy_loss, "explorer.training.loss (chunked)": sequence_loss}
 
 
 def loss_only(args) -> tuple[dict, float, float]:

@@ -20,9 +20,9 @@ import common
 import torch
 from train_throughput import Run, interleaved_steps, real_examples, synthetic_examples
 
-from explorer.data import token_batches
-from explorer.model import Transformer
-from explorer.train import TrainConfig
+from explorer.training.data import token_batches
+from explorer.model.transformer import Transformer
+from explorer.training.train import TrainConfig
 
 # name -> changes to the shipped ModelConfig (3+3 layers, d_model 256, 4 heads, d_ff 1024)
 SIZES = {

@@ -1,6 +1,6 @@
 """AdamW on the shipped-size model: torch's per-tensor loop, its foreach and its fused kernel.
 
-The trainer builds AdamW with `fused=True` on CPU and CUDA (`explorer.train.FUSED_ADAMW_DEVICES`).
+The trainer builds AdamW with `fused=True` on CPU and CUDA (`explorer.training.train.FUSED_ADAMW_DEVICES`).
 This measures what that buys, twice:
 
 1. the optimizer step alone (`optimizer.step()` plus the trainer's `clip_grad_norm_`), on copies of
@@ -23,8 +23,8 @@ import common
 import torch
 from train_throughput import Run, interleaved_steps
 
-from explorer.model import Transformer
-from explorer.train import TrainConfig
+from explorer.model.transformer import Transformer
+from explorer.training.train import TrainConfig
 
 KINDS = {"loop": {"foreach": False}, "foreach": {"foreach": True}, "fused": {"fused": True}}
 

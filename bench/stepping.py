@@ -19,8 +19,8 @@ from __future__ import annotations
 import torch
 
 import common
-from explorer.model import DecoderState, Transformer
-from explorer.tokenizer import BOS_ID
+from explorer.model.transformer import DecoderState, Transformer
+from explorer.model.tokenizer import BOS_ID
 
 
 @torch.no_grad()

@@ -1,4 +1,4 @@
-"""Training throughput: target tokens/s of explorer.model.Transformer vs torch.nn.Transformer.
+"""Training throughput: target tokens/s of explorer.model.transformer.Transformer vs torch.nn.Transformer.
 
 Both models have the same size and math: embedding * sqrt(D) + sinusoidal positions, dropout,
 pre-LN (or post-LN) layers with the same dropout sites, final LayerNorms, the output projection tied
@@ -7,10 +7,10 @@ src/tgt/memory key-padding masks and a boolean causal tgt_mask (tgt_is_causal=Tr
 our weights are copied into the reference and the two logits are compared in eval mode, which proves
 that sizes, wiring and masks are equivalent, not just parameter counts.
 
-One training step mirrors `explorer.train.Trainer.train_step`: `collate`, forward, `sequence_loss`
+One training step mirrors `explorer.training.train.Trainer.train_step`: `collate`, forward, `sequence_loss`
 with label smoothing, zero_grad, backward, gradient clipping at 1.0, AdamW(betas=(0.9, 0.98),
 eps=1e-9, weight_decay=0.01) step and the inverse-sqrt schedule. Batches come from
-`explorer.data.token_batches` (max 4096 padded tokens): by default synthetic sentence pairs (source
+`explorer.training.data.token_batches` (max 4096 padded tokens): by default synthetic sentence pairs (source
 5-20 tokens, target about as long, Zipf-distributed ids, fixed seed); with `--data SPEC
 --checkpoint DIR`, real pairs tokenized with the checkpoint's tokenizer. Each round runs the same
 batch through both models, alternating which goes first; tokens/s counts non-pad target tokens.
@@ -18,7 +18,7 @@ batch through both models, alternating which goes first; tokens/s counts non-pad
     python bench/train_throughput.py [--threads N] [--repeat R] [--data FILE.tsv --checkpoint DIR] [--bf16] [--json OUT]
 
 With `--bf16`, a third variant trains a copy of our model (same initial weights) under bf16 autocast
-(`explorer.train --bf16 true`) in the same rounds, and its speed is reported as a ratio to our fp32 run:
+(`explorer.training.train --bf16 true`) in the same rounds, and its speed is reported as a ratio to our fp32 run:
 this is what the trainer's `--bf16 auto` buys on a CPU with native bf16 instructions (AVX512-BF16, AMX).
     python bench/train_throughput.py --quick --profile   # smoke test + where the time goes
 """
@@ -33,19 +33,19 @@ import torch
 from torch import nn
 
 import common
-from explorer.config import ModelConfig
-from explorer.data import Example, clean, collate, encode_pairs, read_corpus, token_batches
-from explorer.model import PositionalEncoding, Transformer
-from explorer.tokenizer import BOS_ID, EOS_ID, PAD_ID
-from explorer.train import TrainConfig, inverse_sqrt_schedule, sequence_loss
+from explorer.model.config import ModelConfig
+from explorer.training.data import Example, clean, collate, encode_pairs, read_corpus, token_batches
+from explorer.model.transformer import PositionalEncoding, Transformer
+from explorer.model.tokenizer import BOS_ID, EOS_ID, PAD_ID
+from explorer.training.train import TrainConfig, inverse_sqrt_schedule, sequence_loss
 
 NOTE = """\
 What limits the ratio (torch.profiler, shipped size, CPU; `--profile` prints the op table):
 - Both models run the same math and the same big kernels: GEMMs (aten::mm/addmm: the linear layers
   and the tied (B*T, 256) @ (256, 8000) output projection, forward and backward) and the loss over
-  the 8,000-piece vocabulary (explorer.loss since session 5; before, log_softmax on a float copy).
+  the 8,000-piece vocabulary (explorer.training.loss since session 5; before, log_softmax on a float copy).
 - Dropout: 32 masks per step. The reference draws them with aten::bernoulli_ (one random number per
-  element, about a fifth of a bf16 step); ours with explorer.dropout (one 31-bit random_() integer
+  element, about a fifth of a bf16 step); ours with explorer.model.dropout (one 31-bit random_() integer
   per two elements), which is most of the difference in ours' favour.
 - Ours projects q, k and v with three Linear calls (48 addmm per forward vs 21): same FLOPs, more
   and smaller GEMMs. nn.MultiheadAttention packs them into one in_proj GEMM for self-attention.
@@ -159,14 +159,14 @@ def synthetic_examples(n: int, vocab_size: int, seed: int) -> list[Example]:
 
 
 def real_examples(spec: str, checkpoint: str, max_len: int) -> tuple[list[Example], ModelConfig]:
-    from explorer.checkpoint import load_checkpoint
+    from explorer.model.checkpoint import load_checkpoint
 
     ckpt = load_checkpoint(checkpoint)
     pairs = clean(read_corpus(spec))
     return encode_pairs(ckpt.tokenizer, pairs, max_len), ckpt.model.config
 
 
-BF16 = "explorer.model.Transformer, bf16 autocast"
+BF16 = "explorer.model.transformer.Transformer, bf16 autocast"
 
 
 class Run:
@@ -174,7 +174,7 @@ class Run:
 
     def __init__(self, model: nn.Module, train: TrainConfig, bf16: bool = False, fused: bool = True, loss=sequence_loss):
         self.model, self.train, self.bf16, self.loss = model, train, bf16, loss
-        self.optimizer = torch.optim.AdamW(  # fused=True as in the trainer on CPU (explorer.train.FUSED_ADAMW_DEVICES)
+        self.optimizer = torch.optim.AdamW(  # fused=True as in the trainer on CPU (explorer.training.train.FUSED_ADAMW_DEVICES)
             model.parameters(), lr=train.lr, betas=(0.9, 0.98), eps=1e-9, weight_decay=train.weight_decay,
             fused=fused or None,
         )
@@ -270,7 +270,7 @@ def main() -> None:
     n_ours, n_ref = ours.num_parameters(), sum(p.numel() for p in ref.parameters())
     assert n_ours == n_ref, f"parameter counts differ: ours {n_ours:,}, reference {n_ref:,}"
 
-    runs = {"explorer.model.Transformer": Run(ours, train), "torch.nn.Transformer": Run(ref, train)}
+    runs = {"explorer.model.transformer.Transformer": Run(ours, train), "torch.nn.Transformer": Run(ref, train)}
     if args.bf16:
         ours_bf16 = Transformer(config)
         ours_bf16.load_state_dict(ours.state_dict())

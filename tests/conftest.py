@@ -9,10 +9,10 @@ import torch
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
-from explorer.config import ModelConfig  # noqa: E402
-from explorer.data import MINI_CORPUS, clean, read_tsv  # noqa: E402
-from explorer.model import Transformer  # noqa: E402
-from explorer.tokenizer import Tokenizer  # noqa: E402
+from explorer.model.config import ModelConfig  # noqa: E402
+from explorer.training.data import MINI_CORPUS, clean, read_tsv  # noqa: E402
+from explorer.model.transformer import Transformer  # noqa: E402
+from explorer.model.tokenizer import Tokenizer  # noqa: E402
 
 
 def tiny_config(**overrides) -> ModelConfig:

@@ -1,6 +1,6 @@
 """Run by test_distributed.py under torchrun: train a few steps, then save this rank's weights.
 
-Usage: torchrun --nproc_per_node 2 tests/ddp_worker.py OUT_DIR [worker options] [explorer.train flags...]
+Usage: torchrun --nproc_per_node 2 tests/ddp_worker.py OUT_DIR [worker options] [explorer.training.train flags...]
 Writes OUT_DIR/rank{r}.safetensors holding "initial.*" (after DDP's broadcast) and "final.*" tensors.
 Worker options:
     --stop-on-rank R        only rank R calls `Trainer.stop()`, at its first event (as a signal might)
@@ -16,8 +16,8 @@ from pathlib import Path
 import torch.distributed as dist
 from safetensors.torch import save_file
 
-from explorer.tokenizer import Tokenizer
-from explorer.train import Trainer, parse_args
+from explorer.model.tokenizer import Tokenizer
+from explorer.training.train import Trainer, parse_args
 
 
 def unstable_tokenizer(rank: int) -> None:

@@ -18,7 +18,7 @@ NUMEL = 16 << 20  # two 64 MB float tensors per round, like a step's logits and 
 # Allocate, fill and free the tensors ROUNDS times; print each round's minor page faults.
 CHILD = f"""
 import resource, sys, torch
-from explorer.allocator import retain_freed_memory
+from explorer.training.allocator import retain_freed_memory
 if sys.argv[1] == "retain":
     assert retain_freed_memory()
 faults = []

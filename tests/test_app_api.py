@@ -47,7 +47,7 @@ def source_pieces(tokenizer, text) -> list[str]:
 
 
 def weights(wire, kind) -> np.ndarray:
-    from explorer.wire import unpack
+    from explorer.app.wire import unpack
 
     return unpack(wire["attention"][kind])
 
@@ -86,9 +86,9 @@ def test_trace_with_only_a_sentence_uses_the_apps_defaults(api_client, tiny_toke
 
 
 def test_trace_matches_the_core_on_the_same_checkpoint(api_client, tiny_checkpoint):
-    from explorer.handle import load_handle
-    from explorer.inputs import parse_request
-    from explorer.trace import build_trace
+    from explorer.interpret.handle import load_handle
+    from explorer.interpret.inputs import parse_request
+    from explorer.interpret.trace import build_trace
 
     handle = load_handle(tiny_checkpoint)
     wire = trace(api_client, "The cat is small.", "sample", temperature=1.5, seed=3)
@@ -360,8 +360,8 @@ def test_a_broken_checkpoint_exits_with_one_error_line(case, broken_runs):
 # ----- training (slow: really trains) ----------------------------------------------------------
 @pytest.mark.slow
 def test_train_streams_progress_then_the_trained_model_can_be_explored(make_client, tmp_path):
-    from explorer.checkpoint import load_checkpoint
-    from explorer.decoding import beam_search, prepare_source
+    from explorer.model.checkpoint import load_checkpoint
+    from explorer.interpret.decoding import beam_search, prepare_source
 
     c = make_client()
     started = time.monotonic()
@@ -436,7 +436,7 @@ def test_a_50_mb_request_is_refused_unread_with_a_message_naming_the_limit(app_s
 
 
 def test_one_session_cannot_run_more_than_its_share_at_once(make_client, tiny_tokenizer):
-    from explorer.session import MAX_IN_FLIGHT
+    from explorer.app.session import MAX_IN_FLIGHT
 
     flood, victim = make_client(), make_client()
     long = " ".join(["the dog sees the cat and"] * 25)  # ~200 pieces: each decode takes the model's whole max_len

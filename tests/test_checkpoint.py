@@ -8,8 +8,8 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from conftest import batch, tiny_config
-from explorer.checkpoint import FORMAT, CheckpointError, load_checkpoint, save_checkpoint, update_metadata
-from explorer.model import Transformer
+from explorer.model.checkpoint import FORMAT, CheckpointError, load_checkpoint, save_checkpoint, update_metadata
+from explorer.model.transformer import Transformer
 
 FILES = {"model.safetensors", "config.json", "tokenizer.model", "README.md"}
 
@@ -96,7 +96,7 @@ def test_saving_over_a_checkpoint_replaces_it_and_leaves_no_temporaries(saved, m
 
 
 def test_a_failed_save_leaves_the_old_checkpoint_and_no_temporaries(saved, model, mini_tokenizer, monkeypatch):
-    import explorer.checkpoint as checkpoint_module
+    import explorer.model.checkpoint as checkpoint_module
 
     def boom(*args, **kwargs):
         raise OSError("disk full")

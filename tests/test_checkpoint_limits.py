@@ -12,9 +12,9 @@ import sys
 import pytest
 
 from app_fixtures import REPO, app_env
-from explorer.checkpoint import CheckpointError, load_checkpoint
-from explorer.handle import ModelHandle, load_handle
-from explorer.markdown import escape
+from explorer.model.checkpoint import CheckpointError, load_checkpoint
+from explorer.interpret.handle import ModelHandle, load_handle
+from explorer.app.markdown import escape
 
 MEMORY_CAP = 1536 << 20  # RLIMIT_DATA of the CLI subprocesses: `import torch, gradio` needs ~0.4 GB, a broken loader 12+ GB
 PEAK_RSS_LIMIT_MB = 500
@@ -252,11 +252,11 @@ CLI_CASES = {  # case: (MALFORMED case, command after `python`)
     "app: 100,000-deep nesting": ("100,000-deep nesting", ["app.py", "--port", "1", "--checkpoint"]),
     "app: alignment layer 99": ("alignment layer 99", ["app.py", "--port", "1", "--checkpoint"]),
     "app: HTML in name": ("HTML in name", ["app.py", "--port", "1", "--checkpoint"]),
-    "evaluate: 100 MB config.json": ("100 MB config.json", ["-m", "explorer.evaluate", "--data", "DATA", "--checkpoint"]),
-    "evaluate: d_model=65536": ("d_model=65536", ["-m", "explorer.evaluate", "--data", "DATA", "--checkpoint"]),
-    "evaluate: header claims 1 TB": ("header claims 1 TB", ["-m", "explorer.evaluate", "--data", "DATA", "--checkpoint"]),
-    "evaluate: offsets past the end": ("offsets past the end", ["-m", "explorer.evaluate", "--data", "DATA", "--checkpoint"]),
-    "model_report: evaluation bleu a string": ("evaluation bleu a string", ["-m", "explorer.model_report", "--card-only", "--checkpoint"]),
+    "evaluate: 100 MB config.json": ("100 MB config.json", ["-m", "explorer.training.evaluate", "--data", "DATA", "--checkpoint"]),
+    "evaluate: d_model=65536": ("d_model=65536", ["-m", "explorer.training.evaluate", "--data", "DATA", "--checkpoint"]),
+    "evaluate: header claims 1 TB": ("header claims 1 TB", ["-m", "explorer.training.evaluate", "--data", "DATA", "--checkpoint"]),
+    "evaluate: offsets past the end": ("offsets past the end", ["-m", "explorer.training.evaluate", "--data", "DATA", "--checkpoint"]),
+    "model_report: evaluation bleu a string": ("evaluation bleu a string", ["-m", "explorer.training.model_report", "--card-only", "--checkpoint"]),
 }
 CONTROL = "control: import torch, gradio"
 # Runs one command under the memory cap and writes {"code", "peak_kib"} to argv[1]. A child's ru_maxrss starts at

@@ -6,10 +6,10 @@ import pytest
 import torch
 
 from conftest import batch, tiny_config
-from explorer.decoding import Source, Stepper, StepperOptions, beam_search, greedy_batch, prepare_source
-from explorer.hooks import AttentionRecorder
-from explorer.model import Ablation, Transformer
-from explorer.tokenizer import BOS_ID, EOS_ID
+from explorer.interpret.decoding import Source, Stepper, StepperOptions, beam_search, greedy_batch, prepare_source
+from explorer.interpret.hooks import AttentionRecorder
+from explorer.model.transformer import Ablation, Transformer
+from explorer.model.tokenizer import BOS_ID, EOS_ID
 
 
 class FakeTokenizer:

@@ -12,7 +12,7 @@ import pytest
 import torch
 from safetensors import safe_open
 
-from explorer.checkpoint import load_checkpoint
+from explorer.model.checkpoint import load_checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = [
@@ -82,7 +82,7 @@ def test_two_ranks_end_with_identical_weights(tmp_path):
 
 def test_command_line_run_under_torchrun_exports_once(tmp_path):
     out = tmp_path / "model"
-    proc = torchrun("-m", "explorer.train", *TINY, "--max-steps", "5", "--out", str(out), cwd=ROOT)
+    proc = torchrun("-m", "explorer.training.train", *TINY, "--max-steps", "5", "--out", str(out), cwd=ROOT)
     assert "world size 2" in proc.stdout
     assert proc.stdout.count("parameters, vocab") == 1  # only rank 0 prints
     config = json.loads((out / "config.json").read_text(encoding="utf-8"))

@@ -5,8 +5,8 @@ import torch
 from torch import nn
 
 from conftest import tiny_config
-from explorer.dropout import LEVELS, Dropout, dropout
-from explorer.model import Transformer
+from explorer.model.dropout import LEVELS, Dropout, dropout
+from explorer.model.transformer import Transformer
 
 
 def test_drop_rate_and_scale_match_p():
@@ -87,10 +87,10 @@ def test_the_model_uses_it_everywhere_and_training_is_still_random_and_eval_dete
 
 
 def test_cpu_training_attention_draws_its_mask_here_not_in_sdpa(monkeypatch):
-    import explorer.model
+    import explorer.model.transformer
 
     calls = []
-    monkeypatch.setattr(explorer.model, "dropout", lambda x, p, training=True: calls.append(p) or dropout(x, p, training))
+    monkeypatch.setattr(explorer.model.transformer, "dropout", lambda x, p, training=True: calls.append(p) or dropout(x, p, training))
     model = Transformer(tiny_config(dropout=0.2)).train()
     model(torch.randint(4, 50, (2, 6)), torch.randint(4, 50, (2, 5)))
     assert calls == [0.2] * 6  # 2 encoder self + 2 decoder self + 2 cross attention sites

@@ -10,16 +10,16 @@ import pytest
 import torch
 
 from conftest import tiny_config
-from explorer.checkpoint import save_checkpoint
-from explorer.evaluate import evaluate, group_references, main, read_references, score_translations, scores_by_length
-from explorer.model import Transformer
+from explorer.model.checkpoint import save_checkpoint
+from explorer.training.evaluate import evaluate, group_references, main, read_references, score_translations, scores_by_length
+from explorer.model.transformer import Transformer
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=str(ROOT))
-    command = [sys.executable, "-m", "explorer.evaluate", *args]
+    command = [sys.executable, "-m", "explorer.training.evaluate", *args]
     return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
 
 

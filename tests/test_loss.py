@@ -4,8 +4,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from explorer import loss as loss_module
-from explorer.loss import label_smoothed_cross_entropy
+from explorer.training import loss as loss_module
+from explorer.training.loss import label_smoothed_cross_entropy
 
 PAD = 0
 

@@ -6,10 +6,10 @@ import pytest
 import torch
 
 from conftest import batch, tiny_config
-from explorer.config import ModelConfig
-from explorer.hooks import AttentionRecorder
-from explorer.masks import lookahead_mask, padding_mask
-from explorer.model import Ablation, DecoderState, Transformer, sinusoid_table, state_shapes
+from explorer.model.config import ModelConfig
+from explorer.interpret.hooks import AttentionRecorder
+from explorer.model.masks import lookahead_mask, padding_mask
+from explorer.model.transformer import Ablation, DecoderState, Transformer, sinusoid_table, state_shapes
 
 
 def test_masks_shapes_and_values():

@@ -1,4 +1,4 @@
-"""`python -m explorer.model_report`: measurements stored in config.json, the card rendered from them, --card-only."""
+"""`python -m explorer.training.model_report`: measurements stored in config.json, the card rendered from them, --card-only."""
 
 import json
 from pathlib import Path
@@ -7,9 +7,9 @@ import pytest
 import torch
 
 from conftest import tiny_config
-from explorer.checkpoint import load_checkpoint, save_checkpoint
-from explorer.model import Transformer
-from explorer.model_report import main
+from explorer.model.checkpoint import load_checkpoint, save_checkpoint
+from explorer.model.transformer import Transformer
+from explorer.training.model_report import main
 
 GOLD = Path(__file__).parent / "data" / "gold_alignments.tsv"
 
@@ -41,7 +41,7 @@ def test_report_stores_measurements_and_renders_them_into_the_card(checkpoint, t
     greedy = meta["evaluation"]["test.tsv, greedy"]
     assert greedy["sentences"] == 2 and greedy["references"] == 3 and greedy["by_length"][0]["words"] == "1-5"
     assert meta["alignment"]["pairs"] == 31 and isinstance(meta["alignment"]["best"]["head"], int)
-    assert meta["report_command"] == "python -m explorer.model_report " + " ".join(args)  # the note is not an option
+    assert meta["report_command"] == "python -m explorer.training.model_report " + " ".join(args)  # the note is not an option
     assert meta["card_note"] == "First note."
     assert f"BLEU **{greedy['bleu']}**" in card and "First note." in card and "| source words |" in card
     best = meta["alignment"]["best"]

@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.config import ModelConfig
-from explorer.handle import ModelHandle
-from explorer.inputs import UserError, clean_text, parse_request
-from explorer.model import Transformer
-from explorer.session import ExplorerSession
-from explorer.trace_cache import TraceCache
+from explorer.model.config import ModelConfig
+from explorer.interpret.handle import ModelHandle
+from explorer.interpret.inputs import UserError, clean_text, parse_request
+from explorer.model.transformer import Transformer
+from explorer.app.session import ExplorerSession
+from explorer.app.trace_cache import TraceCache
 
 TEXT = "The dog sees the cat."
 
@@ -124,7 +124,7 @@ def test_choose_own_model_requires_training_and_says_when_the_session_expired(ha
 
 
 def test_one_session_runs_a_bounded_number_of_events_at_once(session):
-    from explorer.session import MAX_IN_FLIGHT
+    from explorer.app.session import MAX_IN_FLIGHT
 
     with contextlib.ExitStack() as stack:
         for _ in range(MAX_IN_FLIGHT):

@@ -5,10 +5,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from explorer.alignment import read_gold, score_heads
-from explorer.checkpoint import load_checkpoint
-from explorer.evaluate import translate
-from explorer.handle import load_handle
+from explorer.interpret.alignment import read_gold, score_heads
+from explorer.model.checkpoint import load_checkpoint
+from explorer.training.evaluate import translate
+from explorer.interpret.handle import load_handle
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "checkpoints" / "tatoeba-en-de"
@@ -79,10 +79,10 @@ def test_the_long_example_trace_fits_its_wire_budget():
     """The Translate tab's long example travels in at most 150 KB (the browser gets the whole decode at once)."""
     import json
 
-    from explorer.inputs import parse_request
-    from explorer.trace import build_trace
+    from explorer.interpret.inputs import parse_request
+    from explorer.interpret.trace import build_trace
     from explorer.ui.translate_tab import EXAMPLES
-    from explorer.wire import to_wire
+    from explorer.app.wire import to_wire
 
     handle = load_handle(SHIPPED)
     long_example = max((s for s, _ in EXAMPLES), key=len)

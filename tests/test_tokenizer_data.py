@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from explorer.data import (
+from explorer.training.data import (
     MINI_CORPUS,
     clean,
     collate,
@@ -15,7 +15,7 @@ from explorer.data import (
     split_by_source,
     token_batches,
 )
-from explorer.tokenizer import BOS_ID, CONTINUATION, EOS_ID, PAD_ID, UNK_ID, WORD_START, Tokenizer, normalize
+from explorer.model.tokenizer import BOS_ID, CONTINUATION, EOS_ID, PAD_ID, UNK_ID, WORD_START, Tokenizer, normalize
 
 PAIRS = [
     ("I am tired.", "Ich bin müde."),

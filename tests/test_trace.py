@@ -10,16 +10,16 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.config import ModelConfig
-from explorer.decoding import Stepper, StepperOptions, beam_search, greedy_batch, prepare_source
-from explorer.handle import ModelHandle
-from explorer.hooks import AttentionRecorder
-from explorer.inputs import LIMITS, TraceRequest, UserError, parse_link, parse_request
-from explorer.model import Ablation, Transformer
-from explorer.tokenizer import BOS_ID, EOS_ID
-from explorer.trace import build_trace, build_traces, plan_trace
-from explorer.trace_cache import TraceCache
-from explorer.wire import WEIGHT_ERROR, to_wire, unpack
+from explorer.model.config import ModelConfig
+from explorer.interpret.decoding import Stepper, StepperOptions, beam_search, greedy_batch, prepare_source
+from explorer.interpret.handle import ModelHandle
+from explorer.interpret.hooks import AttentionRecorder
+from explorer.interpret.inputs import LIMITS, TraceRequest, UserError, parse_link, parse_request
+from explorer.model.transformer import Ablation, Transformer
+from explorer.model.tokenizer import BOS_ID, EOS_ID
+from explorer.interpret.trace import build_trace, build_traces, plan_trace
+from explorer.app.trace_cache import TraceCache
+from explorer.app.wire import WEIGHT_ERROR, to_wire, unpack
 
 TEXT = "The dog sees the cat in the garden."
 

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from explorer.checkpoint import load_checkpoint
-from explorer.decoding import greedy_batch
-from explorer.tokenizer import EOS_ID
-from explorer.train import (
+from explorer.model.checkpoint import load_checkpoint
+from explorer.interpret.decoding import greedy_batch
+from explorer.model.tokenizer import EOS_ID
+from explorer.training.train import (
     RESUME_FILE,
     TrainConfig,
     Trainer,
@@ -197,18 +197,18 @@ def test_cli_records_its_command_and_export_only_keeps_the_training_command(tmp_
     train_args = common + ["--out", str(out), "--max-steps", "3", "--save-dtype", "float16"]
     assert main(train_args) == 0
     command = load_checkpoint(out).metadata["command"]
-    assert command == "python -m explorer.train " + " ".join(train_args)
+    assert command == "python -m explorer.training.train " + " ".join(train_args)
     assert main(common + ["--out", str(copy), "--export-only"]) == 0
     assert f"exported step 3 to {copy}" in capsys.readouterr().out
     assert load_checkpoint(copy).metadata["command"] == command  # what made the weights, not the export
     assert main(["--work-dir", str(tmp_path / "empty"), "--out", str(tmp_path / "x"), "--export-only"]) == 2
-    assert Trainer(tiny_train_config(tmp_path / "py"), log=lambda _: None).metadata()["command"].startswith("explorer.train.Trainer")
+    assert Trainer(tiny_train_config(tmp_path / "py"), log=lambda _: None).metadata()["command"].startswith("explorer.training.train.Trainer")
 
 
 @pytest.mark.slow
 def test_sigterm_stops_the_cli_after_a_step_and_leaves_a_resumable_export(tmp_path):
     out, work = tmp_path / "model", tmp_path / "work"
-    command = [sys.executable, "-m", "explorer.train", "--data", "mini", "--out", str(out), "--work-dir", str(work),
+    command = [sys.executable, "-m", "explorer.training.train", "--data", "mini", "--out", str(out), "--work-dir", str(work),
                "--vocab-size", "200", "--d-model", "16", "--n-heads", "4", "--n-encoder-layers", "1",
                "--n-decoder-layers", "1", "--d-ff", "32", "--max-len", "64", "--max-tokens", "256", "--max-steps", "100000",
                "--eval-every", "0", "--bleu-sample", "4", "--threads", "1", "--log-every", "5"]  # fmt: skip
@@ -227,7 +227,7 @@ def test_sigterm_stops_the_cli_after_a_step_and_leaves_a_resumable_export(tmp_pa
         proc.kill()
     assert proc.returncode == 0, output
     assert "Traceback" not in output
-    if platform.libc_ver()[0] == "glibc":  # CPU training keeps freed memory (explorer.allocator)
+    if platform.libc_ver()[0] == "glibc":  # CPU training keeps freed memory (explorer.training.allocator)
         assert "malloc keeps freed memory" in model_line
     steps = load_checkpoint(out).metadata["steps"]
     assert 0 < steps < 100000

@@ -7,12 +7,12 @@ from dataclasses import fields
 import gradio as gr
 from starlette.middleware import Middleware
 
-from .. import markdown
-from ..handle import ModelHandle
-from ..inputs import TraceRequest, UserError, parse_link, parse_request
-from ..session import SESSION_IDLE_S, USE_OWN_LABEL, ExplorerSession
-from ..trace_cache import TraceCache
-from ..training_job import MAX_UPLOAD_BYTES
+from ..app import markdown
+from ..interpret.handle import ModelHandle
+from ..interpret.inputs import TraceRequest, UserError, parse_link, parse_request
+from ..app.session import SESSION_IDLE_S, USE_OWN_LABEL, ExplorerSession
+from ..app.trace_cache import TraceCache
+from ..app.training_job import MAX_UPLOAD_BYTES
 from . import ablation_tab, about_tab, positional_tab, train_tab, translate_tab, viewer
 from .app_blocks import Blocks
 from .body_limit import BodyLimit

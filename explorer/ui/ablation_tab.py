@@ -10,9 +10,9 @@ import re
 
 import gradio as gr
 
-from ..config import ATTENTION_KINDS
-from ..figures import KIND_TITLES
-from ..inputs import UserError
+from ..model.config import ATTENTION_KINDS
+from ..app.figures import KIND_TITLES
+from ..interpret.inputs import UserError
 from .common import PLAIN_EVENT, Context, session_event
 
 

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import gradio as gr
 
-from ..handle import ModelHandle
-from ..markdown import escape
+from ..interpret.handle import ModelHandle
+from ..app.markdown import escape
 from .common import Context
 
 
 def describe(handle: ModelHandle) -> str:
     """Markdown about the model; every value from the checkpoint is escaped, so it shows as plain text."""
     c = handle.config
-    meta = handle.metadata  # validated when the checkpoint was loaded (explorer/metadata.py)
+    meta = handle.metadata  # validated when the checkpoint was loaded (explorer/model/metadata.py)
     lines = [
         f"### {escape(handle.name)}",
         f"- {handle.model.num_parameters():,} parameters: {c.n_encoder_layers} encoder + {c.n_decoder_layers} decoder layers, "

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from ..inputs import MAX_CHARS, MAX_REQUEST_BYTES
+from ..interpret.inputs import MAX_CHARS, MAX_REQUEST_BYTES
 
 UPLOAD_ROUTE = "/gradio_api/upload"
 MULTIPART_SLACK = 64 * 1024  # boundaries and part headers around an uploaded file

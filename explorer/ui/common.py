@@ -11,10 +11,10 @@ from dataclasses import dataclass
 
 import gradio as gr
 
-from ..figures import NORMAL_FONT, PRESENTATION_FONT
-from ..handle import ModelHandle
-from ..inputs import UserError, flag
-from ..session import ExplorerSession
+from ..app.figures import NORMAL_FONT, PRESENTATION_FONT
+from ..interpret.handle import ModelHandle
+from ..interpret.inputs import UserError, flag
+from ..app.session import ExplorerSession
 
 log = logging.getLogger("explorer.ui")
 

@@ -7,8 +7,8 @@ import html
 import gradio as gr
 from gradio.utils import get_upload_folder, is_in_or_equal
 
-from ..inputs import LIMITS, UserError
-from ..training_job import CORPORA, MAX_UPLOAD_BYTES, PRESETS, run_training
+from ..interpret.inputs import LIMITS, UserError
+from ..app.training_job import CORPORA, MAX_UPLOAD_BYTES, PRESETS, run_training
 from .common import Context, font_size, session_event
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import gradio as gr
 
-from ..inputs import LIMITS, MAX_CHARS
+from ..interpret.inputs import LIMITS, MAX_CHARS
 from . import viewer
 from .common import Context
 

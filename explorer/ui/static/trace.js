@@ -1,5 +1,5 @@
 // trace.js: the decode trace in the browser. Unpacks the wire form (16-bit arrays in base64, see
-// explorer/wire.py) and slices the view at step t: rows 0..t-1 of decoder_self and cross, with labels.
+// explorer/app/wire.py) and slices the view at step t: rows 0..t-1 of decoder_self and cross, with labels.
 // It computes nothing the server did not send, except the mean of heads.
 (function (AE) {
   "use strict";

@@ -16,8 +16,8 @@ import torch
 
 from .hooks import AttentionMaps, AttentionRecorder
 from .inputs import LIMITS
-from .model import Ablation, DecoderState, Transformer
-from .tokenizer import BOS_ID, EOS_ID, Tokenizer
+from ..model.transformer import Ablation, DecoderState, Transformer
+from ..model.tokenizer import BOS_ID, EOS_ID, Tokenizer
 
 STRATEGIES = ("greedy", "sample")
 

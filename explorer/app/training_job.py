@@ -19,14 +19,14 @@ from pathlib import Path
 import torch
 
 from . import figures
-from .checkpoint import load_checkpoint
-from .data import MINI_CORPUS, clean, read_tsv
-from .hooks import AttentionRecorder
-from .handle import ModelHandle
-from .inputs import UserError, bounded, shown
+from ..model.checkpoint import load_checkpoint
+from ..training.data import MINI_CORPUS, clean, read_tsv
+from ..interpret.hooks import AttentionRecorder
+from ..interpret.handle import ModelHandle
+from ..interpret.inputs import UserError, bounded, shown
 from .session import ExplorerSession
-from .tokenizer import BOS_ID, EOS_ID
-from .train import TrainConfig, Trainer
+from ..model.tokenizer import BOS_ID, EOS_ID
+from ..training.train import TrainConfig, Trainer
 
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024
 MAX_UPLOAD_PAIRS = 20_000

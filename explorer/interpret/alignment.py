@@ -17,8 +17,8 @@ from pathlib import Path
 import torch
 
 from .hooks import AttentionRecorder
-from .model import Transformer
-from .tokenizer import BOS_ID, EOS_ID, WORD_START, Tokenizer, normalize
+from ..model.transformer import Transformer
+from ..model.tokenizer import BOS_ID, EOS_ID, WORD_START, Tokenizer, normalize
 
 WORD = re.compile(r"\w+|[^\w\s]")
 

@@ -45,7 +45,7 @@ def loss_curve_png(history: list[dict]) -> bytes | None:
 def render_card(meta: dict, evaluation: dict | None = None, extra_sections: str = "") -> str:
     """Markdown model card from a checkpoint's training metadata (and an evaluation, if given).
 
-    The metadata has the types `explorer.metadata.validate_metadata` checks; optional fields may be absent.
+    The metadata has the types `explorer.model.metadata.validate_metadata` checks; optional fields may be absent.
     """
     tc = meta.get("train_config") or {}
     data = ", ".join(tc.get("data", []))
@@ -53,7 +53,7 @@ def render_card(meta: dict, evaluation: dict | None = None, extra_sections: str 
         "# Attention Explorer English→German Transformer",
         "",
         "A small encoder-decoder Transformer trained with this project's own pipeline "
-        "(`python -m explorer.train`), made to be looked inside with Attention Explorer.",
+        "(`python -m explorer.training.train`), made to be looked inside with Attention Explorer.",
         "",
         "## Training data",
         f"- corpus: `{data}`, validation: `{tc.get('valid') or 'split off the training data'}`",

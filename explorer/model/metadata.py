@@ -72,7 +72,7 @@ def _last_validation(field: str, last: object) -> None:
 
 
 def _evaluation(field: str, evaluation: object) -> None:
-    """{test set name: {"bleu", "chrf", "sentences", ...}} as `explorer.evaluate` writes it."""
+    """{test set name: {"bleu", "chrf", "sentences", ...}} as `explorer.training.evaluate` writes it."""
     _mapping(field, evaluation)
     for name, ev in evaluation.items():
         _plain(f"{field} name", name, MAX_LABEL_CHARS)
@@ -107,7 +107,7 @@ def _evaluation(field: str, evaluation: object) -> None:
 
 
 def _alignment(field: str, alignment: object, config: ModelConfig) -> None:
-    """{"best": row, "pairs": n, "gold": file name, "heads": [row, ...]} as `explorer.model_report` writes it."""
+    """{"best": row, "pairs": n, "gold": file name, "heads": [row, ...]} as `explorer.training.model_report` writes it."""
     _mapping(field, alignment)
     _head_row(f"{field}.best", _required(alignment, "best", field), config)
     _integer(f"{field}.pairs", _required(alignment, "pairs", field), 0)

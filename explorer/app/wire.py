@@ -18,8 +18,8 @@ from dataclasses import asdict
 
 import numpy as np
 
-from .handle import ModelHandle
-from .trace import DecodeTrace
+from ..interpret.handle import ModelHandle
+from ..interpret.trace import DecodeTrace
 
 VERSION = 1
 WEIGHT_DTYPE, WEIGHT_LEVELS = "<u2", 65535

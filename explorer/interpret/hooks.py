@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 import torch
 import torch.nn.functional as F
 
-from .config import ATTENTION_KINDS
-from .model import AttentionOutput, Transformer
+from ..model.config import ATTENTION_KINDS
+from ..model.transformer import AttentionOutput, Transformer
 
 
 @dataclass

@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING
 import torch
 
 from .inputs import HEAD_MEAN
-from .metadata import MAX_NAME_CHARS, is_plain_text
-from .model import Transformer
-from .tokenizer import Tokenizer
+from ..model.metadata import MAX_NAME_CHARS, is_plain_text
+from ..model.transformer import Transformer
+from ..model.tokenizer import Tokenizer
 
 if TYPE_CHECKING:
-    from .checkpoint import Checkpoint
+    from ..model.checkpoint import Checkpoint
 
 
 @dataclass
@@ -57,7 +57,7 @@ def fingerprint(model: Transformer, tokenizer: Tokenizer) -> str:
 
 def load_handle(path, name: str | None = None) -> ModelHandle:
     """Load a checkpoint for the explorer; its alignment finding (if any) picks the default view."""
-    from .checkpoint import load_checkpoint
+    from ..model.checkpoint import load_checkpoint
 
     ckpt = load_checkpoint(path)
     view = ("cross", ckpt.model.config.n_decoder_layers - 1, HEAD_MEAN)
@@ -70,7 +70,7 @@ def load_handle(path, name: str | None = None) -> ModelHandle:
 def display_name(ckpt: Checkpoint) -> str:
     """What the app calls a checkpoint: its metadata's name, else its model card's title, else its directory's
     name; never a path of the server's filesystem."""
-    from .checkpoint import card_title
+    from ..model.checkpoint import card_title
 
     if ckpt.metadata.get("name"):  # validated plain text
         return ckpt.metadata["name"]

@@ -18,10 +18,10 @@ from pathlib import Path
 import numpy as np
 
 from . import figures, markdown
-from .config import ATTENTION_KINDS
-from .handle import ModelHandle
-from .inputs import TraceRequest, UserError, flag, number, parse_request, shown
-from .trace import build_traces, plan_trace
+from ..model.config import ATTENTION_KINDS
+from ..interpret.handle import ModelHandle
+from ..interpret.inputs import TraceRequest, UserError, flag, number, parse_request, shown
+from ..interpret.trace import build_traces, plan_trace
 from .trace_cache import TraceCache
 from .wire import to_wire, unpack
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import torch
 
-from .tokenizer import BOS_ID, EOS_ID, PAD_ID, Tokenizer, normalize
+from ..model.tokenizer import BOS_ID, EOS_ID, PAD_ID, Tokenizer, normalize
 
 Pair = tuple[str, str]  # (source, target)
 MINI_CORPUS = Path(__file__).parent / "corpus" / "mini_en_de.tsv"

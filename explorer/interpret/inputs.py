@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .config import ATTENTION_KINDS
-from .tokenizer import normalize
+from ..model.config import ATTENTION_KINDS
+from ..model.tokenizer import normalize
 
 MAX_CHARS = 1000  # longer pastes are refused with a message
 MAX_REQUEST_BYTES = 64 * 1024  # one HTTP request to the app (a sentence of MAX_CHARS fits many times over); more is refused unread

@@ -26,7 +26,7 @@ from safetensors.torch import load_file, save_file
 
 from .config import MAX_PARAMETERS, ModelConfig
 from .metadata import validate_metadata
-from .model import Transformer, state_shapes
+from .transformer import Transformer, state_shapes
 from .safetensors_header import read_header
 from .tokenizer import Tokenizer
 

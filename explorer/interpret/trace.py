@@ -29,8 +29,8 @@ from .decoding import Source, Stepper, StepperOptions, beam_search, default_max_
 from .handle import ModelHandle
 from .inputs import TOP_CANDIDATES, TraceRequest, UserError
 from .hooks import AttentionRecorder
-from .model import Ablation
-from .tokenizer import BOS_ID, EOS_ID
+from ..model.transformer import Ablation
+from ..model.tokenizer import BOS_ID, EOS_ID
 
 
 @dataclass

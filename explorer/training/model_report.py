@@ -1,9 +1,9 @@
 """Measure a checkpoint for its model card and write the findings into it.
 
-    python -m explorer.model_report --checkpoint checkpoints/tatoeba-en-de --data valid.tsv \\
+    python -m explorer.training.model_report --checkpoint checkpoints/tatoeba-en-de --data valid.tsv \\
         --gold tests/data/gold_alignments.tsv --beam 4 [--reference-checkpoint FP32_DIR]
 
-Runs `explorer.evaluate` greedily and with beam search, scores every cross-attention head against
+Runs `explorer.training.evaluate` greedily and with beam search, scores every cross-attention head against
 hand-made word alignments, optionally evaluates an fp32 copy for the fp16 comparison, then stores all of
 it in config.json's training metadata (the app reads the best alignment head from there) and re-renders
 the model card. `--card-only` re-renders the card (e.g. with a new `--note`) from the measurements
@@ -18,11 +18,11 @@ import shlex
 import sys
 from pathlib import Path
 
-from .alignment import read_gold, score_heads
+from ..interpret.alignment import read_gold, score_heads
 from .card import render_card
-from .checkpoint import CheckpointError, load_checkpoint, update_metadata
+from ..model.checkpoint import CheckpointError, load_checkpoint, update_metadata
 from .evaluate import evaluate
-from .metadata import MAX_LABEL_CHARS, is_plain_text
+from ..model.metadata import MAX_LABEL_CHARS, is_plain_text
 
 
 def alignment_section(alignment: dict) -> str:
@@ -84,7 +84,7 @@ def rerender_card(checkpoint: str, note: str | None) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m explorer.model_report", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m explorer.training.model_report", description=__doc__.split("\n")[0])
     parser.add_argument("--checkpoint", required=True)
     parser.add_argument("--data", help="multi-reference TSV (source TAB reference ...)")
     parser.add_argument("--gold", help="gold word alignments TSV")
@@ -131,7 +131,7 @@ def report(args: argparse.Namespace, argv: list[str] | None) -> int:
         del argv[i : i + 2]
     argv = [a for a in argv if not a.startswith("--note=")]
     note = ckpt.metadata.get("card_note", "") if args.note is None else args.note
-    updates = {"evaluation": evaluation, "alignment": alignment, "report_command": "python -m explorer.model_report " + shlex.join(argv), "card_note": note}
+    updates = {"evaluation": evaluation, "alignment": alignment, "report_command": "python -m explorer.training.model_report " + shlex.join(argv), "card_note": note}
     update_metadata(args.checkpoint, updates, card_text(dict(ckpt.metadata) | updates, ckpt.model.config.vocab_size))
     print(json.dumps({k: {m: v[m] for m in ("bleu", "chrf", "bleu_signature", "chrf_signature")} for k, v in evaluation.items()}, indent=1))
     return 0
