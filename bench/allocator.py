@@ -7,8 +7,8 @@ loss, backward, clipping, AdamW) on the same synthetic 4,096-token batches, and 
 step, minor page faults and system CPU time from getrusage. The ratio is default time / retained
 time, the speed-up the training CLI gets from calling it.
 
-    python bench/allocator.py [--threads N] [--repeat R] [--steps S] [--bf16] [--json OUT]
-    python bench/allocator.py --quick   # smoke test
+    python -m bench.allocator [--threads N] [--repeat R] [--steps S] [--bf16] [--json OUT]
+    python -m bench.allocator --quick   # smoke test
 """
 
 from __future__ import annotations
@@ -19,16 +19,18 @@ import resource
 import subprocess
 import sys
 import time
+from pathlib import Path
 
-import common
+from bench import common
 import torch
-from train_throughput import Run, synthetic_examples
+from bench.train_throughput import Run, synthetic_examples
 
 from explorer.training.allocator import retain_freed_memory
 from explorer.training.data import token_batches
 from explorer.model.transformer import Transformer
-from explorer.training.train import TrainConfig
+from explorer.training.trainer import TrainConfig
 
+ROOT = Path(__file__).resolve().parents[1]  # the children run as `python -m bench.allocator` from here
 VARIANTS = ("glibc defaults", "retain_freed_memory()")
 
 
@@ -78,10 +80,10 @@ def main() -> None:
     results: dict[str, list[dict]] = {name: [] for name in VARIANTS}
     for r in range(args.repeat):
         for name in VARIANTS if r % 2 == 0 else reversed(VARIANTS):
-            command = [sys.executable, __file__, "--child", name, "--threads", str(args.threads), "--seed", str(args.seed),
+            command = [sys.executable, "-m", "bench.allocator", "--child", name, "--threads", str(args.threads), "--seed", str(args.seed),
                        "--steps", str(args.steps), "--warmup-steps", str(args.warmup_steps),
                        "--max-tokens", str(args.max_tokens), "--examples", str(args.examples)]  # fmt: skip
-            out = subprocess.run(command + (["--bf16"] if args.bf16 else []), capture_output=True, text=True, check=True)
+            out = subprocess.run(command + (["--bf16"] if args.bf16 else []), cwd=ROOT, capture_output=True, text=True, check=True)
             results[name].append(json.loads(out.stdout.strip().splitlines()[-1]))
     assert results[VARIANTS[1]][0]["retained"], "retain_freed_memory() is not available here (not glibc)"
 

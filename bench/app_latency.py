@@ -1,6 +1,6 @@
 """App latency through the real HTTP API: ready time, one trace (new and cached) against a no-op, payloads.
 
-    python bench/app_latency.py [--checkpoint checkpoints/tatoeba-en-de] [--steps 15] [--json OUT]
+    python -m bench.app_latency [--checkpoint checkpoints/tatoeba-en-de] [--steps 15] [--json OUT]
 
 Starts `python app.py` as a subprocess (as a user would), measures the time until it answers HTTP,
 then drives it with gradio_client: `/trace` of a long sentence the server has not seen (one whole decode

@@ -1,6 +1,6 @@
 """Key press to repainted heatmap in headless Chromium: 30 steps and 30 head switches, all drawn in the browser.
 
-    python bench/browser_step.py [--checkpoint checkpoints/tatoeba-en-de] [--json OUT]
+    python -m bench.browser_step [--checkpoint checkpoints/tatoeba-en-de] [--json OUT]
 
 Starts `python app.py`, opens the page at 1366x768 on the long example, and for each key press measures
 in the page from the keydown event to the end of the first animation frame after the viewer's redraw
@@ -18,7 +18,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from app_latency import ROOT, free_port, start_app
+from bench.app_latency import ROOT, free_port, start_app
 
 LONG = "When I was a child, I often went to school by bus because my parents did not have a car."
 MEASURE = """async (key) => {

@@ -11,12 +11,12 @@ A middle row isolates the recorder: the same greedy loop inside one `AttentionRe
 kinds), with `maps()` at the end. Timed per sentence: construction/encoding through the last step.
 Without --checkpoint the model is random with the shipped size and pieces are shown as ids.
 
-    python bench/capture_latency.py [--checkpoint checkpoints/tatoeba-en-de] [--threads N] [--json OUT]
+    python -m bench.capture_latency [--checkpoint checkpoints/tatoeba-en-de] [--threads N] [--json OUT]
 """
 
 from __future__ import annotations
 
-import common
+from bench import common
 from explorer.interpret.decoding import Source, Stepper, StepperOptions
 from explorer.interpret.hooks import AttentionRecorder
 

@@ -1,4 +1,4 @@
-"""Checkpoint loading time and size: `python bench/checkpoint_load.py [--checkpoint DIR] [--repeat N]`.
+"""Checkpoint loading time and size: `python -m bench.checkpoint_load [--checkpoint DIR] [--repeat N]`.
 
 Times `explorer.model.checkpoint.load_checkpoint` (read + validate + build the model) in a fresh process
 each time, so file caches are warm but nothing of Python or torch is reused from an earlier load,
@@ -17,8 +17,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PROBE = """
-import sys, time
-sys.path.insert(0, {root!r})
+import time
 import torch
 from safetensors.torch import load_file
 from explorer.model.checkpoint import load_checkpoint
@@ -35,10 +34,10 @@ def main() -> int:
     parser.add_argument("--json")
     args = parser.parse_args()
     ckpt = Path(args.checkpoint)
-    code = PROBE.format(root=str(ROOT), weights=str(ckpt / "model.safetensors"), ckpt=str(ckpt))
+    code = PROBE.format(weights=str(ckpt / "model.safetensors"), ckpt=str(ckpt))
     raw, full = [], []
     for _ in range(args.repeat):
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+        out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
         raw.append(float(out[0]))
         full.append(float(out[1]))
     size = sum(f.stat().st_size for f in ckpt.iterdir() if f.is_file())

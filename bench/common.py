@@ -15,19 +15,16 @@ import os
 import platform
 import random
 import statistics
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `python bench/NAME.py` from the repo root
-
-from explorer.model.config import ModelConfig  # noqa: E402
-from explorer.model.transformer import DecoderState, Transformer  # noqa: E402
-from explorer.model.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID  # noqa: E402
-from explorer.training.train import TrainConfig  # noqa: E402
+from explorer.model.config import ModelConfig
+from explorer.model.transformer import DecoderState, Transformer
+from explorer.model.config import BOS_ID, EOS_ID, PAD_ID, UNK_ID
+from explorer.training.trainer import TrainConfig
 
 
 def parser(description: str) -> argparse.ArgumentParser:
@@ -65,7 +62,7 @@ def seed_everything(seed: int) -> None:
 
 def shipped_config() -> ModelConfig:
     """The size of the shipped model: the training defaults (vocab 8000, 256/4 heads, 3+3, 1024, pre-LN)."""
-    return TrainConfig().model_config(TrainConfig().vocab_size)
+    return TrainConfig().model
 
 
 class IdTokenizer:

@@ -6,9 +6,9 @@ encoded with that checkpoint's own tokenizer and scored by `explorer.training.tr
 validation loss). A training loss far below the validation loss means the model memorizes its
 training pairs, so more regularization (dropout) may buy more than more steps.
 
-    python bench/generalization_gap.py --threads 2 --data ../shared/data/tatoeba-en-de/train.tsv \
+    python -m bench.generalization_gap --threads 2 --data ../shared/data/tatoeba-en-de/train.tsv \
         --valid ../shared/data/tatoeba-en-de/valid.tsv --checkpoint checkpoints/tatoeba-en-de [DIR ...]
-    python bench/generalization_gap.py --quick   # smoke test: the shipped model on the gold-alignment pairs
+    python -m bench.generalization_gap --quick   # smoke test: the shipped model on the gold-alignment pairs
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ import random
 import sys
 from pathlib import Path
 
-import common  # noqa: F401  (puts the repository on sys.path)
+from bench import common  # noqa: F401  (the shared flags and timing)
 import torch
 
 from explorer.model.checkpoint import load_checkpoint
 from explorer.training.data import clean, encode_pairs, read_tsv
-from explorer.training.train import mean_loss
+from explorer.training.trainer import mean_loss
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,6 +1,6 @@
 """Hardening, measured: what one careless or hostile client costs the server and everyone else.
 
-    python bench/hardening.py [--checkpoint DIR] [--app-dir OLD] [--parts oversized flood visitors files] [--json OUT]
+    python -m bench.hardening [--checkpoint DIR] [--app-dir OLD] [--parts oversized flood visitors files] [--json OUT]
 
 Each part runs against `python app.py` started here (127.0.0.1 only, stopped by its PID, under a 6 GiB cap on
 its data segment), through Gradio's REST protocol; the arguments of every call are filled from the app's own
@@ -34,8 +34,8 @@ from pathlib import Path
 
 import httpx
 
-from app_latency import ROOT, free_port, start_app
-from lecture_load import EXAMPLES, cpu_s, q, rss_mb
+from bench.app_latency import ROOT, free_port, start_app
+from bench.lecture_load import EXAMPLES, cpu_s, q, rss_mb
 
 TINY = "tiny (d_model 64, 2+2 layers, 4 heads)"
 DATA_CAP = 6 * 2**30

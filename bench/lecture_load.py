@@ -1,6 +1,6 @@
 """A class opening the Space at once: N simulated students, each its own client, against `python app.py`.
 
-    python bench/lecture_load.py [--students 1 30 60 120 200] [--checkpoint DIR] [--app-dir DIR --old-design] [--json OUT]
+    python -m bench.lecture_load [--students 1 30 60 120 200] [--checkpoint DIR] [--app-dir DIR --old-design] [--json OUT]
 
 Each student gets its own session and connection and, all starting within one second, asks for a trace
 of one of the Translate tab's examples or of a sentence of its own (half and half), then does what the
@@ -31,7 +31,7 @@ from pathlib import Path
 
 import httpx
 
-from app_latency import ROOT, free_port, start_app
+from bench.app_latency import ROOT, free_port, start_app
 
 EXAMPLES = [
     "I know that he reads a book every day.", "The train arrives at eight o'clock.", "She calls her mother every evening.",

@@ -11,22 +11,22 @@ which computes the same loss and gradient in row chunks without float copies of 
 
 Variants are interleaved in one process (common.interleaved); ratios are old time / new time.
 
-    python bench/loss_step.py [--threads N] [--repeat R] [--json OUT]
-    python bench/loss_step.py --quick   # smoke test
+    python -m bench.loss_step [--threads N] [--repeat R] [--json OUT]
+    python -m bench.loss_step --quick   # smoke test
 """
 
 from __future__ import annotations
 
 import copy
 
-import common
+from bench import common
 import torch
 import torch.nn.functional as F
-from train_throughput import Run, interleaved_steps
+from bench.train_throughput import Run, interleaved_steps
 
 from explorer.model.transformer import Transformer
-from explorer.model.tokenizer import PAD_ID
-from explorer.training.train import TrainConfig, sequence_loss
+from explorer.model.config import PAD_ID
+from explorer.training.trainer import TrainConfig, sequence_loss
 
 
 def float_copy_loss(logits: torch.Tensor, target: torch.Tensor, label_smoothing: float) -> torch.Tensor:

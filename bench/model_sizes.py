@@ -8,21 +8,20 @@ process (common.interleaved), and reports each as a ratio to the shipped size: 1
 steps fit in the same time. Batches are real pairs with `--data FILE.tsv --checkpoint DIR` (the
 checkpoint's tokenizer; all sizes share its vocabulary) or synthetic pairs by default.
 
-    python bench/model_sizes.py --threads 2 --data ../shared/data/tatoeba-en-de/train.tsv --checkpoint checkpoints/tatoeba-en-de
-    python bench/model_sizes.py --quick   # smoke test
+    python -m bench.model_sizes --threads 2 --data ../shared/data/tatoeba-en-de/train.tsv --checkpoint checkpoints/tatoeba-en-de
+    python -m bench.model_sizes --quick   # smoke test
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-import common
-import torch
-from train_throughput import Run, interleaved_steps, real_examples, synthetic_examples
+from bench import common
+from bench.train_throughput import Run, interleaved_steps, real_examples, synthetic_examples
 
 from explorer.training.data import token_batches
 from explorer.model.transformer import Transformer
-from explorer.training.train import TrainConfig
+from explorer.training.trainer import TrainConfig
 
 # name -> changes to the shipped ModelConfig (3+3 layers, d_model 256, 4 heads, d_ff 1024)
 SIZES = {
@@ -44,7 +43,7 @@ def main() -> None:
     train = TrainConfig()
     max_tokens = 1024 if args.quick else train.max_tokens
     if args.data:
-        examples, base = real_examples(args.data, args.checkpoint, train.max_len)
+        examples, base = real_examples(args.data, args.checkpoint, train.model.max_len)
         base = train.model_config(base.vocab_size)  # the shipped size with the checkpoint's vocabulary
         source = f"{args.data} tokenized by {args.checkpoint}"
     else:

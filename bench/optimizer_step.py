@@ -11,20 +11,20 @@ This measures what that buys, twice:
 Variants run interleaved in one process (common.interleaved), so drift hits them alike; ratios are
 loop time / other time. The updates themselves are compared before timing (max |difference|).
 
-    python bench/optimizer_step.py [--threads N] [--repeat R] [--bf16] [--json OUT]
-    python bench/optimizer_step.py --quick   # smoke test
+    python -m bench.optimizer_step [--threads N] [--repeat R] [--bf16] [--json OUT]
+    python -m bench.optimizer_step --quick   # smoke test
 """
 
 from __future__ import annotations
 
 import copy
 
-import common
+from bench import common
 import torch
-from train_throughput import Run, interleaved_steps
+from bench.train_throughput import Run, interleaved_steps
 
 from explorer.model.transformer import Transformer
-from explorer.training.train import TrainConfig
+from explorer.training.trainer import TrainConfig
 
 KINDS = {"loop": {"foreach": False}, "foreach": {"foreach": True}, "fused": {"fused": True}}
 

@@ -11,16 +11,16 @@ Both must produce the same tokens (asserted on an untimed run that also warms up
 sentence (encoding included), ms per output token, and the speedup recompute/cached. The recompute
 variant also projects every prefix position onto the vocabulary, as `model.decode` does.
 
-    python bench/stepping.py [--checkpoint DIR] [--lengths 10 30 60] [--threads N] [--json OUT]
+    python -m bench.stepping [--checkpoint DIR] [--lengths 10 30 60] [--threads N] [--json OUT]
 """
 
 from __future__ import annotations
 
 import torch
 
-import common
+from bench import common
 from explorer.model.transformer import DecoderState, Transformer
-from explorer.model.tokenizer import BOS_ID
+from explorer.model.config import BOS_ID
 
 
 @torch.no_grad()

@@ -15,12 +15,12 @@ eps=1e-9, weight_decay=0.01) step and the inverse-sqrt schedule. Batches come fr
 --checkpoint DIR`, real pairs tokenized with the checkpoint's tokenizer. Each round runs the same
 batch through both models, alternating which goes first; tokens/s counts non-pad target tokens.
 
-    python bench/train_throughput.py [--threads N] [--repeat R] [--data FILE.tsv --checkpoint DIR] [--bf16] [--json OUT]
+    python -m bench.train_throughput [--threads N] [--repeat R] [--data FILE.tsv --checkpoint DIR] [--bf16] [--json OUT]
 
 With `--bf16`, a third variant trains a copy of our model (same initial weights) under bf16 autocast
 (`explorer.training.train --bf16 true`) in the same rounds, and its speed is reported as a ratio to our fp32 run:
 this is what the trainer's `--bf16 auto` buys on a CPU with native bf16 instructions (AVX512-BF16, AMX).
-    python bench/train_throughput.py --quick --profile   # smoke test + where the time goes
+    python -m bench.train_throughput --quick --profile   # smoke test + where the time goes
 """
 
 from __future__ import annotations
@@ -32,12 +32,12 @@ import warnings
 import torch
 from torch import nn
 
-import common
+from bench import common
 from explorer.model.config import ModelConfig
 from explorer.training.data import Example, clean, collate, encode_pairs, read_corpus, token_batches
 from explorer.model.transformer import PositionalEncoding, Transformer
-from explorer.model.tokenizer import BOS_ID, EOS_ID, PAD_ID
-from explorer.training.train import TrainConfig, inverse_sqrt_schedule, sequence_loss
+from explorer.model.config import BOS_ID, EOS_ID, PAD_ID
+from explorer.training.trainer import TrainConfig, inverse_sqrt_schedule, sequence_loss
 
 NOTE = """\
 What limits the ratio (torch.profiler, shipped size, CPU; `--profile` prints the op table):
@@ -64,7 +64,7 @@ class ReferenceTransformer(nn.Module):
     def __init__(self, config: ModelConfig):
         super().__init__()
         self.config = config
-        self.embed = nn.Embedding(config.vocab_size, config.d_model, padding_idx=config.pad_id)
+        self.embed = nn.Embedding(config.vocab_size, config.d_model, padding_idx=PAD_ID)
         self.pos_encoding = PositionalEncoding(config.d_model, config.max_len)
         self.dropout = nn.Dropout(config.dropout)
         with warnings.catch_warnings():  # nested tensors are an inference fast path, off under pre-LN anyway
@@ -87,8 +87,8 @@ class ReferenceTransformer(nn.Module):
         return self.dropout(self.pos_encoding(self.embed(ids) * math.sqrt(self.config.d_model)))
 
     def forward(self, src: torch.Tensor, tgt_in: torch.Tensor) -> torch.Tensor:
-        src_pad = src == self.config.pad_id  # (B, S), True = ignore
-        tgt_pad = tgt_in == self.config.pad_id  # (B, T)
+        src_pad = src == PAD_ID  # (B, S), True = ignore
+        tgt_pad = tgt_in == PAD_ID  # (B, T)
         T = tgt_in.size(1)
         causal = torch.ones(T, T, dtype=torch.bool, device=tgt_in.device).triu(1)  # (T, T), True = ignore
         y = self.transformer(
@@ -253,7 +253,7 @@ def main() -> None:
 
     train = TrainConfig()
     if args.data:
-        examples, config = real_examples(args.data, args.checkpoint, train.max_len)
+        examples, config = real_examples(args.data, args.checkpoint, train.model.max_len)
         source = f"{args.data} tokenized by {args.checkpoint}"
     else:
         config = common.shipped_config()

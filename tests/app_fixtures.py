@@ -24,7 +24,8 @@ from explorer.model.checkpoint import save_checkpoint  # noqa: E402
 from explorer.model.config import ModelConfig  # noqa: E402
 from explorer.training.data import MINI_CORPUS, clean, read_tsv  # noqa: E402
 from explorer.model.transformer import Transformer  # noqa: E402
-from explorer.model.tokenizer import EOS_ID, Tokenizer  # noqa: E402
+from explorer.model.config import EOS_ID
+from explorer.model.tokenizer import Tokenizer  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 READY_TIMEOUT_S = 180  # torch + gradio imports are slow on a machine busy with a training run

@@ -9,7 +9,7 @@ import torch
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
-from explorer.model.config import ModelConfig  # noqa: E402
+from explorer.model.config import BOS_ID, PAD_ID, ModelConfig  # noqa: E402
 from explorer.training.data import MINI_CORPUS, clean, read_tsv  # noqa: E402
 from explorer.model.transformer import Transformer  # noqa: E402
 from explorer.model.tokenizer import Tokenizer  # noqa: E402
@@ -43,9 +43,9 @@ def batch(model_config: ModelConfig, seed: int = 0):
     g = torch.Generator().manual_seed(seed)
     src = torch.randint(4, model_config.vocab_size, (2, 7), generator=g)
     tgt = torch.randint(4, model_config.vocab_size, (2, 6), generator=g)
-    src[1, 5:] = model_config.pad_id
-    tgt[:, 0] = model_config.bos_id
-    tgt[1, 4:] = model_config.pad_id
+    src[1, 5:] = PAD_ID
+    tgt[:, 0] = BOS_ID
+    tgt[1, 4:] = PAD_ID
     return src, tgt
 
 

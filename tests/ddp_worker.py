@@ -17,7 +17,7 @@ import torch.distributed as dist
 from safetensors.torch import save_file
 
 from explorer.model.tokenizer import Tokenizer
-from explorer.training.train import Trainer, parse_args
+from explorer.training.train import build_trainer, parse_args
 
 
 def unstable_tokenizer(rank: int) -> None:
@@ -39,7 +39,7 @@ def main(argv: list[str]) -> int:
         else:
             unstable_tokenizer(int(os.environ["RANK"]))
             argv = argv[1:]
-    trainer = Trainer(parse_args(argv), log=lambda _: None)
+    trainer = build_trainer(parse_args(argv), log=lambda _: None)
     initial = {f"initial.{k}": v.detach().clone() for k, v in trainer.model.state_dict().items()}
     events = []
     for event in trainer.run():

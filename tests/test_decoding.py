@@ -6,10 +6,10 @@ import pytest
 import torch
 
 from conftest import batch, tiny_config
-from explorer.interpret.decoding import Source, Stepper, StepperOptions, beam_search, greedy_batch, prepare_source
+from explorer.interpret.decoding import Source, Stepper, StepperOptions, beam_search, greedy_decode, prepare_source
 from explorer.interpret.hooks import AttentionRecorder
 from explorer.model.transformer import Ablation, Transformer
-from explorer.model.tokenizer import BOS_ID, EOS_ID
+from explorer.model.config import BOS_ID, EOS_ID
 
 
 class FakeTokenizer:
@@ -140,7 +140,7 @@ def test_options_validation():
 
 def test_beam_one_equals_greedy_and_beams_are_ranked(tiny_model):
     sources = [[11, 12, 13, EOS_ID], [20, 21, 22, 23, 24, EOS_ID]]
-    greedy = greedy_batch(tiny_model, sources, max_new_tokens=12)
+    greedy = [ids[:-1] if ids[-1:] == [EOS_ID] else ids for ids in greedy_decode(tiny_model, sources, 12)]
     for src, g in zip(sources, greedy):
         beams = beam_search(tiny_model, src, beam_size=1, max_new_tokens=12)
         assert beams[0].ids == g
@@ -153,8 +153,8 @@ def test_beam_one_equals_greedy_and_beams_are_ranked(tiny_model):
 
 def test_batched_greedy_equals_one_by_one(tiny_model):
     sources = [[11, 12, EOS_ID], [20, 21, 22, 23, 24, EOS_ID], [30, EOS_ID]]
-    together = greedy_batch(tiny_model, sources, max_new_tokens=10)
-    alone = [greedy_batch(tiny_model, [s], max_new_tokens=10)[0] for s in sources]
+    together = greedy_decode(tiny_model, sources, 10)
+    alone = [greedy_decode(tiny_model, [s], 10)[0] for s in sources]
     assert together == alone
 
 

@@ -45,19 +45,28 @@ def test_fast_and_explicit_paths_agree(tiny_model):
     src, tgt = batch(tiny_model.config)
     fast = tiny_model(src, tgt)
     with AttentionRecorder(tiny_model):
-        explicit = tiny_model(src, tgt)
-    torch.testing.assert_close(fast, explicit, atol=1e-5, rtol=1e-5)
+        recorded = tiny_model(src, tgt)
+    torch.testing.assert_close(fast, recorded, atol=1e-5, rtol=1e-5)
     # the explicit path reproduces the module's own output, not just the final logits
     attn = tiny_model.encoder.layers[0].self_attn
     x = torch.randn(2, 5, 16)
     mask = padding_mask(torch.tensor([[4, 4, 4, 4, 4], [4, 4, 4, 0, 0]]), 0)
-    torch.testing.assert_close(attn(x, mask=mask).output, attn(x, mask=mask, need_weights=True).output, atol=1e-6, rtol=1e-5)
+    torch.testing.assert_close(attn(x, mask=mask).output, explicit(attn, x, mask=mask).output, atol=1e-6, rtol=1e-5)
+
+
+def explicit(attn, *args, **kwargs):
+    """Call an attention module on its explicit path, which a registered forward hook switches on."""
+    handle = attn.register_forward_hook(lambda *_: None)
+    try:
+        return attn(*args, **kwargs)
+    finally:
+        handle.remove()
 
 
 def test_explicit_path_equals_textbook_formula(tiny_model):
     attn = tiny_model.decoder.layers[0].cross_attn
     q_in, kv_in = torch.randn(1, 3, 16), torch.randn(1, 4, 16)
-    out = attn(q_in, key_value_input=kv_in, need_weights=True)
+    out = explicit(attn, q_in, key_value_input=kv_in)
     q = attn.q_proj(q_in).view(1, 3, 4, 4).transpose(1, 2)
     k = attn.k_proj(kv_in).view(1, 4, 4, 4).transpose(1, 2)
     expected = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(4), -1)
@@ -96,8 +105,8 @@ def test_positional_encoding_buffer_matches_closed_form(tiny_model):
 def test_ablating_a_head_changes_only_that_heads_contribution(tiny_model):
     attn = tiny_model.encoder.layers[1].self_attn
     x = torch.randn(1, 5, 16)
-    full = attn(x, need_weights=True)
-    ablated = attn(x, head_mask=torch.tensor([1.0, 0.0, 1.0, 1.0]), need_weights=True)
+    full = explicit(attn, x)
+    ablated = explicit(attn, x, head_mask=torch.tensor([1.0, 0.0, 1.0, 1.0]))
     # weights are untouched; the output changes by exactly head 1's share of the output projection
     torch.testing.assert_close(full.weights, ablated.weights)
     v = attn.v_proj(x).view(1, 5, 4, 4).transpose(1, 2)
@@ -143,13 +152,20 @@ def test_ablation_validates_heads():
         (dict(d_ff=16_385), "d_ff=16385 is larger than the supported maximum 16,384"),
         (dict(dropout=float("nan")), "dropout=nan must be a finite number"),
         (dict(norm_first=1), "norm_first=1 must be true or false"),
-        (dict(pad_id=99), "pad_id=99 is outside the vocabulary"),
-        (dict(bos_id=0), "must be distinct"),
+        (dict(vocab_size=3), "vocab_size=3 leaves no room beside the special tokens"),
     ],
 )
 def test_config_validation_names_the_values(overrides, message):
     with pytest.raises(ValueError, match=message):
         tiny_config(**overrides)
+
+
+def test_config_reads_the_special_ids_older_checkpoints_stored_and_refuses_others():
+    data = tiny_config().to_dict()
+    assert "pad_id" not in data  # the ids are fixed in explorer.model.config, not per model
+    assert ModelConfig.from_dict(data | {"pad_id": 0, "unk_id": 1, "bos_id": 2, "eos_id": 3}) == tiny_config()
+    with pytest.raises(ValueError, match="eos_id=7 differs from this project's fixed eos_id=3"):
+        ModelConfig.from_dict(data | {"eos_id": 7})
 
 
 def test_post_ln_and_pre_ln_both_work():

@@ -11,6 +11,7 @@ from explorer.model.config import ModelConfig
 from explorer.interpret.handle import ModelHandle
 from explorer.interpret.inputs import UserError, clean_text, parse_request
 from explorer.model.transformer import Transformer
+from explorer.app.positional import positional_figures
 from explorer.app.session import ExplorerSession
 from explorer.app.trace_cache import TraceCache
 
@@ -86,14 +87,14 @@ def test_export_npz_has_every_tensor_up_to_the_step_with_tokens(session, tmp_pat
 
 
 def test_positional_figures_read_the_model_buffer(session, handle):
-    heat, waves, sim = session.positional_figures(20, 16, "0, 1, 10")
+    heat, waves, sim = positional_figures(session.handle(), 20, 16, "0, 1, 10")
     z = np.array(fig_json(heat)["data"][0]["z"])
     np.testing.assert_allclose(z, handle.model.pos_encoding.pe[:20, :16].numpy(), atol=1e-3)
     assert len(waves.data) == 3
     with pytest.raises(UserError, match="Wave dimensions must be numbers"):
-        session.positional_figures(20, 16, "abc")
+        positional_figures(session.handle(), 20, 16, "abc")
     with pytest.raises(UserError, match="Positions 500 is out of range: choose 2 to 48"):
-        session.positional_figures(500, 16, "0")
+        positional_figures(session.handle(), 500, 16, "0")
 
 
 def test_a_session_is_copied_blank_for_each_browser_session(handle, mini_tokenizer):

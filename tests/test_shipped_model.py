@@ -1,5 +1,6 @@
 """Regression tests of the shipped checkpoint: it loads, translates known sentences, and carries its findings."""
 
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,7 @@ from explorer.interpret.alignment import read_gold, score_heads
 from explorer.model.checkpoint import load_checkpoint
 from explorer.training.evaluate import translate
 from explorer.interpret.handle import load_handle
+from explorer.training.recipe import load_recipe
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "checkpoints" / "tatoeba-en-de"
@@ -90,3 +92,16 @@ def test_the_long_example_trace_fits_its_wire_budget():
         wire = to_wire(build_trace(handle, parse_request(long_example, strategy)), handle)
         size = len(json.dumps(wire, ensure_ascii=False).encode())
         assert size <= 150_000, (strategy, size)
+
+
+def test_the_recipe_file_is_how_the_shipped_model_was_trained(shipped):
+    """One source of truth: the recipe reproduces the stored train_config, and the card quotes the file as it is."""
+    loaded = load_recipe("tatoeba_en_de")
+    stored = shipped.metadata["train_config"]
+    assert asdict(loaded.recipe.config) | {"out": stored["out"], "work_dir": stored["work_dir"]} == stored
+    assert shipped.metadata["recipe"]["text"] == loaded.text
+    assert shipped.metadata["command"] == "python -m explorer.training.train --recipe tatoeba_en_de --out OUT"
+    assert shipped.metadata["name"] == loaded.recipe.name and shipped.metadata["data_credit"] == loaded.recipe.data_credit
+    card = (SHIPPED / "README.md").read_text(encoding="utf-8")
+    assert loaded.text.rstrip() in card and "../shared" not in card.split("The recipe")[0].split("## Training\n")[1]
+    assert "## Known limits" in card and all(f"- {limit}" in card for limit in loaded.recipe.known_limits)

@@ -15,7 +15,8 @@ from explorer.training.data import (
     split_by_source,
     token_batches,
 )
-from explorer.model.tokenizer import BOS_ID, CONTINUATION, EOS_ID, PAD_ID, UNK_ID, WORD_START, Tokenizer, normalize
+from explorer.model.config import BOS_ID, EOS_ID, PAD_ID, UNK_ID
+from explorer.model.tokenizer import CONTINUATION, WORD_START, Tokenizer, normalize
 
 PAIRS = [
     ("I am tired.", "Ich bin müde."),

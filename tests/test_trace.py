@@ -11,12 +11,12 @@ import pytest
 import torch
 
 from explorer.model.config import ModelConfig
-from explorer.interpret.decoding import Stepper, StepperOptions, beam_search, greedy_batch, prepare_source
+from explorer.interpret.decoding import Stepper, StepperOptions, beam_search, greedy_decode, prepare_source
 from explorer.interpret.handle import ModelHandle
 from explorer.interpret.hooks import AttentionRecorder
 from explorer.interpret.inputs import LIMITS, TraceRequest, UserError, parse_link, parse_request
 from explorer.model.transformer import Ablation, Transformer
-from explorer.model.tokenizer import BOS_ID, EOS_ID
+from explorer.model.config import BOS_ID, EOS_ID, PAD_ID
 from explorer.interpret.trace import build_trace, build_traces, plan_trace
 from explorer.app.trace_cache import TraceCache
 from explorer.app.wire import WEIGHT_ERROR, to_wire, unpack
@@ -63,7 +63,7 @@ def test_trace_equals_one_teacher_forced_pass_and_keeps_the_invariants(handle):
     np.testing.assert_allclose(trace.decoder_self_scores, torch.stack([s[0] for s in scores]).numpy(), atol=1e-5)
     source = prepare_source(handle.tokenizer, TEXT, handle.config.max_len)
     assert trace.source_ids == source.ids and trace.source_tokens == source.pieces
-    assert trace.target_ids == greedy_batch(handle.model, [source.ids], T)[0][:T]
+    assert trace.target_ids == greedy_decode(handle.model, [source.ids], T)[0]
     assert trace.outputs[0] == "" and trace.outputs[-1] == handle.tokenizer.decode(trace.target_ids)
     assert all(s.token_id == s.top_ids[0] and s.prob == pytest.approx(s.top_probs[0]) for s in trace.steps)  # greedy: argmax
 
@@ -142,8 +142,8 @@ def test_forced_tokens_come_first_then_the_model_continues(handle):
     assert prefix.target_ids[:2] == handle.tokenizer.encode("Der Hund")[:2] and prefix.steps[0].forced
     with pytest.raises(UserError, match="outside the vocabulary"):
         build_trace(handle, parse_request(TEXT, forced_ids=[10**6]))
-    with pytest.raises(UserError, match=f"id {handle.config.pad_id} is the padding token"):
-        build_trace(handle, parse_request(TEXT, forced_ids=[handle.config.pad_id]))
+    with pytest.raises(UserError, match=f"id {PAD_ID} is the padding token"):
+        build_trace(handle, parse_request(TEXT, forced_ids=[PAD_ID]))
 
 
 def test_ablation_changes_the_trace_and_bad_heads_are_named(handle):

@@ -15,15 +15,15 @@ import pytest
 import torch
 
 from explorer.model.checkpoint import load_checkpoint
-from explorer.interpret.decoding import greedy_batch
-from explorer.model.tokenizer import EOS_ID
-from explorer.training.train import (
+from explorer.interpret.decoding import greedy_decode
+from explorer.model.config import ModelConfig
+from explorer.training.recipe import load_recipe
+from explorer.training.train import build_trainer, command_line, main, parse_args, read_data
+from explorer.training.trainer import (
     RESUME_FILE,
     TrainConfig,
     Trainer,
     inverse_sqrt_schedule,
-    main,
-    parse_args,
     pick_device,
     sequence_loss,
     use_bf16,
@@ -35,22 +35,22 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(autouse=True)
 def keep_torch_threads():
-    """Trainer(threads=1) sets torch's global thread count; give the rest of the session its own back."""
+    """build_trainer(threads=1) sets torch's global thread count; give the rest of the session its own back."""
     threads = torch.get_num_threads()
     yield
     torch.set_num_threads(threads)
 
 
 def tiny_train_config(tmp_path, **overrides) -> TrainConfig:
-    """A model small enough that a step takes milliseconds on one CPU thread."""
+    """A model small enough that a step takes milliseconds on one CPU thread; overrides may name model fields."""
+    model = dict(vocab_size=200, d_model=16, n_heads=4, n_encoder_layers=1, n_decoder_layers=1, d_ff=32, dropout=0.0, max_len=64)
     values = dict(
         data=["mini"], valid_fraction=0.05, out=str(tmp_path / "model"), work_dir=str(tmp_path / "work"),
-        vocab_size=200, d_model=16, n_heads=4, n_encoder_layers=1, n_decoder_layers=1, d_ff=32, dropout=0.0,
-        max_len=64, max_tokens=512, lr=2e-3, warmup=10, max_steps=10, eval_every=0, bleu_sample=4, seed=0,
-        threads=1, log_every=5,
+        max_tokens=512, lr=2e-3, warmup=10, max_steps=10, eval_every=0, bleu_sample=4, seed=0, threads=1, log_every=5,
     )  # fmt: skip
-    values.update(overrides)
-    return TrainConfig(**values)
+    for key, value in overrides.items():
+        (model if key in model else values)[key] = value
+    return TrainConfig(model=ModelConfig(**model), **values)
 
 
 def run(trainer: Trainer) -> list:
@@ -101,12 +101,28 @@ def test_parse_args_builds_a_train_config():
     )  # fmt: skip
     assert config.data == ["a.tsv", "src.txt,tgt.txt", "hf:opus100:de-en"]
     assert config.valid == "valid.tsv" and config.out == "runs/x" and config.work_dir is None
-    assert config.d_model == 64 and config.n_heads == 2 and config.norm_first is False
+    assert config.model.d_model == 64 and config.model.n_heads == 2 and config.model.norm_first is False
     assert config.lr == 0.002 and config.max_minutes == 1.5 and config.save_dtype == "float16"
-    assert isinstance(config.d_model, int) and isinstance(config.lr, float)
-    assert parse_args(["--norm-first", "true"]).norm_first is True
-    assert parse_args(["--norm-first", "1"]).norm_first is True
+    assert isinstance(config.model.d_model, int) and isinstance(config.lr, float)
+    assert parse_args(["--norm-first", "true"]).model.norm_first is True
+    assert parse_args(["--norm-first", "1"]).model.norm_first is True
     assert parse_args([]) == TrainConfig()
+    assert TrainConfig().model == ModelConfig()  # one set of architecture defaults
+
+
+def test_a_recipe_sets_every_value_and_flags_override_single_ones():
+    recipe = load_recipe("tatoeba_en_de").recipe.config
+    assert parse_args(["--recipe", "tatoeba_en_de"]) == recipe
+    config = parse_args(["--recipe", "tatoeba_en_de", "--lr", "0.002", "--d-model", "128", "--out", "runs/x"])
+    assert config.lr == 0.002 and config.model.d_model == 128 and config.out == "runs/x"
+    assert config.model.n_heads == recipe.model.n_heads and config.max_steps == recipe.max_steps  # the rest: the recipe's
+    with pytest.raises(ValueError, match="no recipe named 'nope'; known: tatoeba_en_de"):
+        load_recipe("nope")
+
+
+def test_the_card_shows_where_a_run_wrote_as_placeholders():
+    argv = ["--recipe", "tatoeba_en_de", "--out", "/home/me/runs/a", "--work-dir=/tmp/w", "--lr", "0.002"]
+    assert command_line(argv) == "python -m explorer.training.train --recipe tatoeba_en_de --out OUT --work-dir=WORK_DIR --lr 0.002"
 
 
 def test_parse_args_refuses_bad_values():
@@ -131,15 +147,15 @@ def test_sequence_loss_ignores_padding():
 
 
 def test_model_config_follows_the_tokenizer(tmp_path):
-    trainer = Trainer(tiny_train_config(tmp_path, vocab_size=10_000), log=lambda _: None)
+    trainer = build_trainer(tiny_train_config(tmp_path, vocab_size=10_000), log=lambda _: None)
     # asking for more pieces than the mini corpus supports is capped instead of failing
     assert trainer.tokenizer.vocab_size < 10_000
-    assert trainer.model_config.vocab_size == trainer.tokenizer.vocab_size
-    assert trainer.model_config.d_model == 16 and trainer.step == 0
+    assert trainer.model.config.vocab_size == trainer.tokenizer.vocab_size
+    assert trainer.model.config.d_model == 16 and trainer.step == 0
 
 
 def test_more_processes_than_batches_is_an_error_not_an_endless_loop(tmp_path):
-    trainer = Trainer(tiny_train_config(tmp_path, max_tokens=100_000), log=lambda _: None)
+    trainer = build_trainer(tiny_train_config(tmp_path, max_tokens=100_000), log=lambda _: None)
     assert len(trainer._epoch_batches()) == 1
     trainer.world = 2  # as under torchrun: one batch cannot be shared by two ranks
     with pytest.raises(ValueError, match="1 batches per epoch cannot feed 2 processes; lower max_tokens"):
@@ -148,7 +164,7 @@ def test_more_processes_than_batches_is_an_error_not_an_endless_loop(tmp_path):
 
 # ----- stopping and exporting -------------------------------------------------------------------
 def test_stop_from_the_event_loop_finishes_after_the_current_step(tmp_path):
-    trainer = Trainer(tiny_train_config(tmp_path, max_steps=1000, log_every=2), log=lambda _: None)
+    trainer = build_trainer(tiny_train_config(tmp_path, max_steps=1000, log_every=2), log=lambda _: None)
     events = []
     for event in trainer.run():
         events.append(event)
@@ -163,7 +179,7 @@ def test_stop_from_the_event_loop_finishes_after_the_current_step(tmp_path):
 
 def test_events_and_the_exported_checkpoint(tmp_path):
     logs = []
-    trainer = Trainer(tiny_train_config(tmp_path, max_steps=12, log_every=4, save_dtype="float16"), log=logs.append)
+    trainer = build_trainer(tiny_train_config(tmp_path, max_steps=12, log_every=4, save_dtype="float16"), log=logs.append)
     events = run(trainer)
     assert [e.step for e in events] == [4, 8, 12, 12]
     assert [e.done for e in events] == [False, False, False, True]
@@ -180,7 +196,7 @@ def test_events_and_the_exported_checkpoint(tmp_path):
     meta = ckpt.metadata
     assert meta["steps"] == 12 and meta["world_size"] == 1
     assert meta["parameters"] == trainer.model.num_parameters()
-    assert meta["train_config"]["d_model"] == 16 and meta["last_validation"]["step"] == 12
+    assert meta["train_config"]["model"]["d_model"] == 16 and meta["last_validation"]["step"] == 12
     assert [h["step"] for h in meta["history"] if not h.get("valid")] == [4, 8, 12]
     readme = (out / "README.md").read_text(encoding="utf-8")
     assert f"parameters: {trainer.model.num_parameters():,}" in readme
@@ -197,12 +213,12 @@ def test_cli_records_its_command_and_export_only_keeps_the_training_command(tmp_
     train_args = common + ["--out", str(out), "--max-steps", "3", "--save-dtype", "float16"]
     assert main(train_args) == 0
     command = load_checkpoint(out).metadata["command"]
-    assert command == "python -m explorer.training.train " + " ".join(train_args)
+    assert command == "python -m explorer.training.train " + " ".join(train_args).replace(str(out), "OUT").replace(str(work), "WORK_DIR")
     assert main(common + ["--out", str(copy), "--export-only"]) == 0
     assert f"exported step 3 to {copy}" in capsys.readouterr().out
     assert load_checkpoint(copy).metadata["command"] == command  # what made the weights, not the export
     assert main(["--work-dir", str(tmp_path / "empty"), "--out", str(tmp_path / "x"), "--export-only"]) == 2
-    assert Trainer(tiny_train_config(tmp_path / "py"), log=lambda _: None).metadata()["command"].startswith("explorer.training.train.Trainer")
+    assert build_trainer(tiny_train_config(tmp_path / "py"), log=lambda _: None).metadata()["command"].startswith("explorer.training.trainer.Trainer")
 
 
 @pytest.mark.slow
@@ -241,26 +257,26 @@ def test_learns_the_mini_corpus_and_decodes_training_sentences_exactly(tmp_path)
         tmp_path, vocab_size=400, d_model=64, n_heads=4, n_encoder_layers=2, n_decoder_layers=2, d_ff=128,
         lr=3e-3, warmup=50, max_tokens=1024, max_steps=150, valid_fraction=0.02, log_every=10, seed=1,
     )  # fmt: skip
-    trainer = Trainer(config, log=lambda _: None)
+    trainer = build_trainer(config, log=lambda _: None)
     events = run(trainer)
     losses = [e.loss for e in events if not e.done]
     assert len(losses) == 15 and events[-1].step == 150
     assert losses[-1] < losses[0] / 2, losses
 
-    pairs = [p for p in trainer.train_pairs if len(p[0].split()) <= 4][:5]
+    pairs = [p for p in read_data(config, log=lambda _: None)[0] if len(p[0].split()) <= 4][:5]
     assert len(pairs) == 5
-    sources = [trainer.tokenizer.encode(src) + [EOS_ID] for src, _ in pairs]
+    sources = [trainer.tokenizer.encode_source(src) for src, _ in pairs]
     trainer.model.eval()
-    hypotheses = [trainer.tokenizer.decode(ids) for ids in greedy_batch(trainer.model, sources)]
+    hypotheses = [trainer.tokenizer.decode(ids) for ids in greedy_decode(trainer.model, sources)]
     exact = sum(h == tgt for h, (_, tgt) in zip(hypotheses, pairs))
     assert exact >= 4, list(zip(hypotheses, pairs))
     # the exported checkpoint translates the same way
     ckpt = load_checkpoint(tmp_path / "model")
-    assert greedy_batch(ckpt.model, sources) == greedy_batch(trainer.model, sources)
+    assert greedy_decode(ckpt.model, sources) == greedy_decode(trainer.model, sources)
 
 
 def test_fused_adamw_updates_like_the_per_tensor_loop(tmp_path):
-    trainer = Trainer(tiny_train_config(tmp_path, max_steps=1), log=lambda _: None)
+    trainer = build_trainer(tiny_train_config(tmp_path, max_steps=1), log=lambda _: None)
     assert trainer.optimizer.param_groups[0]["fused"]  # CPU: one fused kernel
     reference, initial = copy.deepcopy(trainer.model), copy.deepcopy(trainer.model)
     loop = torch.optim.AdamW(
@@ -285,14 +301,14 @@ def test_fused_adamw_updates_like_the_per_tensor_loop(tmp_path):
 
 def test_resume_from_a_state_saved_without_the_fused_kernel_uses_it(tmp_path):
     config = tiny_train_config(tmp_path, max_steps=1)
-    first = Trainer(config, log=lambda _: None)
+    first = build_trainer(config, log=lambda _: None)
     first.save_resume()
     path = first.work_dir / RESUME_FILE
     state = torch.load(path, weights_only=True)
     for group in state["optimizer"]["param_groups"]:  # as saved before session 5: torch's per-tensor loop
         group["fused"], group["foreach"] = None, None
     torch.save(state, path)
-    resumed = Trainer(config, log=lambda _: None)
+    resumed = build_trainer(config, log=lambda _: None)
     assert resumed.optimizer.param_groups[0]["fused"] is True
 
 
@@ -303,13 +319,13 @@ def test_resume_continues_exactly_like_an_uninterrupted_run(tmp_path):
             tmp_path / name, max_steps=max_steps, dropout=0.1, max_tokens=256, log_every=5, bleu_sample=2
         )  # dropout on: the RNG state must be resumed too
 
-    first = Trainer(config("split", 30), log=lambda _: None)
+    first = build_trainer(config("split", 30), log=lambda _: None)
     run(first)
     assert first.batch_in_epoch != 0  # the interruption falls inside an epoch
     history = list(first.history)
 
     logs = []
-    resumed = Trainer(config("split", 60), log=logs.append)
+    resumed = build_trainer(config("split", 60), log=logs.append)
     assert any("resuming from" in line for line in logs)
     assert (resumed.step, resumed.epoch, resumed.batch_in_epoch) == (first.step, first.epoch, first.batch_in_epoch)
     assert resumed.history == history
@@ -317,7 +333,7 @@ def test_resume_continues_exactly_like_an_uninterrupted_run(tmp_path):
     run(resumed)
     assert resumed.step == 60
 
-    whole = Trainer(config("whole", 60), log=lambda _: None)
+    whole = build_trainer(config("whole", 60), log=lambda _: None)
     run(whole)
     assert whole.tokenizer.model_proto == resumed.tokenizer.model_proto
     for name, tensor in whole.model.state_dict().items():

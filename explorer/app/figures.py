@@ -17,7 +17,6 @@ import plotly.graph_objects as go
 COLORSCALE = "Viridis"
 MASKED_COLOR = "#d0d0d0"
 CHOSEN_COLOR = "#D55E00"  # Okabe-Ito vermillion
-OTHER_COLOR = "#0072B2"  # Okabe-Ito blue
 NORMAL_FONT = 13
 PRESENTATION_FONT = 20  # presentation mode: readable from the back of a lecture hall
 KIND_TITLES = {
@@ -149,16 +148,3 @@ def pe_similarity(pe: np.ndarray, title: str, font_size: int = NORMAL_FONT) -> g
     fig.update_xaxes(title={"text": "position q"})
     fig.update_yaxes(title={"text": "position p"}, autorange="reversed")
     return _layout(fig, title, font_size, height=460)
-
-
-def loss_curve(history: list[dict], title: str = "Training loss", font_size: int = NORMAL_FONT) -> go.Figure:
-    """Training (and validation) loss over steps, for the live Train tab."""
-    train = [h for h in history if not h.get("valid")]
-    valid = [h for h in history if h.get("valid")]
-    fig = go.Figure()
-    fig.add_trace(go.Scatter(x=[h["step"] for h in train], y=[h["loss"] for h in train], mode="lines", name="training loss", line={"color": OTHER_COLOR}))
-    if valid:
-        fig.add_trace(go.Scatter(x=[h["step"] for h in valid], y=[h["loss"] for h in valid], mode="lines+markers", name="validation loss", line={"color": CHOSEN_COLOR}))
-    fig.update_xaxes(title={"text": "step"})
-    fig.update_yaxes(title={"text": "cross-entropy"})
-    return _layout(fig, title, font_size, height=340)

@@ -10,6 +10,7 @@ alone held (a trained model), and says so when the browser asks for it.
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 import threading
 from contextlib import contextmanager
@@ -17,13 +18,13 @@ from pathlib import Path
 
 import numpy as np
 
-from . import figures, markdown
-from ..model.config import ATTENTION_KINDS
+from . import markdown
 from ..interpret.handle import ModelHandle
-from ..interpret.inputs import TraceRequest, UserError, flag, number, parse_request, shown
+from ..interpret.inputs import TraceRequest, UserError, flag, parse_request
 from ..interpret.trace import build_traces, plan_trace
 from .trace_cache import TraceCache
-from .wire import to_wire, unpack
+from .export import attention_arrays
+from .wire import to_wire
 
 SESSION_IDLE_S = 2 * 3600  # a session without any event for this long is deleted, its trained model and files with it
 MAX_IN_FLIGHT = 4  # requests one session may have running at once (a script cannot take everyone's turn)
@@ -76,6 +77,20 @@ class ExplorerSession:
             if self._files is None:
                 self._files = tempfile.TemporaryDirectory(prefix="explorer-session-")
             return Path(self._files.name)
+
+    def new_training_dir(self) -> Path:
+        """A fresh directory for a training run; a session keeps the files of its latest run only."""
+        for earlier in self.files.glob("train-*"):
+            shutil.rmtree(earlier, ignore_errors=True)
+        return Path(tempfile.mkdtemp(prefix="train-", dir=self.files))
+
+    def end_training(self, workdir: Path) -> None:
+        """A run ended: delete its working files, keep the checkpoint zip handed out (`close` deletes that)."""
+        for item in workdir.iterdir() if workdir.exists() else ():
+            if item.is_dir():
+                shutil.rmtree(item, ignore_errors=True)
+            elif item.suffix != ".zip":
+                item.unlink()
 
     def close(self) -> None:
         """The session ends (Gradio deleted its state): stop its training, drop its model, delete its files."""
@@ -150,57 +165,17 @@ class ExplorerSession:
         trainer.stop()
         return "Stopping after the current step…"
 
-    # ----- positional encoding --------------------------------------------------------------
-    def positional_figures(self, n_positions, n_dims, wave_dims: str, font_size: int = figures.NORMAL_FONT, use_own=False):
-        """Heatmap, waves and similarity of the model's own positional-encoding buffer."""
-        pe_table = self.handle(use_own).model.pos_encoding.pe.cpu().numpy()
-        max_pos, d_model = pe_table.shape
-        positions, dims_shown = number(n_positions, "Positions"), number(n_dims, "Dimensions")
-        if not 2 <= positions <= max_pos:
-            raise UserError(f"Positions {shown(n_positions)} is out of range: choose 2 to {max_pos} (the model's table has {max_pos} rows).")
-        if not 2 <= dims_shown <= d_model:
-            raise UserError(f"Dimensions {shown(n_dims)} is out of range: choose 2 to {d_model} (d_model = {d_model}).")
-        n_positions, n_dims = int(positions), int(dims_shown)
-        try:
-            dims = sorted({int(x) for x in str(wave_dims)[:200].replace(",", " ").split()})
-        except ValueError:
-            raise UserError(f"Wave dimensions must be numbers separated by commas, e.g. 0, 1, 20, 100 (got {str(wave_dims)[:60]!r}).") from None
-        if not dims or any(not 0 <= d < d_model for d in dims) or len(dims) > 12:
-            raise UserError(f"Wave dimensions {str(wave_dims)[:60]!r}: give 1 to 12 dimensions between 0 and {d_model - 1}.")
-        pe = pe_table[:n_positions]
-        return (
-            figures.pe_heatmap(pe[:, :n_dims], f"Positional encoding: {n_positions} positions × {n_dims} of {d_model} dimensions", font_size),
-            figures.pe_waves(pe, dims, d_model, "Selected dimensions over position: the frequency ladder", font_size),
-            figures.pe_similarity(pe, "PE(p)·PE(q): similarity depends on the distance p − q", font_size),
-        )
-
-    # ----- export ---------------------------------------------------------------------------
+    # ----- files ----------------------------------------------------------------------------
     def export_npz(self, request: TraceRequest, step, use_own=False) -> Path:
         """The attention tensors of a trace up to `step`, with tokens, as a .npz file in this session's files
         (replacing its previous export: Gradio serves a copy, which its cache deletion removes in time)."""
-        wire = self.trace(request, use_own)
-        T = len(wire["steps"])
-        value = number(step, "Step")
-        if value != int(value) or not 0 <= value <= T:
-            raise UserError(f"Step {shown(step)} does not exist: this translation has steps 0..{T}.")
-        step = int(value)
-        arrays = {f"{kind}_weights": unpack(wire["attention"][kind]) for kind in ATTENTION_KINDS}
-        arrays["decoder_self_weights"] = arrays["decoder_self_weights"][:, :, :step, :step]
-        arrays["cross_weights"] = arrays["cross_weights"][:, :, :step]
-        arrays["decoder_self_scores"] = unpack(wire["scores"]["decoder_self"])[:, :, :step, :step]
-        arrays["source_tokens"] = np.array(wire["source_tokens"], dtype=str)
-        arrays["source_ids"] = np.array(wire["source_ids"], dtype=np.int64)
-        arrays["target_tokens"] = np.array(wire["target_tokens"][:step], dtype=str)
-        arrays["target_ids"] = np.array(wire["target_ids"][:step], dtype=np.int64)
-        arrays["decoder_input_tokens"] = np.array(wire["decoder_input_tokens"][:step], dtype=str)
-        arrays["source_text"] = np.array(request.sentence)
-        arrays["step"] = np.array(step)
+        arrays = attention_arrays(self.trace(request, use_own), request.sentence, step)
         directory = self.files / "export"
         with self.lock:
             if directory.exists():
                 for old in directory.glob("*.npz"):
                     old.unlink()
             directory.mkdir(exist_ok=True)
-            path = directory / f"attention_step{step}.npz"
+            path = directory / f"attention_step{int(arrays['step'])}.npz"
             np.savez_compressed(path, **arrays)
         return path

@@ -35,7 +35,7 @@ class TraceCache:
         self._waiting: dict[Hashable, list[tuple[Hashable, object, Future]]] = defaultdict(list)
         self._lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(self.workers)
-        self.hits = self.misses = self.computed = self.batches = 0
+        self.hits = self.computed = self.batches = 0
 
     def get(self, key: Hashable, job, run_batch: RunBatch, group: Hashable = None) -> dict:
         """The cached value for `key`, or `job` computed (batched with its group's waiting jobs) and cached.
@@ -48,7 +48,6 @@ class TraceCache:
                 self._entries.move_to_end(key)
                 self.hits += 1
                 return entry[0]
-            self.misses += 1
             future = self._inflight.get(key)
             if future is not None:
                 owner = False

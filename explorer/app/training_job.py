@@ -9,33 +9,39 @@ working files are deleted when the run ends, the checkpoint zip when the session
 from __future__ import annotations
 
 import shutil
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import torch
 
 from . import figures
 from ..model.checkpoint import load_checkpoint
-from ..training.data import MINI_CORPUS, clean, read_tsv
-from ..interpret.hooks import AttentionRecorder
+from ..training.data import MINI_CORPUS, clean, read_tsv, split_by_source
+from ..interpret.hooks import record
 from ..interpret.handle import ModelHandle
 from ..interpret.inputs import UserError, bounded, shown
 from .session import ExplorerSession
-from ..model.tokenizer import BOS_ID, EOS_ID
-from ..training.train import TrainConfig, Trainer
+from ..model.config import BOS_ID
+from ..model.config import ModelConfig
+from ..training.loss_curve import loss_curve
+from ..training.trainer import TrainConfig, Trainer
 
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024
 MAX_UPLOAD_PAIRS = 20_000
 MIN_PAIRS = 20
 CORPORA = {"mini": "bundled mini corpus", "upload": "my uploaded TSV"}  # what a run trains on
-PRESETS = {
-    "tiny (d_model 64, 2+2 layers, 4 heads)": dict(d_model=64, n_heads=4, n_encoder_layers=2, n_decoder_layers=2, d_ff=128, vocab_size=600),
-    "small (d_model 128, 3+3 layers, 4 heads)": dict(d_model=128, n_heads=4, n_encoder_layers=3, n_decoder_layers=3, d_ff=256, vocab_size=1000),
+PRESETS = {  # the models a person may train in the app: seconds to a few minutes on a CPU
+    "tiny (d_model 64, 2+2 layers, 4 heads)": ModelConfig(
+        vocab_size=600, d_model=64, n_heads=4, n_encoder_layers=2, n_decoder_layers=2, d_ff=128, dropout=0.0, max_len=64
+    ),
+    "small (d_model 128, 3+3 layers, 4 heads)": ModelConfig(
+        vocab_size=1000, d_model=128, n_heads=4, n_encoder_layers=3, n_decoder_layers=3, d_ff=256, dropout=0.0, max_len=64
+    ),
 }
+VALID_FRACTION = 0.05  # of the pairs, held out for the final BLEU
+PROBE_TOKENS = 61  # the probe pair's tokens shown in the live snapshot (each side)
 
 
 class TrainingSlot:
@@ -58,10 +64,6 @@ class TrainingSlot:
 
     def release(self) -> None:
         self._lock.release()
-
-    @property
-    def busy(self) -> bool:
-        return self._lock.locked()
 
 
 SLOT = TrainingSlot()
@@ -121,21 +123,18 @@ def run_training(
         raise UserError("Choose a TSV file to upload (English TAB German per line), or pick the bundled mini corpus.")
     pairs = read_upload(upload) if corpus == "upload" else clean(read_tsv(MINI_CORPUS))
     slot.acquire(minutes * 60 + 30)
-    for earlier in session.files.glob("train-*"):  # a session keeps the files of its latest training only
-        shutil.rmtree(earlier, ignore_errors=True)
-    workdir = Path(tempfile.mkdtemp(prefix="train-", dir=session.files))
+    workdir = session.new_training_dir()
     try:
-        data_file = workdir / "train.tsv"
-        data_file.write_text("".join(f"{s}\t{t}\n" for s, t in pairs), encoding="utf-8")
         config = TrainConfig(
-            data=[str(data_file)], valid_fraction=0.05, out=str(workdir / "model"), work_dir=str(workdir / "work"),
-            dropout=0.0, max_len=64, max_tokens=2048, lr=3e-3, warmup=60, eval_every=0, bleu_sample=50,
-            max_minutes=minutes, save_every_minutes=1e9, seed=seed, log_every=10, **PRESETS[preset],
+            model=PRESETS[preset], data=[corpus], valid_fraction=VALID_FRACTION, out=str(workdir / "model"),
+            work_dir=str(workdir / "work"), max_tokens=2048, lr=3e-3, warmup=60, eval_every=0, bleu_sample=50,
+            max_minutes=minutes, save_every_minutes=1e9, seed=seed, log_every=10,
         )
-        trainer = Trainer(config, log=lambda *_: None)
+        train, valid = split_by_source(pairs, VALID_FRACTION, seed)
+        trainer = Trainer.from_pairs(config, train, valid, log=lambda *_: None)
         session.training = trainer
-        probe = trainer.train_pairs[0]
-        yield TrainingUpdate(0, 0.0, f"Training on {len(trainer.train_pairs)} pairs, vocabulary {trainer.tokenizer.vocab_size}.", figures.loss_curve([]), None)
+        probe = train[0]
+        yield TrainingUpdate(0, 0.0, f"Training on {len(train)} pairs, vocabulary {trainer.tokenizer.vocab_size}.", None, None)
         for event in trainer.run():
             snapshot = _probe_snapshot(trainer, probe, font_size)
             if event.done:
@@ -150,34 +149,24 @@ def run_training(
                     f"Done ({stopped}{event.step} steps in {event.elapsed_s:.0f} s). Validation BLEU {valid.get('bleu', '–')}, "
                     f"chrF {valid.get('chrf', '–')}. Tick 'Explore my trained model' to look inside it."
                 )
-                yield TrainingUpdate(event.step, 1.0, message, figures.loss_curve(trainer.history, font_size=font_size), snapshot, True, archive)
+                yield TrainingUpdate(event.step, 1.0, message, loss_curve(trainer.history, font_size), snapshot, True, archive)
             else:
                 fraction = min(1.0, event.elapsed_s / (minutes * 60))
                 message = f"Step {event.step}: loss {event.loss:.3f}, {event.tokens_per_s:.0f} target tokens/s."
-                yield TrainingUpdate(event.step, fraction, message, figures.loss_curve(trainer.history, font_size=font_size), snapshot)
+                yield TrainingUpdate(event.step, fraction, message, loss_curve(trainer.history, font_size), snapshot)
     finally:
         session.training = None
         slot.release()
-        for item in workdir.iterdir() if workdir.exists() else ():  # all but the zip handed out (`close` deletes that)
-            if item.is_dir():
-                shutil.rmtree(item, ignore_errors=True)
-            elif item.suffix != ".zip":
-                item.unlink()
+        session.end_training(workdir)
 
 
-@torch.no_grad()
 def _probe_snapshot(trainer: Trainer, probe: tuple[str, str], font_size: int):
     """Cross-attention (mean over the last layer's heads) of one training pair under teacher forcing."""
     tok = trainer.tokenizer
-    src = tok.encode(probe[0])[:60] + [EOS_ID]
-    tgt = tok.encode(probe[1])[:60]
-    model = trainer.model
-    was_training = model.training
-    model.eval()
-    with AttentionRecorder(model, ("cross",)) as recorder:
-        model(torch.tensor([src]), torch.tensor([[BOS_ID] + tgt]))
-    model.train(was_training)
-    weights = recorder.maps().weights["cross"][-1][0].mean(0).numpy()  # (T + 1, S)
+    src = tok.encode_source(probe[0], PROBE_TOKENS)
+    tgt = tok.encode(probe[1])[: PROBE_TOKENS - 1]
+    maps, _ = record(trainer.model, [src], [[BOS_ID] + tgt], ("cross",))
+    weights = maps.weights["cross"][-1][0].mean(0).numpy()  # (T + 1, S)
     rows = tok.pieces(tgt) + ["</s>"]
     return figures.attention_heatmap(
         weights, rows, tok.pieces(src), "cross", f"Alignment emerging: last layer, mean of heads, step {trainer.step}", font_size=font_size

@@ -16,9 +16,10 @@ from pathlib import Path
 
 import torch
 
-from .hooks import AttentionRecorder
+from .hooks import record
 from ..model.transformer import Transformer
-from ..model.tokenizer import BOS_ID, EOS_ID, WORD_START, Tokenizer, normalize
+from ..model.config import BOS_ID
+from ..model.tokenizer import WORD_START, Tokenizer, normalize
 
 WORD = re.compile(r"\w+|[^\w\s]")
 
@@ -82,13 +83,12 @@ def word_of_piece(word_spans, spans) -> list[int | None]:
 @torch.no_grad()
 def cross_attention_words(model: Transformer, tokenizer: Tokenizer, pair: GoldPair) -> torch.Tensor:
     """Word-level cross-attention (L, H, target words, source words) for one teacher-forced pair."""
-    src_ids = tokenizer.encode(pair.source)
+    src_ids = tokenizer.encode_source(pair.source)
     tgt_ids = tokenizer.encode(pair.target)
-    src_word = word_of_piece(words(pair.source), piece_spans(tokenizer, pair.source, src_ids))
+    src_word = word_of_piece(words(pair.source), piece_spans(tokenizer, pair.source, src_ids[:-1]))  # EOS: no word
     tgt_word = word_of_piece(words(pair.target), piece_spans(tokenizer, pair.target, tgt_ids))
-    with AttentionRecorder(model, ("cross",)) as recorder:
-        model(torch.tensor([src_ids + [EOS_ID]]), torch.tensor([[BOS_ID] + tgt_ids]))
-    cross = recorder.maps().stacked("cross")  # (L, H, T, S + 1); row j produces target piece j
+    maps, _ = record(model, [src_ids], [[BOS_ID] + tgt_ids], ("cross",))
+    cross = maps.stacked("cross")  # (L, H, T, S + 1); row j produces target piece j
     n_src, n_tgt = len(words(pair.source)), len(words(pair.target))
     L, H = cross.shape[:2]
     out = torch.zeros(L, H, n_tgt, n_src)

@@ -1,6 +1,6 @@
 """Autoregressive decoding with a key/value cache: batched greedy (with forced prefixes), beam search, a stepper.
 
-`greedy_continue` decodes a batch of sentences at once, each after its own forced prefix and up to its own
+`greedy_decode` decodes a batch of sentences at once, each after its own forced prefix and up to its own
 length; the trace builder uses it for a class's sentences. The stepper (`Stepper`) encodes a sentence once
 (keeping the encoder_self maps), then advances one target token per `step()`, reporting the chosen token,
 the top-k next-token probabilities and that step's decoder_self and cross attention rows for every layer
@@ -16,8 +16,9 @@ import torch
 
 from .hooks import AttentionMaps, AttentionRecorder
 from .inputs import LIMITS
-from ..model.transformer import Ablation, DecoderState, Transformer
-from ..model.tokenizer import BOS_ID, EOS_ID, Tokenizer
+from ..model.transformer import Ablation, DecoderState, Transformer, pad_batch
+from ..model.config import BOS_ID, EOS_ID
+from ..model.tokenizer import Tokenizer
 
 STRATEGIES = ("greedy", "sample")
 
@@ -34,9 +35,8 @@ class Source:
 
 def prepare_source(tokenizer: Tokenizer, text: str, max_len: int) -> Source:
     """Tokenize `text`, truncating to max_len tokens (EOS included) and saying so."""
-    ids = tokenizer.encode(text)
-    truncated = len(ids) + 1 > max_len
-    ids = ids[: max_len - 1] + [EOS_ID]
+    ids = tokenizer.encode_source(text, max_len)
+    truncated = len(ids) == max_len and len(tokenizer.encode(text)) >= max_len  # a full-length source was cut
     return Source(text, ids, tokenizer.pieces(ids), truncated)
 
 
@@ -45,30 +45,26 @@ def default_max_new_tokens(model: Transformer, source_length: int) -> int:
     return min(2 * source_length + 10, model.config.max_len - 1)
 
 
-def pad_batch(rows: list[list[int]], pad: int, device) -> torch.Tensor:
-    """Id lists -> (B, longest) padded on the right with `pad`."""
-    out = torch.full((len(rows), max(map(len, rows))), pad, dtype=torch.long)
-    for b, ids in enumerate(rows):
-        out[b, : len(ids)] = torch.tensor(ids, dtype=torch.long)
-    return out.to(device)
-
-
 @torch.no_grad()
-def greedy_continue(
+def greedy_decode(
     model: Transformer,
     sources: list[list[int]],
-    limits: list[int],
+    limits: int | list[int] | None = None,
     forced: list[list[int]] | None = None,
     ablation: Ablation | None = None,
 ) -> list[list[int]]:
     """Greedy decoding of a batch: row b takes forced[b] first, then the argmax, until EOS or limits[b] tokens.
 
-    Returns each row's output ids, its EOS included when one was chosen (what a `Stepper` would step through).
+    `limits` is one budget for every row or one per row (default: `default_max_new_tokens` of the longest
+    source). Returns each row's output ids, its EOS included when one was chosen (what a `Stepper` steps through).
     """
     device = next(model.parameters()).device
-    pad = model.config.pad_id
+    if limits is None:
+        limits = default_max_new_tokens(model, max(map(len, sources)))
+    if isinstance(limits, int):
+        limits = [limits] * len(sources)
     forced = forced or [[] for _ in sources]
-    memory, src_mask = model.encode(pad_batch(sources, pad, device), ablation)
+    memory, src_mask = model.encode(pad_batch(sources, device), ablation)
     state = DecoderState(memory, src_mask)
     token = torch.full((len(sources), 1), BOS_ID, dtype=torch.long, device=device)
     lengths = [0] * len(sources)
@@ -90,17 +86,6 @@ def greedy_continue(
     return [row[:n] for row, n in zip(rows, lengths)]
 
 
-def greedy_batch(model: Transformer, sources: list[list[int]], max_new_tokens: int | None = None) -> list[list[int]]:
-    """Greedy decoding of a batch of source id lists; returns output ids without BOS/EOS."""
-    limit = max_new_tokens or default_max_new_tokens(model, max(map(len, sources)))
-    stops = (EOS_ID, model.config.pad_id)
-    result = []
-    for ids in greedy_continue(model, sources, [limit] * len(sources)):
-        end = next((i for i, t in enumerate(ids) if t in stops), len(ids))
-        result.append(ids[:end])
-    return result
-
-
 @dataclass
 class Beam:
     """One finished (or cut-off) beam hypothesis."""
@@ -120,14 +105,15 @@ def length_penalty(length: int, alpha: float) -> float:
 def beam_search(
     model: Transformer,
     source: list[int],
-    beam_size: int = 4,
-    alpha: float = 0.6,
+    beam_size: int = int(LIMITS["beam_size"].default),
+    alpha: float = LIMITS["alpha"].default,
     max_new_tokens: int | None = None,
     ablation: Ablation | None = None,
 ) -> list[Beam]:
     """Beam search for one sentence; returns every beam, best first (beam 1 equals greedy)."""
-    if not 1 <= beam_size <= 8:
-        raise ValueError(f"beam_size={beam_size} must be between 1 and 8")
+    low, high = int(LIMITS["beam_size"].low), int(LIMITS["beam_size"].high)
+    if not low <= beam_size <= high:
+        raise ValueError(f"beam_size={beam_size} must be between {low} and {high}")
     device = next(model.parameters()).device
     src = torch.tensor([source], device=device)
     limit = max_new_tokens or default_max_new_tokens(model, src.size(1))
@@ -181,7 +167,6 @@ class Step:
     piece: str
     prob: float  # probability of the chosen token under the distribution it was chosen from
     top_ids: list[int]
-    top_pieces: list[str]
     top_probs: list[float]
     forced: bool  # taken from the user's prefix rather than chosen by the model
     decoder_self: torch.Tensor  # (L, H, index + 1) this query's row over the target so far
@@ -280,7 +265,6 @@ class Stepper:
             piece=self.tokenizer.piece(chosen),
             prob=float(probs[chosen]),
             top_ids=top_i.tolist(),
-            top_pieces=self.tokenizer.pieces(top_i.tolist()),
             top_probs=top_p.tolist(),
             forced=forced,
             decoder_self=maps.stacked("decoder_self")[:, :, 0],  # (L, H, index + 1)

@@ -3,6 +3,8 @@
     with AttentionRecorder(model) as recorder:
         model(src, tgt_in)
     maps = recorder.maps()
+
+or, for id lists, `maps, logits = record(model, sources, decoder_inputs)`.
     maps.weights["cross"][layer]   # (B, H, T, S) post-softmax
     maps.scores["cross"][layer]    # (B, H, T, S) pre-mask, pre-softmax
 
@@ -21,16 +23,15 @@ import torch
 import torch.nn.functional as F
 
 from ..model.config import ATTENTION_KINDS
-from ..model.transformer import AttentionOutput, Transformer
+from ..model.transformer import Ablation, AttentionOutput, Transformer, pad_batch
 
 
 @dataclass
 class AttentionMaps:
-    """Per kind, per layer: weights and scores (B, H, queries, keys) and the mask (B, H, queries, keys)."""
+    """Per kind, per layer: weights and scores (B, H, queries, keys)."""
 
     weights: dict[str, list[torch.Tensor]] = field(default_factory=dict)
     scores: dict[str, list[torch.Tensor]] = field(default_factory=dict)
-    masks: dict[str, list[torch.Tensor]] = field(default_factory=dict)
 
     def kinds(self) -> list[str]:
         return [k for k in ATTENTION_KINDS if self.weights.get(k)]
@@ -49,7 +50,7 @@ class AttentionRecorder:
             raise ValueError(f"unknown attention kinds {sorted(unknown)}; expected {ATTENTION_KINDS}")
         self.model = model
         self.kinds = kinds
-        self._calls: dict[tuple[str, int], list[AttentionOutput]] = defaultdict(list)
+        self._calls: dict[tuple[str, int], list[tuple[torch.Tensor, torch.Tensor]]] = defaultdict(list)  # (weights, scores)
         self._handles: list = []
         self._thread: int | None = None
 
@@ -76,31 +77,49 @@ class AttentionRecorder:
         def hook(module, args, output: AttentionOutput) -> None:
             if threading.get_ident() != self._thread:
                 return
-            weights = output.weights.detach()
-            mask = output.mask
-            mask = torch.ones_like(weights, dtype=torch.bool) if mask is None else mask.expand_as(weights)
-            self._calls[(kind, layer)].append(
-                AttentionOutput(None, None, weights.float().cpu(), output.scores.detach().float().cpu(), mask.cpu())
-            )
+            weights, scores = output.weights.detach().float().cpu(), output.scores.detach().float().cpu()
+            self._calls[(kind, layer)].append((weights, scores))
 
         return hook
 
     def maps(self) -> AttentionMaps:
         """What was recorded; several calls to one module (incremental steps) are stacked along queries.
 
-        Keys of earlier steps are padded on the right: weight 0, mask False, score NaN (never computed).
+        Keys of earlier steps are padded on the right: weight 0, score NaN (never computed).
         """
         result = AttentionMaps()
         for kind in self.kinds:
             layers = sorted(layer for k, layer in self._calls if k == kind)
             for layer in layers:
                 calls = self._calls[(kind, layer)]
-                width = max(c.weights.size(-1) for c in calls)
+                width = max(weights.size(-1) for weights, _ in calls)
 
                 def cat(tensors, value):
                     return torch.cat([F.pad(t, (0, width - t.size(-1)), value=value) for t in tensors], dim=2)
 
-                result.weights.setdefault(kind, []).append(cat([c.weights for c in calls], 0.0))
-                result.scores.setdefault(kind, []).append(cat([c.scores for c in calls], float("nan")))
-                result.masks.setdefault(kind, []).append(cat([c.mask for c in calls], False))
+                result.weights.setdefault(kind, []).append(cat([weights for weights, _ in calls], 0.0))
+                result.scores.setdefault(kind, []).append(cat([scores for _, scores in calls], float("nan")))
         return result
+
+
+@torch.no_grad()
+def record(
+    model: Transformer,
+    sources: list[list[int]],
+    decoder_inputs: list[list[int]],
+    kinds: tuple[str, ...] = ATTENTION_KINDS,
+    ablation: Ablation | None = None,
+) -> tuple[AttentionMaps, torch.Tensor]:
+    """One teacher-forced pass in eval mode over right-padded batches, recording `kinds`: (maps, logits (B, T, V)).
+
+    The maps keep the padding (slice each sentence's own rows and columns); logits are float32 on the CPU.
+    """
+    device = next(model.parameters()).device
+    was_training = model.training
+    model.eval()
+    try:
+        with AttentionRecorder(model, kinds) as recorder:
+            logits = model(pad_batch(sources, device), pad_batch(decoder_inputs, device), ablation)
+    finally:
+        model.train(was_training)
+    return recorder.maps(), logits.float().cpu()

@@ -25,12 +25,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from .decoding import Source, Stepper, StepperOptions, beam_search, default_max_new_tokens, greedy_continue, pad_batch, prepare_source
+from .decoding import Source, Stepper, StepperOptions, beam_search, default_max_new_tokens, greedy_decode, prepare_source
 from .handle import ModelHandle
 from .inputs import TOP_CANDIDATES, TraceRequest, UserError
-from .hooks import AttentionRecorder
+from .hooks import record
 from ..model.transformer import Ablation
-from ..model.tokenizer import BOS_ID, EOS_ID
+from ..model.config import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 
 
 @dataclass
@@ -116,7 +116,7 @@ def plan_trace(handle: ModelHandle, request: TraceRequest) -> TracePlan:
     notes = []
     if source.truncated:
         notes.append(f"The sentence has more tokens than the model accepts; only the first {config.max_len - 1} were used.")
-    unknown = source.ids.count(config.unk_id)
+    unknown = source.ids.count(UNK_ID)
     if unknown:
         notes.append(f"{unknown} piece(s) are outside the model's vocabulary and show as <unk>.")
     max_new = default_max_new_tokens(handle.model, len(source.ids))
@@ -124,8 +124,8 @@ def plan_trace(handle: ModelHandle, request: TraceRequest) -> TracePlan:
     bad = next((i for i in forced if not 0 <= i < config.vocab_size), None)
     if bad is not None:
         raise UserError(f"Forced token id {bad} is outside the vocabulary (0..{config.vocab_size - 1}).")
-    if config.pad_id in forced:
-        raise UserError(f"Forced token id {config.pad_id} is the padding token, which the model never reads.")
+    if PAD_ID in forced:
+        raise UserError(f"Forced token id {PAD_ID} is the padding token, which the model never reads.")
     if not forced and request.prefix:
         forced = tokenizer.encode(request.prefix)
     if forced:
@@ -170,7 +170,7 @@ def build_traces(handle: ModelHandle, plans: list[TracePlan]) -> list[DecodeTrac
             stepper.run()
             targets[i] = [s.token_id for s in stepper.steps]
     for group in _by_ablation(plans, [i for i, t in enumerate(targets) if t is None]):
-        found = greedy_continue(
+        found = greedy_decode(
             model, [plans[i].source.ids for i in group], [plans[i].max_new for i in group], [forced[i] for i in group],
             plans[group[0]].ablation(config),
         )
@@ -196,13 +196,9 @@ def _by_ablation(plans: list[TracePlan], indices) -> list[list[int]]:
 
 def _teacher_forced(model, plans: list[TracePlan], targets: list[list[int]]):
     """One recorded pass over every plan's decoder inputs; per plan its unpadded maps and logits."""
-    device = next(model.parameters()).device
-    pad = model.config.pad_id
-    src = pad_batch([p.source.ids for p in plans], pad, device)
-    tgt = pad_batch([[BOS_ID] + ids[:-1] for ids in targets], pad, device)
-    with AttentionRecorder(model) as recorder:
-        logits = model(src, tgt, plans[0].ablation(model.config)).float().cpu()
-    maps = recorder.maps()
+    maps, logits = record(
+        model, [p.source.ids for p in plans], [[BOS_ID] + ids[:-1] for ids in targets], ablation=plans[0].ablation(model.config)
+    )
     out = []
     for b, (p, ids) in enumerate(zip(plans, targets)):
         S, T = len(p.source.ids), len(ids)

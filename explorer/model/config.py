@@ -6,6 +6,10 @@ import math
 from dataclasses import asdict, dataclass, fields
 
 ATTENTION_KINDS = ("encoder_self", "decoder_self", "cross")
+# The special token ids, fixed for every vocabulary: the tokenizer trains SentencePiece with them and refuses a model
+# that has others, so the model, the decoders and the data pipeline all read them from here.
+PAD_ID, UNK_ID, BOS_ID, EOS_ID = 0, 1, 2, 3
+SPECIAL_IDS = {"pad_id": PAD_ID, "unk_id": UNK_ID, "bos_id": BOS_ID, "eos_id": EOS_ID}
 
 # The largest value of each size a config may declare, and of the weights they add up to: generous for a
 # 6+6-layer d_model 512 model with 16 heads and a 64k vocabulary (77M weights), small enough that a crafted
@@ -35,10 +39,6 @@ class ModelConfig:
     dropout: float = 0.1
     max_len: int = 256  # rows of the positional-encoding table = longest sequence the model accepts
     norm_first: bool = True  # True: pre-LN; False: post-LN as in the paper
-    pad_id: int = 0
-    unk_id: int = 1
-    bos_id: int = 2
-    eos_id: int = 3
 
     def __post_init__(self) -> None:
         for name, largest in BOUNDS.items():
@@ -58,12 +58,8 @@ class ModelConfig:
             raise ValueError(f"dropout={self.dropout} must be in [0, 1)")
         if not isinstance(self.norm_first, bool):
             raise ValueError(f"norm_first={self.norm_first!r} must be true or false")
-        ids = {"pad_id": self.pad_id, "unk_id": self.unk_id, "bos_id": self.bos_id, "eos_id": self.eos_id}
-        for name, value in ids.items():
-            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < self.vocab_size:
-                raise ValueError(f"{name}={value!r} is outside the vocabulary (vocab_size={self.vocab_size})")
-        if len(set(ids.values())) != len(ids):
-            raise ValueError(f"special token ids must be distinct, got {ids}")
+        if self.vocab_size <= max(SPECIAL_IDS.values()):
+            raise ValueError(f"vocab_size={self.vocab_size} leaves no room beside the special tokens {SPECIAL_IDS}")
 
     @property
     def d_head(self) -> int:
@@ -85,6 +81,11 @@ class ModelConfig:
         """Rebuild from a checkpoint's dict, naming unknown or missing keys."""
         if not isinstance(data, dict):
             raise ValueError(f"model config must be a JSON object, got {type(data).__name__}")
+        data = dict(data)
+        for name, value in SPECIAL_IDS.items():  # checkpoints written before the ids were fixed store them
+            stored = data.pop(name, value)
+            if stored != value:
+                raise ValueError(f"{name}={stored!r} differs from this project's fixed {name}={value}")
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:

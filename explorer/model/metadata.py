@@ -17,6 +17,7 @@ from .config import ModelConfig
 
 MAX_NAME_CHARS = 80  # the model's display name
 MAX_LABEL_CHARS = 200  # other short texts the app shows: the hardware, evaluation names
+MAX_CREDIT_CHARS = 400  # the attribution a dataset's licence asks for
 HTML_CHARACTERS = "<>&"
 HEAD_DIGITS = re.compile(r"0|[1-9][0-9]{0,3}")  # a head number written as a string, e.g. "2"
 
@@ -36,6 +37,9 @@ def validate_metadata(meta: object, config: ModelConfig) -> dict:
     _mapping("training", meta)
     _optional(meta, "name", _plain, MAX_NAME_CHARS)
     _optional(meta, "hardware", _plain, MAX_LABEL_CHARS)
+    _optional(meta, "data_credit", _plain, MAX_CREDIT_CHARS)
+    _optional(meta, "known_limits", _strings)
+    _optional(meta, "recipe", _recipe)
     for key in ("command", "report_command", "card_note"):
         _optional(meta, key, _string)
     for key in ("steps", "parameters", "train_pairs", "valid_pairs"):
@@ -54,12 +58,20 @@ def validate_metadata(meta: object, config: ModelConfig) -> dict:
 # ----- sections ---------------------------------------------------------------------------------
 def _train_config(field: str, tc: object) -> None:
     _mapping(field, tc)
+    _optional(tc, "model", _mapping, prefix=field)
     data = tc.get("data")
     if data is not None:
         _list(f"{field}.data", data)
         for i, item in enumerate(data):
             _string(f"{field}.data[{i}]", item)
     _optional(tc, "valid", _string, prefix=field)
+
+
+def _recipe(field: str, recipe: object) -> None:
+    """{"name", "file", "text"} as `explorer.training.recipe.LoadedRecipe.facts` writes it."""
+    _mapping(field, recipe)
+    for key in ("name", "file", "text"):
+        _string(f"{field}.{key}", _required(recipe, key, field))
 
 
 def _last_validation(field: str, last: object) -> None:
@@ -167,6 +179,11 @@ def _list(field: str, value: object) -> list:
     if not isinstance(value, list):
         _fail(field, value, "must be a JSON list")
     return value
+
+
+def _strings(field: str, value: object) -> None:
+    for i, item in enumerate(_list(field, value)):
+        _string(f"{field}[{i}]", item)
 
 
 def _string(field: str, value: object) -> None:

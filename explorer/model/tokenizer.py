@@ -9,7 +9,8 @@ from pathlib import Path
 
 import sentencepiece as spm
 
-PAD_ID, UNK_ID, BOS_ID, EOS_ID = 0, 1, 2, 3
+from .config import BOS_ID, EOS_ID, PAD_ID, UNK_ID
+
 WORD_START = "\u2581"  # SentencePiece's "▁" marks a piece that begins a word
 CONTINUATION = "\u00b7"  # shown before pieces that continue a word: "Ha", "·us"
 _CONTROL = {"Cc", "Cf", "Cs", "Co", "Cn"}
@@ -34,7 +35,7 @@ class Tokenizer:
             raise ValueError(f"not a valid SentencePiece model ({exc})") from None
         specials = (self.sp.pad_id(), self.sp.unk_id(), self.sp.bos_id(), self.sp.eos_id())
         if specials != (PAD_ID, UNK_ID, BOS_ID, EOS_ID):
-            raise ValueError(f"SentencePiece model has pad/unk/bos/eos ids {specials}, expected (0, 1, 2, 3)")
+            raise ValueError(f"SentencePiece model has pad/unk/bos/eos ids {specials}, expected {(PAD_ID, UNK_ID, BOS_ID, EOS_ID)}")
 
     @classmethod
     def train(cls, sentences: Iterable[str], vocab_size: int, model_type: str = "bpe") -> "Tokenizer":
@@ -72,6 +73,11 @@ class Tokenizer:
     def encode(self, text: str) -> list[int]:
         """Text -> piece ids, without BOS/EOS."""
         return self.sp.encode(normalize(text), out_type=int)
+
+    def encode_source(self, text: str, max_len: int | None = None) -> list[int]:
+        """A source as the encoder reads it: its piece ids, cut to `max_len` - 1, then EOS."""
+        ids = self.encode(text)
+        return (ids if max_len is None else ids[: max_len - 1]) + [EOS_ID]
 
     def decode(self, ids: Iterable[int]) -> str:
         """Piece ids -> text; special ids are skipped."""

@@ -10,7 +10,7 @@ Attention lives at three sites under stable names:
     decoder.layers[i].self_attn   kind "decoder_self" (masked)
     decoder.layers[i].cross_attn  kind "cross"        (queries: target, keys: source)
 Each site is a MultiHeadAttention that takes torch's fused scaled_dot_product_attention unless a
-forward hook is registered on it or the caller asks for weights; then it computes
+forward hook is registered on it (a recorder is looking); then it computes
 scores -> mask -> softmax explicitly and returns both, so hooks see the probabilities that were used.
 CPU training with dropout takes the explicit path too, for the cheaper dropout mask of `dropout.py`.
 """
@@ -25,7 +25,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .config import ModelConfig
+from .config import PAD_ID, ModelConfig
 from .dropout import Dropout, dropout
 from .masks import decoder_self_mask, padding_mask
 
@@ -39,7 +39,6 @@ class AttentionOutput(NamedTuple):
     key_value: KeyValue  # keys and values attended over, for the cache
     weights: torch.Tensor | None  # (B, H, T, K) post-softmax
     scores: torch.Tensor | None  # (B, H, T, K) pre-mask, pre-softmax q.k / sqrt(Dh)
-    mask: torch.Tensor | None  # broadcastable to (B, H, T, K), True = may attend
 
 
 class PositionalEncoding(nn.Module):
@@ -94,7 +93,6 @@ class MultiHeadAttention(nn.Module):
         mask: torch.Tensor | None = None,
         past: KeyValue | None = None,
         head_mask: torch.Tensor | None = None,
-        need_weights: bool = False,
     ) -> AttentionOutput:
         """Attend from `query` (B, T, D) to keys/values.
 
@@ -117,7 +115,7 @@ class MultiHeadAttention(nn.Module):
         weights = scores = None
         # explicit scores -> mask -> softmax when someone looks at the weights, and in CPU training, where
         # SDPA's math backend would run the same ops but draw its dropout mask the slow way
-        if need_weights or self._forward_hooks or (dropout_p and q.device.type == "cpu"):
+        if self._forward_hooks or (dropout_p and q.device.type == "cpu"):
             scores = (q @ k.transpose(-2, -1)) / math.sqrt(self.d_head)  # (B, H, T, K)
             masked = scores if mask is None else scores.masked_fill(~mask, float("-inf"))
             weights = torch.softmax(masked.float(), dim=-1).to(q.dtype)  # (B, H, T, K)
@@ -129,7 +127,7 @@ class MultiHeadAttention(nn.Module):
             heads = heads * head_mask.to(heads.dtype)[None, :, None, None]
         B, _, T, _ = heads.shape
         merged = heads.transpose(1, 2).reshape(B, T, self.n_heads * self.d_head)  # (B, T, D)
-        return AttentionOutput(self.out_proj(merged), (k, v), weights, scores, mask)
+        return AttentionOutput(self.out_proj(merged), (k, v), weights, scores)
 
 
 class FeedForward(nn.Module):
@@ -309,13 +307,21 @@ def _head_mask(ablation: Ablation | None, kind: str, layer: int, device) -> torc
     return mask.to(device) if mask is not None else None
 
 
+def pad_batch(rows: list[list[int]], device=None) -> torch.Tensor:
+    """Id lists -> (B, longest) padded on the right with PAD_ID, the batch layout every forward pass takes."""
+    out = torch.full((len(rows), max(map(len, rows))), PAD_ID, dtype=torch.long)
+    for b, ids in enumerate(rows):
+        out[b, : len(ids)] = torch.tensor(ids, dtype=torch.long)
+    return out.to(device)
+
+
 class Transformer(nn.Module):
     """Encoder-decoder Transformer with one joint vocabulary and tied input/output embeddings."""
 
     def __init__(self, config: ModelConfig):
         super().__init__()
         self.config = config
-        self.embed = nn.Embedding(config.vocab_size, config.d_model, padding_idx=config.pad_id)
+        self.embed = nn.Embedding(config.vocab_size, config.d_model, padding_idx=PAD_ID)
         self.pos_encoding = PositionalEncoding(config.d_model, config.max_len)
         self.dropout = Dropout(config.dropout)
         self.encoder = Encoder(config)
@@ -330,7 +336,7 @@ class Transformer(nn.Module):
                 nn.init.zeros_(p)
         nn.init.normal_(self.embed.weight, std=self.config.d_model**-0.5)
         with torch.no_grad():
-            self.embed.weight[self.config.pad_id].zero_()
+            self.embed.weight[PAD_ID].zero_()
 
     def _embed(self, ids: torch.Tensor, offset: int = 0) -> torch.Tensor:
         x = self.embed(ids) * math.sqrt(self.config.d_model)  # (B, L, D)
@@ -338,7 +344,7 @@ class Transformer(nn.Module):
 
     def encode(self, src: torch.Tensor, ablation: Ablation | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """Source ids (B, S) -> encoder output (B, S, D) and source padding mask (B, 1, 1, S)."""
-        src_mask = padding_mask(src, self.config.pad_id)
+        src_mask = padding_mask(src, PAD_ID)
         x = self._embed(src)
         for i, layer in enumerate(self.encoder.layers):
             x = layer(x, src_mask, _head_mask(ablation, "encoder_self", i, x.device))
@@ -353,7 +359,7 @@ class Transformer(nn.Module):
         """Target ids (B, T) that follow the cached positions -> logits (B, T, V) and the new state."""
         offset = state.length
         # one new query per row may see every cached key: no mask needed, which keeps the fused kernel lean
-        self_mask = None if tgt.size(1) == 1 else decoder_self_mask(tgt, self.config.pad_id, offset)  # (B, 1, T, offset + T)
+        self_mask = None if tgt.size(1) == 1 else decoder_self_mask(tgt, PAD_ID, offset)  # (B, 1, T, offset + T)
         cross_mask = state.src_mask if state.has_padding else None
         y = self._embed(tgt, offset)
         caches = []

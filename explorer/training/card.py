@@ -1,66 +1,35 @@
-"""The model card (a checkpoint's README.md) and the loss-curve PNG, rendered from training metadata."""
+"""The model card (a checkpoint's README.md), rendered from training metadata."""
 
 from __future__ import annotations
 
-import io
-
-CREDIT = (
-    "Tatoeba Project (tatoeba.org) and manythings.org/anki, licensed CC-BY 2.0 France "
-    "(https://creativecommons.org/licenses/by/2.0/fr/)"
-)
-
-
-def loss_curve_png(history: list[dict]) -> bytes | None:
-    """Training loss (and validation loss/BLEU where present) against step, as PNG bytes."""
-    train = [h for h in history if not h.get("valid")]
-    if len(train) < 2:
-        return None
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    valid = [h for h in history if h.get("valid")]
-    fig, ax = plt.subplots(figsize=(7, 4.4), dpi=100)
-    ax.plot([h["step"] for h in train], [h["loss"] for h in train], label="training loss (label-smoothed)", color="#0072B2")
-    lines = ax.get_lines()
-    if valid:
-        ax.plot([h["step"] for h in valid], [h["loss"] for h in valid], "o-", label="validation loss", color="#D55E00")
-        ax2 = ax.twinx()
-        ax2.plot([h["step"] for h in valid], [h["bleu"] for h in valid], "s--", label="validation BLEU", color="#009E73")
-        ax2.set_ylabel("BLEU")
-        lines = ax.get_lines() + ax2.get_lines()
-    ax.set_xlabel("step")
-    ax.set_ylabel("cross-entropy")
-    ax.grid(alpha=0.3)
-    # one legend below the axes, where it cannot cover a curve
-    fig.legend(lines, [line.get_label() for line in lines], loc="lower center", ncol=len(lines), frameon=False)
-    fig.tight_layout(rect=(0, 0.07, 1, 1))
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    plt.close(fig)
-    return buf.getvalue()
+HYPERPARAMETERS = (  # what the card lists of a run's train_config (its "model" section first)
+    "vocab_size", "d_model", "n_heads", "n_encoder_layers", "n_decoder_layers", "d_ff", "dropout", "norm_first", "max_len",
+    "max_tokens", "lr", "warmup", "max_steps", "cooldown_steps", "weight_decay", "label_smoothing", "clip", "seed", "bf16",
+    "save_dtype",
+)  # fmt: skip
 
 
 def render_card(meta: dict, evaluation: dict | None = None, extra_sections: str = "") -> str:
     """Markdown model card from a checkpoint's training metadata (and an evaluation, if given).
 
     The metadata has the types `explorer.model.metadata.validate_metadata` checks; optional fields may be absent.
+    Its name, data credit, known limits and recipe come from the recipe the model was trained with.
     """
     tc = meta.get("train_config") or {}
-    data = ", ".join(tc.get("data", []))
+    settings = (tc.get("model") or {}) | tc  # the architecture is nested in train_config["model"]
+    recipe = meta.get("recipe")
     lines = [
-        "# Attention Explorer English→German Transformer",
+        f"# {meta.get('name') or 'Attention Explorer translator'}",
         "",
         "A small encoder-decoder Transformer trained with this project's own pipeline "
         "(`python -m explorer.training.train`), made to be looked inside with Attention Explorer.",
         "",
         "## Training data",
-        f"- corpus: `{data}`, validation: `{tc.get('valid') or 'split off the training data'}`",
+        f"- corpus: `{', '.join(tc.get('data', []))}`, validation: `{tc.get('valid') or 'split off the training data'}`",
         f"- {meta.get('train_pairs', '?')} training pairs, {meta.get('valid_pairs', '?')} validation pairs after cleaning",
     ]
-    if "tatoeba" in data.lower() or "tatoeba" in str(tc.get("valid", "")).lower():
-        lines.append(f"- data credit: {CREDIT}")
+    if meta.get("data_credit"):
+        lines.append(f"- data credit: {meta['data_credit']}")
     lines += [
         "",
         "## Training",
@@ -69,17 +38,12 @@ def render_card(meta: dict, evaluation: dict | None = None, extra_sections: str 
         f"- steps: {meta.get('steps')}, epochs: {meta.get('epochs')}, training wall time: {meta.get('training_minutes')} min",
         f"- hardware: {meta.get('hardware')} (world size {meta.get('world_size', 1)})"
         + (", bf16 autocast" if meta.get("bf16_autocast") else ""),
-        "- hyperparameters: "
-        + ", ".join(
-            f"{k}={tc[k]}"
-            for k in (
-                "vocab_size", "d_model", "n_heads", "n_encoder_layers", "n_decoder_layers", "d_ff", "dropout",
-                "norm_first", "max_len", "max_tokens", "lr", "warmup", "max_steps", "cooldown_steps", "weight_decay",
-                "label_smoothing", "clip", "seed", "bf16", "save_dtype",
-            )
-            if k in tc
-        ),
+        "- hyperparameters: " + ", ".join(f"{k}={settings[k]}" for k in HYPERPARAMETERS if k in settings),
         "",
+    ]
+    if recipe:
+        lines += [f"The recipe, `{recipe['file']}`:", "", "```python", recipe["text"].rstrip(), "```", ""]
+    lines += [
         "![loss curve](loss_curve.png)",
         "",
     ]
@@ -112,4 +76,6 @@ def render_card(meta: dict, evaluation: dict | None = None, extra_sections: str 
             lines += [f"| {e['source']} | {e['hypothesis']} | {e['references'][0]} |" for e in examples]
             lines.append("")
     lines.append(extra_sections)
+    if meta.get("known_limits"):
+        lines += ["## Known limits", ""] + [f"- {item}" for item in meta["known_limits"]] + [""]
     return "\n".join(lines).rstrip() + "\n"

@@ -9,21 +9,29 @@ from pathlib import Path
 
 import torch
 
-from ..model.tokenizer import BOS_ID, EOS_ID, PAD_ID, Tokenizer, normalize
+from ..model.config import BOS_ID, EOS_ID
+
+from ..model.tokenizer import Tokenizer, normalize
+from ..model.transformer import pad_batch
 
 Pair = tuple[str, str]  # (source, target)
 MINI_CORPUS = Path(__file__).parent / "corpus" / "mini_en_de.tsv"
 
 
-def read_tsv(path: str | Path) -> list[Pair]:
-    """Lines `source TAB target [TAB anything...]`; extra columns are ignored, lines without a tab skipped."""
-    pairs = []
+def read_rows(path: str | Path) -> list[tuple[str, ...]]:
+    """Every line with at least one tab, split at the tabs: `source TAB target [TAB more...]`."""
+    rows = []
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             cols = line.rstrip("\r\n").split("\t")
             if len(cols) >= 2:
-                pairs.append((cols[0], cols[1]))
-    return pairs
+                rows.append(tuple(cols))
+    return rows
+
+
+def read_tsv(path: str | Path) -> list[Pair]:
+    """Lines `source TAB target [TAB anything...]`; extra columns are ignored, lines without a tab skipped."""
+    return [(row[0], row[1]) for row in read_rows(path)]
 
 
 def read_parallel(source_path: str | Path, target_path: str | Path) -> list[Pair]:
@@ -101,7 +109,7 @@ def encode_pairs(tokenizer: Tokenizer, pairs: Iterable[Pair], max_len: int) -> l
     """Token ids for each pair; pairs with a side longer than max_len tokens are dropped."""
     out = []
     for src, tgt in pairs:
-        s = tokenizer.encode(src) + [EOS_ID]
+        s = tokenizer.encode_source(src)
         t = [BOS_ID] + tokenizer.encode(tgt) + [EOS_ID]
         if len(s) <= max_len and len(t) <= max_len:
             out.append((s, t))
@@ -134,13 +142,7 @@ def token_batches(examples: Sequence[Example], max_tokens: int, seed: int | None
 
 def collate(examples: Sequence[Example]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Padded (src (B, S), tgt_in (B, T), tgt_out (B, T)); tgt_out is tgt_in shifted left by one."""
-    S = max(len(s) for s, _ in examples)
-    T = max(len(t) for _, t in examples) - 1
-    src = torch.full((len(examples), S), PAD_ID, dtype=torch.long)
-    tgt_in = torch.full((len(examples), T), PAD_ID, dtype=torch.long)
-    tgt_out = torch.full((len(examples), T), PAD_ID, dtype=torch.long)
-    for b, (s, t) in enumerate(examples):
-        src[b, : len(s)] = torch.tensor(s)
-        tgt_in[b, : len(t) - 1] = torch.tensor(t[:-1])
-        tgt_out[b, : len(t) - 1] = torch.tensor(t[1:])
+    src = pad_batch([s for s, _ in examples])
+    tgt_in = pad_batch([t[:-1] for _, t in examples])
+    tgt_out = pad_batch([t[1:] for _, t in examples])
     return src, tgt_in, tgt_out

@@ -17,8 +17,11 @@ import sacrebleu
 import torch
 
 from ..model.checkpoint import CheckpointError, load_checkpoint
-from ..interpret.decoding import beam_search, greedy_batch
-from ..model.tokenizer import EOS_ID, normalize
+from ..interpret.decoding import beam_search, greedy_decode
+from ..interpret.inputs import LIMITS
+from ..model.config import EOS_ID
+from ..model.tokenizer import normalize
+from .data import read_rows
 
 
 def group_references(pairs: Iterable[tuple[str, ...]]) -> list[tuple[str, list[str]]]:
@@ -35,13 +38,7 @@ def group_references(pairs: Iterable[tuple[str, ...]]) -> list[tuple[str, list[s
 
 def read_references(path: str | Path) -> list[tuple[str, list[str]]]:
     """A multi-reference TSV test set, grouped by source."""
-    rows = []
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            cols = line.rstrip("\r\n").split("\t")
-            if len(cols) >= 2:
-                rows.append(tuple(cols))
-    return group_references(rows)
+    return group_references(read_rows(path))
 
 
 def score_translations(hypotheses: list[str], references: list[list[str]]) -> dict:
@@ -58,6 +55,7 @@ def score_translations(hypotheses: list[str], references: list[list[str]]) -> di
     }
 
 
+ALPHA = LIMITS["alpha"].default  # the length penalty of beam search, as in the app
 LENGTH_BUCKETS = ((1, 5), (6, 10), (11, 15), (16, None))  # source words
 
 
@@ -75,27 +73,27 @@ def scores_by_length(sources: list[str], hypotheses: list[str], references: list
 
 
 @torch.no_grad()
-def translate(model, tokenizer, sources: list[str], beam: int = 1, alpha: float = 0.6, batch_size: int = 64):
+def translate(model, tokenizer, sources: list[str], beam: int = 1, alpha: float = ALPHA, batch_size: int = 64):
     """Translate sentences; returns (hypotheses, output tokens, seconds)."""
-    max_len = model.config.max_len
-    encoded = [tokenizer.encode(s)[: max_len - 1] + [EOS_ID] for s in sources]
+    encoded = [tokenizer.encode_source(s, model.config.max_len) for s in sources]
     outputs: list[list[int]] = [[] for _ in sources]
     start = time.perf_counter()
     if beam == 1:
         order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]))  # similar lengths batch well
         for b in range(0, len(order), batch_size):
             idx = order[b : b + batch_size]
-            for i, ids in zip(idx, greedy_batch(model, [encoded[i] for i in idx])):
+            for i, ids in zip(idx, greedy_decode(model, [encoded[i] for i in idx])):
                 outputs[i] = ids
     else:
         for i, ids in enumerate(encoded):
-            outputs[i] = beam_search(model, ids, beam_size=beam, alpha=alpha)[0].ids
+            best = beam_search(model, ids, beam_size=beam, alpha=alpha)[0]
+            outputs[i] = best.ids + ([EOS_ID] if best.finished else [])
     seconds = time.perf_counter() - start
-    tokens = sum(len(o) + 1 for o in outputs)  # + EOS
+    tokens = sum(map(len, outputs))  # EOS included where one was chosen
     return [tokenizer.decode(o) for o in outputs], tokens, seconds
 
 
-def evaluate(checkpoint: str | Path, data: str | Path, beam: int = 1, alpha: float = 0.6, limit: int = 0) -> dict:
+def evaluate(checkpoint: str | Path, data: str | Path, beam: int = 1, alpha: float = ALPHA, limit: int = 0) -> dict:
     """Decode a test set with a checkpoint and score it."""
     ckpt = load_checkpoint(checkpoint)
     groups = read_references(data)
@@ -124,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--checkpoint", required=True)
     parser.add_argument("--data", required=True, help="TSV: source TAB reference [TAB reference ...]")
     parser.add_argument("--beam", type=int, default=1, help="beam size (1 = greedy)")
-    parser.add_argument("--alpha", type=float, default=0.6, help="length penalty exponent for beam search")
+    parser.add_argument("--alpha", type=float, default=ALPHA, help="length penalty exponent for beam search")
     parser.add_argument("--limit", type=int, default=0, help="only the first N segments")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from ..interpret.alignment import read_gold, score_heads
+from ..interpret.inputs import LIMITS
 from .card import render_card
 from ..model.checkpoint import CheckpointError, load_checkpoint, update_metadata
 from .evaluate import evaluate
@@ -49,22 +50,11 @@ def _percent(row: dict) -> str:
     return "?" if row.get("accuracy") is None else f"{row['accuracy']:.1%}"
 
 
-def known_limits(vocab_size: int) -> str:
-    return (
-        "## Known limits\n\n"
-        "- Domain: short everyday sentences as in Tatoeba; news, technical or literary text is out of domain.\n"
-        "- Length: trained on pairs of up to 128 pieces; most training sentences are under 15 words, so long "
-        "sentences degrade (omissions, repeats).\n"
-        f"- Vocabulary: a joint BPE of {vocab_size:,} pieces; rare names and words are split into many pieces or copied.\n"
-        "- Register: Tatoeba mixes du/Sie and gives several valid translations per source; the model picks one.\n"
-    )
-
-
-def card_text(meta: dict, vocab_size: int) -> str:
+def card_text(meta: dict) -> str:
     """The model card of a checkpoint whose metadata holds its evaluation and alignment findings."""
     note = meta.get("card_note")
     notes = f"## Notes on this run\n\n{note}\n\n" if note else ""
-    sections = notes + alignment_section(meta["alignment"]) + "\n" + known_limits(vocab_size)
+    sections = notes + alignment_section(meta["alignment"])
     measured = f"\nMeasured with `{meta['report_command']}`.\n" if meta.get("report_command") else ""
     return render_card(meta, meta["evaluation"], sections + measured)
 
@@ -78,7 +68,7 @@ def rerender_card(checkpoint: str, note: str | None) -> int:
         return 2
     if note is not None:
         meta["card_note"] = note
-    update_metadata(checkpoint, {"card_note": meta.get("card_note", "")}, card_text(meta, ckpt.model.config.vocab_size))
+    update_metadata(checkpoint, {"card_note": meta.get("card_note", "")}, card_text(meta))
     print(f"re-rendered {Path(checkpoint) / 'README.md'}")
     return 0
 
@@ -88,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--checkpoint", required=True)
     parser.add_argument("--data", help="multi-reference TSV (source TAB reference ...)")
     parser.add_argument("--gold", help="gold word alignments TSV")
-    parser.add_argument("--beam", type=int, default=4)
+    parser.add_argument("--beam", type=int, default=int(LIMITS["beam_size"].default))
     parser.add_argument("--reference-checkpoint", help="an fp32 export of the same weights, for the fp16 comparison")
     parser.add_argument("--data-name", default=None, help="how the test set is named in the card")
     parser.add_argument("--note", default=None, help="a paragraph for the card (e.g. how the run was resumed); kept if omitted")
@@ -132,7 +122,7 @@ def report(args: argparse.Namespace, argv: list[str] | None) -> int:
     argv = [a for a in argv if not a.startswith("--note=")]
     note = ckpt.metadata.get("card_note", "") if args.note is None else args.note
     updates = {"evaluation": evaluation, "alignment": alignment, "report_command": "python -m explorer.training.model_report " + shlex.join(argv), "card_note": note}
-    update_metadata(args.checkpoint, updates, card_text(dict(ckpt.metadata) | updates, ckpt.model.config.vocab_size))
+    update_metadata(args.checkpoint, updates, card_text(dict(ckpt.metadata) | updates))
     print(json.dumps({k: {m: v[m] for m in ("bleu", "chrf", "bleu_signature", "chrf_signature")} for k, v in evaluation.items()}, indent=1))
     return 0
 

@@ -1,4 +1,7 @@
-"""The Gradio UI: `build_demo` lays out the tabs and wires them to the gradio-free core; `launch_options` serves it."""
+"""The Gradio UI: `build_demo` lays out the tabs and wires them to the gradio-free core; `launch_options` serves it.
+
+May import every other folder; the only place besides `app.py` that imports gradio (browser code: `static/`).
+"""
 
 from __future__ import annotations
 

@@ -33,8 +33,8 @@ def describe(handle: ModelHandle) -> str:
             f"- the cross-attention that best predicts word alignment is layer {escape(best['layer'])}, head {escape(best['head'])} "
             f"(alignment error rate {best['aer']:.2f} on {escape(alignment['pairs'])} hand-aligned sentences); the explorer opens on it."
         )
-    if "tatoeba" in str((meta.get("train_config") or {}).get("data", "")).lower():
-        lines.append("- training data: Tatoeba Project (tatoeba.org) and manythings.org/anki, CC-BY 2.0 France.")
+    if meta.get("data_credit"):
+        lines.append(f"- training data: {escape(meta['data_credit'])}.")
     return "\n".join(lines)
 
 

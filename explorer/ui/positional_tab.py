@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gradio as gr
 
+from ..app.positional import positional_figures
 from .common import PLAIN_EVENT, Context, font_size, session_event
 
 
@@ -28,7 +29,7 @@ def build(ctx: Context):
 
     @session_event
     def show(positions, dims, waves, presentation, use_own, session):
-        return session.positional_figures(positions, dims, waves, font_size(presentation), use_own)
+        return positional_figures(session.handle(use_own), positions, dims, waves, font_size(presentation))
 
     inputs = [positions, dims, waves, ctx.presentation, ctx.use_own, ctx.state]
     outputs = [heat, wave_plot, sim_plot, ctx.state]

@@ -8,10 +8,13 @@ raise this component's events: `submit` (force a candidate: a new trace) and `cl
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import gradio as gr
 import plotly
+
+from ..app.figures import NORMAL_FONT, PRESENTATION_FONT
 
 STATIC = Path(__file__).parent / "static"
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
@@ -36,10 +39,15 @@ def static_paths() -> list[Path]:
     return [STATIC, PLOTLY_JS]
 
 
+def settings() -> dict:
+    """What the browser code takes from the server before it runs: the scripts' load order (for the HTML
+    export) and the font sizes the server's figures use too."""
+    return {"SOURCES": SCRIPTS, "FONT": {"normal": NORMAL_FONT, "presentation": PRESENTATION_FONT}}
+
+
 def head() -> str:
-    sources = ", ".join(f'"{name}"' for name in SCRIPTS)
     tags = [
-        f"<script>window.AttentionExplorer = {{SOURCES: [{sources}]}};</script>",  # load order, for the HTML export
+        f"<script>window.AttentionExplorer = {json.dumps(settings())};</script>",
         f'<link rel="stylesheet" href="{url(STATIC / "viewer.css")}">',
         f'<script src="{url(PLOTLY_JS)}"></script>',
     ]

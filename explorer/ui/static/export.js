@@ -29,7 +29,7 @@
         "<title>" + AE.escape(title) + "</title>",
         "<style data-ae-source=\"viewer.css\">" + safe(css) + "</style>",
       ];
-      parts.push("<script>window.AttentionExplorer = {SOURCES: " + JSON.stringify(AE.SOURCES) + "};</script>");
+      parts.push("<script>window.AttentionExplorer = " + JSON.stringify({ SOURCES: AE.SOURCES, FONT: AE.FONT }) + ";</script>");
       names.forEach((name, i) => parts.push("<script data-ae-source=\"" + name + "\">" + safe(scripts[i]) + "</script>"));
       parts.push("</head><body class=\"ae-standalone\"><div id=\"ae-root\"></div>");
       parts.push("<script type=\"application/json\" id=\"ae-trace\">" + safe(JSON.stringify(wire)) + "</script>");

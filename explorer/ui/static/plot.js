@@ -1,5 +1,5 @@
-// plot.js: what every chart shares: token escaping, the fixed colours, the font size (larger in
-// presentation mode), one Plotly.react wrapper with the PNG export button in the toolbar, and a
+// plot.js: what every chart shares: token escaping, the fixed colours, the font size (AE.FONT from the
+// server, larger in presentation mode), one Plotly.react wrapper with the PNG export button in the toolbar, and a
 // chart that only says something.
 (function (AE) {
   "use strict";
@@ -26,7 +26,7 @@
   };
 
   AE.presenting = function () { return document.body.classList.contains("presentation"); };
-  AE.fontSize = function () { return AE.presenting() ? 20 : 13; };
+  AE.fontSize = function () { return AE.presenting() ? AE.FONT.presentation : AE.FONT.normal; }; // explorer/ui/viewer.py
 
   AE.tokenAxis = function (labels, title, font) {
     return {

@@ -1,0 +1,75 @@
+"""Training recipes: a run's whole configuration as a file in the repository, which the training CLI reads.
+
+A recipe is a module in `explorer/training/recipes/` (or a .py file named by path) that defines
+`RECIPE = Recipe(...)`: the `TrainConfig`, and what the checkpoint says about itself (its name, the
+credit its data asks for, its known limits). The checkpoint stores the recipe's text and the model card
+quotes it, so "how was this model trained" is one file, not a long command line.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+
+from .trainer import TrainConfig
+
+RECIPES_PACKAGE = "explorer.training.recipes"
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """A training configuration and the facts its checkpoint will carry."""
+
+    config: TrainConfig
+    name: str = ""  # the model's display name in the app and the card
+    data_credit: str = ""  # attribution the training data's licence asks for
+    known_limits: tuple[str, ...] = ()  # what the card warns about (domain, length, vocabulary)
+
+
+@dataclass(frozen=True)
+class LoadedRecipe:
+    recipe: Recipe
+    name: str  # how it was named on the command line
+    text: str  # the file, quoted by the model card
+
+    def facts(self) -> dict:
+        """The checkpoint metadata this recipe contributes."""
+        file = self.name if self.name.endswith(".py") else f"explorer/training/recipes/{self.name}.py"
+        facts = {"recipe": {"name": self.name, "file": file, "text": self.text}}
+        if self.recipe.name:
+            facts["name"] = self.recipe.name
+        if self.recipe.data_credit:
+            facts["data_credit"] = self.recipe.data_credit
+        if self.recipe.known_limits:
+            facts["known_limits"] = list(self.recipe.known_limits)
+        return facts
+
+
+def load_recipe(spec: str) -> LoadedRecipe:
+    """A recipe by name (a module of explorer/training/recipes/) or by the path of a .py file."""
+    if spec.endswith(".py"):
+        path = Path(spec)
+        if not path.is_file():
+            raise ValueError(f"recipe file {spec} does not exist")
+        module_spec = importlib.util.spec_from_file_location(f"recipe_{path.stem}", path)
+        module = importlib.util.module_from_spec(module_spec)
+        module_spec.loader.exec_module(module)
+    else:
+        if not spec.isidentifier():
+            raise ValueError(f"recipe {spec!r} is neither a recipe name nor a .py file; known: {', '.join(known_recipes())}")
+        try:
+            module = importlib.import_module(f"{RECIPES_PACKAGE}.{spec}")
+        except ModuleNotFoundError:
+            raise ValueError(f"no recipe named {spec!r}; known: {', '.join(known_recipes())}") from None
+        path = Path(module.__file__)
+    recipe = getattr(module, "RECIPE", None)
+    if not isinstance(recipe, Recipe):
+        raise ValueError(f"recipe {spec} defines no RECIPE = Recipe(...)")
+    return LoadedRecipe(recipe, spec, path.read_text(encoding="utf-8"))
+
+
+def known_recipes() -> list[str]:
+    folder = Path(__file__).parent / "recipes"
+    return sorted(p.stem for p in folder.glob("*.py") if p.stem != "__init__")
