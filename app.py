@@ -28,18 +28,26 @@ def parse_args(argv=None):
     parser.add_argument("--port", type=int, default=int(os.environ.get("GRADIO_SERVER_PORT", "7860")))
     parser.add_argument("--share", action="store_true", help="also open a temporary public gradio.live link")
     parser.add_argument(
-        "--session-idle-minutes", type=float, default=os.environ.get("EXPLORER_SESSION_IDLE_MINUTES"),
+        "--session-idle-minutes",
+        type=float,
+        default=os.environ.get("EXPLORER_SESSION_IDLE_MINUTES"),
         help="a browser session without any event for this long is deleted with its trained model and files "
         "(default: explorer.app.session.SESSION_IDLE_S)",
     )
     parser.add_argument(
-        "--files-max-age-minutes", type=float, default=os.environ.get("EXPLORER_FILES_MAX_AGE_MINUTES"),
-        help="files the app hands out (.npz exports, trained checkpoints, uploads) are deleted this long after they were made "
+        "--files-max-age-minutes",
+        type=float,
+        default=os.environ.get("EXPLORER_FILES_MAX_AGE_MINUTES"),
+        help="files the app hands out (.npz exports, trained checkpoints, uploads) are deleted this long after they "
+        "were made "
         "(default: explorer.ui.FILES_MAX_AGE_S)",
     )
     parser.add_argument(
-        "--threads", type=int, default=int(os.environ.get("EXPLORER_THREADS", "1")),
-        help="torch CPU threads (default 1: one sentence decodes as fast as with 2, and concurrent users do not oversubscribe the cores)",
+        "--threads",
+        type=int,
+        default=int(os.environ.get("EXPLORER_THREADS", "1")),
+        help="torch CPU threads (default 1: one sentence decodes as fast as with 2, and concurrent users do not "
+        "oversubscribe the cores)",
     )
     return parser.parse_args(argv)
 
@@ -60,8 +68,8 @@ def main(argv=None) -> int:
     import torch
 
     torch.set_num_threads(max(1, args.threads))
-    from explorer.model.checkpoint import CheckpointError
     from explorer.interpret.handle import load_handle
+    from explorer.model.checkpoint import CheckpointError
 
     try:
         handle = load_handle(args.checkpoint)

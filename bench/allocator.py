@@ -21,13 +21,13 @@ import sys
 import time
 from pathlib import Path
 
-from bench import common
 import torch
-from bench.train_throughput import Run, synthetic_examples
 
+from bench import common
+from bench.train_throughput import Run, synthetic_examples
+from explorer.model.transformer import Transformer
 from explorer.training.allocator import retain_freed_memory
 from explorer.training.data import token_batches
-from explorer.model.transformer import Transformer
 from explorer.training.trainer import TrainConfig
 
 ROOT = Path(__file__).resolve().parents[1]  # the children run as `python -m bench.allocator` from here
@@ -52,14 +52,18 @@ def child(args) -> None:
         run.step(batch)
         tokens += sum(len(t) - 1 for _, t in batch)
     elapsed, after = time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF)
-    print(json.dumps({
-        "retained": retained,
-        "s_per_step": elapsed / args.steps,
-        "tokens_per_s": tokens / elapsed,
-        "minor_faults_per_step": (after.ru_minflt - usage.ru_minflt) / args.steps,
-        "system_s_per_step": (after.ru_stime - usage.ru_stime) / args.steps,
-        "max_rss_mb": after.ru_maxrss / 1024,
-    }))  # fmt: skip
+    print(
+        json.dumps(
+            {
+                "retained": retained,
+                "s_per_step": elapsed / args.steps,
+                "tokens_per_s": tokens / elapsed,
+                "minor_faults_per_step": (after.ru_minflt - usage.ru_minflt) / args.steps,
+                "system_s_per_step": (after.ru_stime - usage.ru_stime) / args.steps,
+                "max_rss_mb": after.ru_maxrss / 1024,
+            }
+        )
+    )
 
 
 def main() -> None:
@@ -80,10 +84,28 @@ def main() -> None:
     results: dict[str, list[dict]] = {name: [] for name in VARIANTS}
     for r in range(args.repeat):
         for name in VARIANTS if r % 2 == 0 else reversed(VARIANTS):
-            command = [sys.executable, "-m", "bench.allocator", "--child", name, "--threads", str(args.threads), "--seed", str(args.seed),
-                       "--steps", str(args.steps), "--warmup-steps", str(args.warmup_steps),
-                       "--max-tokens", str(args.max_tokens), "--examples", str(args.examples)]  # fmt: skip
-            out = subprocess.run(command + (["--bf16"] if args.bf16 else []), cwd=ROOT, capture_output=True, text=True, check=True)
+            command = [
+                sys.executable,
+                "-m",
+                "bench.allocator",
+                "--child",
+                name,
+                "--threads",
+                str(args.threads),
+                "--seed",
+                str(args.seed),
+                "--steps",
+                str(args.steps),
+                "--warmup-steps",
+                str(args.warmup_steps),
+                "--max-tokens",
+                str(args.max_tokens),
+                "--examples",
+                str(args.examples),
+            ]
+            out = subprocess.run(
+                command + (["--bf16"] if args.bf16 else []), cwd=ROOT, capture_output=True, text=True, check=True
+            )
             results[name].append(json.loads(out.stdout.strip().splitlines()[-1]))
     assert results[VARIANTS[1]][0]["retained"], "retain_freed_memory() is not available here (not glibc)"
 
@@ -91,11 +113,25 @@ def main() -> None:
         return common.median([r[key] for r in results[name]])
 
     ratio = med(VARIANTS[0], "s_per_step") / med(VARIANTS[1], "s_per_step")
-    print(common.header("Training steps: glibc malloc defaults vs retain_freed_memory()", args,
-                        f"shipped-size model, synthetic batches of <= {args.max_tokens} padded tokens"
-                        f"{', bf16 autocast' if args.bf16 else ''}, {args.warmup_steps} + {args.steps} steps per process"))  # fmt: skip
-    rows = [[name, med(name, "s_per_step") * 1000, med(name, "tokens_per_s"), med(name, "minor_faults_per_step"),
-             med(name, "system_s_per_step") * 1000, med(name, "max_rss_mb")] for name in VARIANTS]  # fmt: skip
+    print(
+        common.header(
+            "Training steps: glibc malloc defaults vs retain_freed_memory()",
+            args,
+            f"shipped-size model, synthetic batches of <= {args.max_tokens} padded tokens"
+            f"{', bf16 autocast' if args.bf16 else ''}, {args.warmup_steps} + {args.steps} steps per process",
+        )
+    )
+    rows = [
+        [
+            name,
+            med(name, "s_per_step") * 1000,
+            med(name, "tokens_per_s"),
+            med(name, "minor_faults_per_step"),
+            med(name, "system_s_per_step") * 1000,
+            med(name, "max_rss_mb"),
+        ]
+        for name in VARIANTS
+    ]
     headers = ["malloc", "median ms/step", "tokens/s", "minor faults/step", "system ms/step", "peak RSS MB"]
     print(common.table(headers, rows))
     print(f"\nSpeed-up from retain_freed_memory(): **{ratio:.2f}x** (median step time, {args.repeat} process pairs)")

@@ -35,15 +35,21 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_app(checkpoint: str, port: int, cwd: str | Path = ROOT, args=(), env: dict | None = None, preexec_fn=None) -> tuple[subprocess.Popen, float]:
+def start_app(
+    checkpoint: str, port: int, cwd: str | Path = ROOT, args=(), env: dict | None = None, preexec_fn=None
+) -> tuple[subprocess.Popen, float]:
     """`python app.py` of the checkout in `cwd` on 127.0.0.1:port (with extra `args`, environment `env`); returns it
     and its seconds to HTTP 200. Its output goes to a temporary file (a pipe nobody reads could block it)."""
     env = dict(env or os.environ, GRADIO_ANALYTICS_ENABLED="False")
     log = tempfile.TemporaryFile()
     t0 = time.perf_counter()
     proc = subprocess.Popen(
-        [sys.executable, "app.py", "--checkpoint", checkpoint, "--port", str(port), *args], cwd=cwd, env=env,
-        stdout=subprocess.DEVNULL, stderr=log, preexec_fn=preexec_fn,
+        [sys.executable, "app.py", "--checkpoint", checkpoint, "--port", str(port), *args],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=log,
+        preexec_fn=preexec_fn,
     )
     url = f"http://127.0.0.1:{port}/"
     while time.perf_counter() - t0 < 120:
@@ -112,7 +118,10 @@ def main() -> int:
     }
     print("| measure | value | target |\n|---|---|---|")
     print(f"| app ready (process start → HTTP 200) | {result['ready_s']} s | ≤ 8 s |")
-    print(f"| /trace of a new long sentence, median (p90) | {result['trace_new_median_ms']} ms ({result['trace_new_p90_ms']} ms) | ≤ 150 ms + floor |")
+    print(
+        f"| /trace of a new long sentence, median (p90) | {result['trace_new_median_ms']} ms "
+        f"({result['trace_new_p90_ms']} ms) | ≤ 150 ms + floor |"
+    )
     print(f"| /trace of the same sentence again (cache), median | {result['trace_cached_median_ms']} ms | |")
     print(f"| reference: /clear_ablation (no-op) round trip, median | {result['floor_median_ms']} ms | |")
     print(f"| new trace / no-op ratio | {result['trace_over_floor']}× | |")

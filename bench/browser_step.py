@@ -29,7 +29,11 @@ MEASURE = """async (key) => {
   await new Promise((r) => requestAnimationFrame(() => r()));
   return performance.now() - t0;
 }"""
-FLOOR = """async () => { const t0 = performance.now(); await new Promise((r) => requestAnimationFrame(() => r())); return performance.now() - t0; }"""
+FLOOR = """async () => {
+  const t0 = performance.now();
+  await new Promise((r) => requestAnimationFrame(() => r()));
+  return performance.now() - t0;
+}"""
 
 
 def q(values, p):
@@ -49,7 +53,10 @@ def main() -> int:
     url = f"http://127.0.0.1:{proc.args[-1]}/?" + urlencode({"s": LONG, "step": 0})
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+            browser = p.chromium.launch(
+                executable_path="/usr/bin/chromium",
+                args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+            )
             page = browser.new_page(viewport={"width": 1366, "height": 768})
             page.goto(url, wait_until="load")
             page.wait_for_selector(".ae-heat canvas[aria-label]")
@@ -74,14 +81,22 @@ def main() -> int:
         proc.wait(10)
     result = {
         "target_tokens": T,
-        "step_median_ms": round(statistics.median(steps), 1), "step_p95_ms": round(q(steps, 0.95), 1),
-        "head_median_ms": round(statistics.median(heads), 1), "head_p95_ms": round(q(heads, 0.95), 1),
+        "step_median_ms": round(statistics.median(steps), 1),
+        "step_p95_ms": round(q(steps, 0.95), 1),
+        "head_median_ms": round(statistics.median(heads), 1),
+        "head_p95_ms": round(q(heads, 0.95), 1),
         "frame_floor_median_ms": round(statistics.median(floor), 1),
         "requests_while_stepping": len(requests),
     }
     print("| measure (headless Chromium, 1366x768, long example) | median | p95 | target |\n|---|---|---|---|")
-    print(f"| → key to repainted heatmap (30 steps) | {result['step_median_ms']} ms | {result['step_p95_ms']} ms | ≤ 16 / ≤ 33 ms |")
-    print(f"| digit key to repainted heatmap (30 head switches) | {result['head_median_ms']} ms | {result['head_p95_ms']} ms | ≤ 16 / ≤ 33 ms |")
+    print(
+        f"| → key to repainted heatmap (30 steps) | {result['step_median_ms']} ms | {result['step_p95_ms']} ms | ≤ 16 "
+        "/ ≤ 33 ms |"
+    )
+    print(
+        f"| digit key to repainted heatmap (30 head switches) | {result['head_median_ms']} ms | "
+        f"{result['head_p95_ms']} ms | ≤ 16 / ≤ 33 ms |"
+    )
     print(f"| reference: one empty animation frame | {result['frame_floor_median_ms']} ms | | |")
     print(f"| requests sent while stepping and switching | {result['requests_while_stepping']} | | 0 |")
     if args.json:

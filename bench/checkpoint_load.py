@@ -37,7 +37,9 @@ def main() -> int:
     code = PROBE.format(weights=str(ckpt / "model.safetensors"), ckpt=str(ckpt))
     raw, full = [], []
     for _ in range(args.repeat):
-        out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+        out = subprocess.run(
+            [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.split()
         raw.append(float(out[0]))
         full.append(float(out[1]))
     size = sum(f.stat().st_size for f in ckpt.iterdir() if f.is_file())
@@ -49,9 +51,14 @@ def main() -> int:
         "weights_mb": round((ckpt / "model.safetensors").stat().st_size / 1e6, 2),
     }
     print("| measure | value | target |\n|---|---|---|")
-    print(f"| load_checkpoint (read, validate, build), median of {args.repeat} fresh processes | {result['load_median_s']} s | < 1 s |")
+    print(
+        f"| load_checkpoint (read, validate, build), median of {args.repeat} fresh processes | "
+        f"{result['load_median_s']} s | < 1 s |"
+    )
     print(f"| reference: safetensors load_file of the weights alone | {result['safetensors_only_median_s']} s | |")
-    print(f"| checkpoint directory size (weights) | {result['directory_mb']} MB ({result['weights_mb']} MB) | ≤ 25 MB |")
+    print(
+        f"| checkpoint directory size (weights) | {result['directory_mb']} MB ({result['weights_mb']} MB) | ≤ 25 MB |"
+    )
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2))
     return 0

@@ -21,9 +21,8 @@ from pathlib import Path
 
 import torch
 
-from explorer.model.config import ModelConfig
+from explorer.model.config import BOS_ID, EOS_ID, PAD_ID, UNK_ID, ModelConfig
 from explorer.model.transformer import DecoderState, Transformer
-from explorer.model.config import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 from explorer.training.trainer import TrainConfig
 
 

@@ -18,9 +18,9 @@ import random
 import sys
 from pathlib import Path
 
-from bench import common  # noqa: F401  (the shared flags and timing)
 import torch
 
+from bench import common  # noqa: F401  (the shared flags and timing)
 from explorer.model.checkpoint import load_checkpoint
 from explorer.training.data import clean, encode_pairs, read_tsv
 from explorer.training.trainer import mean_loss
@@ -47,12 +47,17 @@ def main() -> int:
     train = clean(read_tsv(args.data))
     random.Random(args.seed).shuffle(train)
     train, valid = train[: args.train_sample], clean(read_tsv(args.valid))
-    print(f"{len(train)} training pairs (random, seed {args.seed}), {len(valid)} validation pairs, {args.threads} threads")
+    print(
+        f"{len(train)} training pairs (random, seed {args.seed}), {len(valid)} validation pairs, {args.threads} threads"
+    )
     print("| checkpoint | steps | train NLL | valid NLL | gap |\n|---|---|---|---|---|")
     for path in args.checkpoint:
         ckpt = load_checkpoint(path)
         model = ckpt.model.float().eval()
-        t, v = (mean_loss(model, encode_pairs(ckpt.tokenizer, pairs, model.config.max_len), 4096) for pairs in (train, valid))
+        t, v = (
+            mean_loss(model, encode_pairs(ckpt.tokenizer, pairs, model.config.max_len), 4096)
+            for pairs in (train, valid)
+        )
         print(f"| {path} | {ckpt.metadata.get('steps', '?')} | {t:.3f} | {v:.3f} | {v - t:.3f} |")
     return 0
 

@@ -51,7 +51,9 @@ class App:
 
     def __init__(self, checkpoint: str, app_dir: str, args=(), env=None):
         self.port = free_port()
-        self.proc, self.ready_s = start_app(checkpoint, self.port, cwd=app_dir, args=args, env=env, preexec_fn=cap_memory)
+        self.proc, self.ready_s = start_app(
+            checkpoint, self.port, cwd=app_dir, args=args, env=env, preexec_fn=cap_memory
+        )
         self.base = f"http://127.0.0.1:{self.port}/"
         self.info = httpx.get(self.base + "gradio_api/info", timeout=30).json()["named_endpoints"]
         self.config = httpx.get(self.base + "config", timeout=30).json()
@@ -70,7 +72,9 @@ class App:
 
     def join_body(self, api: str, values: dict, session: str) -> dict:
         """A /queue/join body for `api` as a browser sends it: every input in order, None for session state."""
-        index, dep = next((i, d) for i, d in enumerate(self.config["dependencies"]) if d.get("api_name") == api.strip("/"))
+        index, dep = next(
+            (i, d) for i, d in enumerate(self.config["dependencies"]) if d.get("api_name") == api.strip("/")
+        )
         types = {c["id"]: c["type"] for c in self.config["components"]}
         given = iter(self.data(api, values))
         data = [None if types.get(i) == "state" else next(given) for i in dep["inputs"]]
@@ -79,7 +83,11 @@ class App:
     async def call(self, client: httpx.AsyncClient, api: str, values: dict, session: str, timeout: float = 300):
         """One event via /gradio_api/call; returns (ok, output or message, seconds)."""
         t0 = time.perf_counter()
-        r = await client.post(f"{self.base}gradio_api/call{api}", json={"data": self.data(api, values), "session_hash": session}, timeout=timeout)
+        r = await client.post(
+            f"{self.base}gradio_api/call{api}",
+            json={"data": self.data(api, values), "session_hash": session},
+            timeout=timeout,
+        )
         if r.status_code != 200:
             return False, f"HTTP {r.status_code}: {r.text[:200]}", time.perf_counter() - t0
         event = r.json()["event_id"]
@@ -102,7 +110,9 @@ def post_huge(app: App, size: int) -> tuple[int, str, float]:
     body = json.dumps(app.join_body("/trace", {"sentence": "x" * size}, uuid.uuid4().hex)).encode()
     t0 = time.perf_counter()
     try:
-        r = httpx.post(app.base + "gradio_api/queue/join", content=body, headers={"Content-Type": "application/json"}, timeout=120)
+        r = httpx.post(
+            app.base + "gradio_api/queue/join", content=body, headers={"Content-Type": "application/json"}, timeout=120
+        )
         return r.status_code, r.text[:160], time.perf_counter() - t0
     except httpx.HTTPError as exc:
         return -1, f"{type(exc).__name__}: {exc}"[:160], time.perf_counter() - t0
@@ -118,8 +128,12 @@ def settled_cost(app: App, idle_per_s: float, cpu0: float, rss0: float, t0: floa
         if cpu_s(app.proc.pid) - w0 <= idle_per_s * 0.5 + 0.02:
             break
     elapsed = time.perf_counter() - t0
-    return {"server_cpu_s": round(cpu_s(app.proc.pid) - cpu0 - idle_per_s * elapsed, 3), "over_s": round(elapsed, 1),
-            "peak_rss_growth_mb": round(peak - rss0, 1), "rss_growth_after_mb": round(rss_mb(app.proc.pid) - rss0, 1)}
+    return {
+        "server_cpu_s": round(cpu_s(app.proc.pid) - cpu0 - idle_per_s * elapsed, 3),
+        "over_s": round(elapsed, 1),
+        "peak_rss_growth_mb": round(peak - rss0, 1),
+        "rss_growth_after_mb": round(rss_mb(app.proc.pid) - rss0, 1),
+    }
 
 
 async def victim(app: App, n: int, tag: str) -> list[float]:
@@ -128,7 +142,9 @@ async def victim(app: App, n: int, tag: str) -> list[float]:
     async with httpx.AsyncClient() as client:
         session = uuid.uuid4().hex
         for i in range(n):
-            ok, out, s = await app.call(client, "/trace", {"sentence": f"The victim {tag} reads book number {i} today."}, session)
+            ok, out, s = await app.call(
+                client, "/trace", {"sentence": f"The victim {tag} reads book number {i} today."}, session
+            )
             seconds.append(s if ok else float("inf"))
     return seconds
 
@@ -144,7 +160,15 @@ def part_oversized(app: App) -> dict:
         cpu0, rss0, t0 = cpu_s(app.proc.pid), rss_mb(app.proc.pid), time.perf_counter()
         status, text, seconds = post_huge(app, size)
         cost = settled_cost(app, idle_per_s, cpu0, rss0, t0)
-        requests.append({"status": status, "answer": text, "seconds": round(seconds, 3), "idle_cpu_s_per_s": round(idle_per_s, 3), **cost})
+        requests.append(
+            {
+                "status": status,
+                "answer": text,
+                "seconds": round(seconds, 3),
+                "idle_cpu_s_per_s": round(idle_per_s, 3),
+                **cost,
+            }
+        )
     alone = asyncio.run(victim(app, 20, "alone"))
     threads = [threading.Thread(target=post_huge, args=(app, size)) for _ in range(4)]
     peak = {"rss": rss_mb(app.proc.pid)}
@@ -161,9 +185,14 @@ def part_oversized(app: App) -> dict:
     during = asyncio.run(victim(app, 20, "during"))
     for t in threads + [watcher]:
         t.join()
-    return {"requests": requests, "victim_alone_p50_s": round(q(alone, 0.5), 3), "victim_alone_max_s": round(max(alone), 3),
-            "victim_during_p50_s": round(q(during, 0.5), 3), "victim_during_max_s": round(max(during), 3),
-            "peak_rss_during_mb": round(peak["rss"], 0)}
+    return {
+        "requests": requests,
+        "victim_alone_p50_s": round(q(alone, 0.5), 3),
+        "victim_alone_max_s": round(max(alone), 3),
+        "victim_during_p50_s": round(q(during, 0.5), 3),
+        "victim_during_max_s": round(max(during), 3),
+        "peak_rss_during_mb": round(peak["rss"], 0),
+    }
 
 
 # ----- 2. flood -------------------------------------------------------------------------------
@@ -174,18 +203,28 @@ async def flood(app: App, n: int) -> dict:
     async with httpx.AsyncClient(limits=httpx.Limits(max_connections=n + 10)) as client:
         victim_task = asyncio.create_task(victim(app, 10, "flooded"))
         t0 = time.perf_counter()
-        bodies = [app.join_body("/translate", {"text": f"The flood sends sentence number {i} to the server."}, session) for i in range(n)]
-        joined = await asyncio.gather(*(client.post(app.base + "gradio_api/queue/join", json=b, timeout=60) for b in bodies))
+        bodies = [
+            app.join_body("/translate", {"text": f"The flood sends sentence number {i} to the server."}, session)
+            for i in range(n)
+        ]
+        joined = await asyncio.gather(
+            *(client.post(app.base + "gradio_api/queue/join", json=b, timeout=60) for b in bodies)
+        )
         events = {r.json()["event_id"] for r in joined if r.status_code == 200}
         rejected = [f"HTTP {r.status_code}: {r.text[:100]}" for r in joined if r.status_code != 200]
-        async with client.stream("GET", f"{app.base}gradio_api/queue/data?session_hash={session}", timeout=300) as stream:
+        async with client.stream(
+            "GET", f"{app.base}gradio_api/queue/data?session_hash={session}", timeout=300
+        ) as stream:
             async for line in stream.aiter_lines():
                 if not line.startswith("data:"):
                     continue
                 message = json.loads(line[5:])
                 if message.get("msg") == "process_completed" and message.get("event_id") in events:
                     output = message.get("output") or {}
-                    outcomes[message["event_id"]] = (bool(message.get("success")), output.get("data") or output.get("error"))
+                    outcomes[message["event_id"]] = (
+                        bool(message.get("success")),
+                        output.get("data") or output.get("error"),
+                    )
                     if len(outcomes) == len(events):
                         break
         flood_s = time.perf_counter() - t0
@@ -194,9 +233,17 @@ async def flood(app: App, n: int) -> dict:
     messages = [str(out) for ok, out in outcomes.values() if not ok] + rejected
     refused = [m for m in messages if "requests running" in m]
     other = [m[:120] for m in messages if m not in refused] + ["no answer"] * (len(events) - len(outcomes))
-    return {"flood_calls": n, "served": served, "refused_with_message": len(refused), "other_failures": len(other),
-            "other_examples": sorted(set(other))[:3], "refusal": refused[0] if refused else None, "flood_s": round(flood_s, 2),
-            "victim_p50_s": round(q(victim_s, 0.5), 3), "victim_max_s": round(max(victim_s), 3)}
+    return {
+        "flood_calls": n,
+        "served": served,
+        "refused_with_message": len(refused),
+        "other_failures": len(other),
+        "other_examples": sorted(set(other))[:3],
+        "refusal": refused[0] if refused else None,
+        "flood_s": round(flood_s, 2),
+        "victim_p50_s": round(q(victim_s, 0.5), 3),
+        "victim_max_s": round(max(victim_s), 3),
+    }
 
 
 # ----- 3. visitors ----------------------------------------------------------------------------
@@ -220,7 +267,9 @@ async def visitors(app: App, n: int, concurrency: int = 16) -> dict:
         async def visit(i):
             async with gate:
                 for _ in range(2 if i % 10 == 0 else 1):  # every tenth reloads: a second session
-                    ok, out, _ = await app.call(client, "/trace", {"sentence": EXAMPLES[i % len(EXAMPLES)]}, uuid.uuid4().hex)
+                    ok, out, _ = await app.call(
+                        client, "/trace", {"sentence": EXAMPLES[i % len(EXAMPLES)]}, uuid.uuid4().hex
+                    )
                     if not ok:
                         errors.append(str(out)[:120])
 
@@ -234,8 +283,14 @@ async def visitors(app: App, n: int, concurrency: int = 16) -> dict:
                 lost_at = min(n, start + 250)
                 lost_message = out
             rss[min(n, start + 250)] = round(rss_mb(app.proc.pid))
-    result = {"visitors": n, "sessions": n + (n + 9) // 10 + 1, "rss_mb": rss, "trainer_kept_model": all(checks),
-              "errors": len(errors), "error_examples": sorted(set(errors))[:3]}
+    result = {
+        "visitors": n,
+        "sessions": n + (n + 9) // 10 + 1,
+        "rss_mb": rss,
+        "trainer_kept_model": all(checks),
+        "errors": len(errors),
+        "error_examples": sorted(set(errors))[:3],
+    }
     if lost_at is not None:
         result.update(trainer_lost_model_after=lost_at, lost_message=str(lost_message)[:200])
     return result
@@ -246,8 +301,16 @@ def count_files(folders) -> int:
     return sum(1 for folder in folders for p in Path(folder).rglob("*") if p.is_file())
 
 
-async def export(app: App, client: httpx.AsyncClient, session: str, request: dict, step: int, fn_index: int, trigger: int) -> bool:
-    body = {"data": [False, None], "fn_index": fn_index, "session_hash": session, "event_data": {"request": request, "step": step}, "trigger_id": trigger}
+async def export(
+    app: App, client: httpx.AsyncClient, session: str, request: dict, step: int, fn_index: int, trigger: int
+) -> bool:
+    body = {
+        "data": [False, None],
+        "fn_index": fn_index,
+        "session_hash": session,
+        "event_data": {"request": request, "step": step},
+        "trigger_id": trigger,
+    }
     r = await client.post(app.base + "gradio_api/queue/join", json=body, timeout=60)
     event_id = r.json()["event_id"]
     async with client.stream("GET", f"{app.base}gradio_api/queue/data?session_hash={session}", timeout=120) as stream:
@@ -279,22 +342,32 @@ async def files_part(app: App, folders, tsv: Path) -> dict:
             for step in range(1, 6):
                 exported += await export(app, client, session, wire[0]["request"], step, fn_index, trigger)
         with tsv.open("rb") as f:
-            uploaded = (await client.post(app.base + "gradio_api/upload", files={"files": (tsv.name, f)}, timeout=60)).json()[0]
+            uploaded = (
+                await client.post(app.base + "gradio_api/upload", files={"files": (tsv.name, f)}, timeout=60)
+            ).json()[0]
         upload = {"path": uploaded, "orig_name": tsv.name, "meta": {"_type": "gradio.FileData"}}
         trained = [(await train(app, client, uuid.uuid4().hex, upload if i == 0 else None))[0] for i in range(3)]
     after = count_files(folders)
     t0 = time.perf_counter()
     while count_files(folders) > start_count and time.perf_counter() - t0 < 600:
         await asyncio.sleep(1)
-    return {"exports": exported, "trainings": sum(trained), "files_at_start": start_count, "files_after": after,
-            "files_at_end": count_files(folders), "seconds_until_back": round(time.perf_counter() - t0, 1),
-            "lifetimes_min": FILE_LIFETIME_MIN}
+    return {
+        "exports": exported,
+        "trainings": sum(trained),
+        "files_at_start": start_count,
+        "files_after": after,
+        "files_at_end": count_files(folders),
+        "seconds_until_back": round(time.perf_counter() - t0, 1),
+        "lifetimes_min": FILE_LIFETIME_MIN,
+    }
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--checkpoint", default=str(ROOT / "checkpoints" / "tatoeba-en-de"))
-    parser.add_argument("--app-dir", default=str(ROOT), help="checkout whose app.py to run (an older design, for comparison)")
+    parser.add_argument(
+        "--app-dir", default=str(ROOT), help="checkout whose app.py to run (an older design, for comparison)"
+    )
     parser.add_argument("--parts", nargs="+", default=["oversized", "flood", "visitors", "files"])
     parser.add_argument("--visitors", type=int, default=1000)
     parser.add_argument("--json", help="write the results here")
@@ -322,9 +395,17 @@ def main() -> int:
             for folder in folders:
                 folder.mkdir()
             tsv = Path(root, "pairs.tsv")
-            tsv.write_text("".join(f"The dog number {i} is big.\tDer Hund Nummer {i} ist groß.\n" for i in range(60)), encoding="utf-8")
+            tsv.write_text(
+                "".join(f"The dog number {i} is big.\tDer Hund Nummer {i} ist groß.\n" for i in range(60)),
+                encoding="utf-8",
+            )
             env = dict(os.environ, GRADIO_TEMP_DIR=str(folders[0]), TMPDIR=str(folders[1]))
-            lifetimes = ["--session-idle-minutes", str(FILE_LIFETIME_MIN), "--files-max-age-minutes", str(FILE_LIFETIME_MIN)]
+            lifetimes = [
+                "--session-idle-minutes",
+                str(FILE_LIFETIME_MIN),
+                "--files-max-age-minutes",
+                str(FILE_LIFETIME_MIN),
+            ]
             app = App(args.checkpoint, args.app_dir, lifetimes, env)
             try:
                 results["files"] = asyncio.run(files_part(app, folders, tsv))

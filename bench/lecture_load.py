@@ -1,6 +1,7 @@
 """A class opening the Space at once: N simulated students, each its own client, against `python app.py`.
 
-    python -m bench.lecture_load [--students 1 30 60 120 200] [--checkpoint DIR] [--app-dir DIR --old-design] [--json OUT]
+    python -m bench.lecture_load [--students 1 30 60 120 200] [--checkpoint DIR] \\
+        [--app-dir DIR --old-design] [--json OUT]
 
 Each student gets its own session and connection and, all starting within one second, asks for a trace
 of one of the Translate tab's examples or of a sentence of its own (half and half), then does what the
@@ -34,8 +35,12 @@ import httpx
 from bench.app_latency import ROOT, free_port, start_app
 
 EXAMPLES = [
-    "I know that he reads a book every day.", "The train arrives at eight o'clock.", "She calls her mother every evening.",
-    "I have seen the big dog in the garden.", "We want to buy a new car tomorrow.", "The man gives the woman the book.",
+    "I know that he reads a book every day.",
+    "The train arrives at eight o'clock.",
+    "She calls her mother every evening.",
+    "I have seen the big dog in the garden.",
+    "We want to buy a new car tomorrow.",
+    "The man gives the woman the book.",
     "The little girl likes her new teacher.",
     "When I was a child, I often went to school by bus because my parents did not have a car.",
 ]
@@ -98,7 +103,9 @@ async def student(i: int, base: str, old: bool, record: dict, start_at: float, t
                     _, s = await call(client, base, "attention", ["cross", "2", head], session)
                     record["all"].append(s)
             else:
-                out, s = await call(client, base, "trace", [sentence, "greedy", 1.0, 0, 0, 4, 0.6, "", [], [], [], False], session)
+                out, s = await call(
+                    client, base, "trace", [sentence, "greedy", 1.0, 0, 0, 4, 0.6, "", [], [], [], False], session
+                )
                 record["first"].append(s)
                 record["all"].append(s)
                 decode_wire(out[0])  # 15 steps and 4 head switches are drawn from it with no request
@@ -123,17 +130,28 @@ async def one_class(n: int, base: str, old: bool, server_pid: int, round_no: int
     record = {"first": [], "all": [], "errors": []}
     start_at = time.perf_counter() + 0.2
     tls = ssl.create_default_context()
-    tasks = [student(round_no * 1000 + i, base, old, record, start_at + random.Random(i).random(), tls) for i in range(n)]
+    tasks = [
+        student(round_no * 1000 + i, base, old, record, start_at + random.Random(i).random(), tls) for i in range(n)
+    ]
     t0, cpu0, server0 = time.perf_counter(), time.process_time(), cpu_s(server_pid)
     await asyncio.wait_for(asyncio.gather(*tasks), DEADLINE_S)
     wall = time.perf_counter() - t0
-    return {"record": record, "wall_s": wall, "client_cpu_s": time.process_time() - cpu0, "server_cpu_s": cpu_s(server_pid) - server0}
+    return {
+        "record": record,
+        "wall_s": wall,
+        "client_cpu_s": time.process_time() - cpu0,
+        "server_cpu_s": cpu_s(server_pid) - server0,
+    }
 
 
 async def warm_up(base: str, old: bool) -> float:
     """One request before the class: the first event after start costs Gradio ~0.5 s once (reported apart)."""
     async with httpx.AsyncClient(timeout=120) as client:
-        data = ["A dog.", "greedy", 1.0, 0, 0, 4, 0.6, "", "cross", "2", "1"] if old else ["A dog.", "greedy", 1.0, 0, 0, 4, 0.6, "", [], [], [], False]
+        data = (
+            ["A dog.", "greedy", 1.0, 0, 0, 4, 0.6, "", "cross", "2", "1"]
+            if old
+            else ["A dog.", "greedy", 1.0, 0, 0, 4, 0.6, "", [], [], [], False]
+        )
         _, seconds = await call(client, base, "start" if old else "trace", data, uuid.uuid4().hex)
         return seconds
 
@@ -146,8 +164,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--students", type=int, nargs="+", default=[1, 30, 60, 120, 200])
     parser.add_argument("--checkpoint", default=str(ROOT / "checkpoints" / "tatoeba-en-de"))
-    parser.add_argument("--app-dir", default=str(ROOT), help="checkout whose app.py to run (the old design for --old-design)")
-    parser.add_argument("--old-design", action="store_true", help="drive /start, /next_token, /attention instead of /trace")
+    parser.add_argument(
+        "--app-dir", default=str(ROOT), help="checkout whose app.py to run (the old design for --old-design)"
+    )
+    parser.add_argument(
+        "--old-design", action="store_true", help="drive /start, /next_token, /attention instead of /trace"
+    )
     parser.add_argument("--json", help="write the results here")
     args = parser.parse_args()
     proc, ready = start_app(args.checkpoint, free_port(), cwd=args.app_dir)
@@ -158,39 +180,51 @@ def main() -> int:
         for round_no, n in enumerate(args.students):
             result = asyncio.run(one_class(n, base, args.old_design, proc.pid, round_no))
             r = result["record"]
-            rows.append({
-                "students": n,
-                "first_p50_s": round(statistics.median(r["first"]), 3) if r["first"] else None,
-                "first_p95_s": round(q(r["first"], 0.95), 3),
-                "request_p50_s": round(statistics.median(r["all"]), 3) if r["all"] else None,
-                "request_p95_s": round(q(r["all"], 0.95), 3),
-                "requests": len(r["all"]),
-                "errors": len(r["errors"]),
-                "error_examples": sorted(set(r["errors"]))[:3],
-                "requests_per_s": round(len(r["all"]) / result["wall_s"], 1),
-                "wall_s": round(result["wall_s"], 1),
-                "server_rss_mb": round(rss_mb(proc.pid), 0),
-                "client_cpu_s": round(result["client_cpu_s"], 2),
-                "server_cpu_s": round(result["server_cpu_s"], 2),
-            })
+            rows.append(
+                {
+                    "students": n,
+                    "first_p50_s": round(statistics.median(r["first"]), 3) if r["first"] else None,
+                    "first_p95_s": round(q(r["first"], 0.95), 3),
+                    "request_p50_s": round(statistics.median(r["all"]), 3) if r["all"] else None,
+                    "request_p95_s": round(q(r["all"], 0.95), 3),
+                    "requests": len(r["all"]),
+                    "errors": len(r["errors"]),
+                    "error_examples": sorted(set(r["errors"]))[:3],
+                    "requests_per_s": round(len(r["all"]) / result["wall_s"], 1),
+                    "wall_s": round(result["wall_s"], 1),
+                    "server_rss_mb": round(rss_mb(proc.pid), 0),
+                    "client_cpu_s": round(result["client_cpu_s"], 2),
+                    "server_cpu_s": round(result["server_cpu_s"], 2),
+                }
+            )
             time.sleep(1.0)
     finally:
         proc.terminate()
         proc.wait(15)
     design = "old design (/start + 15 /next_token + 4 /attention)" if args.old_design else "trace design (one /trace)"
-    print(f"{design}; app ready in {ready:.1f} s; the first request after start (warm-up, not counted) took {cold:.2f} s\n")
-    print("| students | first request p50 / p95 | every request p50 / p95 | requests | errors | requests/s | server RSS | server CPU | load generator CPU |")
+    print(
+        f"{design}; app ready in {ready:.1f} s; the first request after start (warm-up, not counted) took {cold:.2f} "
+        "s\n"
+    )
+    print(
+        "| students | first request p50 / p95 | every request p50 / p95 | requests | errors | requests/s | server RSS "
+        "| server CPU | load generator CPU |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         print(
-            f"| {row['students']} | {row['first_p50_s']} / {row['first_p95_s']} s | {row['request_p50_s']} / {row['request_p95_s']} s | "
-            f"{row['requests']} | {row['errors']} | {row['requests_per_s']} | {row['server_rss_mb']:.0f} MB | {row['server_cpu_s']} s | "
+            f"| {row['students']} | {row['first_p50_s']} / {row['first_p95_s']} s | {row['request_p50_s']} / "
+            f"{row['request_p95_s']} s | "
+            f"{row['requests']} | {row['errors']} | {row['requests_per_s']} | {row['server_rss_mb']:.0f} MB | "
+            f"{row['server_cpu_s']} s | "
             f"{row['client_cpu_s']} s |"
         )
         for example in row["error_examples"]:
             print(f"|   error: {example} |||||||")
     if args.json:
-        Path(args.json).write_text(json.dumps({"design": design, "ready_s": ready, "warm_up_s": cold, "rows": rows}, indent=2))
+        Path(args.json).write_text(
+            json.dumps({"design": design, "ready_s": ready, "warm_up_s": cold, "rows": rows}, indent=2)
+        )
     return 0
 
 

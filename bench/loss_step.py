@@ -1,4 +1,5 @@
-"""The training loss: `F.cross_entropy` on a float copy of the logits against `explorer.training.loss`'s chunked version.
+"""The training loss: `F.cross_entropy` on a float copy of the logits against the chunked version
+(`explorer.training.loss`).
 
 Until session 5 `explorer.training.train.sequence_loss` was `F.cross_entropy(logits.float(), target,
 ignore_index=PAD, label_smoothing=0.1)`; it now calls `explorer.training.loss.label_smoothed_cross_entropy`,
@@ -19,20 +20,23 @@ from __future__ import annotations
 
 import copy
 
-from bench import common
 import torch
 import torch.nn.functional as F
-from bench.train_throughput import Run, interleaved_steps
 
-from explorer.model.transformer import Transformer
+from bench import common
+from bench.train_throughput import Run, interleaved_steps
 from explorer.model.config import PAD_ID
+from explorer.model.transformer import Transformer
 from explorer.training.trainer import TrainConfig, sequence_loss
 
 
 def float_copy_loss(logits: torch.Tensor, target: torch.Tensor, label_smoothing: float) -> torch.Tensor:
     """The previous sequence_loss."""
     return F.cross_entropy(
-        logits.reshape(-1, logits.size(-1)).float(), target.reshape(-1), ignore_index=PAD_ID, label_smoothing=label_smoothing
+        logits.reshape(-1, logits.size(-1)).float(),
+        target.reshape(-1),
+        ignore_index=PAD_ID,
+        label_smoothing=label_smoothing,
     )
 
 

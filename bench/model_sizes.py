@@ -8,7 +8,8 @@ process (common.interleaved), and reports each as a ratio to the shipped size: 1
 steps fit in the same time. Batches are real pairs with `--data FILE.tsv --checkpoint DIR` (the
 checkpoint's tokenizer; all sizes share its vocabulary) or synthetic pairs by default.
 
-    python -m bench.model_sizes --threads 2 --data ../shared/data/tatoeba-en-de/train.tsv --checkpoint checkpoints/tatoeba-en-de
+    python -m bench.model_sizes --threads 2 --data ../shared/data/tatoeba-en-de/train.tsv \\
+        --checkpoint checkpoints/tatoeba-en-de
     python -m bench.model_sizes --quick   # smoke test
 """
 
@@ -18,9 +19,8 @@ from dataclasses import replace
 
 from bench import common
 from bench.train_throughput import Run, interleaved_steps, real_examples, synthetic_examples
-
-from explorer.training.data import token_batches
 from explorer.model.transformer import Transformer
+from explorer.training.data import token_batches
 from explorer.training.trainer import TrainConfig
 
 # name -> changes to the shipped ModelConfig (3+3 layers, d_model 256, 4 heads, d_ff 1024)
@@ -66,12 +66,24 @@ def main() -> None:
     print(common.header("Training step time by model size (bf16 autocast, lower is better)", args, source))
     print(f"Batches of <= {max_tokens} padded tokens; vocabulary {base.vocab_size}; fused AdamW; chunked loss.\n")
     rows = [
-        [name, f"{params[name]:,}", med[name] * 1000, common.p90(times[name]) * 1000, f"{paired[name]:.2f}x",
-         f"{1 / paired[name]:.0%}"]
+        [
+            name,
+            f"{params[name]:,}",
+            med[name] * 1000,
+            common.p90(times[name]) * 1000,
+            f"{paired[name]:.2f}x",
+            f"{1 / paired[name]:.0%}",
+        ]
         for name in names
     ]
-    headers = ["size", "parameters", "median ms/step", "p90 ms/step", "time vs shipped (paired median)",
-               "steps in the same time"]
+    headers = [
+        "size",
+        "parameters",
+        "median ms/step",
+        "p90 ms/step",
+        "time vs shipped (paired median)",
+        "steps in the same time",
+    ]
     print(common.table(headers, rows) + "\n")
     common.write_json(
         args,

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import copy
 
-from bench import common
 import torch
-from bench.train_throughput import Run, interleaved_steps
 
+from bench import common
+from bench.train_throughput import Run, interleaved_steps
 from explorer.model.transformer import Transformer
 from explorer.training.trainer import TrainConfig
 

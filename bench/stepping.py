@@ -19,8 +19,8 @@ from __future__ import annotations
 import torch
 
 from bench import common
-from explorer.model.transformer import DecoderState, Transformer
 from explorer.model.config import BOS_ID
+from explorer.model.transformer import DecoderState, Transformer
 
 
 @torch.no_grad()
@@ -52,8 +52,8 @@ def main() -> None:
         cached, recomputed = common.greedy_cached(model, ids, n), greedy_recompute(model, ids, n)
         assert cached == recomputed, f"N={n}: cached and recomputed decoding differ:\n{cached}\n{recomputed}"
         variants = {
-            "cached": lambda: common.greedy_cached(model, ids, n),
-            "recompute": lambda: greedy_recompute(model, ids, n),
+            "cached": lambda n=n: common.greedy_cached(model, ids, n),
+            "recompute": lambda n=n: greedy_recompute(model, ids, n),
         }
         times = common.interleaved(variants, args.warmup, args.repeat)
         ms = {k: [t * 1000 for t in v] for k, v in times.items()}

@@ -33,10 +33,9 @@ import torch
 from torch import nn
 
 from bench import common
-from explorer.model.config import ModelConfig
-from explorer.training.data import Example, clean, collate, encode_pairs, read_corpus, token_batches
+from explorer.model.config import BOS_ID, EOS_ID, PAD_ID, ModelConfig
 from explorer.model.transformer import PositionalEncoding, Transformer
-from explorer.model.config import BOS_ID, EOS_ID, PAD_ID
+from explorer.training.data import Example, clean, collate, encode_pairs, read_corpus, token_batches
 from explorer.training.trainer import TrainConfig, inverse_sqrt_schedule, sequence_loss
 
 NOTE = """\
@@ -172,11 +171,19 @@ BF16 = "explorer.model.transformer.Transformer, bf16 autocast"
 class Run:
     """A model with its AdamW optimizer and schedule; `step(batch)` is Trainer.train_step's work."""
 
-    def __init__(self, model: nn.Module, train: TrainConfig, bf16: bool = False, fused: bool = True, loss=sequence_loss):
+    def __init__(
+        self, model: nn.Module, train: TrainConfig, bf16: bool = False, fused: bool = True, loss=sequence_loss
+    ):
         self.model, self.train, self.bf16, self.loss = model, train, bf16, loss
-        self.optimizer = torch.optim.AdamW(  # fused=True as in the trainer on CPU (explorer.training.train.FUSED_ADAMW_DEVICES)
-            model.parameters(), lr=train.lr, betas=(0.9, 0.98), eps=1e-9, weight_decay=train.weight_decay,
-            fused=fused or None,
+        self.optimizer = (
+            torch.optim.AdamW(  # fused=True as in the trainer on CPU (explorer.training.train.FUSED_ADAMW_DEVICES)
+                model.parameters(),
+                lr=train.lr,
+                betas=(0.9, 0.98),
+                eps=1e-9,
+                weight_decay=train.weight_decay,
+                fused=fused or None,
+            )
         )
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, inverse_sqrt_schedule(train.warmup))
 
@@ -213,13 +220,14 @@ def interleaved_steps(
 
 def profile(runs: dict[str, Run], batches: list[list[Example]], steps: int, top: int) -> None:
     """Profile `steps` interleaved steps per model; print per-step self CPU ms of the top ops side by side."""
-    from torch.profiler import ProfilerActivity, profile as torch_profile, record_function
+    from torch.profiler import ProfilerActivity, record_function
+    from torch.profiler import profile as torch_profile
 
     totals: dict[str, dict[str, list[float]]] = {name: {} for name in runs}  # op -> [ms, calls]
     for run in runs.values():
         run.step(batches[0])  # warm: optimizer state, allocator
     for i in range(steps):
-        for name, run in (runs.items() if i % 2 == 0 else reversed(runs.items())):
+        for name, run in runs.items() if i % 2 == 0 else reversed(runs.items()):
             with torch_profile(activities=[ProfilerActivity.CPU]) as prof, record_function("step"):
                 run.step(batches[i % len(batches)])
             for event in prof.key_averages():
@@ -282,9 +290,7 @@ def main() -> None:
     rounds = [batches[r % len(batches)] for r in range(args.warmup + args.repeat)]
     current: list[list[Example]] = []
     variants = {name: (lambda run=run: run.step(current[-1])) for name, run in runs.items()}
-    times = common.interleaved(
-        variants, args.warmup, args.repeat, before_round=lambda r: current.append(rounds[r])
-    )
+    times = common.interleaved(variants, args.warmup, args.repeat, before_round=lambda r: current.append(rounds[r]))
     tokens = [sum(len(t) - 1 for _, t in batch) for batch in rounds[args.warmup :]]  # non-pad targets
     names = list(runs)
 
@@ -314,7 +320,9 @@ def main() -> None:
     if args.bf16:
         bf16_ratio = med[BF16] / med[names[0]]
         bf16_paired = common.median([a / b for a, b in zip(tps[BF16], tps[names[0]])])
-        print(f"Ratio ours bf16 autocast/ours fp32: **{bf16_ratio:.3f}x** (median of paired ratios {bf16_paired:.3f}x)\n")
+        print(
+            f"Ratio ours bf16 autocast/ours fp32: **{bf16_ratio:.3f}x** (median of paired ratios {bf16_paired:.3f}x)\n"
+        )
     print(NOTE)
     common.write_json(
         args,

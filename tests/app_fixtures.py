@@ -21,11 +21,13 @@ import torch
 os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
 
 from explorer.model.checkpoint import save_checkpoint  # noqa: E402
-from explorer.model.config import ModelConfig  # noqa: E402
-from explorer.training.data import MINI_CORPUS, clean, read_tsv  # noqa: E402
-from explorer.model.transformer import Transformer  # noqa: E402
-from explorer.model.config import EOS_ID
+from explorer.model.config import (
+    EOS_ID,
+    ModelConfig,  # noqa: E402
+)
 from explorer.model.tokenizer import Tokenizer  # noqa: E402
+from explorer.model.transformer import Transformer  # noqa: E402
+from explorer.training.data import MINI_CORPUS, clean, read_tsv  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 READY_TIMEOUT_S = 180  # torch + gradio imports are slow on a machine busy with a training run
@@ -44,8 +46,14 @@ def build_tiny_checkpoint(directory: Path) -> Path:
     pairs = clean(read_tsv(MINI_CORPUS))
     tokenizer = Tokenizer.train([s for pair in pairs for s in pair] + EXTRA_TOKENIZER_TEXT, vocab_size=400)
     config = ModelConfig(
-        vocab_size=tokenizer.vocab_size, d_model=32, n_heads=4, n_encoder_layers=2, n_decoder_layers=2, d_ff=64,
-        dropout=0.0, max_len=64,
+        vocab_size=tokenizer.vocab_size,
+        d_model=32,
+        n_heads=4,
+        n_encoder_layers=2,
+        n_decoder_layers=2,
+        d_ff=64,
+        dropout=0.0,
+        max_len=64,
     )
     torch.manual_seed(0)
     model = Transformer(config).eval()
@@ -76,7 +84,10 @@ def run_app(checkpoint, port: int, log_dir: Path, args=(), env=None) -> tuple[su
     log = open(log_path, "wb")  # noqa: SIM115 - closed with the process
     proc = subprocess.Popen(
         [sys.executable, "app.py", "--checkpoint", str(checkpoint), "--port", str(port), *args],
-        cwd=REPO, env=env or app_env(), stdout=log, stderr=subprocess.STDOUT,
+        cwd=REPO,
+        env=env or app_env(),
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     log.close()
     return proc, log_path

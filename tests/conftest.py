@@ -10,14 +10,16 @@ import torch
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 from explorer.model.config import BOS_ID, PAD_ID, ModelConfig  # noqa: E402
-from explorer.training.data import MINI_CORPUS, clean, read_tsv  # noqa: E402
-from explorer.model.transformer import Transformer  # noqa: E402
 from explorer.model.tokenizer import Tokenizer  # noqa: E402
+from explorer.model.transformer import Transformer  # noqa: E402
+from explorer.training.data import MINI_CORPUS, clean, read_tsv  # noqa: E402
 
 
 def tiny_config(**overrides) -> ModelConfig:
     """Vocab 99, hidden 16, 4 heads, 2+2 layers: small enough for exact numerics tests."""
-    values = dict(vocab_size=99, d_model=16, n_heads=4, n_encoder_layers=2, n_decoder_layers=2, d_ff=32, dropout=0.0, max_len=64)
+    values = dict(
+        vocab_size=99, d_model=16, n_heads=4, n_encoder_layers=2, n_decoder_layers=2, d_ff=32, dropout=0.0, max_len=64
+    )
     values.update(overrides)
     return ModelConfig(**values)
 

@@ -26,8 +26,10 @@ def _events(response):
 
 def call_raw(app_url: str, api: str, literals: list[str], session: str) -> tuple[str, object]:
     """POST /gradio_api/call/<api> with a body written by hand; returns ("complete" | "error", data)."""
-    body = ('{"session_hash": "%s", "data": [%s]}' % (session, ", ".join(literals))).encode()
-    request = urllib.request.Request(f"{app_url}gradio_api/call{api}", data=body, headers={"Content-Type": "application/json"})
+    body = f'{{"session_hash": "{session}", "data": [{", ".join(literals)}]}}'.encode()
+    request = urllib.request.Request(
+        f"{app_url}gradio_api/call{api}", data=body, headers={"Content-Type": "application/json"}
+    )
     with urllib.request.urlopen(request, timeout=60) as response:
         event = json.load(response)["event_id"]
     with urllib.request.urlopen(f"{app_url}gradio_api/call{api}/{event}", timeout=180) as stream:
@@ -50,7 +52,13 @@ def dependency(app_url: str, component_elem_id: str, trigger: str) -> tuple[int,
 
 def join(app_url: str, fn_index: int, data: list, session: str, event_data=None, trigger_id: int | None = None):
     """One event through the queue as the browser sends it; returns ("complete" | "error", output or message)."""
-    body = {"data": data, "fn_index": fn_index, "session_hash": session, "event_data": event_data, "trigger_id": trigger_id}
+    body = {
+        "data": data,
+        "fn_index": fn_index,
+        "session_hash": session,
+        "event_data": event_data,
+        "trigger_id": trigger_id,
+    }
     request = urllib.request.Request(
         f"{app_url}gradio_api/queue/join", data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
     )

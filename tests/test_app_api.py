@@ -19,10 +19,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from app_fixtures import REPO, app_env
 from gradio_client import handle_file
 from gradio_client.exceptions import AppError
-
-from app_fixtures import REPO, app_env
 
 pytestmark = pytest.mark.slow  # about 80 s on a busy 2-core machine: a real server, subprocesses and two trainings
 
@@ -32,9 +31,33 @@ GENERIC = "upstream Gradio app has raised an exception"
 
 
 # ----- helpers ---------------------------------------------------------------------------------
-def trace(c, text=TEXT, strategy="greedy", temperature=1.0, top_k=0, seed=0, beam_size=4, alpha=0.6, prefix="", heads=((), (), ()), use_own=False):
+def trace(
+    c,
+    text=TEXT,
+    strategy="greedy",
+    temperature=1.0,
+    top_k=0,
+    seed=0,
+    beam_size=4,
+    alpha=0.6,
+    prefix="",
+    heads=((), (), ()),
+    use_own=False,
+):
     """/trace with every argument given (the app's own defaults are tested separately)."""
-    return c.predict(text, strategy, temperature, top_k, seed, beam_size, alpha, prefix, *map(list, heads), use_own, api_name="/trace")
+    return c.predict(
+        text,
+        strategy,
+        temperature,
+        top_k,
+        seed,
+        beam_size,
+        alpha,
+        prefix,
+        *map(list, heads),
+        use_own,
+        api_name="/trace",
+    )
 
 
 def figure(plot) -> dict:
@@ -117,9 +140,9 @@ def test_a_german_prefix_forces_the_first_tokens(api_client, tiny_tokenizer):
 
 def test_ablated_heads_travel_with_the_request(api_client):
     plain = trace(api_client)
-    every = [f"L{l} H{h}" for l in range(2) for h in range(4)]
+    every = [f"L{layer} H{h}" for layer in range(2) for h in range(4)]
     off = trace(api_client, heads=((), (), every))
-    assert off["request"]["ablation"] == [["cross", l, h] for l in range(2) for h in range(4)]
+    assert off["request"]["ablation"] == [["cross", layer, h] for layer in range(2) for h in range(4)]
     assert any("8 head(s) switched off" in n for n in off["notes"])
     assert trace(api_client) == plain  # nothing stays switched off on the server
 
@@ -127,7 +150,7 @@ def test_ablated_heads_travel_with_the_request(api_client):
 def test_ablation_tab_compares_and_clears(api_client):
     c = api_client
     baseline = c.predict(TEXT, api_name="/translate")
-    heads = [f"L{l} H{h}" for l in range(2) for h in range(4)]
+    heads = [f"L{layer} H{h}" for layer in range(2) for h in range(4)]
     before, after, note = c.predict(TEXT, heads, heads, heads, api_name="/ablate")
     assert before == baseline and after != baseline and "changed" in note
     assert c.predict(api_name="/clear_ablation") == ([], [], [], "All heads on.")
@@ -186,10 +209,17 @@ BAD_INPUTS = {
     "ablate layer 7": (lambda c: trace(c, heads=((), (), ["L7 H0"])), ["layer 7"]),
     "translate empty": (lambda c: c.predict("", api_name="/translate"), ["empty"]),
     "ablate empty": (lambda c: c.predict("", ["L0 H0"], [], [], api_name="/ablate"), ["empty"]),
-    "ablate unknown head": (lambda c: c.predict(TEXT, ["L5 H0"], [], [], api_name="/ablate"), ["layer 5 out of range", "encoder_self"]),
-    "ablate malformed head": (lambda c: c.predict(TEXT, ["drop table"], [], [], api_name="/ablate"), ["'drop table' is not a head"]),
+    "ablate unknown head": (
+        lambda c: c.predict(TEXT, ["L5 H0"], [], [], api_name="/ablate"),
+        ["layer 5 out of range", "encoder_self"],
+    ),
+    "ablate malformed head": (
+        lambda c: c.predict(TEXT, ["drop table"], [], [], api_name="/ablate"),
+        ["'drop table' is not a head"],
+    ),
     "upload corpus without a file": (
-        lambda c: c.predict("upload", None, TINY, 0.2, 0, api_name="/train"), ["choose a tsv file"]
+        lambda c: c.predict("upload", None, TINY, 0.2, 0, api_name="/train"),
+        ["choose a tsv file"],
     ),
 }
 
@@ -215,9 +245,7 @@ def test_text_in_other_number_fields(call, needles, api_client, tiny_tokenizer):
     assert_healthy(api_client, tiny_tokenizer)
 
 
-@pytest.mark.parametrize(
-    "text", ["I ❤ 東京 שלום", "<script>alert(1)</script> <b>bold</b>"], ids=["unicode", "html"]
-)
+@pytest.mark.parametrize("text", ["I ❤ 東京 שלום", "<script>alert(1)</script> <b>bold</b>"], ids=["unicode", "html"])
 def test_unusual_text_comes_back_literally(text, api_client, tiny_tokenizer):
     shown = trace(api_client, text)["source_tokens"]
     assert shown == source_pieces(tiny_tokenizer, text)
@@ -275,7 +303,10 @@ def test_an_oversized_upload_is_refused(api_client, app_url, tmp_path, tiny_toke
     import httpx  # reads the early 413 even when the server closes before the body is sent (urllib: broken pipe)
 
     response = httpx.post(
-        f"{app_url}gradio_api/upload", content=body, headers={"Content-Type": f"multipart/form-data; boundary={boundary}"}, timeout=60
+        f"{app_url}gradio_api/upload",
+        content=body,
+        headers={"Content-Type": f"multipart/form-data; boundary={boundary}"},
+        timeout=60,
     )
     assert response.status_code == 413 and b"accepts files of up to 2,097,152 bytes" in response.content
     assert_healthy(api_client, tiny_tokenizer)
@@ -283,8 +314,16 @@ def test_an_oversized_upload_is_refused(api_client, app_url, tmp_path, tiny_toke
 
 # ----- several people at once ------------------------------------------------------------------
 SENTENCES = [
-    "I am tired.", "The dog is big.", "The cat is small.", "The house is old.", "The car is new.",
-    "The book is good.", "The water is cold.", "The milk is warm.", "The coffee is hot.", "The door is open.",
+    "I am tired.",
+    "The dog is big.",
+    "The cat is small.",
+    "The house is old.",
+    "The car is new.",
+    "The book is good.",
+    "The water is cold.",
+    "The milk is warm.",
+    "The coffee is hot.",
+    "The door is open.",
 ]
 
 
@@ -337,7 +376,11 @@ def broken_runs(tiny_checkpoint, tmp_path_factory):
     procs = {
         case: subprocess.Popen(
             [sys.executable, "app.py", "--checkpoint", str(make(tiny_checkpoint, d)), "--port", "1"],
-            cwd=REPO, env=app_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            cwd=REPO,
+            env=app_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         for case, (make, _) in BROKEN.items()
     }
@@ -360,8 +403,8 @@ def test_a_broken_checkpoint_exits_with_one_error_line(case, broken_runs):
 # ----- training (slow: really trains) ----------------------------------------------------------
 @pytest.mark.slow
 def test_train_streams_progress_then_the_trained_model_can_be_explored(make_client, tmp_path):
-    from explorer.model.checkpoint import load_checkpoint
     from explorer.interpret.decoding import beam_search, prepare_source
+    from explorer.model.checkpoint import load_checkpoint
 
     c = make_client()
     started = time.monotonic()
@@ -384,7 +427,9 @@ def test_train_streams_progress_then_the_trained_model_can_be_explored(make_clie
     note, ticked = c.predict(True, api_name="/choose_model")
     assert "your model" in note and ticked is True
     wire = trace(c, "The dog is big.", use_own=True)
-    assert wire["source_tokens"] == source_pieces(trained.tokenizer, "The dog is big.") and wire["model"]["name"].startswith("your model")
+    assert wire["source_tokens"] == source_pieces(trained.tokenizer, "The dog is big.") and wire["model"][
+        "name"
+    ].startswith("your model")
     source = prepare_source(trained.tokenizer, "The dog is big.", trained.model.config.max_len)
     expected = trained.tokenizer.decode(beam_search(trained.model, source.ids, beam_size=1, alpha=0.0)[0].ids)
     assert c.predict("The dog is big.", True, api_name="/translate") == expected  # the session now runs the zip's model
@@ -425,13 +470,17 @@ def test_a_50_mb_request_is_refused_unread_with_a_message_naming_the_limit(app_s
     url, proc = app_server
     rss_before = _rss_mb(proc.pid)
     body = b'{"data": ["' + b"x" * (50 * 2**20) + b'"], "fn_index": 0, "session_hash": "huge"}'
-    response = httpx.post(f"{url}gradio_api/queue/join", content=body, headers={"Content-Type": "application/json"}, timeout=60)
+    response = httpx.post(
+        f"{url}gradio_api/queue/join", content=body, headers={"Content-Type": "application/json"}, timeout=60
+    )
     message = response.json()["error"]
     assert response.status_code == 413 and f"{len(body):,} bytes" in message and "at most 65,536 bytes" in message
     assert _rss_mb(proc.pid) - rss_before < 20  # the body was never held in memory
     # without a Content-Length (chunked), it is cut off once it passes the limit
     chunks = iter([b"x" * 2**16] * 16)
-    response = httpx.post(f"{url}gradio_api/queue/join", content=chunks, headers={"Content-Type": "application/json"}, timeout=60)
+    response = httpx.post(
+        f"{url}gradio_api/queue/join", content=chunks, headers={"Content-Type": "application/json"}, timeout=60
+    )
     assert response.status_code == 413 and "at most 65,536 bytes" in response.json()["error"]
     assert_healthy(api_client, tiny_tokenizer)
 

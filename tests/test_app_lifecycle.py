@@ -11,10 +11,9 @@ import time
 from pathlib import Path
 
 import pytest
+from app_fixtures import app_env, free_port, run_app, stop_app, wait_until_ready
 from gradio_client import Client
 from gradio_client.exceptions import AppError
-
-from app_fixtures import app_env, free_port, run_app, stop_app, wait_until_ready
 from raw_api import dependency, join
 
 pytestmark = pytest.mark.slow  # its own server and one real (12 s) training run
@@ -34,7 +33,9 @@ def short_lived(tiny_checkpoint, tmp_path_factory):
     env = dict(app_env(), GRADIO_TEMP_DIR=str(folders["gradio"]), TMPDIR=str(folders["tmp"]))
     port = free_port()
     minutes = str(IDLE_S / 60)
-    proc, log = run_app(tiny_checkpoint, port, root, ["--session-idle-minutes", minutes, "--files-max-age-minutes", minutes], env)
+    proc, log = run_app(
+        tiny_checkpoint, port, root, ["--session-idle-minutes", minutes, "--files-max-age-minutes", minutes], env
+    )
     url = f"http://127.0.0.1:{port}/"
     wait_until_ready(proc, url, log)
     try:
@@ -80,7 +81,9 @@ def test_an_active_session_lives_an_idle_one_expires_and_its_files_go(short_live
     assert client.predict(TEXT, True, api_name="/translate")
 
     # idle: the session expires, and every file it made is deleted
-    wait_for(lambda: files(folders) <= at_start, 6 * IDLE_S, f"files left: {sorted(map(str, files(folders) - at_start))}")
+    wait_for(
+        lambda: files(folders) <= at_start, 6 * IDLE_S, f"files left: {sorted(map(str, files(folders) - at_start))}"
+    )
     with pytest.raises(AppError, match="Your session expired"):
         client.predict(TEXT, True, api_name="/translate")
     assert isinstance(client.predict(TEXT, False, api_name="/translate"), str)

@@ -34,7 +34,14 @@ TINY = "tiny (d_model 64, 2+2 layers, 4 heads)"
 # /train with valid values that cannot start a training run by themselves (the upload is missing, which is checked
 # last, so this message means the field under test was accepted)
 TRAIN_ACCEPTED = "Choose a TSV file to upload"
-TRAIN_BASE = {"corpus": '"upload"', "upload": "null", "preset": json.dumps(TINY), "minutes": "0.2", "seed": "0", "presentation": "false"}
+TRAIN_BASE = {
+    "corpus": '"upload"',
+    "upload": "null",
+    "preset": json.dumps(TINY),
+    "minutes": "0.2",
+    "seed": "0",
+    "presentation": "false",
+}
 
 
 def api_info(app_url) -> dict:
@@ -42,7 +49,9 @@ def api_info(app_url) -> dict:
 
 
 def defaults(spec: dict) -> list[str]:
-    return [json.dumps(p["parameter_default"]) if p.get("parameter_has_default") else "null" for p in spec["parameters"]]
+    return [
+        json.dumps(p["parameter_default"]) if p.get("parameter_has_default") else "null" for p in spec["parameters"]
+    ]
 
 
 def is_numeric(parameter: dict) -> bool:

@@ -169,7 +169,9 @@ def test_views_heads_and_presentation_mode(page):
     shot(page, "02-all-heads")
     page.locator(".ae-view-tabs button", has_text="Look-ahead mask").click()
     wait_drawn(page)
-    expect(page.locator(".ae-plot").first.locator(".ytick text")).to_have_count(4)  # <s> and 3 produced tokens as inputs
+    expect(page.locator(".ae-plot").first.locator(".ytick text")).to_have_count(
+        4
+    )  # <s> and 3 produced tokens as inputs
     assert page.locator(".ae-plot").first.locator(".ytick text").first.text_content() == "<s>"
     expect(page.locator(".ae-plot2 .main-svg").first).to_be_visible()
     shot(page, "03-lookahead-mask")
@@ -217,7 +219,9 @@ def test_a_new_sentence_and_markup_is_shown_as_text(page):
     assert "".join(source).replace("·", "").replace("\u2581", "") == text.replace(" ", "") + "</s>"
     page.keyboard.press("ArrowRight")
     wait_drawn(page)
-    shown = json.loads(page.locator(".ae-heat").get_attribute("data-columns"))  # drawn on the canvas with fillText: text only
+    shown = json.loads(
+        page.locator(".ae-heat").get_attribute("data-columns")
+    )  # drawn on the canvas with fillText: text only
     assert shown == source, (len(shown), len(source), shown)
     assert page.locator(".ae-viewer img").count() == 0
     page.wait_for_timeout(300)
@@ -237,8 +241,11 @@ def test_every_other_tab_shows_its_main_element(page):
     from playwright.sync_api import expect
 
     for label, selector in [
-        ("Positional encoding", "#pe-show"), ("Head ablation", "#ablate-btn"), ("Train", "#train-btn"),
-        ("About the model", "text=parameters"), ("Translate & step", ".ae-viewer"),
+        ("Positional encoding", "#pe-show"),
+        ("Head ablation", "#ablate-btn"),
+        ("Train", "#train-btn"),
+        ("About the model", "text=parameters"),
+        ("Translate & step", ".ae-viewer"),
     ]:
         page.get_by_role("tab", name=label, exact=True).click()
         expect(page.locator(selector).first).to_be_visible()
@@ -247,7 +254,15 @@ def test_every_other_tab_shows_its_main_element(page):
 def test_a_deep_link_restores_its_view(browser, app_url):
     from playwright.sync_api import expect
 
-    params = {"s": TEXT, "strategy": "sample", "seed": "4", "step": "5", "kind": "decoder_self", "layer": "1", "head": "2"}
+    params = {
+        "s": TEXT,
+        "strategy": "sample",
+        "seed": "4",
+        "step": "5",
+        "kind": "decoder_self",
+        "layer": "1",
+        "head": "2",
+    }
     page = open_page(browser, app_url + "?" + urlencode(params))
     try:
         expect(page.locator(".ae-status-line")).to_contain_text("Step 5 of")
@@ -283,7 +298,14 @@ def test_the_exported_html_opens_offline_and_steps(browser, app_url, tmp_path):
     context = browser.new_context(viewport=PROJECTOR, offline=True)
     offline = context.new_page()
     blocked = []
-    offline.route("**/*", lambda route: (blocked.append(route.request.url), route.abort()) if not route.request.url.startswith("file:") else route.continue_())
+    offline.route(
+        "**/*",
+        lambda route: (
+            (blocked.append(route.request.url), route.abort())
+            if not route.request.url.startswith("file:")
+            else route.continue_()
+        ),
+    )
     try:
         offline.goto(path.as_uri(), wait_until="load")
         offline.wait_for_selector(".ae-heat canvas[aria-label]")

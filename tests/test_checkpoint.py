@@ -5,9 +5,9 @@ import pickle
 
 import pytest
 import torch
+from conftest import batch, tiny_config
 from safetensors.torch import load_file, save_file
 
-from conftest import batch, tiny_config
 from explorer.model.checkpoint import FORMAT, CheckpointError, load_checkpoint, save_checkpoint, update_metadata
 from explorer.model.transformer import Transformer
 
@@ -253,7 +253,9 @@ def test_null_training_metadata_loads_as_empty(saved):
 
 def test_saving_metadata_that_loading_would_refuse_writes_nothing(tmp_path, model, mini_tokenizer):
     bad = {"alignment": {"pairs": 3, "best": {"layer": 2, "head": 0, "aer": 0.1}}}  # the tiny model has layers 0 and 1
-    with pytest.raises(CheckpointError, match=r"invalid training metadata: alignment\.best\.layer=2 is not a decoder layer"):
+    with pytest.raises(
+        CheckpointError, match=r"invalid training metadata: alignment\.best\.layer=2 is not a decoder layer"
+    ):
         save_checkpoint(tmp_path / "ckpt", model, mini_tokenizer, bad)
     assert not list(tmp_path.iterdir())
 
@@ -261,7 +263,11 @@ def test_saving_metadata_that_loading_would_refuse_writes_nothing(tmp_path, mode
 def test_updating_metadata_with_values_loading_would_refuse_leaves_the_file(saved):
     before = (saved / "config.json").read_bytes()
     with pytest.raises(CheckpointError, match=r"evaluation name='<b>test</b>' must be plain text"):
-        update_metadata(saved, {"evaluation": {"<b>test</b>": {"bleu": 1.0, "chrf": 2.0, "sentences": 3}}}, card="# new\n")
-    assert (saved / "config.json").read_bytes() == before and (saved / "README.md").read_text(encoding="utf-8") == "# tiny\n"
+        update_metadata(
+            saved, {"evaluation": {"<b>test</b>": {"bleu": 1.0, "chrf": 2.0, "sentences": 3}}}, card="# new\n"
+        )
+    assert (saved / "config.json").read_bytes() == before and (saved / "README.md").read_text(
+        encoding="utf-8"
+    ) == "# tiny\n"
     update_metadata(saved, {"name": "Tiny"})
     assert load_checkpoint(saved).metadata == {"steps": 7, "name": "Tiny"}

@@ -10,13 +10,15 @@ import subprocess
 import sys
 
 import pytest
-
 from app_fixtures import REPO, app_env
-from explorer.model.checkpoint import CheckpointError, load_checkpoint
-from explorer.interpret.handle import ModelHandle, load_handle
-from explorer.app.markdown import escape
 
-MEMORY_CAP = 1536 << 20  # RLIMIT_DATA of the CLI subprocesses: `import torch, gradio` needs ~0.4 GB, a broken loader 12+ GB
+from explorer.app.markdown import escape
+from explorer.interpret.handle import ModelHandle, load_handle
+from explorer.model.checkpoint import CheckpointError, load_checkpoint
+
+MEMORY_CAP = (
+    1536 << 20
+)  # RLIMIT_DATA of the CLI subprocesses: `import torch, gradio` needs ~0.4 GB, a broken loader 12+ GB
 PEAK_RSS_LIMIT_MB = 500
 
 
@@ -134,46 +136,97 @@ MALFORMED = {
     "100 MB config.json": (grow("config.json", 100 << 20), r"config\.json has 104,857,600 bytes, more than"),
     "1 GB tokenizer.model": (grow("tokenizer.model", 1 << 30), r"tokenizer\.model has 1,073,741,824 bytes, more than"),
     # the weights file's header
-    "header claims 1 TB": (header_length(1 << 40), r"model\.safetensors is not a readable safetensors file \(its header claims 1,099,511,627,776 bytes"),
+    "header claims 1 TB": (
+        header_length(1 << 40),
+        r"model\.safetensors is not a readable safetensors file \(its header claims 1,099,511,627,776 bytes",
+    ),
     "header longer than the file": (header_length(500_000), r"its header claims 500,000 bytes but only"),
     "offsets past the end": (
-        header("embed.weight", shifted), r"tensor embed\.weight has data_offsets \[\d+, \d+\] past the end of the file"
+        header("embed.weight", shifted),
+        r"tensor embed\.weight has data_offsets \[\d+, \d+\] past the end of the file",
     ),
     "shape needing more bytes than its offsets hold": (
         header("embed.weight", {"shape": [10**9, 32]}),
         r"tensor embed\.weight has \d[\d,]* data bytes, but shape \(1000000000, 32\) of F32 needs 128,000,000,000",
     ),
-    "right name, wrong shape": (header("embed.weight", narrower), r"tensor embed\.weight has shape \(\d+, 16\), expected \(\d+, 32\)"),
-    "right name, integer dtype": (header("embed.weight", {"dtype": "I32"}), r"tensor embed\.weight has dtype torch\.int32, expected a float type"),
-    "right name, unknown dtype": (header("embed.weight", {"dtype": "X9"}), r"tensor embed\.weight has unknown dtype 'X9'"),
-    "negative size": (header("embed.weight", {"shape": [-1, 32]}), r"tensor embed\.weight has shape \[-1, 32\], not a list of sizes"),
+    "right name, wrong shape": (
+        header("embed.weight", narrower),
+        r"tensor embed\.weight has shape \(\d+, 16\), expected \(\d+, 32\)",
+    ),
+    "right name, integer dtype": (
+        header("embed.weight", {"dtype": "I32"}),
+        r"tensor embed\.weight has dtype torch\.int32, expected a float type",
+    ),
+    "right name, unknown dtype": (
+        header("embed.weight", {"dtype": "X9"}),
+        r"tensor embed\.weight has unknown dtype 'X9'",
+    ),
+    "negative size": (
+        header("embed.weight", {"shape": [-1, 32]}),
+        r"tensor embed\.weight has shape \[-1, 32\], not a list of sizes",
+    ),
     # training metadata the explorer reads
-    "alignment layer 99": (training(**{"alignment.best.layer": 99}), r"alignment\.best\.layer=99 is not a decoder layer of this model \(0 to 1"),
-    "alignment head 'x'": (training(**{"alignment.best.head": "x"}), r"alignment\.best\.head='x' is not a head of this model \(0 to 3"),
+    "alignment layer 99": (
+        training(**{"alignment.best.layer": 99}),
+        r"alignment\.best\.layer=99 is not a decoder layer of this model \(0 to 1",
+    ),
+    "alignment head 'x'": (
+        training(**{"alignment.best.head": "x"}),
+        r"alignment\.best\.head='x' is not a head of this model \(0 to 3",
+    ),
     "alignment head 4 of 4": (training(**{"alignment.best.head": 4}), r"alignment\.best\.head=4 is not a head"),
     "alignment head '02'": (training(**{"alignment.best.head": "02"}), r"alignment\.best\.head='02' is not a head"),
-    "alignment aer 'abc'": (training(**{"alignment.best.aer": "abc"}), r"alignment\.best\.aer='abc' must be a number from 0 to 1"),
-    "alignment best not a dict": (training(**{"alignment.best": "layer 1"}), r"alignment\.best='layer 1' must be a JSON object"),
-    "alignment pairs missing": (training(alignment={"best": {"layer": 0, "head": 0, "aer": 0.5}}), r"alignment\.pairs is missing"),
+    "alignment aer 'abc'": (
+        training(**{"alignment.best.aer": "abc"}),
+        r"alignment\.best\.aer='abc' must be a number from 0 to 1",
+    ),
+    "alignment best not a dict": (
+        training(**{"alignment.best": "layer 1"}),
+        r"alignment\.best='layer 1' must be a JSON object",
+    ),
+    "alignment pairs missing": (
+        training(alignment={"best": {"layer": 0, "head": 0, "aer": 0.5}}),
+        r"alignment\.pairs is missing",
+    ),
     "alignment a list": (training(alignment=[1, 2]), r"alignment=\[1, 2\] must be a JSON object"),
     "evaluation not a dict": (training(evaluation=["valid", 30]), r"evaluation=\['valid', 30\] must be a JSON object"),
-    "evaluation bleu a string": (training(**{"evaluation.valid.bleu": "high"}), r"evaluation\['valid'\]\.bleu='high' must be a number"),
-    "evaluation bleu NaN": (training(**{"evaluation.valid.bleu": float("nan")}), r"evaluation\['valid'\]\.bleu=nan must be a number"),
+    "evaluation bleu a string": (
+        training(**{"evaluation.valid.bleu": "high"}),
+        r"evaluation\['valid'\]\.bleu='high' must be a number",
+    ),
+    "evaluation bleu NaN": (
+        training(**{"evaluation.valid.bleu": float("nan")}),
+        r"evaluation\['valid'\]\.bleu=nan must be a number",
+    ),
     "evaluation sentences missing": (
-        training(evaluation={"valid": {"bleu": 1.0, "chrf": 2.0}}), r"evaluation\['valid'\]\.sentences is missing"
+        training(evaluation={"valid": {"bleu": 1.0, "chrf": 2.0}}),
+        r"evaluation\['valid'\]\.sentences is missing",
     ),
     "evaluation name with HTML": (
-        training(evaluation={"<i>valid</i>": {"bleu": 1.0, "chrf": 2.0, "sentences": 3}}), r"evaluation name='<i>valid</i>' must be plain text"
+        training(evaluation={"<i>valid</i>": {"bleu": 1.0, "chrf": 2.0, "sentences": 3}}),
+        r"evaluation name='<i>valid</i>' must be plain text",
     ),
     "HTML in name": (training(name="<b>Mine</b>"), r"name='<b>Mine</b>' must be plain text"),
-    "HTML in hardware": (training(hardware='<img src=x onerror="alert(1)">'), r"hardware='<img src=x onerror=.* must be plain text"),
+    "HTML in hardware": (
+        training(hardware='<img src=x onerror="alert(1)">'),
+        r"hardware='<img src=x onerror=.* must be plain text",
+    ),
     "name of two lines": (training(name="Mine\n# Yours"), r"name='Mine\\n# Yours' must be plain text"),
-    "name of 1,000 characters": (training(name="x" * 1000), r"name='xxx.*\.\.\. must be plain text: one line of 1 to 80 characters"),
+    "name of 1,000 characters": (
+        training(name="x" * 1000),
+        r"name='xxx.*\.\.\. must be plain text: one line of 1 to 80 characters",
+    ),
     "name a number": (training(name=7), r"name=7 must be plain text"),
-    "training_minutes a string": (training(training_minutes="long"), r"training_minutes='long' must be a finite number"),
+    "training_minutes a string": (
+        training(training_minutes="long"),
+        r"training_minutes='long' must be a finite number",
+    ),
     "steps negative": (training(steps=-1), r"steps=-1 must be an integer of at least 0"),
     "train_config a list": (training(train_config=["data.tsv"]), r"train_config=\['data.tsv'\] must be a JSON object"),
-    "training a list": (lambda ckpt: write_config(ckpt, read_config(ckpt) | {"training": []}), r"invalid training metadata: training=\[\] must be"),
+    "training a list": (
+        lambda ckpt: write_config(ckpt, read_config(ckpt) | {"training": []}),
+        r"invalid training metadata: training=\[\] must be",
+    ),
 }
 
 
@@ -219,7 +272,12 @@ def test_escape_shows_html_and_markdown_literally():
     from markdown_it import MarkdownIt
 
     md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
-    for text in ["<script>alert(1)</script> & <b>b</b>", "**x** _y_ `c` [l](http://e.com) ![i](x.png)", "# h | a | ~~s~~ 1. \\", "&amp; $$x$$"]:
+    for text in [
+        "<script>alert(1)</script> & <b>b</b>",
+        "**x** _y_ `c` [l](http://e.com) ![i](x.png)",
+        "# h | a | ~~s~~ 1. \\",
+        "&amp; $$x$$",
+    ]:
         rendered = md.render(escape(text))
         assert rendered.startswith("<p>") and rendered.count("<") == 2, rendered  # one paragraph of text, no tags
     assert escape("a\n# b") == "a \\# b"  # a line break cannot start a heading
@@ -231,13 +289,21 @@ def test_the_about_tab_shows_every_value_from_the_checkpoint_as_text(tiny_checkp
     from explorer.ui.about_tab import describe
 
     ckpt = load_checkpoint(tiny_checkpoint)
-    name, hardware, test_set = "<img src=x onerror=alert(1)> *Mine*", "x86_64 **fast** [box](http://e.com)", "`valid` _set_ | #1"
+    name, hardware, test_set = (
+        "<img src=x onerror=alert(1)> *Mine*",
+        "x86_64 **fast** [box](http://e.com)",
+        "`valid` _set_ | #1",
+    )
     meta = {
-        "training_minutes": 1.5, "steps": 10, "hardware": hardware,
+        "training_minutes": 1.5,
+        "steps": 10,
+        "hardware": hardware,
         "evaluation": {test_set: {"bleu": 12.5, "chrf": 40.0, "sentences": 3}},
         "alignment": {"pairs": 5, "best": {"layer": 1, "head": 2, "aer": 0.25}},
     }
-    rendered = MarkdownIt("commonmark", {"html": True}).render(describe(ModelHandle(name, ckpt.model, ckpt.tokenizer, meta)))
+    rendered = MarkdownIt("commonmark", {"html": True}).render(
+        describe(ModelHandle(name, ckpt.model, ckpt.tokenizer, meta))
+    )
     tags = re.findall(r"<(/?\w+)", rendered)
     assert set(tags) == {"h3", "/h3", "ul", "/ul", "li", "/li"}, rendered  # the structure of describe() only
     text = html.unescape(re.sub(r"<[^>]+>", "", rendered))
@@ -252,11 +318,26 @@ CLI_CASES = {  # case: (MALFORMED case, command after `python`)
     "app: 100,000-deep nesting": ("100,000-deep nesting", ["app.py", "--port", "1", "--checkpoint"]),
     "app: alignment layer 99": ("alignment layer 99", ["app.py", "--port", "1", "--checkpoint"]),
     "app: HTML in name": ("HTML in name", ["app.py", "--port", "1", "--checkpoint"]),
-    "evaluate: 100 MB config.json": ("100 MB config.json", ["-m", "explorer.training.evaluate", "--data", "DATA", "--checkpoint"]),
-    "evaluate: d_model=65536": ("d_model=65536", ["-m", "explorer.training.evaluate", "--data", "DATA", "--checkpoint"]),
-    "evaluate: header claims 1 TB": ("header claims 1 TB", ["-m", "explorer.training.evaluate", "--data", "DATA", "--checkpoint"]),
-    "evaluate: offsets past the end": ("offsets past the end", ["-m", "explorer.training.evaluate", "--data", "DATA", "--checkpoint"]),
-    "model_report: evaluation bleu a string": ("evaluation bleu a string", ["-m", "explorer.training.model_report", "--card-only", "--checkpoint"]),
+    "evaluate: 100 MB config.json": (
+        "100 MB config.json",
+        ["-m", "explorer.training.evaluate", "--data", "DATA", "--checkpoint"],
+    ),
+    "evaluate: d_model=65536": (
+        "d_model=65536",
+        ["-m", "explorer.training.evaluate", "--data", "DATA", "--checkpoint"],
+    ),
+    "evaluate: header claims 1 TB": (
+        "header claims 1 TB",
+        ["-m", "explorer.training.evaluate", "--data", "DATA", "--checkpoint"],
+    ),
+    "evaluate: offsets past the end": (
+        "offsets past the end",
+        ["-m", "explorer.training.evaluate", "--data", "DATA", "--checkpoint"],
+    ),
+    "model_report: evaluation bleu a string": (
+        "evaluation bleu a string",
+        ["-m", "explorer.training.model_report", "--card-only", "--checkpoint"],
+    ),
 }
 CONTROL = "control: import torch, gradio"
 # Runs one command under the memory cap and writes {"code", "peak_kib"} to argv[1]. A child's ru_maxrss starts at
@@ -286,7 +367,10 @@ def cli_runs(tiny_checkpoint, tmp_path_factory):
     commands[CONTROL] = ["-c", "import torch, gradio"]
     procs = {}
     for i, (case, args) in enumerate(commands.items()):
-        with open(root / f"{i}.out", "wb") as out, open(root / f"{i}.err", "wb") as err:  # files: a full pipe cannot block
+        with (
+            open(root / f"{i}.out", "wb") as out,
+            open(root / f"{i}.err", "wb") as err,
+        ):  # files: a full pipe cannot block
             launcher = [sys.executable, "-c", LAUNCHER, str(root / f"{i}.json"), str(MEMORY_CAP), sys.executable, *args]
             procs[case] = subprocess.Popen(launcher, cwd=REPO, env=app_env(), stdout=out, stderr=err)
     results = {}

@@ -4,12 +4,12 @@ import threading
 
 import pytest
 import torch
-
 from conftest import batch, tiny_config
+
 from explorer.interpret.decoding import Source, Stepper, StepperOptions, beam_search, greedy_decode, prepare_source
 from explorer.interpret.hooks import AttentionRecorder
-from explorer.model.transformer import Ablation, Transformer
 from explorer.model.config import BOS_ID, EOS_ID
+from explorer.model.transformer import Ablation, Transformer
 
 
 class FakeTokenizer:
@@ -49,7 +49,9 @@ def test_hooks_are_removed_after_the_context_and_on_error(tiny_model):
 def test_no_recorder_means_fast_path_and_nothing_kept(tiny_model, monkeypatch):
     calls = []
     original = torch.nn.functional.scaled_dot_product_attention
-    monkeypatch.setattr(torch.nn.functional, "scaled_dot_product_attention", lambda *a, **k: calls.append(1) or original(*a, **k))
+    monkeypatch.setattr(
+        torch.nn.functional, "scaled_dot_product_attention", lambda *a, **k: calls.append(1) or original(*a, **k)
+    )
     src, tgt = batch(tiny_model.config)
     tiny_model(src, tgt)
     assert len(calls) == 6  # every site used the fused kernel
@@ -89,9 +91,14 @@ def test_stepwise_rows_equal_teacher_forced_maps():
     torch.testing.assert_close(stepper.encoder_self, full.stacked("encoder_self"), atol=1e-5, rtol=0)
     # the raw scores too, at every position a step computed
     for t, step in enumerate(stepper.steps):
-        torch.testing.assert_close(step.cross_scores, torch.stack([s[0, :, t] for s in full.scores["cross"]]), atol=1e-5, rtol=0)
         torch.testing.assert_close(
-            step.decoder_self_scores, torch.stack([s[0, :, t, : t + 1] for s in full.scores["decoder_self"]]), atol=1e-5, rtol=0
+            step.cross_scores, torch.stack([s[0, :, t] for s in full.scores["cross"]]), atol=1e-5, rtol=0
+        )
+        torch.testing.assert_close(
+            step.decoder_self_scores,
+            torch.stack([s[0, :, t, : t + 1] for s in full.scores["decoder_self"]]),
+            atol=1e-5,
+            rtol=0,
         )
 
 
@@ -120,7 +127,9 @@ def test_forced_prefix_is_followed_then_model_continues(tiny_model):
 
 def test_sampling_is_reproducible_with_a_seed(tiny_model):
     def sample(seed):
-        s = make_stepper(tiny_model, options=StepperOptions("sample", temperature=1.5, top_k=20, seed=seed, max_new_tokens=8))
+        s = make_stepper(
+            tiny_model, options=StepperOptions("sample", temperature=1.5, top_k=20, seed=seed, max_new_tokens=8)
+        )
         s.run()
         return s.target_ids()
 
@@ -160,7 +169,11 @@ def test_batched_greedy_equals_one_by_one(tiny_model):
 
 def test_ablation_changes_the_stepper_maps_downstream_only(tiny_model):
     plain = make_stepper(tiny_model, options=StepperOptions(max_new_tokens=3))
-    off = make_stepper(tiny_model, options=StepperOptions(max_new_tokens=3), ablation=Ablation(tiny_model.config, [("encoder_self", 1, 0)]))
+    off = make_stepper(
+        tiny_model,
+        options=StepperOptions(max_new_tokens=3),
+        ablation=Ablation(tiny_model.config, [("encoder_self", 1, 0)]),
+    )
     torch.testing.assert_close(plain.encoder_self, off.encoder_self)  # layer 1's own maps are unchanged
     plain.step(), off.step()
     assert not torch.allclose(plain.steps[0].cross, off.steps[0].cross)  # the encoder output changed

@@ -16,10 +16,37 @@ from explorer.model.checkpoint import load_checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = [
-    "--data", "mini", "--vocab-size", "200", "--d-model", "16", "--n-heads", "4", "--n-encoder-layers", "1",
-    "--n-decoder-layers", "1", "--d-ff", "32", "--max-len", "64", "--max-tokens", "512", "--warmup", "5",
-    "--lr", "0.003", "--eval-every", "0", "--bleu-sample", "4", "--threads", "1", "--log-every", "1",
-]  # fmt: skip
+    "--data",
+    "mini",
+    "--vocab-size",
+    "200",
+    "--d-model",
+    "16",
+    "--n-heads",
+    "4",
+    "--n-encoder-layers",
+    "1",
+    "--n-decoder-layers",
+    "1",
+    "--d-ff",
+    "32",
+    "--max-len",
+    "64",
+    "--max-tokens",
+    "512",
+    "--warmup",
+    "5",
+    "--lr",
+    "0.003",
+    "--eval-every",
+    "0",
+    "--bleu-sample",
+    "4",
+    "--threads",
+    "1",
+    "--log-every",
+    "1",
+]
 
 pytestmark = pytest.mark.slow
 
@@ -34,9 +61,17 @@ def torchrun(*args: str, cwd: Path, timeout: float = 240) -> subprocess.Complete
     """Two processes on this machine, one thread each; fails the test instead of hanging."""
     env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=str(ROOT))
     command = [
-        sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2",
-        "--master_addr", "127.0.0.1", "--master_port", str(free_port()), *args,
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--nproc_per_node",
+        "2",
+        "--master_addr",
+        "127.0.0.1",
+        "--master_port",
+        str(free_port()),
+        *args,
+    ]
     proc = subprocess.Popen(
         command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
     )
@@ -57,8 +92,19 @@ def read(path: Path) -> tuple[dict[str, torch.Tensor], dict[str, str]]:
 
 def test_two_ranks_end_with_identical_weights(tmp_path):
     # --unstable-tokenizer: rank 1 would train another vocabulary; only rank 0's may be used
-    torchrun(str(ROOT / "tests" / "ddp_worker.py"), str(tmp_path), "--unstable-tokenizer", *TINY, "--dropout", "0.1",
-             "--max-steps", "5", "--out", str(tmp_path / "model"), cwd=ROOT)  # fmt: skip
+    torchrun(
+        str(ROOT / "tests" / "ddp_worker.py"),
+        str(tmp_path),
+        "--unstable-tokenizer",
+        *TINY,
+        "--dropout",
+        "0.1",
+        "--max-steps",
+        "5",
+        "--out",
+        str(tmp_path / "model"),
+        cwd=ROOT,
+    )
     (t0, meta0), (t1, meta1) = read(tmp_path / "rank0.safetensors"), read(tmp_path / "rank1.safetensors")
     assert (meta0["rank"], meta1["rank"]) == ("0", "1")
     for meta in (meta0, meta1):
@@ -95,8 +141,19 @@ def test_command_line_run_under_torchrun_exports_once(tmp_path):
 def test_a_stop_on_one_rank_stops_every_rank_at_the_same_step(tmp_path):
     # a signal or stop() reaches the ranks at different moments; a rank that trained on alone would
     # wait forever in the gradient all-reduce
-    torchrun(str(ROOT / "tests" / "ddp_worker.py"), str(tmp_path), "--stop-on-rank", "1", *TINY, "--max-steps", "50",
-             "--out", str(tmp_path / "model"), cwd=ROOT, timeout=120)  # fmt: skip
+    torchrun(
+        str(ROOT / "tests" / "ddp_worker.py"),
+        str(tmp_path),
+        "--stop-on-rank",
+        "1",
+        *TINY,
+        "--max-steps",
+        "50",
+        "--out",
+        str(tmp_path / "model"),
+        cwd=ROOT,
+        timeout=120,
+    )
     (t0, meta0), (t1, meta1) = read(tmp_path / "rank0.safetensors"), read(tmp_path / "rank1.safetensors")
     assert meta0["step"] == meta1["step"] == "1"
     assert all(torch.equal(t0[k], t1[k]) for k in t0)

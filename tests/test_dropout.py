@@ -2,9 +2,9 @@
 
 import pytest
 import torch
+from conftest import tiny_config
 from torch import nn
 
-from conftest import tiny_config
 from explorer.model.dropout import LEVELS, Dropout, dropout
 from explorer.model.transformer import Transformer
 
@@ -25,7 +25,9 @@ def test_both_halves_of_each_random_word_are_used_and_independent():
     torch.manual_seed(1)
     y = dropout(torch.ones(1_000_000), 0.5).view(-1, 2) == 0  # neighbours share one 31-bit random integer
     first, second = y[:, 0].float(), y[:, 1].float()
-    assert first.mean().item() == pytest.approx(0.5, abs=0.004) and second.mean().item() == pytest.approx(0.5, abs=0.004)
+    assert first.mean().item() == pytest.approx(0.5, abs=0.004) and second.mean().item() == pytest.approx(
+        0.5, abs=0.004
+    )
     both = (y[:, 0] & y[:, 1]).float().mean().item()
     assert both == pytest.approx(0.25, abs=0.004)  # independent: P(both dropped) = p * p
 
@@ -90,7 +92,9 @@ def test_cpu_training_attention_draws_its_mask_here_not_in_sdpa(monkeypatch):
     import explorer.model.transformer
 
     calls = []
-    monkeypatch.setattr(explorer.model.transformer, "dropout", lambda x, p, training=True: calls.append(p) or dropout(x, p, training))
+    monkeypatch.setattr(
+        explorer.model.transformer, "dropout", lambda x, p, training=True: calls.append(p) or dropout(x, p, training)
+    )
     model = Transformer(tiny_config(dropout=0.2)).train()
     model(torch.randint(4, 50, (2, 6)), torch.randint(4, 50, (2, 5)))
     assert calls == [0.2] * 6  # 2 encoder self + 2 decoder self + 2 cross attention sites

@@ -8,11 +8,18 @@ from pathlib import Path
 
 import pytest
 import torch
-
 from conftest import tiny_config
+
 from explorer.model.checkpoint import save_checkpoint
-from explorer.training.evaluate import evaluate, group_references, main, read_references, score_translations, scores_by_length
 from explorer.model.transformer import Transformer
+from explorer.training.evaluate import (
+    evaluate,
+    group_references,
+    main,
+    read_references,
+    score_translations,
+    scores_by_length,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -4,10 +4,10 @@ import math
 
 import pytest
 import torch
-
 from conftest import batch, tiny_config
-from explorer.model.config import ModelConfig
+
 from explorer.interpret.hooks import AttentionRecorder
+from explorer.model.config import ModelConfig
 from explorer.model.masks import lookahead_mask, padding_mask
 from explorer.model.transformer import Ablation, DecoderState, Transformer, sinusoid_table, state_shapes
 
@@ -110,7 +110,7 @@ def test_ablating_a_head_changes_only_that_heads_contribution(tiny_model):
     # weights are untouched; the output changes by exactly head 1's share of the output projection
     torch.testing.assert_close(full.weights, ablated.weights)
     v = attn.v_proj(x).view(1, 5, 4, 4).transpose(1, 2)
-    head1 = (full.weights[:, 1] @ v[:, 1])  # (1, 5, 4)
+    head1 = full.weights[:, 1] @ v[:, 1]  # (1, 5, 4)
     contribution = head1 @ attn.out_proj.weight[:, 4:8].T
     torch.testing.assert_close(full.output - ablated.output, contribution, atol=1e-6, rtol=1e-5)
     # through the model: ablating changes the logits, and only where that site is reached

@@ -1,12 +1,13 @@
-"""`python -m explorer.training.model_report`: measurements stored in config.json, the card rendered from them, --card-only."""
+"""`python -m explorer.training.model_report`: measurements stored in config.json, the card rendered from them,
+and --card-only."""
 
 import json
 from pathlib import Path
 
 import pytest
 import torch
-
 from conftest import tiny_config
+
 from explorer.model.checkpoint import load_checkpoint, save_checkpoint
 from explorer.model.transformer import Transformer
 from explorer.training.model_report import main
@@ -24,7 +25,10 @@ def checkpoint(tmp_path, mini_tokenizer):
 @pytest.fixture
 def test_set(tmp_path):
     path = tmp_path / "test.tsv"
-    path.write_text("I am tired.\tIch bin müde.\nThe dog is big.\tDer Hund ist groß.\nI am tired.\tIch bin erschöpft.\n", encoding="utf-8")
+    path.write_text(
+        "I am tired.\tIch bin müde.\nThe dog is big.\tDer Hund ist groß.\nI am tired.\tIch bin erschöpft.\n",
+        encoding="utf-8",
+    )
     return path
 
 
@@ -41,7 +45,9 @@ def test_report_stores_measurements_and_renders_them_into_the_card(checkpoint, t
     greedy = meta["evaluation"]["test.tsv, greedy"]
     assert greedy["sentences"] == 2 and greedy["references"] == 3 and greedy["by_length"][0]["words"] == "1-5"
     assert meta["alignment"]["pairs"] == 31 and isinstance(meta["alignment"]["best"]["head"], int)
-    assert meta["report_command"] == "python -m explorer.training.model_report " + " ".join(args)  # the note is not an option
+    assert meta["report_command"] == "python -m explorer.training.model_report " + " ".join(
+        args
+    )  # the note is not an option
     assert meta["card_note"] == "First note."
     assert f"BLEU **{greedy['bleu']}**" in card and "First note." in card and "| source words |" in card
     best = meta["alignment"]["best"]
@@ -51,7 +57,9 @@ def test_report_stores_measurements_and_renders_them_into_the_card(checkpoint, t
 
 
 def test_card_only_rewrites_the_note_without_measuring_again(checkpoint, test_set, capsys):
-    main(["--checkpoint", str(checkpoint), "--data", str(test_set), "--gold", str(GOLD), "--beam", "1", "--note", "Old."])
+    main(
+        ["--checkpoint", str(checkpoint), "--data", str(test_set), "--gold", str(GOLD), "--beam", "1", "--note", "Old."]
+    )
     before, _ = stored(checkpoint)
     assert main(["--checkpoint", str(checkpoint), "--card-only", "--note", "New note."]) == 0
     after, card = stored(checkpoint)

@@ -58,16 +58,24 @@ def imported_folders(path: Path) -> set[str]:
 def test_each_layer_imports_only_the_layers_below_it(folder):
     for path in sorted((PACKAGE / folder).rglob("*.py")):
         wrong = imported_folders(path) - ALLOWED[folder]
-        assert not wrong, f"{path.relative_to(ROOT)} imports explorer.{sorted(wrong)}, outside what {folder}/ may import"
+        assert not wrong, (
+            f"{path.relative_to(ROOT)} imports explorer.{sorted(wrong)}, outside what {folder}/ may import"
+        )
 
 
 def test_every_folder_says_its_job_and_what_it_may_import():
     for folder in ALLOWED:
         doc = ast.get_docstring(ast.parse((PACKAGE / folder / "__init__.py").read_text(encoding="utf-8")))
-        assert doc and "import" in doc.lower(), f"explorer/{folder}/__init__.py: say the folder's job and what it may import"
+        assert doc and "import" in doc.lower(), (
+            f"explorer/{folder}/__init__.py: say the folder's job and what it may import"
+        )
 
 
-@pytest.mark.parametrize("old, new", [("explorer.train", "explorer.training.train"), ("explorer.evaluate", "explorer.training.evaluate")])
+@pytest.mark.parametrize(
+    "old, new", [("explorer.train", "explorer.training.train"), ("explorer.evaluate", "explorer.training.evaluate")]
+)
 def test_the_old_entry_points_run_the_new_ones(old, new):
-    result = subprocess.run([sys.executable, "-m", old, "--help"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", old, "--help"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0 and f"python -m {new}" in result.stdout

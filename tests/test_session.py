@@ -7,13 +7,13 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.model.config import ModelConfig
-from explorer.interpret.handle import ModelHandle
-from explorer.interpret.inputs import UserError, clean_text, parse_request
-from explorer.model.transformer import Transformer
 from explorer.app.positional import positional_figures
 from explorer.app.session import ExplorerSession
 from explorer.app.trace_cache import TraceCache
+from explorer.interpret.handle import ModelHandle
+from explorer.interpret.inputs import UserError, clean_text, parse_request
+from explorer.model.config import ModelConfig
+from explorer.model.transformer import Transformer
 
 TEXT = "The dog sees the cat."
 
@@ -21,7 +21,16 @@ TEXT = "The dog sees the cat."
 @pytest.fixture
 def handle(mini_tokenizer):
     torch.manual_seed(0)
-    config = ModelConfig(vocab_size=mini_tokenizer.vocab_size, d_model=32, n_heads=4, n_encoder_layers=2, n_decoder_layers=2, d_ff=64, dropout=0.0, max_len=48)
+    config = ModelConfig(
+        vocab_size=mini_tokenizer.vocab_size,
+        d_model=32,
+        n_heads=4,
+        n_encoder_layers=2,
+        n_decoder_layers=2,
+        d_ff=64,
+        dropout=0.0,
+        max_len=48,
+    )
     return ModelHandle("tiny", Transformer(config).eval(), mini_tokenizer, {}, ("cross", 1, "2"))
 
 
@@ -51,7 +60,12 @@ def test_sessions_share_one_cache_and_a_trained_model_gets_its_own_entries(handl
 
 def test_clean_text_messages():
     assert clean_text("  The\tdog  ") == "The dog"
-    for text, message in [("", "empty"), ("\x00\x01", "empty"), ("x" * 1001, "1,001 characters"), (None, "Type an English")]:
+    for text, message in [
+        ("", "empty"),
+        ("\x00\x01", "empty"),
+        ("x" * 1001, "1,001 characters"),
+        (None, "Type an English"),
+    ]:
         with pytest.raises(UserError, match=message):
             clean_text(text)
 

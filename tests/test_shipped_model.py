@@ -7,9 +7,9 @@ import pytest
 import torch
 
 from explorer.interpret.alignment import read_gold, score_heads
+from explorer.interpret.handle import load_handle
 from explorer.model.checkpoint import load_checkpoint
 from explorer.training.evaluate import translate
-from explorer.interpret.handle import load_handle
 from explorer.training.recipe import load_recipe
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,7 +30,9 @@ EXPECTED = {
     "My mother gets up early.": "Meine Mutter steht früh auf.",  # separable verb
 }
 
-pytestmark = pytest.mark.skipif(not (SHIPPED / "model.safetensors").is_file(), reason="no shipped checkpoint in this checkout")
+pytestmark = pytest.mark.skipif(
+    not (SHIPPED / "model.safetensors").is_file(), reason="no shipped checkpoint in this checkout"
+)
 
 
 @pytest.fixture(scope="module")
@@ -81,10 +83,10 @@ def test_the_long_example_trace_fits_its_wire_budget():
     """The Translate tab's long example travels in at most 150 KB (the browser gets the whole decode at once)."""
     import json
 
+    from explorer.app.wire import to_wire
     from explorer.interpret.inputs import parse_request
     from explorer.interpret.trace import build_trace
     from explorer.ui.translate_tab import EXAMPLES
-    from explorer.app.wire import to_wire
 
     handle = load_handle(SHIPPED)
     long_example = max((s for s, _ in EXAMPLES), key=len)
@@ -101,7 +103,9 @@ def test_the_recipe_file_is_how_the_shipped_model_was_trained(shipped):
     assert asdict(loaded.recipe.config) | {"out": stored["out"], "work_dir": stored["work_dir"]} == stored
     assert shipped.metadata["recipe"]["text"] == loaded.text
     assert shipped.metadata["command"] == "python -m explorer.training.train --recipe tatoeba_en_de --out OUT"
-    assert shipped.metadata["name"] == loaded.recipe.name and shipped.metadata["data_credit"] == loaded.recipe.data_credit
+    assert (
+        shipped.metadata["name"] == loaded.recipe.name and shipped.metadata["data_credit"] == loaded.recipe.data_credit
+    )
     card = (SHIPPED / "README.md").read_text(encoding="utf-8")
     assert loaded.text.rstrip() in card and "../shared" not in card.split("The recipe")[0].split("## Training\n")[1]
     assert "## Known limits" in card and all(f"- {limit}" in card for limit in loaded.recipe.known_limits)

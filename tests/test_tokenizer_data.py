@@ -3,6 +3,8 @@
 import pytest
 import torch
 
+from explorer.model.config import BOS_ID, EOS_ID, PAD_ID, UNK_ID
+from explorer.model.tokenizer import CONTINUATION, WORD_START, Tokenizer, normalize
 from explorer.training.data import (
     MINI_CORPUS,
     clean,
@@ -15,8 +17,6 @@ from explorer.training.data import (
     split_by_source,
     token_batches,
 )
-from explorer.model.config import BOS_ID, EOS_ID, PAD_ID, UNK_ID
-from explorer.model.tokenizer import CONTINUATION, WORD_START, Tokenizer, normalize
 
 PAIRS = [
     ("I am tired.", "Ich bin müde."),

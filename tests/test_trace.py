@@ -10,16 +10,15 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.model.config import ModelConfig
+from explorer.app.trace_cache import TraceCache
+from explorer.app.wire import WEIGHT_ERROR, to_wire, unpack
 from explorer.interpret.decoding import Stepper, StepperOptions, beam_search, greedy_decode, prepare_source
 from explorer.interpret.handle import ModelHandle
 from explorer.interpret.hooks import AttentionRecorder
 from explorer.interpret.inputs import LIMITS, TraceRequest, UserError, parse_link, parse_request
-from explorer.model.transformer import Ablation, Transformer
-from explorer.model.config import BOS_ID, EOS_ID, PAD_ID
 from explorer.interpret.trace import build_trace, build_traces, plan_trace
-from explorer.app.trace_cache import TraceCache
-from explorer.app.wire import WEIGHT_ERROR, to_wire, unpack
+from explorer.model.config import BOS_ID, EOS_ID, PAD_ID, ModelConfig
+from explorer.model.transformer import Ablation, Transformer
 
 TEXT = "The dog sees the cat in the garden."
 
@@ -28,8 +27,14 @@ TEXT = "The dog sees the cat in the garden."
 def handle(mini_tokenizer):
     torch.manual_seed(0)
     config = ModelConfig(
-        vocab_size=mini_tokenizer.vocab_size, d_model=32, n_heads=4, n_encoder_layers=2, n_decoder_layers=3, d_ff=64,
-        dropout=0.0, max_len=48,
+        vocab_size=mini_tokenizer.vocab_size,
+        d_model=32,
+        n_heads=4,
+        n_encoder_layers=2,
+        n_decoder_layers=3,
+        d_ff=64,
+        dropout=0.0,
+        max_len=48,
     )
     model = Transformer(config).eval()
     with torch.no_grad():
@@ -59,13 +64,17 @@ def test_trace_equals_one_teacher_forced_pass_and_keeps_the_invariants(handle):
     assert (trace.decoder_self[..., future] == 0.0).all()  # the future gets exactly zero weight
     reference, scores = teacher_forced(handle, trace)
     for kind in ("encoder_self", "decoder_self", "cross"):
-        np.testing.assert_allclose(trace.attention(kind), reference[kind], atol=2e-5)  # stepwise rows = teacher-forced pass
+        np.testing.assert_allclose(
+            trace.attention(kind), reference[kind], atol=2e-5
+        )  # stepwise rows = teacher-forced pass
     np.testing.assert_allclose(trace.decoder_self_scores, torch.stack([s[0] for s in scores]).numpy(), atol=1e-5)
     source = prepare_source(handle.tokenizer, TEXT, handle.config.max_len)
     assert trace.source_ids == source.ids and trace.source_tokens == source.pieces
     assert trace.target_ids == greedy_decode(handle.model, [source.ids], T)[0]
     assert trace.outputs[0] == "" and trace.outputs[-1] == handle.tokenizer.decode(trace.target_ids)
-    assert all(s.token_id == s.top_ids[0] and s.prob == pytest.approx(s.top_probs[0]) for s in trace.steps)  # greedy: argmax
+    assert all(
+        s.token_id == s.top_ids[0] and s.prob == pytest.approx(s.top_probs[0]) for s in trace.steps
+    )  # greedy: argmax
 
 
 STEPWISE = {
@@ -83,14 +92,23 @@ def test_trace_rows_and_probabilities_equal_the_stepwise_decode(handle, name):
     trace = build_trace(handle, request)
     options = StepperOptions(request.strategy, request.temperature, request.top_k, request.seed, 10)
     ablation = Ablation(handle.config, request.ablation) if request.ablation else None
-    stepper = Stepper(handle.model, handle.tokenizer, prepare_source(handle.tokenizer, TEXT, 48), options, list(request.forced_ids), ablation)
+    stepper = Stepper(
+        handle.model,
+        handle.tokenizer,
+        prepare_source(handle.tokenizer, TEXT, 48),
+        options,
+        list(request.forced_ids),
+        ablation,
+    )
     stepper.run()
     assert trace.target_ids == [s.token_id for s in stepper.steps]
     np.testing.assert_allclose(trace.encoder_self, stepper.encoder_self.numpy(), atol=2e-5)
     for i, (mine, ref) in enumerate(zip(trace.steps, stepper.steps)):
         np.testing.assert_allclose(trace.decoder_self[:, :, i, : i + 1], ref.decoder_self.numpy(), atol=2e-5)
         np.testing.assert_allclose(trace.cross[:, :, i], ref.cross.numpy(), atol=2e-5)
-        np.testing.assert_allclose(trace.decoder_self_scores[:, :, i, : i + 1], ref.decoder_self_scores.numpy(), atol=5e-5)
+        np.testing.assert_allclose(
+            trace.decoder_self_scores[:, :, i, : i + 1], ref.decoder_self_scores.numpy(), atol=5e-5
+        )
         assert mine.prob == pytest.approx(ref.prob, abs=1e-5) and mine.forced == ref.forced
         assert mine.top_ids == ref.top_ids and np.allclose(mine.top_probs, ref.top_probs, atol=1e-5)
 
@@ -149,7 +167,9 @@ def test_forced_tokens_come_first_then_the_model_continues(handle):
 def test_ablation_changes_the_trace_and_bad_heads_are_named(handle):
     plain = build_trace(handle, parse_request(TEXT))
     off = build_trace(handle, parse_request(TEXT, ablation=[["encoder_self", 0, h] for h in range(4)]))
-    np.testing.assert_allclose(plain.encoder_self[0], off.encoder_self[0], atol=1e-6)  # layer 0's weights come before its heads are cut
+    np.testing.assert_allclose(
+        plain.encoder_self[0], off.encoder_self[0], atol=1e-6
+    )  # layer 0's weights come before its heads are cut
     assert not np.allclose(plain.encoder_self[1], off.encoder_self[1])  # layer 1 sees the ablated output
     assert any("4 head(s) switched off" in n for n in off.notes)
     with pytest.raises(UserError, match="layer 7"):
@@ -208,14 +228,19 @@ def test_options_a_strategy_ignores_do_not_split_the_cache():
     assert parse_request(TEXT, "greedy", temperature=2, seed=5, beam_size=2) == parse_request(TEXT)
     assert parse_request(TEXT, "sample", seed=5) != parse_request(TEXT, "sample", seed=6)
     assert parse_request("  The dog\tsees the cat in the garden. ") == parse_request(TEXT)
-    assert parse_request(TEXT, ablation=[["cross", 1, 0], ["cross", 0, 1]]).ablation == (("cross", 0, 1), ("cross", 1, 0))
+    assert parse_request(TEXT, ablation=[["cross", 1, 0], ["cross", 0, 1]]).ablation == (
+        ("cross", 0, 1),
+        ("cross", 1, 0),
+    )
     assert TraceRequest(TEXT).temperature == LIMITS["temperature"].default
 
 
 def test_a_deep_link_names_the_same_request():
     params = {"s": TEXT, "strategy": "sample", "seed": "3", "forced": "5,6", "ablate": "cross.1.2,encoder_self.0.0"}
     request = parse_link(params)
-    assert request == parse_request(TEXT, "sample", seed=3, forced_ids=[5, 6], ablation=[["cross", 1, 2], ["encoder_self", 0, 0]])
+    assert request == parse_request(
+        TEXT, "sample", seed=3, forced_ids=[5, 6], ablation=[["cross", 1, 2], ["encoder_self", 0, 0]]
+    )
     assert parse_link({"step": "3"}) is None
     with pytest.raises(UserError, match="'x'"):
         parse_link({"s": TEXT, "forced": "x"})

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from explorer.model.checkpoint import load_checkpoint
 from explorer.interpret.decoding import greedy_decode
+from explorer.model.checkpoint import load_checkpoint
 from explorer.model.config import ModelConfig
 from explorer.training.recipe import load_recipe
 from explorer.training.train import build_trainer, command_line, main, parse_args, read_data
@@ -43,11 +43,24 @@ def keep_torch_threads():
 
 def tiny_train_config(tmp_path, **overrides) -> TrainConfig:
     """A model small enough that a step takes milliseconds on one CPU thread; overrides may name model fields."""
-    model = dict(vocab_size=200, d_model=16, n_heads=4, n_encoder_layers=1, n_decoder_layers=1, d_ff=32, dropout=0.0, max_len=64)
+    model = dict(
+        vocab_size=200, d_model=16, n_heads=4, n_encoder_layers=1, n_decoder_layers=1, d_ff=32, dropout=0.0, max_len=64
+    )
     values = dict(
-        data=["mini"], valid_fraction=0.05, out=str(tmp_path / "model"), work_dir=str(tmp_path / "work"),
-        max_tokens=512, lr=2e-3, warmup=10, max_steps=10, eval_every=0, bleu_sample=4, seed=0, threads=1, log_every=5,
-    )  # fmt: skip
+        data=["mini"],
+        valid_fraction=0.05,
+        out=str(tmp_path / "model"),
+        work_dir=str(tmp_path / "work"),
+        max_tokens=512,
+        lr=2e-3,
+        warmup=10,
+        max_steps=10,
+        eval_every=0,
+        bleu_sample=4,
+        seed=0,
+        threads=1,
+        log_every=5,
+    )
     for key, value in overrides.items():
         (model if key in model else values)[key] = value
     return TrainConfig(model=ModelConfig(**model), **values)
@@ -94,11 +107,28 @@ def test_bf16_autocast_is_chosen_by_device_and_setting():
 def test_parse_args_builds_a_train_config():
     config = parse_args(
         [
-            "--data", "a.tsv", "src.txt,tgt.txt", "hf:opus100:de-en",
-            "--valid", "valid.tsv", "--d-model", "64", "--n-heads", "2", "--norm-first", "false",
-            "--lr", "0.002", "--max-minutes", "1.5", "--save-dtype", "float16", "--out", "runs/x",
+            "--data",
+            "a.tsv",
+            "src.txt,tgt.txt",
+            "hf:opus100:de-en",
+            "--valid",
+            "valid.tsv",
+            "--d-model",
+            "64",
+            "--n-heads",
+            "2",
+            "--norm-first",
+            "false",
+            "--lr",
+            "0.002",
+            "--max-minutes",
+            "1.5",
+            "--save-dtype",
+            "float16",
+            "--out",
+            "runs/x",
         ]
-    )  # fmt: skip
+    )
     assert config.data == ["a.tsv", "src.txt,tgt.txt", "hf:opus100:de-en"]
     assert config.valid == "valid.tsv" and config.out == "runs/x" and config.work_dir is None
     assert config.model.d_model == 64 and config.model.n_heads == 2 and config.model.norm_first is False
@@ -115,14 +145,19 @@ def test_a_recipe_sets_every_value_and_flags_override_single_ones():
     assert parse_args(["--recipe", "tatoeba_en_de"]) == recipe
     config = parse_args(["--recipe", "tatoeba_en_de", "--lr", "0.002", "--d-model", "128", "--out", "runs/x"])
     assert config.lr == 0.002 and config.model.d_model == 128 and config.out == "runs/x"
-    assert config.model.n_heads == recipe.model.n_heads and config.max_steps == recipe.max_steps  # the rest: the recipe's
+    assert (
+        config.model.n_heads == recipe.model.n_heads and config.max_steps == recipe.max_steps
+    )  # the rest: the recipe's
     with pytest.raises(ValueError, match="no recipe named 'nope'; known: tatoeba_en_de"):
         load_recipe("nope")
 
 
 def test_the_card_shows_where_a_run_wrote_as_placeholders():
     argv = ["--recipe", "tatoeba_en_de", "--out", "/home/me/runs/a", "--work-dir=/tmp/w", "--lr", "0.002"]
-    assert command_line(argv) == "python -m explorer.training.train --recipe tatoeba_en_de --out OUT --work-dir=WORK_DIR --lr 0.002"
+    assert (
+        command_line(argv)
+        == "python -m explorer.training.train --recipe tatoeba_en_de --out OUT --work-dir=WORK_DIR --lr 0.002"
+    )
 
 
 def test_parse_args_refuses_bad_values():
@@ -179,7 +214,9 @@ def test_stop_from_the_event_loop_finishes_after_the_current_step(tmp_path):
 
 def test_events_and_the_exported_checkpoint(tmp_path):
     logs = []
-    trainer = build_trainer(tiny_train_config(tmp_path, max_steps=12, log_every=4, save_dtype="float16"), log=logs.append)
+    trainer = build_trainer(
+        tiny_train_config(tmp_path, max_steps=12, log_every=4, save_dtype="float16"), log=logs.append
+    )
     events = run(trainer)
     assert [e.step for e in events] == [4, 8, 12, 12]
     assert [e.done for e in events] == [False, False, False, True]
@@ -207,27 +244,93 @@ def test_events_and_the_exported_checkpoint(tmp_path):
 
 def test_cli_records_its_command_and_export_only_keeps_the_training_command(tmp_path, capsys):
     work, out, copy = tmp_path / "work", tmp_path / "model", tmp_path / "fp32"
-    common = ["--data", "mini", "--work-dir", str(work), "--vocab-size", "200", "--d-model", "16", "--n-heads", "4",
-              "--n-encoder-layers", "1", "--n-decoder-layers", "1", "--d-ff", "32", "--max-len", "64",
-              "--max-tokens", "512", "--warmup", "10", "--eval-every", "0", "--bleu-sample", "4", "--threads", "1"]  # fmt: skip
+    common = [
+        "--data",
+        "mini",
+        "--work-dir",
+        str(work),
+        "--vocab-size",
+        "200",
+        "--d-model",
+        "16",
+        "--n-heads",
+        "4",
+        "--n-encoder-layers",
+        "1",
+        "--n-decoder-layers",
+        "1",
+        "--d-ff",
+        "32",
+        "--max-len",
+        "64",
+        "--max-tokens",
+        "512",
+        "--warmup",
+        "10",
+        "--eval-every",
+        "0",
+        "--bleu-sample",
+        "4",
+        "--threads",
+        "1",
+    ]
     train_args = common + ["--out", str(out), "--max-steps", "3", "--save-dtype", "float16"]
     assert main(train_args) == 0
     command = load_checkpoint(out).metadata["command"]
-    assert command == "python -m explorer.training.train " + " ".join(train_args).replace(str(out), "OUT").replace(str(work), "WORK_DIR")
+    assert command == "python -m explorer.training.train " + " ".join(train_args).replace(str(out), "OUT").replace(
+        str(work), "WORK_DIR"
+    )
     assert main(common + ["--out", str(copy), "--export-only"]) == 0
     assert f"exported step 3 to {copy}" in capsys.readouterr().out
     assert load_checkpoint(copy).metadata["command"] == command  # what made the weights, not the export
     assert main(["--work-dir", str(tmp_path / "empty"), "--out", str(tmp_path / "x"), "--export-only"]) == 2
-    assert build_trainer(tiny_train_config(tmp_path / "py"), log=lambda _: None).metadata()["command"].startswith("explorer.training.trainer.Trainer")
+    assert (
+        build_trainer(tiny_train_config(tmp_path / "py"), log=lambda _: None)
+        .metadata()["command"]
+        .startswith("explorer.training.trainer.Trainer")
+    )
 
 
 @pytest.mark.slow
 def test_sigterm_stops_the_cli_after_a_step_and_leaves_a_resumable_export(tmp_path):
     out, work = tmp_path / "model", tmp_path / "work"
-    command = [sys.executable, "-m", "explorer.training.train", "--data", "mini", "--out", str(out), "--work-dir", str(work),
-               "--vocab-size", "200", "--d-model", "16", "--n-heads", "4", "--n-encoder-layers", "1",
-               "--n-decoder-layers", "1", "--d-ff", "32", "--max-len", "64", "--max-tokens", "256", "--max-steps", "100000",
-               "--eval-every", "0", "--bleu-sample", "4", "--threads", "1", "--log-every", "5"]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "explorer.training.train",
+        "--data",
+        "mini",
+        "--out",
+        str(out),
+        "--work-dir",
+        str(work),
+        "--vocab-size",
+        "200",
+        "--d-model",
+        "16",
+        "--n-heads",
+        "4",
+        "--n-encoder-layers",
+        "1",
+        "--n-decoder-layers",
+        "1",
+        "--d-ff",
+        "32",
+        "--max-len",
+        "64",
+        "--max-tokens",
+        "256",
+        "--max-steps",
+        "100000",
+        "--eval-every",
+        "0",
+        "--bleu-sample",
+        "4",
+        "--threads",
+        "1",
+        "--log-every",
+        "5",
+    ]
     env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=str(ROOT))
     proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     model_line = ""
@@ -254,9 +357,21 @@ def test_sigterm_stops_the_cli_after_a_step_and_leaves_a_resumable_export(tmp_pa
 @pytest.mark.slow
 def test_learns_the_mini_corpus_and_decodes_training_sentences_exactly(tmp_path):
     config = tiny_train_config(
-        tmp_path, vocab_size=400, d_model=64, n_heads=4, n_encoder_layers=2, n_decoder_layers=2, d_ff=128,
-        lr=3e-3, warmup=50, max_tokens=1024, max_steps=150, valid_fraction=0.02, log_every=10, seed=1,
-    )  # fmt: skip
+        tmp_path,
+        vocab_size=400,
+        d_model=64,
+        n_heads=4,
+        n_encoder_layers=2,
+        n_decoder_layers=2,
+        d_ff=128,
+        lr=3e-3,
+        warmup=50,
+        max_tokens=1024,
+        max_steps=150,
+        valid_fraction=0.02,
+        log_every=10,
+        seed=1,
+    )
     trainer = build_trainer(config, log=lambda _: None)
     events = run(trainer)
     losses = [e.loss for e in events if not e.done]
@@ -280,8 +395,12 @@ def test_fused_adamw_updates_like_the_per_tensor_loop(tmp_path):
     assert trainer.optimizer.param_groups[0]["fused"]  # CPU: one fused kernel
     reference, initial = copy.deepcopy(trainer.model), copy.deepcopy(trainer.model)
     loop = torch.optim.AdamW(
-        reference.parameters(), lr=trainer.optimizer.param_groups[0]["lr"], betas=(0.9, 0.98), eps=1e-9,
-        weight_decay=trainer.config.weight_decay, foreach=False,
+        reference.parameters(),
+        lr=trainer.optimizer.param_groups[0]["lr"],
+        betas=(0.9, 0.98),
+        eps=1e-9,
+        weight_decay=trainer.config.weight_decay,
+        foreach=False,
     )
     generator = torch.Generator().manual_seed(0)
     for _ in range(3):

@@ -110,7 +110,11 @@ def attention_heatmap(
     fig.update_yaxes(_token_axis(query_labels, ytitle, font_size), autorange="reversed")
     if highlight_row is not None and 0 <= highlight_row < q:
         fig.add_shape(
-            type="rect", x0=-0.5, x1=k - 0.5, y0=highlight_row - 0.5, y1=highlight_row + 0.5,
+            type="rect",
+            x0=-0.5,
+            x1=k - 0.5,
+            y0=highlight_row - 0.5,
+            y1=highlight_row + 0.5,
             line={"color": CHOSEN_COLOR, "width": 3},
         )
     return _layout(fig, title, font_size, height=max(380, 28 * q + 220))
@@ -120,8 +124,13 @@ def pe_heatmap(pe: np.ndarray, title: str, font_size: int = NORMAL_FONT) -> go.F
     """The positional-encoding table (positions, dimensions) on −1..1."""
     fig = go.Figure(
         go.Heatmap(
-            z=np.round(pe, 3).tolist(), zmin=-1, zmax=1, colorscale="RdBu", reversescale=True,
-            hovertemplate="position %{y}, dimension %{x}: %{z:.3f}<extra></extra>", colorbar={"thickness": 12},
+            z=np.round(pe, 3).tolist(),
+            zmin=-1,
+            zmax=1,
+            colorscale="RdBu",
+            reversescale=True,
+            hovertemplate="position %{y}, dimension %{x}: %{z:.3f}<extra></extra>",
+            colorbar={"thickness": 12},
         )
     )
     fig.update_xaxes(title={"text": "dimension i (even: sin, odd: cos)"})
@@ -135,7 +144,14 @@ def pe_waves(pe: np.ndarray, dims: list[int], d_model: int, title: str, font_siz
     positions = list(range(pe.shape[0]))
     for d in dims:
         wavelength = 2 * np.pi * 10000 ** ((d - d % 2) / d_model)
-        fig.add_trace(go.Scatter(x=positions, y=np.round(pe[:, d], 4).tolist(), mode="lines", name=f"dim {d} ({'sin' if d % 2 == 0 else 'cos'}, λ≈{wavelength:.0f})"))
+        fig.add_trace(
+            go.Scatter(
+                x=positions,
+                y=np.round(pe[:, d], 4).tolist(),
+                mode="lines",
+                name=f"dim {d} ({'sin' if d % 2 == 0 else 'cos'}, λ≈{wavelength:.0f})",
+            )
+        )
     fig.update_xaxes(title={"text": "position"})
     fig.update_yaxes(title={"text": "PE value"}, range=[-1.1, 1.1])
     return _layout(fig, title, font_size, height=400)
@@ -144,7 +160,14 @@ def pe_waves(pe: np.ndarray, dims: list[int], d_model: int, title: str, font_siz
 def pe_similarity(pe: np.ndarray, title: str, font_size: int = NORMAL_FONT) -> go.Figure:
     """Dot products PE(p)·PE(q): the band structure shows they depend on p − q."""
     sim = pe @ pe.T
-    fig = go.Figure(go.Heatmap(z=np.round(sim, 2).tolist(), colorscale=COLORSCALE, hovertemplate="PE(%{y})·PE(%{x}) = %{z:.2f}<extra></extra>", colorbar={"thickness": 12}))
+    fig = go.Figure(
+        go.Heatmap(
+            z=np.round(sim, 2).tolist(),
+            colorscale=COLORSCALE,
+            hovertemplate="PE(%{y})·PE(%{x}) = %{z:.2f}<extra></extra>",
+            colorbar={"thickness": 12},
+        )
+    )
     fig.update_xaxes(title={"text": "position q"})
     fig.update_yaxes(title={"text": "position p"}, autorange="reversed")
     return _layout(fig, title, font_size, height=460)

@@ -15,19 +15,30 @@ def positional_figures(handle: ModelHandle, n_positions, n_dims, wave_dims: str,
     max_pos, d_model = pe_table.shape
     positions, dims_shown = number(n_positions, "Positions"), number(n_dims, "Dimensions")
     if not 2 <= positions <= max_pos:
-        raise UserError(f"Positions {shown(n_positions)} is out of range: choose 2 to {max_pos} (the model's table has {max_pos} rows).")
+        raise UserError(
+            f"Positions {shown(n_positions)} is out of range: choose 2 to {max_pos} (the model's table has {max_pos} "
+            "rows)."
+        )
     if not 2 <= dims_shown <= d_model:
         raise UserError(f"Dimensions {shown(n_dims)} is out of range: choose 2 to {d_model} (d_model = {d_model}).")
     n_positions, n_dims = int(positions), int(dims_shown)
     try:
         dims = sorted({int(x) for x in str(wave_dims)[:200].replace(",", " ").split()})
     except ValueError:
-        raise UserError(f"Wave dimensions must be numbers separated by commas, e.g. 0, 1, 20, 100 (got {str(wave_dims)[:60]!r}).") from None
+        raise UserError(
+            f"Wave dimensions must be numbers separated by commas, e.g. 0, 1, 20, 100 (got {str(wave_dims)[:60]!r})."
+        ) from None
     if not dims or any(not 0 <= d < d_model for d in dims) or len(dims) > MAX_WAVES:
-        raise UserError(f"Wave dimensions {str(wave_dims)[:60]!r}: give 1 to {MAX_WAVES} dimensions between 0 and {d_model - 1}.")
+        raise UserError(
+            f"Wave dimensions {str(wave_dims)[:60]!r}: give 1 to {MAX_WAVES} dimensions between 0 and {d_model - 1}."
+        )
     pe = pe_table[:n_positions]
     return (
-        figures.pe_heatmap(pe[:, :n_dims], f"Positional encoding: {n_positions} positions × {n_dims} of {d_model} dimensions", font_size),
+        figures.pe_heatmap(
+            pe[:, :n_dims],
+            f"Positional encoding: {n_positions} positions × {n_dims} of {d_model} dimensions",
+            font_size,
+        ),
         figures.pe_waves(pe, dims, d_model, "Selected dimensions over position: the frequency ladder", font_size),
         figures.pe_similarity(pe, "PE(p)·PE(q): similarity depends on the distance p − q", font_size),
     )

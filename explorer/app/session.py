@@ -18,12 +18,12 @@ from pathlib import Path
 
 import numpy as np
 
-from . import markdown
 from ..interpret.handle import ModelHandle
 from ..interpret.inputs import TraceRequest, UserError, flag, parse_request
 from ..interpret.trace import build_traces, plan_trace
-from .trace_cache import TraceCache
+from . import markdown
 from .export import attention_arrays
+from .trace_cache import TraceCache
 from .wire import to_wire
 
 SESSION_IDLE_S = 2 * 3600  # a session without any event for this long is deleted, its trained model and files with it
@@ -119,7 +119,9 @@ class ExplorerSession:
                 f"you trained in it went with it. Untick '{USE_OWN_LABEL}' in the Train tab to go on with the shipped "
                 "model (your sentence is still here), or train a new model."
             )
-        raise UserError(f"You have not trained a model in this session yet: use the Train tab first, or untick '{USE_OWN_LABEL}'.")
+        raise UserError(
+            f"You have not trained a model in this session yet: use the Train tab first, or untick '{USE_OWN_LABEL}'."
+        )
 
     def choose_model(self, use_own) -> str:
         return f"Exploring **{markdown.escape(self.handle(use_own).name)}**. Press Translate & step to decode with it."

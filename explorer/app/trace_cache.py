@@ -25,7 +25,9 @@ RunBatch = Callable[[list], list[dict]]  # jobs -> one value per job, in order
 
 
 class TraceCache:
-    def __init__(self, max_bytes: int = DEFAULT_MAX_BYTES, workers: int | None = None, max_batch: int = DEFAULT_MAX_BATCH):
+    def __init__(
+        self, max_bytes: int = DEFAULT_MAX_BYTES, workers: int | None = None, max_batch: int = DEFAULT_MAX_BATCH
+    ):
         self.max_bytes = max_bytes
         self.workers = workers or os.cpu_count() or 1
         self.max_batch = max_batch

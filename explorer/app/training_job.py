@@ -15,18 +15,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-
-from . import figures
-from ..model.checkpoint import load_checkpoint
-from ..training.data import MINI_CORPUS, clean, read_tsv, split_by_source
-from ..interpret.hooks import record
 from ..interpret.handle import ModelHandle
+from ..interpret.hooks import record
 from ..interpret.inputs import UserError, bounded, shown
-from .session import ExplorerSession
-from ..model.config import BOS_ID
-from ..model.config import ModelConfig
+from ..model.checkpoint import load_checkpoint
+from ..model.config import BOS_ID, ModelConfig
+from ..training.data import MINI_CORPUS, clean, read_tsv, split_by_source
 from ..training.loss_curve import loss_curve
 from ..training.trainer import TrainConfig, Trainer
+from . import figures
+from .session import ExplorerSession
 
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024
 MAX_UPLOAD_PAIRS = 20_000
@@ -37,7 +35,14 @@ PRESETS = {  # the models a person may train in the app: seconds to a few minute
         vocab_size=600, d_model=64, n_heads=4, n_encoder_layers=2, n_decoder_layers=2, d_ff=128, dropout=0.0, max_len=64
     ),
     "small (d_model 128, 3+3 layers, 4 heads)": ModelConfig(
-        vocab_size=1000, d_model=128, n_heads=4, n_encoder_layers=3, n_decoder_layers=3, d_ff=256, dropout=0.0, max_len=64
+        vocab_size=1000,
+        d_model=128,
+        n_heads=4,
+        n_encoder_layers=3,
+        n_decoder_layers=3,
+        d_ff=256,
+        dropout=0.0,
+        max_len=64,
     ),
 }
 VALID_FRACTION = 0.05  # of the pairs, held out for the final BLEU
@@ -58,7 +63,8 @@ class TrainingSlot:
             left = max(0.0, self.budget_s - elapsed)
             raise UserError(
                 f"Another person is training a model on this server right now (one training job at a time; it started "
-                f"{elapsed:.0f} s ago and has at most {left:.0f} s left). Please try again shortly; exploring works meanwhile."
+                f"{elapsed:.0f} s ago and has at most {left:.0f} s left). Please try again shortly; exploring works "
+                "meanwhile."
             )
         self.started, self.budget_s = time.monotonic(), budget_s
 
@@ -88,15 +94,20 @@ def read_upload(path: str | Path) -> list[tuple[str, str]]:
         raise UserError(f"The file is {size / 1e6:.1f} MB; uploads are limited to {MAX_UPLOAD_BYTES / 1e6:.0f} MB.")
     raw = path.read_bytes()
     if b"\x00" in raw[:4096]:
-        raise UserError("That file is not text (it contains binary data). Upload a UTF-8 TSV: English TAB German per line.")
+        raise UserError(
+            "That file is not text (it contains binary data). Upload a UTF-8 TSV: English TAB German per line."
+        )
     try:
         raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise UserError(f"That file is not UTF-8 text (byte {exc.start} is invalid). Save it as UTF-8 and upload again.") from None
+        raise UserError(
+            f"That file is not UTF-8 text (byte {exc.start} is invalid). Save it as UTF-8 and upload again."
+        ) from None
     pairs = clean(read_tsv(path))
     if len(pairs) < MIN_PAIRS:
         raise UserError(
-            f"Found {len(pairs)} usable pair(s); at least {MIN_PAIRS} lines of the form 'English TAB German' are needed."
+            f"Found {len(pairs)} usable pair(s); at least {MIN_PAIRS} lines of the form 'English TAB German' are "
+            "needed."
         )
     return pairs[:MAX_UPLOAD_PAIRS]
 
@@ -126,30 +137,51 @@ def run_training(
     workdir = session.new_training_dir()
     try:
         config = TrainConfig(
-            model=PRESETS[preset], data=[corpus], valid_fraction=VALID_FRACTION, out=str(workdir / "model"),
-            work_dir=str(workdir / "work"), max_tokens=2048, lr=3e-3, warmup=60, eval_every=0, bleu_sample=50,
-            max_minutes=minutes, save_every_minutes=1e9, seed=seed, log_every=10,
+            model=PRESETS[preset],
+            data=[corpus],
+            valid_fraction=VALID_FRACTION,
+            out=str(workdir / "model"),
+            work_dir=str(workdir / "work"),
+            max_tokens=2048,
+            lr=3e-3,
+            warmup=60,
+            eval_every=0,
+            bleu_sample=50,
+            max_minutes=minutes,
+            save_every_minutes=1e9,
+            seed=seed,
+            log_every=10,
         )
         train, valid = split_by_source(pairs, VALID_FRACTION, seed)
         trainer = Trainer.from_pairs(config, train, valid, log=lambda *_: None)
         session.training = trainer
         probe = train[0]
-        yield TrainingUpdate(0, 0.0, f"Training on {len(train)} pairs, vocabulary {trainer.tokenizer.vocab_size}.", None, None)
+        yield TrainingUpdate(
+            0, 0.0, f"Training on {len(train)} pairs, vocabulary {trainer.tokenizer.vocab_size}.", None, None
+        )
         for event in trainer.run():
             snapshot = _probe_snapshot(trainer, probe, font_size)
             if event.done:
                 path = trainer.export()
                 checkpoint = load_checkpoint(path)
-                handle = ModelHandle(f"your model ({preset.split()[0]}, {event.step} steps)", checkpoint.model, checkpoint.tokenizer, checkpoint.metadata)
+                handle = ModelHandle(
+                    f"your model ({preset.split()[0]}, {event.step} steps)",
+                    checkpoint.model,
+                    checkpoint.tokenizer,
+                    checkpoint.metadata,
+                )
                 session.set_own_model(handle)
                 archive = Path(shutil.make_archive(str(workdir / "trained-checkpoint"), "zip", path))
                 stopped = "stopped early; " if trainer.stopped else ""
                 valid = event.valid or {}
                 message = (
-                    f"Done ({stopped}{event.step} steps in {event.elapsed_s:.0f} s). Validation BLEU {valid.get('bleu', '–')}, "
+                    f"Done ({stopped}{event.step} steps in {event.elapsed_s:.0f} s). Validation BLEU "
+                    f"{valid.get('bleu', '–')}, "
                     f"chrF {valid.get('chrf', '–')}. Tick 'Explore my trained model' to look inside it."
                 )
-                yield TrainingUpdate(event.step, 1.0, message, loss_curve(trainer.history, font_size), snapshot, True, archive)
+                yield TrainingUpdate(
+                    event.step, 1.0, message, loss_curve(trainer.history, font_size), snapshot, True, archive
+                )
             else:
                 fraction = min(1.0, event.elapsed_s / (minutes * 60))
                 message = f"Step {event.step}: loss {event.loss:.3f}, {event.tokens_per_s:.0f} target tokens/s."
@@ -169,5 +201,10 @@ def _probe_snapshot(trainer: Trainer, probe: tuple[str, str], font_size: int):
     weights = maps.weights["cross"][-1][0].mean(0).numpy()  # (T + 1, S)
     rows = tok.pieces(tgt) + ["</s>"]
     return figures.attention_heatmap(
-        weights, rows, tok.pieces(src), "cross", f"Alignment emerging: last layer, mean of heads, step {trainer.step}", font_size=font_size
+        weights,
+        rows,
+        tok.pieces(src),
+        "cross",
+        f"Alignment emerging: last layer, mean of heads, step {trainer.step}",
+        font_size=font_size,
     )

@@ -43,7 +43,9 @@ def pack_scores(scores: np.ndarray) -> dict:
 
 def _array(q: np.ndarray, scale: float) -> dict:
     return {
-        "shape": list(q.shape), "dtype": np.dtype(q.dtype).str, "scale": scale,
+        "shape": list(q.shape),
+        "dtype": np.dtype(q.dtype).str,
+        "scale": scale,
         "data": base64.b64encode(np.ascontiguousarray(q).tobytes()).decode("ascii"),
     }
 
@@ -63,7 +65,11 @@ def to_wire(trace: DecodeTrace, handle: ModelHandle) -> dict:
         "model": {
             "name": handle.name,
             "fingerprint": handle.fingerprint,
-            "n_layers": {"encoder_self": config.n_encoder_layers, "decoder_self": config.n_decoder_layers, "cross": config.n_decoder_layers},
+            "n_layers": {
+                "encoder_self": config.n_encoder_layers,
+                "decoder_self": config.n_decoder_layers,
+                "cross": config.n_decoder_layers,
+            },
             "n_heads": config.n_heads,
             "d_head": config.d_head,
             "best_head": {"kind": best[0], "layer": best[1], "head": best[2]} if best else None,
@@ -80,8 +86,13 @@ def to_wire(trace: DecodeTrace, handle: ModelHandle) -> dict:
         "beams": [asdict(b) | {"score": round(b.score, 4), "log_prob": round(b.log_prob, 4)} for b in trace.beams],
         "steps": [
             {
-                "token": s.token, "id": s.token_id, "prob": round(s.prob, 6), "forced": s.forced,
-                "top": [{"token": t, "id": i, "prob": round(p, 6)} for t, i, p in zip(s.top_tokens, s.top_ids, s.top_probs)],
+                "token": s.token,
+                "id": s.token_id,
+                "prob": round(s.prob, 6),
+                "forced": s.forced,
+                "top": [
+                    {"token": t, "id": i, "prob": round(p, 6)} for t, i, p in zip(s.top_tokens, s.top_ids, s.top_probs)
+                ],
             }
             for s in trace.steps
         ],

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import torch
 
-from .hooks import record
-from ..model.transformer import Transformer
 from ..model.config import BOS_ID
 from ..model.tokenizer import WORD_START, Tokenizer, normalize
+from ..model.transformer import Transformer
+from .hooks import record
 
 WORD = re.compile(r"\w+|[^\w\s]")
 
@@ -111,8 +111,8 @@ def score_heads(model: Transformer, tokenizer: Tokenizer, pairs: list[GoldPair])
     """AER of every cross-attention head, every layer's head mean, and the all-layer mean; best first."""
     maps = [cross_attention_words(model, tokenizer, p) for p in pairs]
     L, H = maps[0].shape[:2]
-    candidates = {(layer, head): (lambda m, l=layer, h=head: m[l, h]) for layer in range(L) for head in range(H)}
-    candidates.update({(layer, "mean"): (lambda m, l=layer: m[l].mean(0)) for layer in range(L)})
+    candidates = {(layer, head): (lambda m, i=layer, h=head: m[i, h]) for layer in range(L) for head in range(H)}
+    candidates.update({(layer, "mean"): (lambda m, i=layer: m[i].mean(0)) for layer in range(L)})
     candidates[("all", "mean")] = lambda m: m.mean((0, 1))
     results = []
     for (layer, head), pick in candidates.items():
@@ -126,6 +126,11 @@ def score_heads(model: Transformer, tokenizer: Tokenizer, pairs: list[GoldPair])
             correct += sum((s, t) in pair.links for s, t in predicted if t in aligned_targets)
             total += len(aligned_targets)
         results.append(
-            {"layer": layer, "head": head, "aer": round(aer(predicted_all, gold_all), 4), "accuracy": round(correct / max(1, total), 4)}
+            {
+                "layer": layer,
+                "head": head,
+                "aer": round(aer(predicted_all, gold_all), 4),
+                "accuracy": round(correct / max(1, total), 4),
+            }
         )
     return sorted(results, key=lambda r: (r["aer"], -r["accuracy"]))

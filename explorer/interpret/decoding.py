@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 
 import torch
 
-from .hooks import AttentionMaps, AttentionRecorder
-from .inputs import LIMITS
-from ..model.transformer import Ablation, DecoderState, Transformer, pad_batch
 from ..model.config import BOS_ID, EOS_ID
 from ..model.tokenizer import Tokenizer
+from ..model.transformer import Ablation, DecoderState, Transformer, pad_batch
+from .hooks import AttentionMaps, AttentionRecorder
+from .inputs import LIMITS
 
 STRATEGIES = ("greedy", "sample")
 
@@ -122,7 +122,7 @@ def beam_search(
     hyps = [[]]  # live hypotheses' ids
     log_probs = torch.zeros(1, device=device)  # (beams,)
     finished: list[Beam] = []
-    for step in range(limit):
+    for _ in range(limit):
         last = torch.tensor([[h[-1] if h else BOS_ID] for h in hyps], device=device)  # (beams, 1)
         logits, state = model.decode(last, state, ablation)
         step_lp = torch.log_softmax(logits[:, -1].float(), dim=-1)  # (beams, V)
@@ -151,9 +151,7 @@ def beam_search(
         hyps, log_probs = next_hyps, torch.tensor(next_lp, device=device)
         state = state.select(torch.tensor(rows, device=device))
     else:
-        finished += [
-            Beam(h, lp, lp / length_penalty(len(h), alpha), False) for h, lp in zip(hyps, log_probs.tolist())
-        ]
+        finished += [Beam(h, lp, lp / length_penalty(len(h), alpha), False) for h, lp in zip(hyps, log_probs.tolist())]
     finished.sort(key=lambda b: -b.score)
     return finished[:beam_size]
 

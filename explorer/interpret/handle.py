@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 
 import torch
 
-from .inputs import HEAD_MEAN
 from ..model.metadata import MAX_NAME_CHARS, is_plain_text
-from ..model.transformer import Transformer
 from ..model.tokenizer import Tokenizer
+from ..model.transformer import Transformer
+from .inputs import HEAD_MEAN
 
 if TYPE_CHECKING:
     from ..model.checkpoint import Checkpoint

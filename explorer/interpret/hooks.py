@@ -50,11 +50,13 @@ class AttentionRecorder:
             raise ValueError(f"unknown attention kinds {sorted(unknown)}; expected {ATTENTION_KINDS}")
         self.model = model
         self.kinds = kinds
-        self._calls: dict[tuple[str, int], list[tuple[torch.Tensor, torch.Tensor]]] = defaultdict(list)  # (weights, scores)
+        self._calls: dict[tuple[str, int], list[tuple[torch.Tensor, torch.Tensor]]] = defaultdict(
+            list
+        )  # (weights, scores)
         self._handles: list = []
         self._thread: int | None = None
 
-    def __enter__(self) -> "AttentionRecorder":
+    def __enter__(self) -> AttentionRecorder:
         self._thread = threading.get_ident()
         try:
             for kind, layer, module in self.model.attention_modules():
@@ -94,12 +96,14 @@ class AttentionRecorder:
                 calls = self._calls[(kind, layer)]
                 width = max(weights.size(-1) for weights, _ in calls)
 
-                def cat(tensors, value):
-                    return torch.cat([F.pad(t, (0, width - t.size(-1)), value=value) for t in tensors], dim=2)
-
-                result.weights.setdefault(kind, []).append(cat([weights for weights, _ in calls], 0.0))
-                result.scores.setdefault(kind, []).append(cat([scores for _, scores in calls], float("nan")))
+                result.weights.setdefault(kind, []).append(_cat([weights for weights, _ in calls], width, 0.0))
+                result.scores.setdefault(kind, []).append(_cat([scores for _, scores in calls], width, float("nan")))
         return result
+
+
+def _cat(tensors: list[torch.Tensor], width: int, value: float) -> torch.Tensor:
+    """Calls' maps stacked along queries, keys padded on the right to `width` with `value`."""
+    return torch.cat([F.pad(t, (0, width - t.size(-1)), value=value) for t in tensors], dim=2)
 
 
 @torch.no_grad()

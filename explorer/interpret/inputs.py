@@ -13,7 +13,9 @@ from ..model.config import ATTENTION_KINDS
 from ..model.tokenizer import normalize
 
 MAX_CHARS = 1000  # longer pastes are refused with a message
-MAX_REQUEST_BYTES = 64 * 1024  # one HTTP request to the app (a sentence of MAX_CHARS fits many times over); more is refused unread
+MAX_REQUEST_BYTES = (
+    64 * 1024
+)  # one HTTP request to the app (a sentence of MAX_CHARS fits many times over); more is refused unread
 HEAD_MEAN = "mean"
 STRATEGIES = ("greedy", "sample", "beam")
 TOP_CANDIDATES = 10  # next-token candidates reported per step
@@ -145,9 +147,16 @@ class TraceRequest:
 
     def to_dict(self) -> dict:
         return {
-            "sentence": self.sentence, "strategy": self.strategy, "temperature": self.temperature, "top_k": self.top_k,
-            "seed": self.seed, "beam_size": self.beam_size, "alpha": self.alpha, "prefix": self.prefix,
-            "forced_ids": list(self.forced_ids), "ablation": [list(h) for h in self.ablation],
+            "sentence": self.sentence,
+            "strategy": self.strategy,
+            "temperature": self.temperature,
+            "top_k": self.top_k,
+            "seed": self.seed,
+            "beam_size": self.beam_size,
+            "alpha": self.alpha,
+            "prefix": self.prefix,
+            "forced_ids": list(self.forced_ids),
+            "ablation": [list(h) for h in self.ablation],
         }
 
 
@@ -225,8 +234,16 @@ def _ablation(heads) -> tuple[tuple[str, int, int], ...]:
 
 
 LINK_FIELDS = {  # deep-link parameter -> TraceRequest field (explorer/ui/static/link.js writes the same names)
-    "s": "sentence", "strategy": "strategy", "temperature": "temperature", "top_k": "top_k", "seed": "seed",
-    "beam_size": "beam_size", "alpha": "alpha", "prefix": "prefix", "forced": "forced_ids", "ablate": "ablation",
+    "s": "sentence",
+    "strategy": "strategy",
+    "temperature": "temperature",
+    "top_k": "top_k",
+    "seed": "seed",
+    "beam_size": "beam_size",
+    "alpha": "alpha",
+    "prefix": "prefix",
+    "forced": "forced_ids",
+    "ablate": "ablation",
 }
 
 

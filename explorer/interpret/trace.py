@@ -25,12 +25,20 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from .decoding import Source, Stepper, StepperOptions, beam_search, default_max_new_tokens, greedy_decode, prepare_source
-from .handle import ModelHandle
-from .inputs import TOP_CANDIDATES, TraceRequest, UserError
-from .hooks import record
-from ..model.transformer import Ablation
 from ..model.config import BOS_ID, EOS_ID, PAD_ID, UNK_ID
+from ..model.transformer import Ablation
+from .decoding import (
+    Source,
+    Stepper,
+    StepperOptions,
+    beam_search,
+    default_max_new_tokens,
+    greedy_decode,
+    prepare_source,
+)
+from .handle import ModelHandle
+from .hooks import record
+from .inputs import TOP_CANDIDATES, TraceRequest, UserError
 
 
 @dataclass
@@ -115,7 +123,9 @@ def plan_trace(handle: ModelHandle, request: TraceRequest) -> TracePlan:
     source = prepare_source(tokenizer, request.sentence, config.max_len)
     notes = []
     if source.truncated:
-        notes.append(f"The sentence has more tokens than the model accepts; only the first {config.max_len - 1} were used.")
+        notes.append(
+            f"The sentence has more tokens than the model accepts; only the first {config.max_len - 1} were used."
+        )
     unknown = source.ids.count(UNK_ID)
     if unknown:
         notes.append(f"{unknown} piece(s) are outside the model's vocabulary and show as <unk>.")
@@ -130,7 +140,10 @@ def plan_trace(handle: ModelHandle, request: TraceRequest) -> TracePlan:
         forced = tokenizer.encode(request.prefix)
     if forced:
         how = "your prefix" if request.prefix and not request.forced_ids else "the chosen tokens"
-        notes.append(f"What-if: the first {len(forced[:max_new])} target token(s) are forced from {how}; the model continues from there.")
+        notes.append(
+            f"What-if: the first {len(forced[:max_new])} target token(s) are forced from {how}; the model continues "
+            "from there."
+        )
         if request.strategy == "beam":
             notes.append("Beam search does not take a forced prefix: the model continues greedily after it.")
     if ablation is not None:
@@ -162,7 +175,10 @@ def build_traces(handle: ModelHandle, plans: list[TracePlan]) -> list[DecodeTrac
             found = beam_search(model, p.source.ids, p.request.beam_size, p.request.alpha, ablation=p.ablation(config))
             beams[i] = [TraceBeam(tokenizer.decode(b.ids), b.ids, b.score, b.log_prob, b.finished) for b in found]
             forced[i] = (found[0].ids + ([EOS_ID] if found[0].finished else []))[: p.max_new]
-            notes[i].append(f"Beam search (size {p.request.beam_size}, α {p.request.alpha}): stepping through the best of {len(found)} beam(s).")
+            notes[i].append(
+                f"Beam search (size {p.request.beam_size}, α {p.request.alpha}): stepping through the best of "
+                f"{len(found)} beam(s)."
+            )
         elif p.request.strategy == "sample":
             r = p.request
             options = StepperOptions("sample", r.temperature, r.top_k, r.seed, TOP_CANDIDATES, p.max_new)
@@ -171,7 +187,10 @@ def build_traces(handle: ModelHandle, plans: list[TracePlan]) -> list[DecodeTrac
             targets[i] = [s.token_id for s in stepper.steps]
     for group in _by_ablation(plans, [i for i, t in enumerate(targets) if t is None]):
         found = greedy_decode(
-            model, [plans[i].source.ids for i in group], [plans[i].max_new for i in group], [forced[i] for i in group],
+            model,
+            [plans[i].source.ids for i in group],
+            [plans[i].max_new for i in group],
+            [forced[i] for i in group],
             plans[group[0]].ablation(config),
         )
         for i, ids in zip(group, found):
@@ -197,13 +216,18 @@ def _by_ablation(plans: list[TracePlan], indices) -> list[list[int]]:
 def _teacher_forced(model, plans: list[TracePlan], targets: list[list[int]]):
     """One recorded pass over every plan's decoder inputs; per plan its unpadded maps and logits."""
     maps, logits = record(
-        model, [p.source.ids for p in plans], [[BOS_ID] + ids[:-1] for ids in targets], ablation=plans[0].ablation(model.config)
+        model,
+        [p.source.ids for p in plans],
+        [[BOS_ID] + ids[:-1] for ids in targets],
+        ablation=plans[0].ablation(model.config),
     )
     out = []
     for b, (p, ids) in enumerate(zip(plans, targets)):
         S, T = len(p.source.ids), len(ids)
         sizes = {"encoder_self": (S, S), "decoder_self": (T, T), "cross": (T, S)}
-        arrays = {kind: torch.stack([w[b, :, : q, : k] for w in maps.weights[kind]]).numpy() for kind, (q, k) in sizes.items()}
+        arrays = {
+            kind: torch.stack([w[b, :, :q, :k] for w in maps.weights[kind]]).numpy() for kind, (q, k) in sizes.items()
+        }
         arrays["decoder_self_scores"] = torch.stack([s[b, :, :T, :T] for s in maps.scores["decoder_self"]]).numpy()
         out.append((arrays, logits[b, :T]))
     return out
@@ -221,7 +245,15 @@ def _steps(plan: TracePlan, tokenizer, ids: list[int], n_forced: int, logits: to
     top_p, top_i = probs.topk(min(TOP_CANDIDATES, probs.size(-1)), dim=-1)
     chosen = probs.gather(1, torch.tensor(ids)[:, None])[:, 0].tolist()
     return [
-        TraceStep(tokenizer.piece(t), t, chosen[i], i < n_forced, tokenizer.pieces(top_i[i].tolist()), top_i[i].tolist(), top_p[i].tolist())
+        TraceStep(
+            tokenizer.piece(t),
+            t,
+            chosen[i],
+            i < n_forced,
+            tokenizer.pieces(top_i[i].tolist()),
+            top_i[i].tolist(),
+            top_p[i].tolist(),
+        )
         for i, t in enumerate(ids)
     ]
 
@@ -229,7 +261,16 @@ def _steps(plan: TracePlan, tokenizer, ids: list[int], n_forced: int, logits: to
 def _trace(plan: TracePlan, tokenizer, steps: list[TraceStep], maps: dict, notes, beams) -> DecodeTrace:
     ids = [s.token_id for s in steps]
     return DecodeTrace(
-        plan.request, plan.source.pieces, plan.source.ids, steps, maps["encoder_self"], maps["decoder_self"], maps["cross"],
-        maps["decoder_self_scores"], [tokenizer.decode(ids[:t]) for t in range(len(ids) + 1)],
-        "eos" if ids and ids[-1] == EOS_ID else "length", notes, beams,
+        plan.request,
+        plan.source.pieces,
+        plan.source.ids,
+        steps,
+        maps["encoder_self"],
+        maps["decoder_self"],
+        maps["cross"],
+        maps["decoder_self_scores"],
+        [tokenizer.decode(ids[:t]) for t in range(len(ids) + 1)],
+        "eos" if ids and ids[-1] == EOS_ID else "length",
+        notes,
+        beams,
     )

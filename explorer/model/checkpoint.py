@@ -26,9 +26,9 @@ from safetensors.torch import load_file, save_file
 
 from .config import MAX_PARAMETERS, ModelConfig
 from .metadata import validate_metadata
-from .transformer import Transformer, state_shapes
 from .safetensors_header import read_header
 from .tokenizer import Tokenizer
+from .transformer import Transformer, state_shapes
 
 FORMAT = "attention-explorer-checkpoint/1"
 FILES = ("model.safetensors", "config.json", "tokenizer.model")

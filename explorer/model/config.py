@@ -77,7 +77,7 @@ class ModelConfig:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict) -> "ModelConfig":
+    def from_dict(cls, data: dict) -> ModelConfig:
         """Rebuild from a checkpoint's dict, naming unknown or missing keys."""
         if not isinstance(data, dict):
             raise ValueError(f"model config must be a JSON object, got {type(data).__name__}")

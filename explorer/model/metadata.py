@@ -119,7 +119,7 @@ def _evaluation(field: str, evaluation: object) -> None:
 
 
 def _alignment(field: str, alignment: object, config: ModelConfig) -> None:
-    """{"best": row, "pairs": n, "gold": file name, "heads": [row, ...]} as `explorer.training.model_report` writes it."""
+    """{"best": row, "pairs": n, "gold": file name, "heads": [row, ...]}, as `model_report` writes it."""
     _mapping(field, alignment)
     _head_row(f"{field}.best", _required(alignment, "best", field), config)
     _integer(f"{field}.pairs", _required(alignment, "pairs", field), 0)

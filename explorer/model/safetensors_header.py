@@ -17,11 +17,21 @@ MAX_HEADER_BYTES = 1 << 20  # ~100 bytes per tensor: a 24+24-layer model's ~1,00
 MAX_NAME_CHARS = 200
 # dtype code -> (bytes per element, the torch dtype it loads as)
 DTYPES = {
-    "BOOL": (1, "torch.bool"), "U8": (1, "torch.uint8"), "I8": (1, "torch.int8"),
-    "F8_E5M2": (1, "torch.float8_e5m2"), "F8_E4M3": (1, "torch.float8_e4m3fn"),
-    "I16": (2, "torch.int16"), "U16": (2, "torch.uint16"), "F16": (2, "torch.float16"), "BF16": (2, "torch.bfloat16"),
-    "I32": (4, "torch.int32"), "U32": (4, "torch.uint32"), "F32": (4, "torch.float32"),
-    "I64": (8, "torch.int64"), "U64": (8, "torch.uint64"), "F64": (8, "torch.float64"),
+    "BOOL": (1, "torch.bool"),
+    "U8": (1, "torch.uint8"),
+    "I8": (1, "torch.int8"),
+    "F8_E5M2": (1, "torch.float8_e5m2"),
+    "F8_E4M3": (1, "torch.float8_e4m3fn"),
+    "I16": (2, "torch.int16"),
+    "U16": (2, "torch.uint16"),
+    "F16": (2, "torch.float16"),
+    "BF16": (2, "torch.bfloat16"),
+    "I32": (4, "torch.int32"),
+    "U32": (4, "torch.uint32"),
+    "F32": (4, "torch.float32"),
+    "I64": (8, "torch.int64"),
+    "U64": (8, "torch.uint64"),
+    "F64": (8, "torch.float64"),
 }
 FLOAT_DTYPES = ("F16", "BF16", "F32", "F64")  # what a checkpoint's weights may be stored as
 

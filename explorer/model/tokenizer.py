@@ -19,7 +19,9 @@ _CONTROL = {"Cc", "Cf", "Cs", "Co", "Cn"}
 def normalize(text: str) -> str:
     """NFC, control characters dropped (tab/newline become spaces), whitespace collapsed."""
     text = unicodedata.normalize("NFC", text)
-    text = "".join(" " if ch in "\t\n\r" else ch for ch in text if ch in "\t\n\r" or unicodedata.category(ch) not in _CONTROL)
+    text = "".join(
+        " " if ch in "\t\n\r" else ch for ch in text if ch in "\t\n\r" or unicodedata.category(ch) not in _CONTROL
+    )
     return " ".join(text.split())
 
 
@@ -35,10 +37,12 @@ class Tokenizer:
             raise ValueError(f"not a valid SentencePiece model ({exc})") from None
         specials = (self.sp.pad_id(), self.sp.unk_id(), self.sp.bos_id(), self.sp.eos_id())
         if specials != (PAD_ID, UNK_ID, BOS_ID, EOS_ID):
-            raise ValueError(f"SentencePiece model has pad/unk/bos/eos ids {specials}, expected {(PAD_ID, UNK_ID, BOS_ID, EOS_ID)}")
+            raise ValueError(
+                f"SentencePiece model has pad/unk/bos/eos ids {specials}, expected {(PAD_ID, UNK_ID, BOS_ID, EOS_ID)}"
+            )
 
     @classmethod
-    def train(cls, sentences: Iterable[str], vocab_size: int, model_type: str = "bpe") -> "Tokenizer":
+    def train(cls, sentences: Iterable[str], vocab_size: int, model_type: str = "bpe") -> Tokenizer:
         """Train a joint vocabulary on an iterable of (already normalized) sentences."""
         buffer = io.BytesIO()
         spm.SentencePieceTrainer.train(
@@ -60,7 +64,7 @@ class Tokenizer:
         return cls(buffer.getvalue())
 
     @classmethod
-    def load(cls, path: str | Path) -> "Tokenizer":
+    def load(cls, path: str | Path) -> Tokenizer:
         return cls(Path(path).read_bytes())
 
     def save(self, path: str | Path) -> None:

@@ -254,7 +254,7 @@ class DecoderState:
         if self.has_padding is None:
             self.has_padding = not bool(self.src_mask.all())
 
-    def truncated(self, length: int) -> "DecoderState":
+    def truncated(self, length: int) -> DecoderState:
         """The state as it was after `length` target positions (views, no recomputation)."""
         if not 0 <= length <= self.length:
             raise ValueError(f"cannot truncate a state of length {self.length} to {length}")
@@ -266,7 +266,7 @@ class DecoderState:
         ]
         return DecoderState(self.memory, self.src_mask, layers, length, self.has_padding)
 
-    def select(self, index: torch.Tensor) -> "DecoderState":
+    def select(self, index: torch.Tensor) -> DecoderState:
         """Reorder/replicate the batch rows (for beam search); index (B',)."""
         layers = None
         if self.layers is not None:
@@ -294,7 +294,7 @@ class Ablation:
 
     def head_mask(self, kind: str, layer: int) -> torch.Tensor | None:
         """(H,) with 0 for switched-off heads, or None when the site is untouched."""
-        off = [h for k, l, h in self.heads if k == kind and l == layer]
+        off = [head for site, at, head in self.heads if site == kind and at == layer]
         if not off:
             return None
         mask = torch.ones(self.n_heads)

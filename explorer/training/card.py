@@ -3,10 +3,27 @@
 from __future__ import annotations
 
 HYPERPARAMETERS = (  # what the card lists of a run's train_config (its "model" section first)
-    "vocab_size", "d_model", "n_heads", "n_encoder_layers", "n_decoder_layers", "d_ff", "dropout", "norm_first", "max_len",
-    "max_tokens", "lr", "warmup", "max_steps", "cooldown_steps", "weight_decay", "label_smoothing", "clip", "seed", "bf16",
+    "vocab_size",
+    "d_model",
+    "n_heads",
+    "n_encoder_layers",
+    "n_decoder_layers",
+    "d_ff",
+    "dropout",
+    "norm_first",
+    "max_len",
+    "max_tokens",
+    "lr",
+    "warmup",
+    "max_steps",
+    "cooldown_steps",
+    "weight_decay",
+    "label_smoothing",
+    "clip",
+    "seed",
+    "bf16",
     "save_dtype",
-)  # fmt: skip
+)
 
 
 def render_card(meta: dict, evaluation: dict | None = None, extra_sections: str = "") -> str:
@@ -25,8 +42,10 @@ def render_card(meta: dict, evaluation: dict | None = None, extra_sections: str 
         "(`python -m explorer.training.train`), made to be looked inside with Attention Explorer.",
         "",
         "## Training data",
-        f"- corpus: `{', '.join(tc.get('data', []))}`, validation: `{tc.get('valid') or 'split off the training data'}`",
-        f"- {meta.get('train_pairs', '?')} training pairs, {meta.get('valid_pairs', '?')} validation pairs after cleaning",
+        f"- corpus: `{', '.join(tc.get('data', []))}`, validation: "
+        f"`{tc.get('valid') or 'split off the training data'}`",
+        f"- {meta.get('train_pairs', '?')} training pairs, {meta.get('valid_pairs', '?')} validation pairs after "
+        "cleaning",
     ]
     if meta.get("data_credit"):
         lines.append(f"- data credit: {meta['data_credit']}")
@@ -35,7 +54,8 @@ def render_card(meta: dict, evaluation: dict | None = None, extra_sections: str 
         "## Training",
         f"- command: `{meta.get('command', '')}`",
         f"- parameters: {meta.get('parameters') or 0:,}",
-        f"- steps: {meta.get('steps')}, epochs: {meta.get('epochs')}, training wall time: {meta.get('training_minutes')} min",
+        f"- steps: {meta.get('steps')}, epochs: {meta.get('epochs')}, training wall time: "
+        f"{meta.get('training_minutes')} min",
         f"- hardware: {meta.get('hardware')} (world size {meta.get('world_size', 1)})"
         + (", bf16 autocast" if meta.get("bf16_autocast") else ""),
         "- hyperparameters: " + ", ".join(f"{k}={settings[k]}" for k in HYPERPARAMETERS if k in settings),

@@ -10,7 +10,6 @@ from pathlib import Path
 import torch
 
 from ..model.config import BOS_ID, EOS_ID
-
 from ..model.tokenizer import Tokenizer, normalize
 from ..model.transformer import pad_batch
 
@@ -73,7 +72,9 @@ def read_corpus(spec: str) -> list[Pair]:
         return read_tsv(MINI_CORPUS)
     if spec.startswith("hf:"):
         parts = spec[3:].split(":")
-        return read_hf(parts[0], parts[1] if len(parts) > 1 and parts[1] else None, parts[2] if len(parts) > 2 else "train")
+        return read_hf(
+            parts[0], parts[1] if len(parts) > 1 and parts[1] else None, parts[2] if len(parts) > 2 else "train"
+        )
     if "," in spec:
         src, tgt = spec.split(",", 1)
         return read_parallel(src, tgt)

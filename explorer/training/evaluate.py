@@ -16,9 +16,9 @@ from pathlib import Path
 import sacrebleu
 import torch
 
-from ..model.checkpoint import CheckpointError, load_checkpoint
 from ..interpret.decoding import beam_search, greedy_decode
 from ..interpret.inputs import LIMITS
+from ..model.checkpoint import CheckpointError, load_checkpoint
 from ..model.config import EOS_ID
 from ..model.tokenizer import normalize
 from .data import read_rows
@@ -141,7 +141,10 @@ def main(argv: list[str] | None = None) -> int:
             f"{result['tokens_per_s']:.0f} tokens/s on {result['threads']} threads"
         )
         for row in result["by_length"]:
-            print(f"  {row['words']:>5} source words: {row['segments']:5d} segments, BLEU {row['bleu']:.2f}, chrF {row['chrf']:.2f}")
+            print(
+                f"  {row['words']:>5} source words: {row['segments']:5d} segments, BLEU {row['bleu']:.2f}, chrF "
+                f"{row['chrf']:.2f}"
+            )
     return 0
 
 

@@ -21,12 +21,21 @@ def loss_curve(history: list[dict], font_px: float | None = None) -> Figure | No
     fig = Figure(figsize=(7, 4.4), dpi=100)
     font_size = 10 if font_px is None else font_px * 72 / fig.dpi  # points
     ax = fig.add_subplot()
-    ax.plot([h["step"] for h in train], [h["loss"] for h in train], label="training loss (label-smoothed)", color=TRAIN_COLOR)
+    ax.plot(
+        [h["step"] for h in train],
+        [h["loss"] for h in train],
+        label="training loss (label-smoothed)",
+        color=TRAIN_COLOR,
+    )
     lines = ax.get_lines()
     if valid:
-        ax.plot([h["step"] for h in valid], [h["loss"] for h in valid], "o-", label="validation loss", color=VALID_COLOR)
+        ax.plot(
+            [h["step"] for h in valid], [h["loss"] for h in valid], "o-", label="validation loss", color=VALID_COLOR
+        )
         ax2 = ax.twinx()
-        ax2.plot([h["step"] for h in valid], [h["bleu"] for h in valid], "s--", label="validation BLEU", color=BLEU_COLOR)
+        ax2.plot(
+            [h["step"] for h in valid], [h["bleu"] for h in valid], "s--", label="validation BLEU", color=BLEU_COLOR
+        )
         ax2.set_ylabel("BLEU", fontsize=font_size)
         ax2.tick_params(labelsize=font_size)
         lines = ax.get_lines() + ax2.get_lines()
@@ -35,7 +44,14 @@ def loss_curve(history: list[dict], font_px: float | None = None) -> Figure | No
     ax.tick_params(labelsize=font_size)
     ax.grid(alpha=0.3)
     # one legend below the axes, where it cannot cover a curve
-    fig.legend(lines, [line.get_label() for line in lines], loc="lower center", ncol=len(lines), frameon=False, fontsize=font_size)
+    fig.legend(
+        lines,
+        [line.get_label() for line in lines],
+        loc="lower center",
+        ncol=len(lines),
+        frameon=False,
+        fontsize=font_size,
+    )
     fig.tight_layout(rect=(0, 0.07, 1, 1))
     return fig
 

@@ -20,10 +20,10 @@ from pathlib import Path
 
 from ..interpret.alignment import read_gold, score_heads
 from ..interpret.inputs import LIMITS
-from .card import render_card
 from ..model.checkpoint import CheckpointError, load_checkpoint, update_metadata
-from .evaluate import evaluate
 from ..model.metadata import MAX_LABEL_CHARS, is_plain_text
+from .card import render_card
+from .evaluate import evaluate
 
 
 def alignment_section(alignment: dict) -> str:
@@ -32,11 +32,14 @@ def alignment_section(alignment: dict) -> str:
     lines = [
         "## Which attention head aligns words",
         "",
-        f"Cross-attention against {alignment['pairs']} hand-aligned sentence pairs (`{alignment.get('gold', '?')}`), target forced, "
-        "each target word aligned to its most-attended source word; alignment error rate (lower is better) and the share "
+        f"Cross-attention against {alignment['pairs']} hand-aligned sentence pairs (`{alignment.get('gold', '?')}`), "
+        "target forced, "
+        "each target word aligned to its most-attended source word; alignment error rate (lower is better) and the "
+        "share "
         "of target words whose chosen source word is a gold link.",
         "",
-        f"Best single head: **layer {best['layer']}, head {best['head']}** (AER {best['aer']:.3f}, accuracy {_percent(best)}); "
+        f"Best single head: **layer {best['layer']}, head {best['head']}** (AER {best['aer']:.3f}, accuracy "
+        f"{_percent(best)}); "
         "the explorer opens on it.",
         "",
         "| layer | head | AER | accuracy |",
@@ -74,14 +77,18 @@ def rerender_card(checkpoint: str, note: str | None) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m explorer.training.model_report", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m explorer.training.model_report", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--checkpoint", required=True)
     parser.add_argument("--data", help="multi-reference TSV (source TAB reference ...)")
     parser.add_argument("--gold", help="gold word alignments TSV")
     parser.add_argument("--beam", type=int, default=int(LIMITS["beam_size"].default))
     parser.add_argument("--reference-checkpoint", help="an fp32 export of the same weights, for the fp16 comparison")
     parser.add_argument("--data-name", default=None, help="how the test set is named in the card")
-    parser.add_argument("--note", default=None, help="a paragraph for the card (e.g. how the run was resumed); kept if omitted")
+    parser.add_argument(
+        "--note", default=None, help="a paragraph for the card (e.g. how the run was resumed); kept if omitted"
+    )
     parser.add_argument("--card-only", action="store_true", help="re-render the card from the stored measurements")
     args = parser.parse_args(argv)
     if not args.card_only and (not args.data or not args.gold):
@@ -97,7 +104,9 @@ def report(args: argparse.Namespace, argv: list[str] | None) -> int:
     """Measure, store the findings in config.json and re-render the card."""
     name = args.data_name or Path(args.data).name
     if not is_plain_text(name, MAX_LABEL_CHARS):  # checked now, not after the decoding, when the card is written
-        raise ValueError(f"the test set name {name!r} must be plain text (no < > & or control characters); pass --data-name")
+        raise ValueError(
+            f"the test set name {name!r} must be plain text (no < > & or control characters); pass --data-name"
+        )
     evaluation = {f"{name}, greedy": evaluate(args.checkpoint, args.data, beam=1)}
     if args.beam > 1:
         evaluation[f"{name}, beam {args.beam}"] = evaluate(args.checkpoint, args.data, beam=args.beam)
@@ -121,9 +130,19 @@ def report(args: argparse.Namespace, argv: list[str] | None) -> int:
         del argv[i : i + 2]
     argv = [a for a in argv if not a.startswith("--note=")]
     note = ckpt.metadata.get("card_note", "") if args.note is None else args.note
-    updates = {"evaluation": evaluation, "alignment": alignment, "report_command": "python -m explorer.training.model_report " + shlex.join(argv), "card_note": note}
+    updates = {
+        "evaluation": evaluation,
+        "alignment": alignment,
+        "report_command": "python -m explorer.training.model_report " + shlex.join(argv),
+        "card_note": note,
+    }
     update_metadata(args.checkpoint, updates, card_text(dict(ckpt.metadata) | updates))
-    print(json.dumps({k: {m: v[m] for m in ("bleu", "chrf", "bleu_signature", "chrf_signature")} for k, v in evaluation.items()}, indent=1))
+    print(
+        json.dumps(
+            {k: {m: v[m] for m in ("bleu", "chrf", "bleu_signature", "chrf_signature")} for k, v in evaluation.items()},
+            indent=1,
+        )
+    )
     return 0
 
 

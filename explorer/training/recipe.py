@@ -58,7 +58,9 @@ def load_recipe(spec: str) -> LoadedRecipe:
         module_spec.loader.exec_module(module)
     else:
         if not spec.isidentifier():
-            raise ValueError(f"recipe {spec!r} is neither a recipe name nor a .py file; known: {', '.join(known_recipes())}")
+            raise ValueError(
+                f"recipe {spec!r} is neither a recipe name nor a .py file; known: {', '.join(known_recipes())}"
+            )
         try:
             module = importlib.import_module(f"{RECIPES_PACKAGE}.{spec}")
         except ModuleNotFoundError:

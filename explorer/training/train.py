@@ -87,7 +87,9 @@ def _parser() -> argparse.ArgumentParser:
     """Every flag defaults to "not given", so that only what was typed overrides the recipe."""
     parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n")[0], argument_default=argparse.SUPPRESS)
     parser.add_argument("--recipe", default=None, help="a recipe name (explorer/training/recipes/) or a .py file")
-    parser.add_argument("--export-only", action="store_true", default=False, help="export OUT from WORK_DIR's resume state and exit")
+    parser.add_argument(
+        "--export-only", action="store_true", default=False, help="export OUT from WORK_DIR's resume state and exit"
+    )
     parser.add_argument("--data", nargs="+", help="corpus specs: FILE.tsv, SRC,TGT, hf:NAME[:CONFIG[:SPLIT]], mini")
     defaults = TrainConfig()
     options = [(f.name, getattr(defaults.model, f.name)) for f in fields(ModelConfig)]
@@ -160,7 +162,9 @@ def main(argv: list[str] | None = None) -> int:
                 f"{', malloc keeps freed memory' if retained else ''}",
                 flush=True,
             )
-        with tqdm(total=config.max_steps or None, initial=trainer.step, disable=trainer.rank != 0, unit="step", mininterval=5) as bar:
+        with tqdm(
+            total=config.max_steps or None, initial=trainer.step, disable=trainer.rank != 0, unit="step", mininterval=5
+        ) as bar:
             last = trainer.step
             for event in trainer.run():
                 bar.update(event.step - last)

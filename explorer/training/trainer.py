@@ -30,8 +30,8 @@ from ..model.checkpoint import save_checkpoint
 from ..model.config import PAD_ID, ModelConfig
 from ..model.tokenizer import Tokenizer
 from ..model.transformer import Transformer
-from .data import Example, Pair, collate, encode_pairs, token_batches
 from .card import render_card
+from .data import Example, Pair, collate, encode_pairs, token_batches
 from .evaluate import group_references, score_translations, translate
 from .loss import label_smoothed_cross_entropy
 from .loss_curve import loss_curve_png
@@ -47,7 +47,9 @@ FUSED_ADAMW_DEVICES = ("cpu", "cuda")
 class TrainConfig:
     """Everything a training run needs; stored in the checkpoint's metadata. Recipes set these, flags override."""
 
-    model: ModelConfig = field(default_factory=ModelConfig)  # vocab_size: asked of the tokenizer (a small corpus gives fewer)
+    model: ModelConfig = field(
+        default_factory=ModelConfig
+    )  # vocab_size: asked of the tokenizer (a small corpus gives fewer)
     data: list[str] = field(default_factory=lambda: ["mini"])  # corpus specs, see data.read_corpus
     valid: str | None = None  # a corpus spec; default: split off valid_fraction of the training data
     valid_fraction: float = 0.05
@@ -254,7 +256,7 @@ class Trainer:
         resume: dict | None = None,
         log=print,
         facts: dict | None = None,
-    ) -> "Trainer":
+    ) -> Trainer:
         """Seed, train the vocabulary on the training pairs (unless given), build the model, encode the examples."""
         seed_everything(config.seed, dist.get_rank() if dist.is_available() and dist.is_initialized() else 0)
         tokenizer = tokenizer or train_tokenizer(train_pairs, config.model.vocab_size)
@@ -463,5 +465,3 @@ class Trainer:
 def _rng_tuple(obj):
     """json turns random.getstate()'s tuples into lists; turn them back."""
     return tuple(_rng_tuple(x) for x in obj) if isinstance(obj, list) else obj
-
-

@@ -10,9 +10,9 @@ import re
 
 import gradio as gr
 
-from ..model.config import ATTENTION_KINDS
 from ..app.figures import KIND_TITLES
 from ..interpret.inputs import UserError
+from ..model.config import ATTENTION_KINDS
 from .common import PLAIN_EVENT, Context, session_event
 
 
@@ -34,7 +34,11 @@ def parse_heads(kind: str, labels) -> list[tuple[str, int, int]]:
 
 
 def parse_all(encoder_self, decoder_self, cross) -> list[tuple[str, int, int]]:
-    return parse_heads("encoder_self", encoder_self) + parse_heads("decoder_self", decoder_self) + parse_heads("cross", cross)
+    return (
+        parse_heads("encoder_self", encoder_self)
+        + parse_heads("decoder_self", decoder_self)
+        + parse_heads("cross", cross)
+    )
 
 
 def groups_of(heads) -> list[list[str]]:
@@ -46,11 +50,17 @@ def build(ctx: Context, tab: dict) -> list[gr.CheckboxGroup]:
     config = ctx.shipped.config
     with gr.Tab("Head ablation", id="ablation"):
         gr.Markdown(
-            "Switch heads off (their output is zeroed before the output projection) and translate the sentence from the "
+            "Switch heads off (their output is zeroed before the output projection) and translate the sentence from "
+            "the "
             "first tab again. The heads stay off in the step-through viewer until you switch them back on."
         )
         groups = [
-            gr.CheckboxGroup(head_labels(config.n_layers(kind), config.n_heads), value=[], label=KIND_TITLES[kind], elem_id=f"ablate-{kind}")
+            gr.CheckboxGroup(
+                head_labels(config.n_layers(kind), config.n_heads),
+                value=[],
+                label=KIND_TITLES[kind],
+                elem_id=f"ablate-{kind}",
+            )
             for kind in ATTENTION_KINDS
         ]
         with gr.Row():
@@ -66,7 +76,13 @@ def build(ctx: Context, tab: dict) -> list[gr.CheckboxGroup]:
         return session.compare_ablation(text, parse_all(encoder_self, decoder_self, cross), use_own)
 
     run_btn.click(
-        ablate, [tab["sentence"], *groups, ctx.use_own, ctx.state], [before, after, note, ctx.state], api_name="ablate", **PLAIN_EVENT
+        ablate,
+        [tab["sentence"], *groups, ctx.use_own, ctx.state],
+        [before, after, note, ctx.state],
+        api_name="ablate",
+        **PLAIN_EVENT,
     )
-    clear_btn.click(lambda: ([], [], [], "All heads on."), None, [*groups, note], api_name="clear_ablation", **PLAIN_EVENT)
+    clear_btn.click(
+        lambda: ([], [], [], "All heads on."), None, [*groups, note], api_name="clear_ablation", **PLAIN_EVENT
+    )
     return groups

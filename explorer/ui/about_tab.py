@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import gradio as gr
 
-from ..interpret.handle import ModelHandle
 from ..app.markdown import escape
+from ..interpret.handle import ModelHandle
 from .common import Context
 
 
@@ -15,7 +15,8 @@ def describe(handle: ModelHandle) -> str:
     meta = handle.metadata  # validated when the checkpoint was loaded (explorer/model/metadata.py)
     lines = [
         f"### {escape(handle.name)}",
-        f"- {handle.model.num_parameters():,} parameters: {c.n_encoder_layers} encoder + {c.n_decoder_layers} decoder layers, "
+        f"- {handle.model.num_parameters():,} parameters: {c.n_encoder_layers} encoder + {c.n_decoder_layers} decoder "
+        "layers, "
         f"d_model {c.d_model}, {c.n_heads} heads, feed-forward {c.d_ff}, {'pre' if c.norm_first else 'post'}-LN, "
         f"joint vocabulary of {c.vocab_size} pieces, up to {c.max_len} tokens.",
     ]
@@ -25,13 +26,18 @@ def describe(handle: ModelHandle) -> str:
             f"on {escape(meta.get('hardware', 'unknown hardware'))}."
         )
     for name, ev in (meta.get("evaluation") or {}).items():
-        lines.append(f"- {escape(name)}: BLEU {escape(ev['bleu'])}, chrF {escape(ev['chrf'])} ({escape(ev['sentences'])} segments).")
+        lines.append(
+            f"- {escape(name)}: BLEU {escape(ev['bleu'])}, chrF {escape(ev['chrf'])} ({escape(ev['sentences'])} "
+            "segments)."
+        )
     alignment = meta.get("alignment")
     if alignment:
         best = alignment["best"]
         lines.append(
-            f"- the cross-attention that best predicts word alignment is layer {escape(best['layer'])}, head {escape(best['head'])} "
-            f"(alignment error rate {best['aer']:.2f} on {escape(alignment['pairs'])} hand-aligned sentences); the explorer opens on it."
+            f"- the cross-attention that best predicts word alignment is layer {escape(best['layer'])}, head "
+            f"{escape(best['head'])} "
+            f"(alignment error rate {best['aer']:.2f} on {escape(alignment['pairs'])} hand-aligned sentences); the "
+            "explorer opens on it."
         )
     if meta.get("data_credit"):
         lines.append(f"- training data: {escape(meta['data_credit'])}.")

@@ -19,7 +19,9 @@ class Blocks(gr.Blocks):
         except gr.Error:
             raise
         except Exception as exc:  # noqa: BLE001 - Gradio's own refusal of a value: say which one
-            raise gr.Error(html.escape(refused_input(block_fn.inputs, inputs, exc), quote=False), print_exception=False) from None
+            raise gr.Error(
+                html.escape(refused_input(block_fn.inputs, inputs, exc), quote=False), print_exception=False
+            ) from None
 
 
 def refused_input(blocks, values, exc: Exception) -> str:
@@ -28,7 +30,9 @@ def refused_input(blocks, values, exc: Exception) -> str:
         sent = len(values) if isinstance(values, list) else "no list of"
         return f"This call sent {sent} values; it takes {sum(not block.stateful for block in blocks)}."
     for block, value in zip(blocks, values):
-        if getattr(block, "data_model", None) is not None and value is not None:  # file inputs: what Gradio checks itself
+        if (
+            getattr(block, "data_model", None) is not None and value is not None
+        ):  # file inputs: what Gradio checks itself
             label = getattr(block, "label", None) or "The file"
             return (
                 f"{label}: {str(value)[:80]!r} is not a file uploaded to this server. Upload the file first "

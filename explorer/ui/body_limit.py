@@ -2,9 +2,9 @@
 
 No event of the explorer needs a large body (a sentence is at most `MAX_CHARS` characters), so every request
 may carry at most `MAX_REQUEST_BYTES`; Gradio's upload route (the Train tab's TSV) gets the upload limit plus room
-for the multipart framing. A request whose Content-Length says more is answered 413 at once and its connection closed, its
-body never read; one that sends more than the limit without saying so (chunked) is answered 413 as soon as
-it passes it, and the app behind sees a disconnected client.
+for the multipart framing. A request whose Content-Length says more is answered 413 at once and its connection
+closed, its body never read; one that sends more than the limit without saying so (chunked) is answered 413 as
+soon as it passes it, and the app behind sees a disconnected client.
 """
 
 from __future__ import annotations
@@ -21,7 +21,9 @@ def too_large(size: int | None, limit: int, upload_limit: int | None = None) -> 
     """The refusal, naming the limit: of an upload (`upload_limit`, the file's own limit) or of any other request."""
     said = f"{size:,} bytes" if size is not None else "larger than that"
     if upload_limit is not None:
-        return f"This upload is {said}; the explorer accepts files of up to {upload_limit:,} bytes. Upload a smaller file."
+        return (
+            f"This upload is {said}; the explorer accepts files of up to {upload_limit:,} bytes. Upload a smaller file."
+        )
     return (
         f"This request is {said}; the explorer accepts at most {limit:,} bytes per request "
         f"(a sentence is at most {MAX_CHARS:,} characters). Send a shorter text."
@@ -41,7 +43,11 @@ class BodyLimit:
             return await self.app(scope, receive, send)
         upload = scope["path"].endswith(UPLOAD_ROUTE)
         limit = self.upload_bytes + MULTIPART_SLACK if upload else self.max_bytes
-        refusal = (lambda size: too_large(size, limit, self.upload_bytes)) if upload else (lambda size: too_large(size, limit))
+        refusal = (
+            (lambda size: too_large(size, limit, self.upload_bytes))
+            if upload
+            else (lambda size: too_large(size, limit))
+        )
         declared = _content_length(scope)
         if declared is not None and declared > limit:
             return await _refuse(send, refusal(declared))
@@ -84,6 +90,10 @@ def _content_length(scope) -> int | None:
 async def _refuse(send, message: str) -> None:
     body = json.dumps({"error": message}).encode()
     # close the connection after the answer: the server never reads (or even receives) the rest of the body
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), (b"connection", b"close")]
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"connection", b"close"),
+    ]
     await send({"type": "http.response.start", "status": 413, "headers": headers})
     await send({"type": "http.response.body", "body": body})

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 import gradio as gr
 
 from ..app.figures import NORMAL_FONT, PRESENTATION_FONT
+from ..app.session import ExplorerSession
 from ..interpret.handle import ModelHandle
 from ..interpret.inputs import UserError, flag
-from ..app.session import ExplorerSession
 
 log = logging.getLogger("explorer.ui")
 
@@ -22,7 +22,9 @@ log = logging.getLogger("explorer.ui")
 # unprocessed, so the core's own validation answers bad values with its message instead of Gradio's.
 PLAIN_EVENT = {"concurrency_limit": None, "preprocess": False}
 
-GENERIC_ERROR = "Something went wrong on the server while doing that (it has been logged). Try again, or reload the page."
+GENERIC_ERROR = (
+    "Something went wrong on the server while doing that (it has been logged). Try again, or reload the page."
+)
 
 
 def _as_gr_error(exc: BaseException) -> gr.Error:

@@ -18,7 +18,9 @@ def build(ctx: Context):
             "PE(pos, 2i+1) = cos(pos / 10000^(2i/d)). Low dimensions oscillate fast, high ones slowly."
         )
         with gr.Row():
-            positions = gr.Slider(2, config.max_len, value=min(64, config.max_len), step=1, label="Positions", elem_id="pe-positions")
+            positions = gr.Slider(
+                2, config.max_len, value=min(64, config.max_len), step=1, label="Positions", elem_id="pe-positions"
+            )
             dims = gr.Slider(2, d, value=min(128, d), step=2, label="Dimensions in the heatmap", elem_id="pe-dims")
             waves = gr.Textbox(default_dims, label="Dimensions drawn as waves", elem_id="pe-waves")
         show_btn = gr.Button("Show", elem_id="pe-show")

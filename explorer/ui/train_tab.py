@@ -7,8 +7,8 @@ import html
 import gradio as gr
 from gradio.utils import get_upload_folder, is_in_or_equal
 
-from ..interpret.inputs import LIMITS, UserError
 from ..app.training_job import CORPORA, MAX_UPLOAD_BYTES, PRESETS, run_training
+from ..interpret.inputs import LIMITS, UserError
 from .common import Context, font_size, session_event
 
 
@@ -16,18 +16,26 @@ def build(ctx: Context):
     minutes_limit = LIMITS["minutes"]
     with gr.Tab("Train", id="train"):
         gr.Markdown(
-            "Train a fresh small model on the bundled mini corpus (442 simple English–German pairs written for this project) "
-            f"or on your own TSV (English TAB German per line, up to {MAX_UPLOAD_BYTES // 2**20} MB). The model belongs to "
+            "Train a fresh small model on the bundled mini corpus (442 simple English–German pairs written for this "
+            "project) "
+            f"or on your own TSV (English TAB German per line, up to {MAX_UPLOAD_BYTES // 2**20} MB). The model "
+            "belongs to "
             "this browser session only. One training job runs on the server at a time."
         )
         with gr.Row():
-            corpus = gr.Radio([(label, value) for value, label in CORPORA.items()], value="mini", label="Data", elem_id="train-corpus")
+            corpus = gr.Radio(
+                [(label, value) for value, label in CORPORA.items()], value="mini", label="Data", elem_id="train-corpus"
+            )
             upload = gr.File(label="TSV file", file_types=[".tsv", ".txt"], type="filepath", elem_id="train-upload")
         with gr.Row():
             preset = gr.Radio(list(PRESETS), value=next(iter(PRESETS)), label="Model size", elem_id="train-preset")
             minutes = gr.Slider(
-                minutes_limit.low, minutes_limit.high, value=minutes_limit.default, step=minutes_limit.step,
-                label="Training time (minutes)", elem_id="train-minutes",
+                minutes_limit.low,
+                minutes_limit.high,
+                value=minutes_limit.default,
+                step=minutes_limit.step,
+                label="Training time (minutes)",
+                elem_id="train-minutes",
             )
             seed = gr.Number(0, precision=0, label="Seed")
         with gr.Row():
@@ -43,18 +51,27 @@ def build(ctx: Context):
         model_note = gr.Markdown(latex_delimiters=[])
 
     @session_event
-    def train(corpus, upload, preset, minutes, seed, presentation, session, progress=gr.Progress()):
+    def train(corpus, upload, preset, minutes, seed, presentation, session, progress=gr.Progress()):  # noqa: B008  (Gradio's way to ask for a progress bar)
         path = _upload_path(upload) if corpus == "upload" else None
         for update in run_training(session, preset, minutes, path, seed, font_size(presentation), corpus=corpus):
             progress(update.fraction, desc=update.message)
-            yield update.message, update.loss_figure, update.snapshot, str(update.checkpoint_zip) if update.checkpoint_zip else None
+            yield (
+                update.message,
+                update.loss_figure,
+                update.snapshot,
+                str(update.checkpoint_zip) if update.checkpoint_zip else None,
+            )
 
     # preprocess=False: the values arrive as sent and the core's validation names a bad one (Gradio still checks that an
     # uploaded file is in its cache). concurrency_limit=None: the TrainingSlot allows one job per server and tells a
     # second person so at once; gradio's default limit of 1 would instead queue their click silently behind the job.
     train_btn.click(
-        train, [corpus, upload, preset, minutes, seed, ctx.presentation, ctx.state], [message, loss_plot, snapshot, download, ctx.state],
-        api_name="train", concurrency_limit=None, preprocess=False,
+        train,
+        [corpus, upload, preset, minutes, seed, ctx.presentation, ctx.state],
+        [message, loss_plot, snapshot, download, ctx.state],
+        api_name="train",
+        concurrency_limit=None,
+        preprocess=False,
     )
 
     @session_event
@@ -72,7 +89,11 @@ def build(ctx: Context):
             return str(exc), False
 
     ctx.use_own.input(
-        choose, [ctx.use_own, ctx.state], [model_note, ctx.use_own, ctx.state], api_name="choose_model", concurrency_limit=None,
+        choose,
+        [ctx.use_own, ctx.state],
+        [model_note, ctx.use_own, ctx.state],
+        api_name="choose_model",
+        concurrency_limit=None,
         preprocess=False,
     )
 
@@ -84,5 +105,7 @@ def _upload_path(upload) -> str | None:
         return None
     path = upload.get("path") if isinstance(upload, dict) else None
     if not isinstance(path, str) or not path or not is_in_or_equal(path, get_upload_folder()):
-        raise UserError(f"The TSV file {str(path or upload)[:80]!r} was not uploaded to this server: upload the file first.")
+        raise UserError(
+            f"The TSV file {str(path or upload)[:80]!r} was not uploaded to this server: upload the file first."
+        )
     return path

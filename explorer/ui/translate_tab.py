@@ -35,21 +35,44 @@ def build(ctx: Context, initial: dict | None) -> dict:
     with gr.Tab("Translate & step", id="translate"):
         with gr.Row(equal_height=True):
             sentence = gr.Textbox(
-                OPENING_EXAMPLE, label="English sentence", show_label=False, placeholder="Type an English sentence and press Enter",
-                lines=1, max_lines=3, max_length=MAX_CHARS, scale=6, elem_id="sentence", container=False,
+                OPENING_EXAMPLE,
+                label="English sentence",
+                show_label=False,
+                placeholder="Type an English sentence and press Enter",
+                lines=1,
+                max_lines=3,
+                max_length=MAX_CHARS,
+                scale=6,
+                elem_id="sentence",
+                container=False,
             )
             example = gr.Dropdown(
-                [(f"{label}: {s}", s) for s, label in EXAMPLES], value=None, label="Examples", show_label=False,
-                info=None, scale=4, elem_id="example", container=False,
+                [(f"{label}: {s}", s) for s, label in EXAMPLES],
+                value=None,
+                label="Examples",
+                show_label=False,
+                info=None,
+                scale=4,
+                elem_id="example",
+                container=False,
             )
-            start_btn = gr.Button("Translate & step", variant="primary", scale=1, min_width=150, elem_id="start-btn", size="md")
+            start_btn = gr.Button(
+                "Translate & step", variant="primary", scale=1, min_width=150, elem_id="start-btn", size="md"
+            )
         with gr.Accordion("Decoding strategy and what-if", open=False):
             with gr.Row():
                 strategy = gr.Radio(
-                    [("greedy", "greedy"), ("sampling", "sample"), ("beam search", "beam")], value="greedy", label="Strategy",
+                    [("greedy", "greedy"), ("sampling", "sample"), ("beam search", "beam")],
+                    value="greedy",
+                    label="Strategy",
                     elem_id="opt-strategy",
                 )
-                prefix = gr.Textbox("", label="What-if: German prefix to force (optional)", placeholder="e.g. Ich weiß", elem_id="opt-prefix")
+                prefix = gr.Textbox(
+                    "",
+                    label="What-if: German prefix to force (optional)",
+                    placeholder="e.g. Ich weiß",
+                    elem_id="opt-prefix",
+                )
             with gr.Row():
                 temperature = slider("temperature", "Temperature (sampling)")
                 top_k = slider("top_k", "Top-k (sampling; 0 = off)")
@@ -60,8 +83,16 @@ def build(ctx: Context, initial: dict | None) -> dict:
         # the /translate API: a trigger and an output no person sees (the viewer shows every trace's translation)
         translate_btn = gr.Button(visible=False, elem_id="translate-api")
         full = gr.Textbox(visible=False, elem_id="full-translation")
-        npz_file = gr.File(label="Attention tensors (.npz) of this sentence up to the current step", visible=False, elem_id="npz-file")
+        npz_file = gr.File(
+            label="Attention tensors (.npz) of this sentence up to the current step", visible=False, elem_id="npz-file"
+        )
     return {
-        "sentence": sentence, "example": example, "start": start_btn, "options": [strategy, temperature, top_k, seed, beam_size, alpha, prefix],
-        "viewer": view, "npz_file": npz_file, "translate": translate_btn, "full": full,
+        "sentence": sentence,
+        "example": example,
+        "start": start_btn,
+        "options": [strategy, temperature, top_k, seed, beam_size, alpha, prefix],
+        "viewer": view,
+        "npz_file": npz_file,
+        "translate": translate_btn,
+        "full": full,
     }

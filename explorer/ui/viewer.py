@@ -18,7 +18,19 @@ from ..app.figures import NORMAL_FONT, PRESENTATION_FONT
 
 STATIC = Path(__file__).parent / "static"
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-SCRIPTS = ["trace.js", "plot.js", "heatmap.js", "mosaic.js", "mask.js", "topk.js", "chips.js", "keys.js", "link.js", "export.js", "viewer.js"]
+SCRIPTS = [
+    "trace.js",
+    "plot.js",
+    "heatmap.js",
+    "mosaic.js",
+    "mask.js",
+    "topk.js",
+    "chips.js",
+    "keys.js",
+    "link.js",
+    "export.js",
+    "viewer.js",
+]
 
 JS_ON_LOAD = """
 const viewer = AttentionExplorer.mount(element.querySelector('.ae-root'), {
@@ -57,6 +69,12 @@ def head() -> str:
 
 def build(initial: dict | None) -> gr.HTML:
     return gr.HTML(
-        value=initial, html_template="<div class='ae-root'></div>", js_on_load=JS_ON_LOAD, head=head(),
-        apply_default_css=False, container=False, elem_id="viewer", padding=False,
+        value=initial,
+        html_template="<div class='ae-root'></div>",
+        js_on_load=JS_ON_LOAD,
+        head=head(),
+        apply_default_css=False,
+        container=False,
+        elem_id="viewer",
+        padding=False,
     )

@@ -25,8 +25,15 @@ RECIPE = Recipe(
     config=TrainConfig(
         # The paper's base layout scaled down until a CPU trains it in three hours: pre-LN, 3+3 layers, 4 heads.
         model=ModelConfig(
-            vocab_size=8000, d_model=256, n_heads=4, n_encoder_layers=3, n_decoder_layers=3, d_ff=1024,
-            dropout=0.1, max_len=128, norm_first=True,
+            vocab_size=8000,
+            d_model=256,
+            n_heads=4,
+            n_encoder_layers=3,
+            n_decoder_layers=3,
+            d_ff=1024,
+            dropout=0.1,
+            max_len=128,
+            norm_first=True,
         ),
         data=["../shared/data/tatoeba-en-de/train.tsv"],  # relative to the repository root; not shipped
         valid="../shared/data/tatoeba-en-de/valid.tsv",  # its sources are also removed from the training data
