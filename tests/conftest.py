@@ -14,6 +14,12 @@ from explorer.model.tokenizer import Tokenizer  # noqa: E402
 from explorer.model.transformer import Transformer  # noqa: E402
 from explorer.training.data import MINI_CORPUS, clean, read_tsv  # noqa: E402
 
+# the training CLI's flags for a model whose step takes milliseconds on one CPU thread
+TINY_MODEL_ARGS = (
+    "--vocab-size 200 --d-model 16 --n-heads 4 --n-encoder-layers 1 --n-decoder-layers 1 --d-ff 32 --max-len 64"
+)
+TINY_MODEL_ARGS = TINY_MODEL_ARGS.split()
+
 
 def tiny_config(**overrides) -> ModelConfig:
     """Vocab 99, hidden 16, 4 heads, 2+2 layers: small enough for exact numerics tests."""

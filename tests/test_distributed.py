@@ -10,43 +10,14 @@ from pathlib import Path
 
 import pytest
 import torch
+from conftest import TINY_MODEL_ARGS
 from safetensors import safe_open
 
 from explorer.model.checkpoint import load_checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]
-TINY = [
-    "--data",
-    "mini",
-    "--vocab-size",
-    "200",
-    "--d-model",
-    "16",
-    "--n-heads",
-    "4",
-    "--n-encoder-layers",
-    "1",
-    "--n-decoder-layers",
-    "1",
-    "--d-ff",
-    "32",
-    "--max-len",
-    "64",
-    "--max-tokens",
-    "512",
-    "--warmup",
-    "5",
-    "--lr",
-    "0.003",
-    "--eval-every",
-    "0",
-    "--bleu-sample",
-    "4",
-    "--threads",
-    "1",
-    "--log-every",
-    "1",
-]
+TINY = ["--data", "mini", *TINY_MODEL_ARGS]
+TINY += "--max-tokens 512 --warmup 5 --lr 0.003 --eval-every 0 --bleu-sample 4 --threads 1 --log-every 1".split()
 
 pytestmark = pytest.mark.slow
 

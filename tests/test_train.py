@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from conftest import TINY_MODEL_ARGS
 
 from explorer.interpret.decoding import greedy_decode
 from explorer.model.checkpoint import load_checkpoint
@@ -244,36 +245,8 @@ def test_events_and_the_exported_checkpoint(tmp_path):
 
 def test_cli_records_its_command_and_export_only_keeps_the_training_command(tmp_path, capsys):
     work, out, copy = tmp_path / "work", tmp_path / "model", tmp_path / "fp32"
-    common = [
-        "--data",
-        "mini",
-        "--work-dir",
-        str(work),
-        "--vocab-size",
-        "200",
-        "--d-model",
-        "16",
-        "--n-heads",
-        "4",
-        "--n-encoder-layers",
-        "1",
-        "--n-decoder-layers",
-        "1",
-        "--d-ff",
-        "32",
-        "--max-len",
-        "64",
-        "--max-tokens",
-        "512",
-        "--warmup",
-        "10",
-        "--eval-every",
-        "0",
-        "--bleu-sample",
-        "4",
-        "--threads",
-        "1",
-    ]
+    common = ["--data", "mini", "--work-dir", str(work), *TINY_MODEL_ARGS]
+    common += "--max-tokens 512 --warmup 10 --eval-every 0 --bleu-sample 4 --threads 1".split()
     train_args = common + ["--out", str(out), "--max-steps", "3", "--save-dtype", "float16"]
     assert main(train_args) == 0
     command = load_checkpoint(out).metadata["command"]
@@ -304,33 +277,9 @@ def test_sigterm_stops_the_cli_after_a_step_and_leaves_a_resumable_export(tmp_pa
         str(out),
         "--work-dir",
         str(work),
-        "--vocab-size",
-        "200",
-        "--d-model",
-        "16",
-        "--n-heads",
-        "4",
-        "--n-encoder-layers",
-        "1",
-        "--n-decoder-layers",
-        "1",
-        "--d-ff",
-        "32",
-        "--max-len",
-        "64",
-        "--max-tokens",
-        "256",
-        "--max-steps",
-        "100000",
-        "--eval-every",
-        "0",
-        "--bleu-sample",
-        "4",
-        "--threads",
-        "1",
-        "--log-every",
-        "5",
     ]
+    command += [*TINY_MODEL_ARGS, *"--max-tokens 256 --max-steps 100000 --eval-every 0 --bleu-sample 4".split()]
+    command += "--threads 1 --log-every 5".split()
     env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=str(ROOT))
     proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     model_line = ""
