@@ -118,7 +118,7 @@ def next_token(logits: torch.Tensor) -> torch.Tensor:
 @torch.no_grad()
 def greedy_cached(model: Transformer, source: list[int], n_tokens: int) -> list[int]:
     """Greedy decoding of exactly n_tokens with the KV cache: encode once, then `model.decode` one token
-    per step with the DecoderState (the loop of `decoding.greedy_batch`, without its EOS stop)."""
+    per step with the DecoderState (the loop of `decoding.greedy_decode`, without its EOS stop)."""
     memory, src_mask = model.encode(torch.tensor([source]))
     state = DecoderState(memory, src_mask)
     token = torch.tensor([[BOS_ID]])

@@ -2,7 +2,7 @@
 
 For each checkpoint, the per-piece negative log-likelihood (no label smoothing, dropout off, fp32)
 of `--train-sample` training pairs drawn at random (seeded) and of every validation pair, each
-encoded with that checkpoint's own tokenizer and scored by `explorer.training.train.mean_loss` (the trainer's
+encoded with that checkpoint's own tokenizer and scored by `explorer.training.trainer.mean_loss` (the trainer's
 validation loss). A training loss far below the validation loss means the model memorizes its
 training pairs, so more regularization (dropout) may buy more than more steps.
 

@@ -1,7 +1,7 @@
 """The training loss: `F.cross_entropy` on a float copy of the logits against the chunked version
 (`explorer.training.loss`).
 
-Until session 5 `explorer.training.train.sequence_loss` was `F.cross_entropy(logits.float(), target,
+Until session 5 `explorer.training.trainer.sequence_loss` was `F.cross_entropy(logits.float(), target,
 ignore_index=PAD, label_smoothing=0.1)`; it now calls `explorer.training.loss.label_smoothed_cross_entropy`,
 which computes the same loss and gradient in row chunks without float copies of the logits. Measured:
 

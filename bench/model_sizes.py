@@ -44,7 +44,7 @@ def main() -> None:
     max_tokens = 1024 if args.quick else train.max_tokens
     if args.data:
         examples, base = real_examples(args.data, args.checkpoint, train.model.max_len)
-        base = train.model_config(base.vocab_size)  # the shipped size with the checkpoint's vocabulary
+        base = replace(train.model, vocab_size=base.vocab_size)  # the shipped size with the checkpoint's vocabulary
         source = f"{args.data} tokenized by {args.checkpoint}"
     else:
         base = common.shipped_config()

@@ -7,7 +7,7 @@ src/tgt/memory key-padding masks and a boolean causal tgt_mask (tgt_is_causal=Tr
 our weights are copied into the reference and the two logits are compared in eval mode, which proves
 that sizes, wiring and masks are equivalent, not just parameter counts.
 
-One training step mirrors `explorer.training.train.Trainer.train_step`: `collate`, forward, `sequence_loss`
+One training step mirrors `explorer.training.trainer.Trainer.train_step`: `collate`, forward, `sequence_loss`
 with label smoothing, zero_grad, backward, gradient clipping at 1.0, AdamW(betas=(0.9, 0.98),
 eps=1e-9, weight_decay=0.01) step and the inverse-sqrt schedule. Batches come from
 `explorer.training.data.token_batches` (max 4096 padded tokens): by default synthetic sentence pairs (source

@@ -411,3 +411,50 @@ def test_resume_continues_exactly_like_an_uninterrupted_run(tmp_path):
     assert [h["step"] for h in logged] == [h["step"] for h in expected] == list(range(5, 61, 5))
     assert [h["loss"] for h in logged] == pytest.approx([h["loss"] for h in expected], abs=1e-5)
     assert resumed.optimizer.param_groups[0]["lr"] == pytest.approx(whole.optimizer.param_groups[0]["lr"])
+
+
+TINY_RECIPE = """
+from explorer.model.config import ModelConfig
+from explorer.training.recipe import Recipe
+from explorer.training.trainer import TrainConfig
+
+RECIPE = Recipe(
+    name={name!r},
+    data_credit="written for this test",
+    known_limits=("tiny: it knows nothing",),
+    config=TrainConfig(
+        model=ModelConfig(vocab_size=200, d_model=16, n_encoder_layers=1, n_decoder_layers=1, d_ff=32, max_len=64),
+        data=["mini"], max_tokens=512, warmup=10, max_steps=2, eval_every=0, bleu_sample=4, threads=1,
+    ),
+)
+"""
+
+
+def test_a_recipe_file_names_the_checkpoint_and_an_export_keeps_it(tmp_path):
+    recipe = tmp_path / "tiny_recipe.py"
+    recipe.write_text(TINY_RECIPE.format(name="Tiny test model"), encoding="utf-8")
+    out, work, copy = tmp_path / "model", tmp_path / "work", tmp_path / "copy"
+    assert main(["--recipe", str(recipe), "--out", str(out), "--work-dir", str(work)]) == 0
+    meta = load_checkpoint(out).metadata
+    assert meta["name"] == "Tiny test model" and meta["known_limits"] == ["tiny: it knows nothing"]
+    assert meta["recipe"]["text"] == recipe.read_text(encoding="utf-8") and meta["train_pairs"] > 0
+    # an export from the resume state alone (no --recipe) still carries what the recipe said
+    assert main(["--work-dir", str(work), "--out", str(copy), "--export-only"]) == 0
+    assert load_checkpoint(copy).metadata["name"] == "Tiny test model"
+
+
+def test_a_recipe_whose_checkpoint_could_not_load_is_refused_before_training(tmp_path):
+    recipe = tmp_path / "bad_recipe.py"
+    recipe.write_text(TINY_RECIPE.format(name="<b>bold</b>"), encoding="utf-8")
+    with pytest.raises(ValueError, match="bad_recipe.py: name='<b>bold</b>' must be plain text"):
+        load_recipe(str(recipe))
+
+
+def test_from_pairs_resumes_with_the_vocabulary_the_weights_were_trained_with(tmp_path):
+    config = tiny_train_config(tmp_path, max_steps=1)
+    first = build_trainer(config, log=lambda _: None)
+    first.save_resume()
+    pairs = read_data(config, log=lambda _: None)
+    state = torch.load(first.work_dir / RESUME_FILE, weights_only=True)
+    resumed = Trainer.from_pairs(config, pairs[0][:50], pairs[1], resume=state, log=lambda _: None)
+    assert resumed.tokenizer.model_proto == first.tokenizer.model_proto and resumed.step == first.step

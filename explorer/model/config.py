@@ -37,7 +37,7 @@ class ModelConfig:
     n_decoder_layers: int = 3
     d_ff: int = 1024
     dropout: float = 0.1
-    max_len: int = 256  # rows of the positional-encoding table = longest sequence the model accepts
+    max_len: int = 128  # rows of the positional-encoding table = longest sequence the model accepts (and trains on)
     norm_first: bool = True  # True: pre-LN; False: post-LN as in the paper
 
     def __post_init__(self) -> None:

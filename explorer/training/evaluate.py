@@ -19,7 +19,7 @@ import torch
 from ..interpret.decoding import beam_search, greedy_decode
 from ..interpret.inputs import LIMITS
 from ..model.checkpoint import CheckpointError, load_checkpoint
-from ..model.config import EOS_ID
+from ..model.config import EOS_ID, PAD_ID
 from ..model.tokenizer import normalize
 from .data import read_rows
 
@@ -83,7 +83,7 @@ def translate(model, tokenizer, sources: list[str], beam: int = 1, alpha: float 
         for b in range(0, len(order), batch_size):
             idx = order[b : b + batch_size]
             for i, ids in zip(idx, greedy_decode(model, [encoded[i] for i in idx])):
-                outputs[i] = ids
+                outputs[i] = ids[: ids.index(PAD_ID)] if PAD_ID in ids else ids  # a padding token ends it too
     else:
         for i, ids in enumerate(encoded):
             best = beam_search(model, ids, beam_size=beam, alpha=alpha)[0]

@@ -13,6 +13,7 @@ import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..model.metadata import validate_metadata
 from .trainer import TrainConfig
 
 RECIPES_PACKAGE = "explorer.training.recipes"
@@ -69,7 +70,12 @@ def load_recipe(spec: str) -> LoadedRecipe:
     recipe = getattr(module, "RECIPE", None)
     if not isinstance(recipe, Recipe):
         raise ValueError(f"recipe {spec} defines no RECIPE = Recipe(...)")
-    return LoadedRecipe(recipe, spec, path.read_text(encoding="utf-8"))
+    loaded = LoadedRecipe(recipe, spec, path.read_text(encoding="utf-8"))
+    try:  # what the checkpoint will carry is checked now, not when it is loaded after hours of training
+        validate_metadata(loaded.facts(), recipe.config.model)
+    except ValueError as exc:
+        raise ValueError(f"recipe {spec}: {exc}") from None
+    return loaded
 
 
 def known_recipes() -> list[str]:

@@ -12,6 +12,7 @@ save and export; the same command resumes.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shlex
 import signal
@@ -52,18 +53,22 @@ def build_trainer(config: TrainConfig, log=print, recipe: LoadedRecipe | None = 
     device = training_device(config.device)
     if int(os.environ.get("WORLD_SIZE", "1")) > 1 and dist.is_available() and not dist.is_initialized():
         dist.init_process_group("nccl" if device.type == "cuda" else "gloo")
-    rank = dist.get_rank() if dist.is_initialized() else 0
+    distributed = dist.is_available() and dist.is_initialized()
+    rank = dist.get_rank() if distributed else 0
     say = log if rank == 0 else (lambda *_: None)
     work_dir = config.work_dir or f"{config.out}.work"
     resume = read_resume(work_dir)
     if resume is not None:
         say(f"resuming from {work_dir} at step {resume['step']}")
+        stored = json.loads(resume["train_config"]).get("model")
+        if stored is not None:  # the weights exist for this architecture only; the schedule may change on resume
+            config = replace(config, model=ModelConfig.from_dict(stored))
     train, valid = read_data(config, say)
     if resume is not None:
         tokenizer = Tokenizer(bytes(resume["tokenizer"].tolist()))
     else:  # one vocabulary: SentencePiece samples big corpora differently in each process
         proto = [train_tokenizer(train, config.model.vocab_size).model_proto if rank == 0 else None]
-        if dist.is_initialized():
+        if distributed:
             dist.broadcast_object_list(proto, src=0, device=device)
         tokenizer = Tokenizer(proto[0])
     facts = recipe.facts() if recipe is not None else None

@@ -47,9 +47,8 @@ FUSED_ADAMW_DEVICES = ("cpu", "cuda")
 class TrainConfig:
     """Everything a training run needs; stored in the checkpoint's metadata. Recipes set these, flags override."""
 
-    model: ModelConfig = field(
-        default_factory=ModelConfig
-    )  # vocab_size: asked of the tokenizer (a small corpus gives fewer)
+    # the architecture; its vocab_size is what the tokenizer is asked for (a small corpus gives fewer pieces)
+    model: ModelConfig = field(default_factory=ModelConfig)
     data: list[str] = field(default_factory=lambda: ["mini"])  # corpus specs, see data.read_corpus
     valid: str | None = None  # a corpus spec; default: split off valid_fraction of the training data
     valid_fraction: float = 0.05
@@ -257,11 +256,15 @@ class Trainer:
         log=print,
         facts: dict | None = None,
     ) -> Trainer:
-        """Seed, train the vocabulary on the training pairs (unless given), build the model, encode the examples."""
+        """Seed, build the vocabulary (the resume state's, else trained on the training pairs, unless given),
+        build the model, encode the examples."""
         seed_everything(config.seed, dist.get_rank() if dist.is_available() and dist.is_initialized() else 0)
+        if tokenizer is None and resume is not None:
+            tokenizer = Tokenizer(bytes(resume["tokenizer"].tolist()))  # the weights' own vocabulary
         tokenizer = tokenizer or train_tokenizer(train_pairs, config.model.vocab_size)
         model = Transformer(replace(config.model, vocab_size=tokenizer.vocab_size))
         examples = encode_pairs(tokenizer, train_pairs, config.model.max_len)
+        facts = {"train_pairs": len(train_pairs)} | (facts or {})  # cleaned pairs, before the length filter
         return cls(config, model, tokenizer, examples, valid_pairs, resume, log, facts)
 
     def _epoch_batches(self) -> list[list[int]]:
@@ -286,6 +289,7 @@ class Trainer:
         self.elapsed = state["elapsed"]
         self.history = json.loads(state["history"])
         self.resumed_command = state.get("command")
+        self.facts = json.loads(state.get("facts", "{}")) | self.facts  # an export-only run keeps the recipe's facts
         torch.set_rng_state(state["torch_rng"])
         random.setstate(_rng_tuple(json.loads(state["python_rng"])))
 
@@ -308,6 +312,7 @@ class Trainer:
             "tokenizer": torch.tensor(list(self.tokenizer.model_proto), dtype=torch.uint8),
             "train_config": json.dumps(asdict(self.config)),
             "command": self.command or "",
+            "facts": json.dumps(self.facts),
         }
         tmp = self.work_dir / (RESUME_FILE + ".tmp")
         torch.save(state, tmp)
@@ -431,7 +436,6 @@ class Trainer:
         """Training facts stored in the checkpoint's config.json and shown in the model card."""
         valid = [h for h in self.history if h.get("valid")]
         return {
-            **self.facts,
             "train_config": asdict(self.config),
             "command": self.command or "explorer.training.trainer.Trainer from Python (see train_config)",
             "steps": self.step,
@@ -445,7 +449,7 @@ class Trainer:
             "valid_pairs": len(self.valid_pairs),
             "last_validation": valid[-1] if valid else None,
             "history": self.history,
-        }
+        } | self.facts
 
     def export(self, path: str | Path | None = None) -> Path | None:
         """Write the checkpoint directory (rank 0), with the model card and loss curve."""

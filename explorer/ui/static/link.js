@@ -1,6 +1,6 @@
 // link.js: deep links. The address carries the sentence, the decoding options, the step, the kind,
 // the layer, the head and the view, so opening it restores that view (one link per slide). The
-// server reads the same names (explorer/ui/links.py) to decode the sentence when the page opens.
+// server reads the same names (LINK_FIELDS in explorer/interpret/inputs.py) to decode the sentence when the page opens.
 (function (AE) {
   "use strict";
 
