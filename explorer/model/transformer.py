@@ -123,8 +123,8 @@ class MultiHeadAttention(nn.Module):
         else:
             heads = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p)  # (B, H, T, Dh)
 
-        if head_mask is not None:
-            heads = heads * head_mask.to(heads.dtype)[None, :, None, None]
+        if head_mask is not None:  # (H,) for every row, or (B, H) row by row
+            heads = heads * head_mask.to(heads.dtype).view(-1, self.n_heads, 1, 1)
         B, _, T, _ = heads.shape
         merged = heads.transpose(1, 2).reshape(B, T, self.n_heads * self.d_head)  # (B, T, D)
         return AttentionOutput(self.out_proj(merged), (k, v), weights, scores)
@@ -281,25 +281,43 @@ class DecoderState:
 
 
 class Ablation:
-    """A set of switched-off heads, as (kind, layer, head) triples, turned into per-site head masks."""
+    """A set of switched-off heads, as (kind, layer, head) triples, turned into per-site head masks.
+
+    `Ablation.per_row(config, rows)` switches off a different set in each row of a batch (one forward pass
+    then measures many ablations at once).
+    """
 
     def __init__(self, config: ModelConfig, heads=()):
-        self.heads = frozenset((str(k), int(layer), int(h)) for k, layer, h in heads)
-        for kind, layer, head in self.heads:
-            if not 0 <= layer < config.n_layers(kind):
-                raise ValueError(f"layer {layer} out of range for {kind} (0..{config.n_layers(kind) - 1})")
-            if not 0 <= head < config.n_heads:
-                raise ValueError(f"head {head} out of range (0..{config.n_heads - 1})")
+        self.heads = _checked_heads(config, heads)
         self.n_heads = config.n_heads
+        self.rows: list[frozenset] | None = None
+
+    @classmethod
+    def per_row(cls, config: ModelConfig, rows) -> Ablation:
+        ablation = cls(config)
+        ablation.rows = [_checked_heads(config, heads) for heads in rows]
+        ablation.heads = frozenset().union(*ablation.rows)
+        return ablation
 
     def head_mask(self, kind: str, layer: int) -> torch.Tensor | None:
-        """(H,) with 0 for switched-off heads, or None when the site is untouched."""
-        off = [head for site, at, head in self.heads if site == kind and at == layer]
-        if not off:
+        """(H,), or (B, H) per row, with 0 for switched-off heads; None when the site is untouched."""
+        if not any(site == kind and at == layer for site, at, _ in self.heads):
             return None
-        mask = torch.ones(self.n_heads)
-        mask[off] = 0.0
-        return mask
+        rows = self.rows if self.rows is not None else [self.heads]
+        mask = torch.ones(len(rows), self.n_heads)
+        for b, heads in enumerate(rows):
+            mask[b, [head for site, at, head in heads if site == kind and at == layer]] = 0.0
+        return mask if self.rows is not None else mask[0]
+
+
+def _checked_heads(config: ModelConfig, heads) -> frozenset:
+    heads = frozenset((str(k), int(layer), int(h)) for k, layer, h in heads)
+    for kind, layer, head in heads:
+        if not 0 <= layer < config.n_layers(kind):
+            raise ValueError(f"layer {layer} out of range for {kind} (0..{config.n_layers(kind) - 1})")
+        if not 0 <= head < config.n_heads:
+            raise ValueError(f"head {head} out of range (0..{config.n_heads - 1})")
+    return heads
 
 
 def _head_mask(ablation: Ablation | None, kind: str, layer: int, device) -> torch.Tensor | None:
@@ -338,14 +356,20 @@ class Transformer(nn.Module):
         with torch.no_grad():
             self.embed.weight[PAD_ID].zero_()
 
-    def _embed(self, ids: torch.Tensor, offset: int = 0) -> torch.Tensor:
-        x = self.embed(ids) * math.sqrt(self.config.d_model)  # (B, L, D)
+    def _embed(self, ids: torch.Tensor, offset: int = 0, embedded: torch.Tensor | None = None) -> torch.Tensor:
+        x = (self.embed(ids) if embedded is None else embedded) * math.sqrt(self.config.d_model)  # (B, L, D)
         return self.dropout(self.pos_encoding(x, offset))
 
-    def encode(self, src: torch.Tensor, ablation: Ablation | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-        """Source ids (B, S) -> encoder output (B, S, D) and source padding mask (B, 1, 1, S)."""
+    def encode(
+        self, src: torch.Tensor, ablation: Ablation | None = None, src_embeddings: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Source ids (B, S) -> encoder output (B, S, D) and source padding mask (B, 1, 1, S).
+
+        `src_embeddings` (B, S, D) replaces the embedding lookup of `src` (gradient attributions differentiate
+        with respect to it); the mask still comes from `src`.
+        """
         src_mask = padding_mask(src, PAD_ID)
-        x = self._embed(src)
+        x = self._embed(src, embedded=src_embeddings)
         for i, layer in enumerate(self.encoder.layers):
             x = layer(x, src_mask, _head_mask(ablation, "encoder_self", i, x.device))
         return self.encoder.norm(x), src_mask
