@@ -7,13 +7,14 @@ from conftest import tiny_config
 from test_shipped_model import SHIPPED
 
 from explorer.interpret.attribution import attribute, rank_correlation
+from explorer.interpret.decoding import beam_search
 from explorer.interpret.explain import explain_cell
 from explorer.interpret.handle import load_handle
 from explorer.interpret.head_importance import head_importance
 from explorer.interpret.inputs import parse_request
 from explorer.interpret.rollout import cross_rollout, encoder_rollout, with_residual
 from explorer.interpret.trace import build_trace
-from explorer.model.config import BOS_ID
+from explorer.model.config import BOS_ID, EOS_ID
 from explorer.model.transformer import Ablation, Transformer
 
 SENTENCE = "The man gives the woman the book."
@@ -155,3 +156,29 @@ def test_the_explained_arithmetic_ends_at_the_captured_weight(shipped, trace, ki
             assert cell.allowed.tolist() == [j <= row for j in range(columns)]
     with pytest.raises(ValueError, match="outside"):
         explain_cell(shipped.model, trace.source_ids, trace.target_ids, kind, 0, 0, rows, 0)
+
+
+# ----- the beam search tree ----------------------------------------------------------------------
+def path_ids(tree, node_id):
+    ids = []
+    while tree[node_id].parent != -1:
+        ids.append(tree[node_id].token)
+        node_id = tree[node_id].parent
+    return ids[::-1]
+
+
+@shipped_only
+def test_the_beam_trees_best_finished_leaf_is_the_beam_search_result(shipped, trace):
+    tree = []
+    beams = beam_search(shipped.model, trace.source_ids, 4, 0.6, tree=tree)
+    assert [b.ids for b in beams] == [b.ids for b in beam_search(shipped.model, trace.source_ids, 4, 0.6)]
+    finished = [n for n in tree if n.status == "finished"]
+    best = max(finished, key=lambda n: n.score)
+    assert best.id == beams[0].node and path_ids(tree, best.id) == beams[0].ids + [EOS_ID]
+    for beam in beams:  # every returned beam is a leaf whose path spells it
+        assert path_ids(tree, beam.node)[: len(beam.ids)] == beam.ids and tree[beam.node].log_prob == beam.log_prob
+    assert tree[0].parent == -1 and {n.status for n in tree} <= {"kept", "pruned", "finished", "cut"}
+    for n in tree[1:]:  # a path's log-probability only falls, one step deeper each time
+        parent = tree[n.parent]
+        assert n.log_prob <= parent.log_prob + 1e-6 and n.step == parent.step + 1 and parent.status in ("kept",)
+    assert any(n.status == "pruned" for n in tree)

@@ -94,6 +94,24 @@ class Beam:
     log_prob: float  # sum of token log-probabilities (EOS included when finished)
     score: float  # log_prob / length penalty; beams are ranked by it
     finished: bool
+    node: int = 0  # its leaf in the search tree, when one was recorded
+
+
+@dataclass
+class BeamNode:
+    """One hypothesis the search looked at: its last token, the path's log-probability and what became of it.
+
+    status: "kept" (one of the beams after its step), "pruned" (among the best 2·beam_size candidates of its
+    step but not kept), "finished" (EOS chosen: a complete translation), "cut" (still open at the length limit).
+    """
+
+    id: int
+    parent: int  # -1 for the root (<s>)
+    step: int  # target position of `token` (the root: -1)
+    token: int
+    log_prob: float  # cumulative: the root's 0
+    status: str
+    score: float | None = None  # finished and cut hypotheses: log_prob / length penalty
 
 
 def length_penalty(length: int, alpha: float) -> float:
@@ -109,8 +127,12 @@ def beam_search(
     alpha: float = LIMITS["alpha"].default,
     max_new_tokens: int | None = None,
     ablation: Ablation | None = None,
+    tree: list[BeamNode] | None = None,
 ) -> list[Beam]:
-    """Beam search for one sentence; returns every beam, best first (beam 1 equals greedy)."""
+    """Beam search for one sentence; returns every beam, best first (beam 1 equals greedy).
+
+    Given a list as `tree`, appends every hypothesis the search considered (`BeamNode`s, the root first).
+    """
     low, high = int(LIMITS["beam_size"].low), int(LIMITS["beam_size"].high)
     if not low <= beam_size <= high:
         raise ValueError(f"beam_size={beam_size} must be between {low} and {high}")
@@ -122,6 +144,14 @@ def beam_search(
     hyps = [[]]  # live hypotheses' ids
     log_probs = torch.zeros(1, device=device)  # (beams,)
     finished: list[Beam] = []
+    nodes = tree if tree is not None else []
+    nodes.append(BeamNode(len(nodes), -1, -1, BOS_ID, 0.0, "kept"))
+    hyp_nodes = [nodes[-1].id]  # each live hypothesis' node
+
+    def node(parent_row: int, token: int, lp: float, status: str, score=None) -> int:
+        nodes.append(BeamNode(len(nodes), hyp_nodes[parent_row], len(hyps[parent_row]), token, lp, status, score))
+        return nodes[-1].id
+
     for _ in range(limit):
         last = torch.tensor([[h[-1] if h else BOS_ID] for h in hyps], device=device)  # (beams, 1)
         logits, state = model.decode(last, state, ablation)
@@ -129,17 +159,22 @@ def beam_search(
         total = (log_probs[:, None] + step_lp).view(-1)  # (beams * V,)
         top_lp, top_idx = total.topk(min(2 * beam_size, total.numel()))
         vocab = step_lp.size(1)
-        next_hyps, next_lp, rows = [], [], []
-        for lp, idx in zip(top_lp.tolist(), top_idx.tolist()):
+        next_hyps, next_lp, rows, next_nodes = [], [], [], []
+        candidates = list(zip(top_lp.tolist(), top_idx.tolist()))
+        for n, (lp, idx) in enumerate(candidates):
             row, token = divmod(idx, vocab)
             if token == EOS_ID:
                 ids = hyps[row]
-                finished.append(Beam(ids, lp, lp / length_penalty(len(ids) + 1, alpha), True))
+                score = lp / length_penalty(len(ids) + 1, alpha)
+                finished.append(Beam(ids, lp, score, True, node(row, token, lp, "finished", score)))
             else:
                 next_hyps.append(hyps[row] + [token])
                 next_lp.append(lp)
                 rows.append(row)
+                next_nodes.append(node(row, token, lp, "kept"))
             if len(next_hyps) == beam_size:
+                for lp_rest, idx_rest in candidates[n + 1 :]:  # considered, not kept
+                    node(idx_rest // vocab, idx_rest % vocab, lp_rest, "pruned")
                 break
         finished.sort(key=lambda b: -b.score)
         if len(finished) >= beam_size:
@@ -148,10 +183,13 @@ def beam_search(
                 break
         if not next_hyps:
             break
-        hyps, log_probs = next_hyps, torch.tensor(next_lp, device=device)
+        hyps, log_probs, hyp_nodes = next_hyps, torch.tensor(next_lp, device=device), next_nodes
         state = state.select(torch.tensor(rows, device=device))
     else:
-        finished += [Beam(h, lp, lp / length_penalty(len(h), alpha), False) for h, lp in zip(hyps, log_probs.tolist())]
+        for h, lp, n in zip(hyps, log_probs.tolist(), hyp_nodes):
+            score = lp / length_penalty(len(h), alpha)
+            nodes[n].status, nodes[n].score = "cut", score
+            finished.append(Beam(h, lp, score, False, n))
     finished.sort(key=lambda b: -b.score)
     return finished[:beam_size]
 
