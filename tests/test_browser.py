@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+import numpy as np
 import pytest
 
 pytestmark = pytest.mark.browser
@@ -187,6 +188,37 @@ def test_views_heads_and_presentation_mode(page):
     shot(page, "05-presentation-mode")
     page.locator("#presentation input[type=checkbox]").uncheck()
     page.locator(".ae-heads button", has_text="mean").click()
+
+
+def test_rollout_is_a_head_choice_with_its_caption_and_the_servers_numbers(page):
+    """Attention rollout, offered for encoder_self and cross next to the heads, draws the server's rollout."""
+    from playwright.sync_api import expect
+
+    from explorer.app.wire import unpack
+    from explorer.interpret.rollout import cross_rollout
+
+    page.keyboard.press("Home")
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    page.locator(".ae-view-tabs button", has_text="Heatmap").click()
+    page.locator(".ae-kinds button", has_text="Cross").click()
+    page.locator(".ae-heads button", has_text="rollout").click()
+    wait_drawn(page)
+    assert page.evaluate("window.aeViewer.state.head") == "rollout"
+    assert "attention rollout · step 3" in page.locator(".ae-heat canvas").get_attribute("aria-label")
+    expect(page.locator(".ae-caption")).to_contain_text("Abnar & Zuidema")
+    wire = page.evaluate("window.aeViewer.trace.wire")
+    layer = page.evaluate("window.aeViewer.state.layer")
+    expected = cross_rollout(unpack(wire["attention"]["cross"]), unpack(wire["attention"]["encoder_self"]))[layer, :3]
+    drawn = np.array(page.evaluate(f"window.aeViewer.trace.weights('cross', {layer}, 'rollout', 3)"))
+    np.testing.assert_allclose(drawn, expected, atol=1e-4)  # 16-bit wire precision of both sides
+    np.testing.assert_allclose(drawn.sum(-1), 1.0, atol=1e-3)
+    shot(page, "06-cross-rollout")
+    page.locator(".ae-kinds button", has_text="Decoder self").click()  # no rollout there: back to the mean
+    expect(page.locator(".ae-heads button", has_text="rollout")).to_have_count(0)
+    assert page.evaluate("window.aeViewer.state.head") == "mean"
+    expect(page.locator(".ae-caption")).to_be_hidden()
+    page.locator(".ae-kinds button", has_text="Cross").click()
 
 
 def test_clicking_a_candidate_forces_it_and_the_model_continues(page):

@@ -16,6 +16,7 @@ from explorer.interpret.decoding import Stepper, StepperOptions, beam_search, gr
 from explorer.interpret.handle import ModelHandle
 from explorer.interpret.hooks import AttentionRecorder
 from explorer.interpret.inputs import LIMITS, TraceRequest, UserError, parse_link, parse_request
+from explorer.interpret.rollout import cross_rollout, encoder_rollout
 from explorer.interpret.trace import build_trace, build_traces, plan_trace
 from explorer.model.config import BOS_ID, EOS_ID, PAD_ID, ModelConfig
 from explorer.model.transformer import Ablation, Transformer
@@ -191,6 +192,12 @@ def test_wire_round_trip_is_within_its_stated_precision(handle):
     assert [s["id"] for s in wire["steps"]] == trace.target_ids and len(wire["steps"][0]["top"]) == 10
     assert wire["model"]["best_head"] == {"kind": "cross", "layer": 1, "head": 2}
     assert wire["decoder_input_tokens"] == ["<s>"] + trace.target_tokens[:-1]
+    rollout = cross_rollout(trace.cross, trace.encoder_self)  # the rollout travels with the trace
+    assert np.abs(unpack(wire["rollout"]["cross"]) - rollout).max() <= WEIGHT_ERROR + 1e-7
+    assert (
+        np.abs(unpack(wire["rollout"]["encoder_self"]) - encoder_rollout(trace.encoder_self)).max()
+        <= WEIGHT_ERROR + 1e-7
+    )
 
 
 def test_requests_are_validated_with_messages_that_name_the_value():

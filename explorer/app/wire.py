@@ -19,6 +19,7 @@ from dataclasses import asdict
 import numpy as np
 
 from ..interpret.handle import ModelHandle
+from ..interpret.rollout import cross_rollout, encoder_rollout
 from ..interpret.trace import DecodeTrace
 
 VERSION = 1
@@ -102,4 +103,8 @@ def to_wire(trace: DecodeTrace, handle: ModelHandle) -> dict:
             "cross": pack_weights(trace.cross),
         },
         "scores": {"decoder_self": pack_scores(trace.decoder_self_scores)},
+        "rollout": {  # explorer.interpret.rollout: (Le, S, S) after each encoder layer; (Ld, T, S) per decoder layer
+            "encoder_self": pack_weights(encoder_rollout(trace.encoder_self)),
+            "cross": pack_weights(cross_rollout(trace.cross, trace.encoder_self)),
+        },
     }

@@ -189,7 +189,7 @@
   }
 
   function title(kind, layer, head, t) {
-    const which = head === "mean" ? "mean of heads" : head === "all" ? "all heads" : "head " + head;
+    const which = { mean: "mean of heads", all: "all heads", rollout: "attention rollout" }[head] || "head " + head;
     const step = kind === "encoder_self" ? "" : " · step " + t;
     return AE.KIND_TITLES[kind] + " · layer " + layer + " · " + which + step;
   }

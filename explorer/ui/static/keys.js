@@ -1,11 +1,11 @@
 // keys.js: keyboard and presentation-clicker shortcuts, and autoplay. → / PageDown next token,
-// ← / PageUp previous, Home / End, digits choose the head, M mean, A all heads, L cycles the layer,
+// ← / PageUp previous, Home / End, digits choose the head, M mean, A all heads, R rollout, L cycles the layer,
 // K the kind, V the view, Space plays or pauses. Inert while the person types in a text field.
 (function (AE) {
   "use strict";
 
   AE.KEY_HELP = "→ / PageDown next · ← / PageUp previous · Home / End first / last · 0–9 head · M mean · A all heads · " +
-    "L layer · K kind · V view · Space play / pause";
+    "R rollout · L layer · K kind · V view · Space play / pause";
 
   function typing(target) {
     if (!target || !target.tagName) return false;
@@ -30,6 +30,7 @@
       else if (/^[0-9]$/.test(key) && Number(key) < viewer.trace.H) viewer.select({ head: Number(key) }, "key");
       else if (key === "m" || key === "M") viewer.select({ head: "mean" }, "key");
       else if (key === "a" || key === "A") viewer.select({ head: "all" }, "key");
+      else if (key === "r" || key === "R") viewer.select({ head: "rollout" }, "key");
       else if (key === "l" || key === "L") viewer.cycle("layer");
       else if (key === "k" || key === "K") viewer.cycle("kind");
       else if (key === "v" || key === "V") viewer.cycle("view");

@@ -1,6 +1,6 @@
 // trace.js: the decode trace in the browser. Unpacks the wire form (16-bit arrays in base64, see
 // explorer/app/wire.py) and slices the view at step t: rows 0..t-1 of decoder_self and cross, with labels.
-// It computes nothing the server did not send, except the mean of heads.
+// It computes nothing the server did not send, except the mean of heads; the rollout comes from the server.
 (function (AE) {
   "use strict";
 
@@ -29,6 +29,7 @@
     this.attention = {};
     for (const kind of AE.KINDS) this.attention[kind] = unpack(wire.attention[kind]);
     this.scores = { decoder_self: unpack(wire.scores.decoder_self) };
+    this.rollout = { encoder_self: unpack(wire.rollout.encoder_self), cross: unpack(wire.rollout.cross) };
   }
 
   Trace.prototype.nLayers = function (kind) { return this.model.n_layers[kind]; };
@@ -70,8 +71,23 @@
     return sum;
   };
 
-  // The weights of a selection: a head number, "mean", or (for the mosaic) every head.
+  // Attention rollout exists for the encoder (after `layer`) and for cross-attention (decoder `layer`, through
+  // every encoder layer); decoder self-attention has none.
+  Trace.prototype.hasRollout = function (kind) { return kind === "encoder_self" || kind === "cross"; };
+
+  // The rollout rows of one layer at step t (queries x keys).
+  Trace.prototype.rolloutRows = function (kind, layer, t) {
+    const a = this.rollout[kind];
+    const Q = a.shape[1], K = a.shape[2];
+    const rows = kind === "encoder_self" ? Q : Math.min(t, Q);
+    const out = [];
+    for (let i = 0; i < rows; i++) out.push(Array.from(a.values.subarray((layer * Q + i) * K, (layer * Q + i + 1) * K)));
+    return out;
+  };
+
+  // The weights of a selection: a head number, "mean", "rollout", or (for the mosaic) every head.
   Trace.prototype.weights = function (kind, layer, head, t) {
+    if (head === "rollout") return this.rolloutRows(kind, layer, t);
     return head === "mean" ? this.meanOfHeads(kind, layer, t) : this.head(kind, layer, head, t);
   };
 

@@ -4,6 +4,14 @@
 (function (AE) {
   "use strict";
 
+  // What a selection shows and what it does not, under the heatmap.
+  const CAPTIONS = {
+    rollout: "Attention rollout (Abnar & Zuidema, 2020): each encoder layer taken as ½·attention + ½·identity " +
+      "(the residual), averaged over heads, multiplied through the layers; for cross-attention, this layer's " +
+      "head-averaged rows times the encoder's rollout, so each row says which source tokens the step drew on " +
+      "through every encoder layer. A model of how attention composes: it ignores the values and the " +
+      "feed-forward layers, so it is not a measurement of what the translation depended on.",
+  };
   const VIEWS = [["heatmap", "Heatmap"], ["mosaic", "All heads"], ["mask", "Look-ahead mask"]];
   const PACES = [0.5, 1, 2, 3];
   const OPENING_STEP = 3; // the page opens this many tokens in
@@ -81,7 +89,8 @@
     this.heat = el("div", "ae-heat");
     this.plot = el("div", "ae-plot");
     this.plot2 = el("div", "ae-plot ae-plot2");
-    right.append(this.heat, this.plot, this.plot2);
+    this.caption = el("div", "ae-caption");
+    right.append(this.heat, this.caption, this.plot, this.plot2);
     body.append(left, right);
     const help = el("div", "ae-keys", "Keys: " + AE.KEY_HELP + ". Click a candidate bar to force it; click a tile of All heads to select it.");
     r.append(bar, this.status, body, help);
@@ -128,7 +137,8 @@
     if (!VIEWS.some(([v]) => v === s.view)) s.view = "heatmap";
     s.step = Math.max(0, Math.min(t.T, Number(s.step) || 0));
     s.layer = Math.max(0, Math.min(t.nLayers(s.kind) - 1, Number(s.layer) || 0));
-    if (!(s.head === "mean" || s.head === "all" || (Number.isInteger(s.head) && s.head >= 0 && s.head < t.H))) s.head = "mean";
+    const named = s.head === "mean" || s.head === "all" || (s.head === "rollout" && t.hasRollout(s.kind));
+    if (!(named || (Number.isInteger(s.head) && s.head >= 0 && s.head < t.H))) s.head = "mean";
   };
 
   Viewer.prototype.isVisible = function () { return this.root.offsetParent !== null || document.body.classList.contains("ae-standalone"); };
@@ -194,6 +204,7 @@
       return [h, String(h) + (isBest ? " ★" : ""), "head " + h + (isBest ? ": best word alignment" : "") + " (key " + h + ")"];
     });
     heads.push(["mean", "mean", "mean of heads (M)"], ["all", "all", "all heads of this layer (A)"]);
+    if (t.hasRollout(s.kind)) heads.push(["rollout", "rollout", "attention rollout through every encoder layer (R)"]);
     row(this.headRow, "Head", heads, s.head, (h) => this.select({ head: h }));
     this.layerRow.hidden = s.view === "mosaic";
     this.headRow.hidden = s.view === "mosaic";
@@ -210,7 +221,8 @@
       [layer, head] = best && best.kind === "cross" ? [best.layer, best.head] : [t.nLayers("cross") - 1, "mean"];
     }
     const rows = t.weights("cross", layer, head, s.step);
-    return [rows[s.step - 1], "layer " + layer + ", " + (head === "mean" ? "mean of heads" : "head " + head)];
+    const which = { mean: "mean of heads", rollout: "attention rollout" }[head] || "head " + head;
+    return [rows[s.step - 1], "layer " + layer + ", " + which];
   };
 
   Viewer.prototype.height = function () {
@@ -245,6 +257,8 @@
     this.heat.hidden = s.view !== "heatmap";
     this.plot.hidden = s.view === "heatmap";
     this.plot2.hidden = s.view !== "mask";
+    this.caption.textContent = s.view === "heatmap" ? CAPTIONS[s.head] || "" : "";
+    this.caption.hidden = !this.caption.textContent;
     if (s.view === "heatmap") drawn.push(AE.drawHeatmap(this.heat, t, s.kind, s.layer, s.head, s.step, h));
     else if (s.view === "mosaic") drawn.push(AE.drawMosaic(this.plot, t, s.kind, s.step, h, t.model.best_head));
     else {
