@@ -221,6 +221,65 @@ def test_rollout_is_a_head_choice_with_its_caption_and_the_servers_numbers(page)
     page.locator(".ae-kinds button", has_text="Cross").click()
 
 
+def click_cell(page, row: int, column: int):
+    """Click the centre of one cell of the (single-panel) heatmap."""
+    x, y = page.evaluate(
+        """([i, j]) => { const g = document.querySelector('.ae-heat')._heat.geom, p = g.panels[0];
+           return [p.x0 + (j + 0.5) * g.cw, g.top + (i + 0.5) * g.ch]; }""",
+        [row, column],
+    )
+    page.locator(".ae-heat canvas").click(position={"x": x, "y": y})  # scrolled into view first
+
+
+@pytest.mark.parametrize(
+    "kind, label", [("cross", "Cross"), ("decoder_self", "Decoder self"), ("encoder_self", "Encoder self")]
+)
+def test_clicking_a_cell_explains_its_weight(page, kind, label):
+    """The panel's arithmetic (q·k/√d_k, mask, softmax) ends at the weight the heatmap shows, for every kind."""
+    from playwright.sync_api import expect
+
+    page.keyboard.press("Home")
+    for _ in range(4):
+        page.keyboard.press("ArrowRight")
+    page.locator(".ae-view-tabs button", has_text="Heatmap").click()
+    page.locator(".ae-kinds button", has_text=label).click()
+    page.locator(".ae-layers button", has_text="1").click()
+    page.locator(".ae-heads button", has_text="2").click()
+    wait_drawn(page)
+    row, column = (3, 1) if kind != "encoder_self" else (2, 4)
+    click_cell(page, row, column)
+    expect(page.locator(".ae-panel-title")).to_contain_text("layer 1, head 2", timeout=20_000)
+    answer = page.evaluate("window.aeViewer.lastAnswer")
+    shown = page.evaluate(f"window.aeViewer.trace.weights('{kind}', 1, 2, 4)[{row}][{column}]")
+    assert (answer["kind"], answer["row"], answer["column"]) == (kind, row, column)
+    assert answer["weight"] == pytest.approx(shown, abs=2e-5)  # 16-bit wire precision
+    scores = [s for s in answer["scores"] if s is not None]
+    assert answer["denominator"] == pytest.approx(sum(np.exp(np.array(scores) - answer["max_score"])), rel=1e-4)
+    assert answer["dot"] == pytest.approx(float(np.dot(answer["query"], answer["key"])), abs=1e-3)
+    if kind == "decoder_self":
+        assert answer["scores"][row + 1 :] == [None] * (len(answer["scores"]) - row - 1)  # the look-ahead mask
+    expect(page.locator(".ae-explain-row td.ae-on").first).to_be_visible()
+    page.locator(".ae-panel").scroll_into_view_if_needed()
+    shot(page, f"07-explain-{kind}")
+
+
+def test_the_mean_and_masked_cells_say_why_they_are_not_explained(page):
+    from playwright.sync_api import expect
+
+    page.keyboard.press("Home")
+    for _ in range(4):
+        page.keyboard.press("ArrowRight")
+    page.locator(".ae-kinds button", has_text="Decoder self").click()
+    page.locator(".ae-heads button", has_text="1").click()
+    wait_drawn(page)
+    click_cell(page, 0, 3)
+    expect(page.locator(".ae-panel-note")).to_contain_text("look-ahead mask")
+    page.locator(".ae-heads button", has_text="mean").click()
+    wait_drawn(page)
+    click_cell(page, 2, 1)
+    expect(page.locator(".ae-panel-note")).to_contain_text("Choose one head")
+
+
 def test_clicking_a_candidate_forces_it_and_the_model_continues(page):
     from playwright.sync_api import expect
 
@@ -338,6 +397,9 @@ def test_the_exported_html_opens_offline_and_steps(browser, app_url, tmp_path):
             else route.continue_()
         ),
     )
+    errors = []
+    offline.on("pageerror", lambda e: errors.append(str(e)))
+    offline.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     try:
         offline.goto(path.as_uri(), wait_until="load")
         offline.wait_for_selector(".ae-heat canvas[aria-label]")
@@ -347,6 +409,7 @@ def test_the_exported_html_opens_offline_and_steps(browser, app_url, tmp_path):
         expect(offline.locator(".ae-step")).to_have_text(f"Step 1 / {T}")
         assert len(heatmap_rows(offline)) == 1
         assert blocked == [], blocked
+        assert errors == [], errors
         shot(offline, "09-exported-offline")
     finally:
         context.close()

@@ -21,7 +21,7 @@ import numpy as np
 from ..interpret.handle import ModelHandle
 from ..interpret.inputs import TraceRequest, UserError, flag, parse_request
 from ..interpret.trace import build_traces, plan_trace
-from . import markdown
+from . import markdown, probes
 from .export import attention_arrays
 from .trace_cache import TraceCache
 from .wire import to_wire
@@ -142,6 +142,10 @@ class ExplorerSession:
             return [to_wire(trace, handle) for trace in build_traces(handle, plans)]
 
         return self.cache.get((handle.fingerprint, request), plan, run_batch, group=handle.fingerprint)
+
+    def probe(self, request: TraceRequest, question, use_own=False) -> dict:
+        """The answer to a viewer's question about the trace of `request` (explorer.app.probes)."""
+        return probes.answer(self.handle(use_own), request, self.trace(request, use_own), question)
 
     # ----- whole translations ---------------------------------------------------------------
     def translate(self, text, heads=(), use_own=False) -> str:

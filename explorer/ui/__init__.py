@@ -149,6 +149,17 @@ def wire_trace(ctx: Context, tab: dict, heads: list) -> tuple:
     view.click(export_npz, [ctx.use_own, ctx.state], [tab["npz_file"], ctx.state], api_name=False, **PLAIN_EVENT)
 
     @session_event
+    def ask(use_own, session, evt: gr.EventData):
+        question = evt._data.get("question") if isinstance(evt._data, dict) else None
+        try:
+            return session.probe(_request_of(evt), question, use_own)
+        except UserError as exc:  # the panel that asked shows the message
+            asked = question if isinstance(question, dict) else {}
+            return {"what": asked.get("what"), "id": asked.get("id"), "error": str(exc)}
+
+    view.select(ask, [ctx.use_own, ctx.state], [tab["answers"], ctx.state], api_name=False, **PLAIN_EVENT)
+
+    @session_event
     def open_link(session, request: gr.Request):
         linked = parse_link(dict(request.query_params))
         if linked is None:

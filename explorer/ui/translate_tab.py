@@ -80,6 +80,7 @@ def build(ctx: Context, initial: dict | None) -> dict:
                 beam_size = slider("beam_size", "Beam size")
                 alpha = slider("alpha", "Length penalty α (beam)")
         view = viewer.build(initial)
+        answers = viewer.build_answers()
         # the /translate API: a trigger and an output no person sees (the viewer shows every trace's translation)
         translate_btn = gr.Button(visible=False, elem_id="translate-api")
         full = gr.Textbox(visible=False, elem_id="full-translation")
@@ -92,6 +93,7 @@ def build(ctx: Context, initial: dict | None) -> dict:
         "start": start_btn,
         "options": [strategy, temperature, top_k, seed, beam_size, alpha, prefix],
         "viewer": view,
+        "answers": answers,
         "npz_file": npz_file,
         "translate": translate_btn,
         "full": full,

@@ -3,7 +3,8 @@
 The browser code lives in `static/` (one file per view, see each file's header) and is served from
 this package, with plotly.js from the installed plotly package: nothing comes from a CDN, so the
 viewer works offline in a lecture hall. `js_on_load` mounts the viewer and hands it two hooks, which
-raise this component's events: `submit` (force a candidate: a new trace) and `click` (.npz export).
+raise this component's events: `submit` (force a candidate: a new trace), `click` (.npz export) and `select`
+(a question about the trace, answered into `build_answers()`'s component).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from ..app.figures import NORMAL_FONT, PRESENTATION_FONT
 
 STATIC = Path(__file__).parent / "static"
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-SCRIPTS = [
+SCRIPTS = [  # load order: each file may use what the ones before it define
     "trace.js",
     "plot.js",
     "heatmap.js",
@@ -29,6 +30,8 @@ SCRIPTS = [
     "keys.js",
     "link.js",
     "export.js",
+    "ask.js",
+    "explain.js",
     "viewer.js",
 ]
 
@@ -36,6 +39,7 @@ JS_ON_LOAD = """
 const viewer = AttentionExplorer.mount(element.querySelector('.ae-root'), {
   forceTokens: (request) => trigger('submit', {request: request}),
   exportNpz: (request, step) => trigger('click', {request: request, step: step}),
+  ask: (request, question) => trigger('select', {request: request, question: question}),
 });
 viewer.load(props.value);
 watch('value', () => viewer.load(props.value));
@@ -76,5 +80,21 @@ def build(initial: dict | None) -> gr.HTML:
         apply_default_css=False,
         container=False,
         elem_id="viewer",
+        padding=False,
+    )
+
+
+ANSWERS_ON_LOAD = "watch('value', () => { if (window.aeViewer && props.value) window.aeViewer.receive(props.value); });"
+
+
+def build_answers() -> gr.HTML:
+    """Where the server's answers to the viewer's questions arrive: never shown, its script hands them on."""
+    return gr.HTML(
+        value=None,
+        html_template="<div class='ae-answers'></div>",
+        js_on_load=ANSWERS_ON_LOAD,
+        apply_default_css=False,
+        container=False,
+        elem_id="viewer-answers",
         padding=False,
     )

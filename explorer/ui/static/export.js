@@ -8,7 +8,7 @@
   function sourceText(name) {
     const inline = document.querySelector('script[data-ae-source="' + name + '"], style[data-ae-source="' + name + '"]');
     if (inline) return Promise.resolve(inline.textContent);
-    const node = Array.from(document.querySelectorAll("script[src], link[href]")).find((el) => (el.src || el.href).endsWith(name));
+    const node = Array.from(document.querySelectorAll("script[src], link[href]")).find((el) => (el.src || el.href).endsWith("/" + name)); // "mask.js" must not match "ask.js"
     if (!node) return Promise.reject(new Error("cannot find " + name + " on this page"));
     return fetch(node.src || node.href).then((r) => {
       if (!r.ok) throw new Error(name + ": HTTP " + r.status);

@@ -37,6 +37,10 @@
       div.replaceChildren(canvas, tip);
       div._heat = { canvas: canvas, tip: tip, geom: null };
       canvas.addEventListener("mousemove", (e) => hover(div, e));
+      canvas.addEventListener("click", (e) => { // the viewer explains a clicked cell ("ae-cell" on the div)
+        const cell = cellAt(div, e);
+        if (cell) div.dispatchEvent(new CustomEvent("ae-cell", { detail: cell }));
+      });
       canvas.addEventListener("mouseleave", () => { tip.hidden = true; });
     }
     return div._heat;
@@ -168,18 +172,27 @@
     ctx.fillText("masked", x - 4, top + h + 34);
   }
 
-  function hover(div, event) {
-    const { canvas, tip, geom } = div._heat;
-    if (!geom) return;
+  // The cell under a mouse event: {row, column, head, weight, x, y}, or null outside the cells.
+  function cellAt(div, event) {
+    const { canvas, geom } = div._heat;
+    if (!geom) return null;
     const box = canvas.getBoundingClientRect();
     const x = event.clientX - box.left, y = event.clientY - box.top;
     const i = Math.floor((y - geom.top) / geom.ch);
     const panel = geom.panels.find((p) => x >= p.x0 && x < p.x0 + geom.keys.length * geom.cw);
     const j = panel ? Math.floor((x - panel.x0) / geom.cw) : -1;
-    if (!panel || i < 0 || i >= geom.queries.length || j < 0 || j >= geom.keys.length) {
+    if (!panel || i < 0 || i >= geom.queries.length || j < 0 || j >= geom.keys.length) return null;
+    return { row: i, column: j, head: panel.head, weight: panel.z[i][j], x: x, y: y, panel: panel };
+  }
+
+  function hover(div, event) {
+    const { canvas, tip, geom } = div._heat;
+    const cell = cellAt(div, event);
+    if (!cell) {
       tip.hidden = true;
       return;
     }
+    const { row: i, column: j, panel, x, y } = cell;
     const v = panel.z[i][j];
     const head = geom.panels.length > 1 ? "head " + panel.head + " · " : "";
     tip.textContent = head + "query: " + geom.queries[i] + " · key: " + geom.keys[j] + " · " + (v === null ? "masked: weight exactly 0" : "weight " + v.toFixed(4));

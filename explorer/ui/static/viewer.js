@@ -1,6 +1,7 @@
 // viewer.js: the step-through viewer. Holds the view state (step, kind, layer, head, view), lays out
 // the toolbar, chips, candidates and charts, and redraws them from the trace with no server request.
-// Only forcing a candidate and the .npz export go to the server, through the hooks it is given.
+// Only forcing a candidate, the .npz export and the questions of the panels (one cell explained, which heads
+// matter) go to the server, through the hooks it is given.
 (function (AE) {
   "use strict";
 
@@ -38,6 +39,7 @@
     this.state = { step: 0, kind: "cross", layer: 0, head: 0, view: "heatmap" };
     this.pendingLink = AE.readLink();
     this.player = new AE.Player(this);
+    this.asker = new AE.Asker(this.hooks.ask || null);
     this.build();
     AE.bindKeys(this);
     new MutationObserver(() => this.render()).observe(document.body, { attributes: true, attributeFilter: ["class"] });
@@ -90,9 +92,13 @@
     this.plot = el("div", "ae-plot");
     this.plot2 = el("div", "ae-plot ae-plot2");
     this.caption = el("div", "ae-caption");
-    right.append(this.heat, this.caption, this.plot, this.plot2);
+    this.panel = el("div", "ae-panel"); // the answer to the last question (explain a clicked cell, ...)
+    this.panel.hidden = true;
+    this.heat.addEventListener("ae-cell", (event) => this.explain(event.detail));
+    right.append(this.heat, this.caption, this.panel, this.plot, this.plot2);
     body.append(left, right);
-    const help = el("div", "ae-keys", "Keys: " + AE.KEY_HELP + ". Click a candidate bar to force it; click a tile of All heads to select it.");
+    const help = el("div", "ae-keys", "Keys: " + AE.KEY_HELP + ". Click a candidate bar to force it; click a tile of All heads " +
+      "to select it; click a cell of a head's heatmap to see how its weight is computed.");
     r.append(bar, this.status, body, help);
     this.root.replaceChildren(r);
     this.mosaicBound = false;
@@ -106,6 +112,7 @@
     const previous = this.trace;
     this.trace = new AE.Trace(wire);
     this.player.stop();
+    this.panel.hidden = true;
     const s = this.state;
     const best = wire.model.best_head;
     if (first && best) Object.assign(s, { kind: best.kind, layer: best.layer, head: best.head });
@@ -286,6 +293,31 @@
       table.appendChild(tr);
     });
     this.beams.replaceChildren(el("div", "ae-label", "Beams (the best one is stepped through)"), table);
+  };
+
+  // An answer from the server, for the panel that asked.
+  Viewer.prototype.receive = function (answer) { this.asker.receive(answer); };
+
+  // Explain a clicked heatmap cell: its head's q and k, the scores, the mask and the softmax (asked of the server).
+  Viewer.prototype.explain = function (cell) {
+    const s = this.state, t = this.trace;
+    const note = (text) => { this.panel.hidden = false; this.panel.replaceChildren(el("div", "ae-panel-note", text)); };
+    if (!Number.isInteger(cell.head)) {
+      return note("Choose one head (0–" + (t.H - 1) + ") to see how a weight is computed: the mean of heads and the " +
+        "rollout are not one softmax.");
+    }
+    if (cell.weight === null) {
+      return note("That key lies in the future of the query: the look-ahead mask sets its score to −∞ before the " +
+        "softmax, so its weight is exactly 0.");
+    }
+    const question = { what: "explain", kind: s.kind, layer: s.layer, head: cell.head, row: cell.row, column: cell.column };
+    const asked = this.asker.ask(t.request, question, (answer) => {
+      this.lastAnswer = answer; // read by the browser tests
+      this.panel.hidden = false;
+      AE.drawExplain(this.panel, answer, s.kind === "decoder_self" ? this.state.step : null);
+    });
+    note(asked ? "Computing q and k for this cell…" : "Explaining a cell needs the server (it recomputes q and k): " +
+      "open the app rather than the exported page.");
   };
 
   // Force `candidate` at the current step: the tokens before it stay, the model continues after it (a new trace).

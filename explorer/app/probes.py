@@ -1,0 +1,92 @@
+"""Questions the viewer asks about the trace it shows, answered on demand as JSON: one cell's arithmetic, which
+heads matter. The trace (from the shared cache) supplies the tokens; the core (`explorer.interpret`) computes.
+
+A question is `{"what", "id", ...}`; the answer repeats `what` and `id` (the viewer drops answers to questions it
+no longer waits for) and carries the numbers, or `error`: a message naming what was wrong with the question.
+"""
+
+from __future__ import annotations
+
+from ..interpret.explain import explain_cell
+from ..interpret.handle import ModelHandle
+from ..interpret.head_importance import head_importance
+from ..interpret.inputs import TraceRequest, UserError, shown
+from ..model.config import ATTENTION_KINDS
+from ..model.transformer import Ablation
+
+QUESTIONS = ("explain", "heads")
+DIGITS = 5  # decimals of the numbers sent (the panel shows 3 or 4; the browser test compares to 1e-5)
+
+
+def answer(handle: ModelHandle, request: TraceRequest, wire: dict, question) -> dict:
+    """The answer to `question` about `wire` (the trace of `request` with `handle`'s model)."""
+    if not isinstance(question, dict) or question.get("what") not in QUESTIONS:
+        what = question.get("what") if isinstance(question, dict) else question
+        raise UserError(f"Unknown question {shown(what)} from the viewer; it asks one of: {', '.join(QUESTIONS)}.")
+    out = {"what": question["what"], "id": question.get("id") if isinstance(question.get("id"), int) else None}
+    ablation = _ablation(handle, request)
+    if question["what"] == "explain":
+        return out | _explain(handle, wire, question, ablation)
+    return out | _heads(handle, wire)
+
+
+def _explain(handle: ModelHandle, wire: dict, question: dict, ablation) -> dict:
+    kind = question.get("kind")
+    if kind not in ATTENTION_KINDS:
+        raise UserError(f"Unknown attention kind {shown(kind)}; choose one of {', '.join(ATTENTION_KINDS)}.")
+    config = handle.config
+    S, T = len(wire["source_ids"]), len(wire["target_ids"])
+    rows, columns = (S, S) if kind == "encoder_self" else (T, T) if kind == "decoder_self" else (T, S)
+    layer = _index(question.get("layer"), config.n_layers(kind), "layer")
+    head = _index(question.get("head"), config.n_heads, "head")
+    row = _index(question.get("row"), rows, "row")
+    column = _index(question.get("column"), columns, "column")
+    cell = explain_cell(handle.model, wire["source_ids"], wire["target_ids"], kind, layer, head, row, column, ablation)
+    labels = {
+        "encoder_self": (wire["source_tokens"], wire["source_tokens"]),
+        "decoder_self": (wire["target_tokens"], wire["decoder_input_tokens"]),
+        "cross": (wire["target_tokens"], wire["source_tokens"]),
+    }[kind]
+    return {
+        "kind": kind,
+        "layer": layer,
+        "head": head,
+        "row": row,
+        "column": column,
+        "row_token": labels[0][row],
+        "column_token": labels[1][column],
+        "column_tokens": labels[1],
+        "query": _round(cell.query),
+        "key": _round(cell.key),
+        "dot": round(cell.dot, DIGITS),
+        "scale": round(cell.scale, DIGITS),
+        "scores": [round(float(s), DIGITS) if ok else None for s, ok in zip(cell.scores, cell.allowed)],
+        "max_score": round(cell.max_score, DIGITS),
+        "denominator": round(cell.denominator, DIGITS),
+        "weights": _round(cell.weights),
+        "weight": round(cell.weight, DIGITS + 2),
+    }
+
+
+def _heads(handle: ModelHandle, wire: dict) -> dict:
+    importance = head_importance(handle.model, wire["source_ids"], wire["target_ids"])
+    return {
+        "log_prob": round(importance.log_prob, DIGITS),
+        "drops": {kind: [_round(row) for row in drops] for kind, drops in importance.drops.items()},
+        "translation": wire["outputs"][-1],
+    }
+
+
+def _ablation(handle: ModelHandle, request: TraceRequest) -> Ablation | None:
+    """The trace's switched-off heads: the explained weights are those of the model the trace shows."""
+    return Ablation(handle.config, request.ablation) if request.ablation else None
+
+
+def _index(value, size: int, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < size:
+        raise UserError(f"The viewer asked for {name} {shown(value)}, which does not exist (0 to {size - 1}).")
+    return value
+
+
+def _round(values) -> list:
+    return [round(float(v), DIGITS) for v in values]
