@@ -197,13 +197,7 @@ def test_rollout_is_a_head_choice_with_its_caption_and_the_servers_numbers(page)
     from explorer.app.wire import unpack
     from explorer.interpret.rollout import cross_rollout
 
-    page.keyboard.press("Home")
-    for _ in range(3):
-        page.keyboard.press("ArrowRight")
-    page.locator(".ae-view-tabs button", has_text="Heatmap").click()
-    page.locator(".ae-kinds button", has_text="Cross").click()
-    page.locator(".ae-heads button", has_text="rollout").click()
-    wait_drawn(page)
+    show(page, 3, "Cross", "rollout")
     assert page.evaluate("window.aeViewer.state.head") == "rollout"
     assert "attention rollout · step 3" in page.locator(".ae-heat canvas").get_attribute("aria-label")
     expect(page.locator(".ae-caption")).to_contain_text("Abnar & Zuidema")
@@ -219,6 +213,19 @@ def test_rollout_is_a_head_choice_with_its_caption_and_the_servers_numbers(page)
     assert page.evaluate("window.aeViewer.state.head") == "mean"
     expect(page.locator(".ae-caption")).to_be_hidden()
     page.locator(".ae-kinds button", has_text="Cross").click()
+
+
+def show(page, step: int, kind: str, head: str, layer: str | None = None):
+    """Step `step` of the heatmap of one kind (its button label), layer and head, drawn."""
+    page.keyboard.press("Home")
+    for _ in range(step):
+        page.keyboard.press("ArrowRight")
+    page.locator(".ae-view-tabs button", has_text="Heatmap").click()
+    page.locator(".ae-kinds button", has_text=kind).click()
+    if layer is not None:
+        page.locator(".ae-layers button", has_text=layer).click()
+    page.locator(".ae-heads button", has_text=head).click()
+    wait_drawn(page)
 
 
 def click_cell(page, row: int, column: int):
@@ -238,14 +245,7 @@ def test_clicking_a_cell_explains_its_weight(page, kind, label):
     """The panel's arithmetic (q·k/√d_k, mask, softmax) ends at the weight the heatmap shows, for every kind."""
     from playwright.sync_api import expect
 
-    page.keyboard.press("Home")
-    for _ in range(4):
-        page.keyboard.press("ArrowRight")
-    page.locator(".ae-view-tabs button", has_text="Heatmap").click()
-    page.locator(".ae-kinds button", has_text=label).click()
-    page.locator(".ae-layers button", has_text="1").click()
-    page.locator(".ae-heads button", has_text="2").click()
-    wait_drawn(page)
+    show(page, 4, label, "2", layer="1")
     row, column = (3, 1) if kind != "encoder_self" else (2, 4)
     click_cell(page, row, column)
     expect(page.locator(".ae-panel-title")).to_contain_text("layer 1, head 2", timeout=20_000)
@@ -266,12 +266,7 @@ def test_clicking_a_cell_explains_its_weight(page, kind, label):
 def test_the_mean_and_masked_cells_say_why_they_are_not_explained(page):
     from playwright.sync_api import expect
 
-    page.keyboard.press("Home")
-    for _ in range(4):
-        page.keyboard.press("ArrowRight")
-    page.locator(".ae-kinds button", has_text="Decoder self").click()
-    page.locator(".ae-heads button", has_text="1").click()
-    wait_drawn(page)
+    show(page, 4, "Decoder self", "1")
     click_cell(page, 0, 3)
     expect(page.locator(".ae-panel-note")).to_contain_text("look-ahead mask")
     page.locator(".ae-heads button", has_text="mean").click()
