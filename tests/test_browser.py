@@ -275,6 +275,36 @@ def test_the_mean_and_masked_cells_say_why_they_are_not_explained(page):
     expect(page.locator(".ae-panel-note")).to_contain_text("Choose one head")
 
 
+def test_which_heads_matter_and_a_click_switches_one_off(page, tiny_checkpoint):
+    """The grid's tiles are the core's log-probability drops; clicking one traces the sentence without that head."""
+    from playwright.sync_api import expect
+
+    from explorer.interpret.handle import load_handle
+    from explorer.interpret.head_importance import head_importance
+
+    show(page, 2, "Cross", "mean")
+    page.locator(".ae-tools button", has_text="Heads that matter").click()
+    expect(page.locator(".ae-heads-grid")).to_have_count(3, timeout=20_000)
+    wire = page.evaluate("window.aeViewer.trace.wire")
+    expected = head_importance(load_handle(tiny_checkpoint).model, wire["source_ids"], wire["target_ids"])
+    for kind in ("encoder_self", "decoder_self", "cross"):
+        tiles = page.locator(f".ae-heads-grid[data-kind={kind}] td")
+        texts = [float(x) for x in tiles.all_text_contents()]
+        np.testing.assert_allclose(texts, expected.drops[kind].ravel(), atol=0.006)  # shown with 2 decimals
+    page.locator(".ae-panel").scroll_into_view_if_needed()
+    shot(page, "08-heads-that-matter")
+    page.locator(".ae-heads-grid[data-kind=cross] td[data-layer='1'][data-head='3']").click()
+    expect(page.locator(".ae-status")).to_contain_text("1 head(s) switched off", timeout=20_000)
+    assert page.evaluate("window.aeViewer.trace.request.ablation") == [["cross", 1, 3]]
+    assert page.evaluate("[window.aeViewer.state.kind, window.aeViewer.state.layer, window.aeViewer.state.head]") == [
+        "cross",
+        1,
+        3,
+    ]
+    page.locator(".ae-tools button", has_text="Heads that matter").click()  # asked again: of the ablated translation
+    expect(page.locator(".ae-heads-grid")).to_have_count(3, timeout=20_000)
+
+
 def test_clicking_a_candidate_forces_it_and_the_model_continues(page):
     from playwright.sync_api import expect
 

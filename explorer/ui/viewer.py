@@ -32,6 +32,7 @@ SCRIPTS = [  # load order: each file may use what the ones before it define
     "export.js",
     "ask.js",
     "explain.js",
+    "heads.js",
     "viewer.js",
 ]
 

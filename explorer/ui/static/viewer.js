@@ -70,6 +70,7 @@
     const tools = el("span", "ae-tools");
     this.copyButton = button("Copy link", "Copy a link to exactly this view", () => this.copyLink());
     tools.append(this.copyButton, button("⬇ PNG", "Download the chart on the right as a PNG image", () => this.exportPng()), button("⬇ HTML", "Download this sentence as one HTML file that works offline", () => this.exportHtml()));
+    if (this.hooks.ask) tools.append(button("Heads that matter", "How much the translation loses with each head off alone (asks the server)", () => this.askHeads()));
     if (this.hooks.exportNpz) tools.append(button("⬇ .npz", "Download every attention tensor of this sentence", () => this.hooks.exportNpz(this.trace.request, this.state.step)));
     bar.append(this.buttons.reset, this.buttons.prev, this.buttons.next, this.buttons.end, this.buttons.play, this.pace, this.slider, this.stepLabel, tools);
     this.status = el("div", "ae-status");
@@ -318,6 +319,25 @@
     });
     note(asked ? "Computing q and k for this cell…" : "Explaining a cell needs the server (it recomputes q and k): " +
       "open the app rather than the exported page.");
+  };
+
+  // Which heads matter for this translation: a grid per kind; a click switches that head off (a new trace).
+  Viewer.prototype.askHeads = function () {
+    const t = this.trace;
+    this.panel.hidden = false;
+    this.panel.replaceChildren(el("div", "ae-panel-note", "Switching each head off in turn…"));
+    this.asker.ask(t.request, { what: "heads" }, (answer) => {
+      this.lastAnswer = answer; // read by the browser tests
+      AE.drawHeads(this.panel, answer, (kind, layer, head) => this.switchOff(kind, layer, head));
+    });
+  };
+
+  Viewer.prototype.switchOff = function (kind, layer, head) {
+    const t = this.trace;
+    if (!this.hooks.forceTokens) return;
+    const off = (t.request.ablation || []).filter(([k, l, h]) => !(k === kind && l === layer && h === head));
+    this.hooks.forceTokens(Object.assign({}, t.request, { ablation: off.concat([[kind, layer, head]]) }));
+    Object.assign(this.state, { kind: kind, layer: layer, head: head });
   };
 
   // Force `candidate` at the current step: the tokens before it stay, the model continues after it (a new trace).

@@ -1,0 +1,59 @@
+// heads.js: "which heads matter" for the sentence on screen: from the server's answer (explorer/interpret/
+// head_importance.py) a layer x head grid per attention kind, each tile the log-probability the translation
+// loses when that head alone is switched off; the most important heads darkest. Clicking a tile asks the
+// viewer to switch that head off (a new trace), so the class sees what the translation becomes without it.
+(function (AE) {
+  "use strict";
+
+  function el(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  AE.HEADS_CAPTION = "Each tile: how much log-probability the translation above loses when that one head is switched " +
+    "off (its output zeroed) and every other head stays on; one batched pass over all heads. It measures heads one at " +
+    "a time: two heads that can stand in for each other both look unimportant alone. Click a tile to switch that head " +
+    "off in the viewer.";
+
+  // Draw an answer ({drops: {kind: [[...]]}, log_prob, translation}) into div; onPick(kind, layer, head) on a click.
+  AE.drawHeads = function (div, a, onPick) {
+    if (a.error) return div.replaceChildren(el("div", "ae-panel-error", a.error));
+    const all = Object.values(a.drops).flat(2);
+    const peak = Math.max(...all.map(Math.abs), 1e-9);
+    const best = Math.max(...all);
+    const grids = el("div", "ae-heads-grids");
+    AE.KINDS.forEach((kind) => {
+      const table = el("table", "ae-heads-grid");
+      table.dataset.kind = kind;
+      const header = el("tr");
+      header.appendChild(el("th", "", ""));
+      a.drops[kind][0].forEach((_, h) => header.appendChild(el("th", "", "head " + h)));
+      table.appendChild(header);
+      a.drops[kind].forEach((row, layer) => {
+        const tr = el("tr");
+        tr.appendChild(el("th", "", "layer " + layer));
+        row.forEach((drop, head) => {
+          const td = el("td", drop === best ? "ae-top" : "", drop.toFixed(2));
+          const share = Math.max(0, drop) / peak; // a head whose loss helps the translation stays white
+          td.style.background = "rgba(213, 94, 0, " + share.toFixed(3) + ")";
+          td.style.color = share > 0.55 ? "white" : "#1f2937";
+          td.title = AE.KIND_TITLES[kind] + ", layer " + layer + ", head " + head + ": log-probability −" + drop.toFixed(3) +
+            " without it (click to switch it off)";
+          td.dataset.layer = layer;
+          td.dataset.head = head;
+          td.addEventListener("click", () => onPick(kind, layer, head));
+          tr.appendChild(td);
+        });
+        table.appendChild(tr);
+      });
+      const box = el("div", "ae-heads-kind");
+      box.append(el("div", "ae-label", AE.KIND_TITLES[kind]), table);
+      grids.appendChild(box);
+    });
+    div.replaceChildren(
+      el("div", "ae-panel-title", "Which heads matter for “" + a.translation + "” (log p = " + a.log_prob.toFixed(2) + ")"),
+      grids, el("div", "ae-caption", AE.HEADS_CAPTION));
+  };
+})((window.AttentionExplorer = window.AttentionExplorer || {}));
