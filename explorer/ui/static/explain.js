@@ -6,12 +6,7 @@
 (function (AE) {
   "use strict";
 
-  function el(tag, className, text) {
-    const node = document.createElement(tag);
-    if (className) node.className = className;
-    if (text !== undefined) node.textContent = text;
-    return node;
-  }
+  const el = AE.el;
 
   const fmt = (v, digits) => (v === null ? "−∞" : Number(v).toFixed(digits === undefined ? 3 : digits));
 

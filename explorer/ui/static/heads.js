@@ -5,12 +5,7 @@
 (function (AE) {
   "use strict";
 
-  function el(tag, className, text) {
-    const node = document.createElement(tag);
-    if (className) node.className = className;
-    if (text !== undefined) node.textContent = text;
-    return node;
-  }
+  const el = AE.el;
 
   AE.HEADS_CAPTION = "Each tile: how much log-probability the translation above loses when that one head is switched " +
     "off (its output zeroed) and every other head stays on; one batched pass over all heads. It measures heads one at " +

@@ -1,4 +1,4 @@
-// plot.js: what every chart shares: token escaping, the fixed colours, the font size (AE.FONT from the
+// plot.js: what every chart shares: token escaping, building elements (AE.el), the fixed colours, the font size (AE.FONT from the
 // server, larger in presentation mode), one Plotly.react wrapper with the PNG export button in the toolbar, and a
 // chart that only says something.
 (function (AE) {
@@ -23,6 +23,14 @@
   // Plotly renders a subset of HTML in text: escape tokens so "<s>" or typed markup show as text.
   AE.escape = function (text) {
     return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  };
+
+  // An element with a class and text (always text, never markup: tokens may hold anything).
+  AE.el = function (tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
   };
 
   AE.presenting = function () { return document.body.classList.contains("presentation"); };

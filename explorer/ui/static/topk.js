@@ -4,12 +4,7 @@
 (function (AE) {
   "use strict";
 
-  function el(tag, className, text) {
-    const node = document.createElement(tag);
-    node.className = className;
-    if (text !== undefined) node.textContent = text; // tokens are text, never markup
-    return node;
-  }
+  const el = AE.el;
 
   AE.drawTopk = function (div, trace, t) {
     if (t === 0) {

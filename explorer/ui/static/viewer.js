@@ -17,12 +17,7 @@
   const PACES = [0.5, 1, 2, 3];
   const OPENING_STEP = 3; // the page opens this many tokens in
 
-  function el(tag, className, text) {
-    const node = document.createElement(tag);
-    if (className) node.className = className;
-    if (text !== undefined) node.textContent = text;
-    return node;
-  }
+  const el = AE.el;
 
   function button(label, title, onClick, className) {
     const b = el("button", "ae-btn " + (className || ""), label);
