@@ -305,6 +305,37 @@ def test_which_heads_matter_and_a_click_switches_one_off(page, tiny_checkpoint):
     expect(page.locator(".ae-heads-grid")).to_have_count(3, timeout=20_000)
 
 
+def test_attention_against_attribution_for_the_current_step(page, tiny_checkpoint):
+    """The panel's rows are the drawn attention row and the core's attributions, with their rank correlations."""
+    from playwright.sync_api import expect
+
+    from explorer.interpret.attribution import attribute, rank_correlation
+    from explorer.interpret.handle import load_handle
+
+    page.locator(".ae-kinds button", has_text="Cross").click()  # a fresh sentence: the last test switched a head off
+    page.locator("#sentence textarea").fill("The dog sees the cat.")
+    page.locator("#start-btn").click()
+    page.wait_for_function("window.aeViewer.trace.request.sentence === 'The dog sees the cat.'")
+    show(page, 3, "Cross", "2", layer="1")
+    page.locator(".ae-tools button", has_text="Attention vs attribution").click()
+    expect(page.locator(".ae-attr")).to_be_visible(timeout=30_000)
+    answer = page.evaluate("window.aeViewer.lastAnswer")
+    drawn = page.evaluate("window.aeViewer.trace.weights('cross', 1, 2, 3)[2]")
+    np.testing.assert_allclose(answer["attention"]["weights"], drawn, atol=1e-4)
+    wire = page.evaluate("window.aeViewer.trace.wire")
+    model = load_handle(tiny_checkpoint).model
+    for method, shown in answer["methods"].items():
+        mine = attribute(model, wire["source_ids"], wire["target_ids"], 2, method)
+        np.testing.assert_allclose(shown["scores"], mine.scores, atol=1e-4)
+        assert shown["rank_correlation"] == pytest.approx(rank_correlation(mine.scores, drawn), abs=2e-3)
+    ig = answer["methods"]["integrated_gradients"]
+    change = ig["log_prob"] - ig["baseline_log_prob"]
+    assert abs(sum(ig["scores"]) - change) <= max(ig["completeness_gap"], 1e-4) * abs(change) + 1e-4
+    expect(page.locator(".ae-panel .ae-caption")).to_contain_text(f"in {ig['steps']} steps")
+    page.locator(".ae-panel").scroll_into_view_if_needed()
+    shot(page, "09-attention-vs-attribution")
+
+
 def test_clicking_a_candidate_forces_it_and_the_model_continues(page):
     from playwright.sync_api import expect
 
@@ -435,6 +466,6 @@ def test_the_exported_html_opens_offline_and_steps(browser, app_url, tmp_path):
         assert len(heatmap_rows(offline)) == 1
         assert blocked == [], blocked
         assert errors == [], errors
-        shot(offline, "09-exported-offline")
+        shot(offline, "10-exported-offline")
     finally:
         context.close()

@@ -1,5 +1,6 @@
 """Questions the viewer asks about the trace it shows, answered on demand as JSON: one cell's arithmetic, which
-heads matter. The trace (from the shared cache) supplies the tokens; the core (`explorer.interpret`) computes.
+heads matter, attention against gradient attribution for one step. The trace (from the shared cache) supplies
+the tokens; the core (`explorer.interpret`) computes.
 
 A question is `{"what", "id", ...}`; the answer repeats `what` and `id` (the viewer drops answers to questions it
 no longer waits for) and carries the numbers, or `error`: a message naming what was wrong with the question.
@@ -7,14 +8,16 @@ no longer waits for) and carries the numbers, or `error`: a message naming what 
 
 from __future__ import annotations
 
+from ..interpret.attribution import METHODS, attribute, rank_correlation
 from ..interpret.explain import explain_cell
 from ..interpret.handle import ModelHandle
 from ..interpret.head_importance import head_importance
 from ..interpret.inputs import TraceRequest, UserError, shown
 from ..model.config import ATTENTION_KINDS
 from ..model.transformer import Ablation
+from .wire import unpack
 
-QUESTIONS = ("explain", "heads")
+QUESTIONS = ("explain", "heads", "attribution")
 DIGITS = 5  # decimals of the numbers sent (the panel shows 3 or 4; the browser test compares to 1e-5)
 
 
@@ -27,6 +30,8 @@ def answer(handle: ModelHandle, request: TraceRequest, wire: dict, question) -> 
     ablation = _ablation(handle, request)
     if question["what"] == "explain":
         return out | _explain(handle, wire, question, ablation)
+    if question["what"] == "attribution":
+        return out | _attribution(handle, wire, question, ablation)
     return out | _heads(handle, wire)
 
 
@@ -74,6 +79,46 @@ def _heads(handle: ModelHandle, wire: dict) -> dict:
         "log_prob": round(importance.log_prob, DIGITS),
         "drops": {kind: [_round(row) for row in drops] for kind, drops in importance.drops.items()},
         "translation": wire["outputs"][-1],
+    }
+
+
+def _attribution(handle: ModelHandle, wire: dict, question: dict, ablation) -> dict:
+    """Step `step`'s token (1..T) attributed to the source by both methods, beside a cross-attention row."""
+    config = handle.config
+    T = len(wire["target_ids"])
+    step = _index(question.get("step"), T + 1, "step")
+    if step == 0:
+        raise UserError("Step 0 has produced no token yet: step forward, then compare attention with attribution.")
+    layer = _index(question.get("layer"), config.n_decoder_layers, "layer")
+    head = question.get("head")
+    cross = unpack(wire["attention"]["cross"])  # (Ld, H, T, S)
+    if head == "mean":
+        row, which = cross[layer, :, step - 1].mean(0), f"layer {layer}, mean of heads"
+    elif head == "rollout":
+        row, which = unpack(wire["rollout"]["cross"])[layer, step - 1], f"layer {layer}, attention rollout"
+    else:
+        head = _index(head, config.n_heads, "head")
+        row, which = cross[layer, head, step - 1], f"layer {layer}, head {head}"
+    methods = {}
+    for method in METHODS:
+        result = attribute(handle.model, wire["source_ids"], wire["target_ids"], step - 1, method, ablation=ablation)
+        methods[method] = {
+            "scores": _round(result.scores),
+            "rank_correlation": round(rank_correlation(result.scores, row), 3),
+            "log_prob": round(result.log_prob, DIGITS),
+        }
+        if method == "integrated_gradients":
+            methods[method] |= {
+                "steps": result.steps,
+                "baseline_log_prob": round(result.baseline_log_prob, DIGITS),
+                "completeness_gap": round(result.completeness_gap, 4),
+            }
+    return {
+        "step": step,
+        "token": wire["target_tokens"][step - 1],
+        "source_tokens": wire["source_tokens"],
+        "attention": {"which": which, "weights": _round(row)},
+        "methods": methods,
     }
 
 

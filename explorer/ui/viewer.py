@@ -33,6 +33,7 @@ SCRIPTS = [  # load order: each file may use what the ones before it define
     "ask.js",
     "explain.js",
     "heads.js",
+    "attribution.js",
     "viewer.js",
 ]
 

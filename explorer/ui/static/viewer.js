@@ -65,6 +65,7 @@
     const tools = el("span", "ae-tools");
     this.copyButton = button("Copy link", "Copy a link to exactly this view", () => this.copyLink());
     tools.append(this.copyButton, button("⬇ PNG", "Download the chart on the right as a PNG image", () => this.exportPng()), button("⬇ HTML", "Download this sentence as one HTML file that works offline", () => this.exportHtml()));
+    if (this.hooks.ask) tools.append(button("Attention vs attribution", "The current step's cross-attention row beside gradient attributions (asks the server)", () => this.askAttribution()));
     if (this.hooks.ask) tools.append(button("Heads that matter", "How much the translation loses with each head off alone (asks the server)", () => this.askHeads()));
     if (this.hooks.exportNpz) tools.append(button("⬇ .npz", "Download every attention tensor of this sentence", () => this.hooks.exportNpz(this.trace.request, this.state.step)));
     bar.append(this.buttons.reset, this.buttons.prev, this.buttons.next, this.buttons.end, this.buttons.play, this.pace, this.slider, this.stepLabel, tools);
@@ -324,6 +325,23 @@
     this.asker.ask(t.request, { what: "heads" }, (answer) => {
       this.lastAnswer = answer; // read by the browser tests
       AE.drawHeads(this.panel, answer, (kind, layer, head) => this.switchOff(kind, layer, head));
+    });
+  };
+
+  // The current step's cross-attention row (the selected one, else the best head) against gradient attributions.
+  Viewer.prototype.askAttribution = function () {
+    const s = this.state, t = this.trace;
+    const note = (text) => { this.panel.hidden = false; this.panel.replaceChildren(el("div", "ae-panel-note", text)); };
+    if (s.step === 0) return note("Step forward first: at step 0 no token has been produced to attribute.");
+    let layer = s.layer, head = s.head;
+    if (s.kind !== "cross" || head === "all") {
+      const best = t.model.best_head;
+      [layer, head] = best && best.kind === "cross" ? [best.layer, best.head] : [t.nLayers("cross") - 1, "mean"];
+    }
+    note("Integrating gradients for “" + t.targetTokens[s.step - 1] + "”…");
+    this.asker.ask(t.request, { what: "attribution", step: s.step, layer: layer, head: head }, (answer) => {
+      this.lastAnswer = answer; // read by the browser tests
+      AE.drawAttribution(this.panel, answer);
     });
   };
 
