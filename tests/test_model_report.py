@@ -86,3 +86,19 @@ def test_a_malformed_checkpoint_ends_in_one_error_line(checkpoint, test_set, cap
     assert err.startswith("error: ") and err.count("\n") == 1 and "alignment.best.head='x'" in err
     assert main(["--checkpoint", str(checkpoint), "--data", str(test_set), "--gold", str(GOLD)]) == 2
     assert "alignment.best.head='x'" in capsys.readouterr().err
+
+
+def test_alignment_only_scores_the_viewers_explanations_without_decoding_the_test_set(checkpoint, test_set):
+    main(["--checkpoint", str(checkpoint), "--data", str(test_set), "--gold", str(GOLD), "--beam", "1"])
+    before, _ = stored(checkpoint)
+    assert main(["--checkpoint", str(checkpoint), "--gold", str(GOLD), "--alignment-only"]) == 0
+    meta, card = stored(checkpoint)
+    methods = {r["method"].split(" (")[0]: r for r in meta["alignment"]["methods"]}
+    assert set(methods) == {
+        "attention, best head", "attention, mean of all heads", "attention rollout", "gradient × input",
+        "integrated gradients",
+    }  # fmt: skip
+    assert all(0 <= r["aer"] <= 1 and 0 <= r["accuracy"] <= 1 for r in methods.values())
+    assert meta["evaluation"] == before["evaluation"]  # nothing decoded again
+    assert "## Attention, rollout and gradients against the gold alignments" in card
+    assert "| integrated gradients |" in card

@@ -109,3 +109,4 @@ def test_the_recipe_file_is_how_the_shipped_model_was_trained(shipped):
     card = (SHIPPED / "README.md").read_text(encoding="utf-8")
     assert loaded.text.rstrip() in card and "../shared" not in card.split("The recipe")[0].split("## Training\n")[1]
     assert "## Known limits" in card and all(f"- {limit}" in card for limit in loaded.recipe.known_limits)
+    assert len(shipped.metadata["alignment"]["methods"]) == 5 and "| integrated gradients |" in card

@@ -14,12 +14,15 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import torch
 
 from ..model.config import BOS_ID
 from ..model.tokenizer import WORD_START, Tokenizer, normalize
 from ..model.transformer import Transformer
+from .attribution import METHODS, NAMES, attribute
 from .hooks import record
+from .rollout import cross_rollout
 
 WORD = re.compile(r"\w+|[^\w\s]")
 
@@ -80,27 +83,53 @@ def word_of_piece(word_spans, spans) -> list[int | None]:
     return out
 
 
+@dataclass
+class PieceMaps:
+    """One teacher-forced gold pair at the piece level, and how its pieces map to words."""
+
+    source_ids: list[int]  # pieces + EOS
+    target_ids: list[int]  # pieces
+    source_word: list[int | None]  # word of each source piece (EOS: None)
+    target_word: list[int | None]
+    n_source_words: int
+    n_target_words: int
+    encoder_self: torch.Tensor  # (Le, H, S + 1, S + 1)
+    cross: torch.Tensor  # (Ld, H, T, S + 1); row j is the query that produces target piece j
+
+
 @torch.no_grad()
-def cross_attention_words(model: Transformer, tokenizer: Tokenizer, pair: GoldPair) -> torch.Tensor:
-    """Word-level cross-attention (L, H, target words, source words) for one teacher-forced pair."""
+def piece_maps(model: Transformer, tokenizer: Tokenizer, pair: GoldPair) -> PieceMaps:
+    """Encode a gold pair, record its attention under teacher forcing, and map its pieces to words."""
     src_ids = tokenizer.encode_source(pair.source)
     tgt_ids = tokenizer.encode(pair.target)
-    src_word = word_of_piece(words(pair.source), piece_spans(tokenizer, pair.source, src_ids[:-1]))  # EOS: no word
+    src_word = word_of_piece(words(pair.source), piece_spans(tokenizer, pair.source, src_ids[:-1]))
     tgt_word = word_of_piece(words(pair.target), piece_spans(tokenizer, pair.target, tgt_ids))
-    maps, _ = record(model, [src_ids], [[BOS_ID] + tgt_ids], ("cross",))
-    cross = maps.stacked("cross")  # (L, H, T, S + 1); row j produces target piece j
-    n_src, n_tgt = len(words(pair.source)), len(words(pair.target))
-    L, H = cross.shape[:2]
-    out = torch.zeros(L, H, n_tgt, n_src)
-    counts = torch.zeros(n_tgt)
-    for j, tw in enumerate(tgt_word):
+    maps, _ = record(model, [src_ids], [[BOS_ID] + tgt_ids], ("encoder_self", "cross"))
+    return PieceMaps(
+        src_ids, tgt_ids, src_word + [None], tgt_word, len(words(pair.source)), len(words(pair.target)),
+        maps.stacked("encoder_self"), maps.stacked("cross"),
+    )  # fmt: skip
+
+
+def pool_words(p: PieceMaps, scores: torch.Tensor) -> torch.Tensor:
+    """Piece scores (..., T, S + 1) -> word scores (..., target words, source words): a target word averages its
+    pieces' rows, a source word sums its pieces' columns; EOS and pieces of no word drop out."""
+    out = torch.zeros(*scores.shape[:-2], p.n_target_words, p.n_source_words, dtype=scores.dtype)
+    counts = torch.zeros(p.n_target_words)
+    for j, tw in enumerate(p.target_word):
         if tw is None:
             continue
         counts[tw] += 1
-        for i, sw in enumerate(src_word):
+        for i, sw in enumerate(p.source_word):
             if sw is not None:
-                out[:, :, tw, sw] += cross[:, :, j, i]
-    return out / counts.clamp(min=1)[None, None, :, None]
+                out[..., tw, sw] += scores[..., j, i]
+    return out / counts.clamp(min=1)[:, None]
+
+
+def cross_attention_words(model: Transformer, tokenizer: Tokenizer, pair: GoldPair) -> torch.Tensor:
+    """Word-level cross-attention (L, H, target words, source words) for one teacher-forced pair."""
+    p = piece_maps(model, tokenizer, pair)
+    return pool_words(p, p.cross)
 
 
 def aer(predicted: set, gold: set) -> float:
@@ -114,23 +143,45 @@ def score_heads(model: Transformer, tokenizer: Tokenizer, pairs: list[GoldPair])
     candidates = {(layer, head): (lambda m, i=layer, h=head: m[i, h]) for layer in range(L) for head in range(H)}
     candidates.update({(layer, "mean"): (lambda m, i=layer: m[i].mean(0)) for layer in range(L)})
     candidates[("all", "mean")] = lambda m: m.mean((0, 1))
-    results = []
-    for (layer, head), pick in candidates.items():
-        predicted_all, gold_all, correct, total = set(), set(), 0, 0
-        for n, (pair, m) in enumerate(zip(pairs, maps)):
-            w = pick(m)  # (target words, source words)
-            predicted = {(int(w[t].argmax()), t) for t in range(w.size(0)) if w[t].sum() > 0}
-            predicted_all |= {(n, s, t) for s, t in predicted}
-            gold_all |= {(n, s, t) for s, t in pair.links}
-            aligned_targets = {t for _, t in pair.links}
-            correct += sum((s, t) in pair.links for s, t in predicted if t in aligned_targets)
-            total += len(aligned_targets)
-        results.append(
-            {
-                "layer": layer,
-                "head": head,
-                "aer": round(aer(predicted_all, gold_all), 4),
-                "accuracy": round(correct / max(1, total), 4),
-            }
-        )
+    results = [
+        {"layer": layer, "head": head} | alignment_scores(pairs, [pick(m) for m in maps])
+        for (layer, head), pick in candidates.items()
+    ]
     return sorted(results, key=lambda r: (r["aer"], -r["accuracy"]))
+
+
+def alignment_scores(pairs: list[GoldPair], word_scores: list[torch.Tensor]) -> dict:
+    """AER and accuracy of aligning every target word to its highest-scoring source word, over all pairs."""
+    predicted_all, gold_all, correct, total = set(), set(), 0, 0
+    for n, (pair, w) in enumerate(zip(pairs, word_scores)):  # w: (target words, source words)
+        predicted = {(int(w[t].argmax()), t) for t in range(w.size(0)) if w[t].abs().sum() > 0}
+        predicted_all |= {(n, s, t) for s, t in predicted}
+        gold_all |= {(n, s, t) for s, t in pair.links}
+        aligned_targets = {t for _, t in pair.links}
+        correct += sum((s, t) in pair.links for s, t in predicted if t in aligned_targets)
+        total += len(aligned_targets)
+    return {"aer": round(aer(predicted_all, gold_all), 4), "accuracy": round(correct / max(1, total), 4)}
+
+
+def score_methods(model: Transformer, tokenizer: Tokenizer, pairs: list[GoldPair], best: tuple[int, int]) -> list[dict]:
+    """AER of the explanations the viewer offers, each target word aligned to its highest-scoring source word:
+    the best single cross-attention head `best` (layer, head), the mean of every cross-attention head, the
+    attention rollout (mean over decoder layers), gradient × input and integrated gradients (explorer.interpret.
+    attribution, the produced target piece's log-probability attributed to the source pieces)."""
+    pieces = [piece_maps(model, tokenizer, p) for p in pairs]
+    layer, head = best
+    methods = {
+        f"attention, best head (layer {layer}, head {head})": lambda p: p.cross[layer, head],
+        "attention, mean of all heads": lambda p: p.cross.mean((0, 1)),
+        "attention rollout (mean over decoder layers)": lambda p: torch.from_numpy(
+            cross_rollout(p.cross.numpy(), p.encoder_self.numpy()).mean(0)
+        ),
+    }
+    for method in METHODS:
+        methods[NAMES[method]] = lambda p, m=method: torch.from_numpy(
+            np.stack([attribute(model, p.source_ids, p.target_ids, j, m).scores for j in range(len(p.target_ids))])
+        )
+    return [
+        {"method": name} | alignment_scores(pairs, [pool_words(p, f(p).float()) for p in pieces])
+        for name, f in methods.items()
+    ]

@@ -31,6 +31,7 @@ IG_MAX_STEPS = 512  # doubling stops here, whatever the gap
 IG_TOLERANCE = 0.05  # completeness: |sum of scores − (f(e) − f(e'))| at most this share of |f(e) − f(e')|
 IG_BATCH = 64  # path points per forward and backward pass (bounds the memory of one request)
 METHODS = ("gradient_x_input", "integrated_gradients")
+NAMES = {"gradient_x_input": "gradient × input", "integrated_gradients": "integrated gradients"}
 
 
 @dataclass

@@ -126,6 +126,12 @@ def _alignment(field: str, alignment: object, config: ModelConfig) -> None:
     _optional(alignment, "gold", _string, prefix=field)
     for i, row in enumerate(_list(f"{field}.heads", alignment.get("heads") or [])):
         _head_row(f"{field}.heads[{i}]", row, config)
+    for i, row in enumerate(_list(f"{field}.methods", alignment.get("methods") or [])):
+        at = f"{field}.methods[{i}]"
+        _mapping(at, row)
+        _plain(f"{at}.method", _required(row, "method", at), MAX_LABEL_CHARS)
+        _number(f"{at}.aer", _required(row, "aer", at), 0, 1)
+        _optional(row, "accuracy", _number, 0, 1, prefix=at)
 
 
 def _head_row(field: str, row: object, config: ModelConfig) -> None:

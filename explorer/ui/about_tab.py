@@ -41,6 +41,18 @@ def describe(handle: ModelHandle) -> str:
         )
     if meta.get("data_credit"):
         lines.append(f"- training data: {escape(meta['data_credit'])}.")
+    methods = (alignment or {}).get("methods") or []
+    if methods:  # the viewer's explanations, scored against the same hand alignments
+        lines += [
+            "",
+            "How close each explanation the viewer offers comes to where a person aligns the words "
+            f"({escape(alignment['pairs'])} hand-aligned sentences, each target word to its highest-scoring source "
+            "word; lower error is closer):",
+            "",
+            "| explanation | alignment error rate | target words placed as a person would |",
+            "|---|---|---|",
+        ]
+        lines += [f"| {escape(r['method'])} | {r['aer']:.3f} | {r.get('accuracy', 0):.0%} |" for r in methods]
     return "\n".join(lines)
 
 
