@@ -336,6 +336,34 @@ def test_attention_against_attribution_for_the_current_step(page, tiny_checkpoin
     shot(page, "09-attention-vs-attribution")
 
 
+def test_the_head_view_draws_each_heads_weights_and_follows_hover_and_toggles(page):
+    """BertViz's head view: a line per (query, key) with opacity = weight and a colour per head."""
+    from playwright.sync_api import expect
+
+    show(page, 3, "Cross", "mean", layer="1")
+    page.locator(".ae-view-tabs button", has_text="Head view").click()
+    wait_drawn(page)
+    expect(page.locator(".ae-headview canvas")).to_have_attribute("aria-label", re.compile("head view"))
+    lines = page.evaluate("document.querySelector('.ae-headview')._hv.lines")
+    H = page.evaluate("window.aeViewer.trace.H")
+    assert {h for h, *_ in lines} == set(range(H))
+    for h, i, j, w in lines[:: max(1, len(lines) // 20)]:  # every line's opacity is its head's weight
+        assert w == pytest.approx(page.evaluate(f"window.aeViewer.trace.weights('cross', 1, {h}, 3)[{i}][{j}]"))
+    shot(page, "11-head-view")
+    page.locator(".ae-hv-chip[data-head='0']").click()  # head 0 off
+    wait_drawn(page)
+    assert 0 not in {h for h, *_ in page.evaluate("document.querySelector('.ae-headview')._hv.lines")}
+    geom = page.evaluate("document.querySelector('.ae-headview')._hv.geom")
+    page.locator(".ae-headview canvas").hover(
+        position={"x": geom["width"] * 0.2, "y": geom["top"] + 1.5 * geom["rowH"]}
+    )
+    wait_drawn(page)
+    focused = page.evaluate("document.querySelector('.ae-headview')._hv.lines")
+    assert focused and {i for _, i, *_ in focused} == {1}  # only the hovered query's lines
+    page.locator(".ae-hv-chip[data-head='0']").click()
+    page.locator(".ae-view-tabs button", has_text="Heatmap").click()
+
+
 def test_clicking_a_candidate_forces_it_and_the_model_continues(page):
     from playwright.sync_api import expect
 

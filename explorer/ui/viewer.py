@@ -24,6 +24,7 @@ SCRIPTS = [  # load order: each file may use what the ones before it define
     "plot.js",
     "heatmap.js",
     "mosaic.js",
+    "headview.js",
     "mask.js",
     "topk.js",
     "chips.js",

@@ -208,9 +208,12 @@
   }
 
   // The heatmap as a PNG file, exactly as drawn.
-  AE.heatmapPng = function (div, filename) {
+  AE.heatmapPng = function (div, filename) { AE.canvasPng(parts(div).canvas, filename); };
+
+  // Any canvas as a PNG download, exactly as drawn.
+  AE.canvasPng = function (canvas, filename) {
     const link = document.createElement("a");
-    link.href = parts(div).canvas.toDataURL("image/png");
+    link.href = canvas.toDataURL("image/png");
     link.download = filename;
     link.click();
   };

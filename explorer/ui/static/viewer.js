@@ -7,13 +7,16 @@
 
   // What a selection shows and what it does not, under the heatmap.
   const CAPTIONS = {
+    headview: "Head view (as in BertViz): each line joins a query token (left) to a key token (right); its opacity " +
+      "is the weight, its colour the head. Weights under 0.01 are not drawn. It shows where each head looked at " +
+      "this step, not what the head passed on (the values) nor how the layers combine it.",
     rollout: "Attention rollout (Abnar & Zuidema, 2020): each encoder layer taken as ½·attention + ½·identity " +
       "(the residual), averaged over heads, multiplied through the layers; for cross-attention, this layer's " +
       "head-averaged rows times the encoder's rollout, so each row says which source tokens the step drew on " +
       "through every encoder layer. A model of how attention composes: it ignores the values and the " +
       "feed-forward layers, so it is not a measurement of what the translation depended on.",
   };
-  const VIEWS = [["heatmap", "Heatmap"], ["mosaic", "All heads"], ["mask", "Look-ahead mask"]];
+  const VIEWS = [["heatmap", "Heatmap"], ["headview", "Head view"], ["mosaic", "All heads"], ["mask", "Look-ahead mask"]];
   const PACES = [0.5, 1, 2, 3];
   const OPENING_STEP = 3; // the page opens this many tokens in
 
@@ -88,11 +91,12 @@
     this.heat = el("div", "ae-heat");
     this.plot = el("div", "ae-plot");
     this.plot2 = el("div", "ae-plot ae-plot2");
+    this.headview = el("div", "ae-headview");
     this.caption = el("div", "ae-caption");
     this.panel = el("div", "ae-panel"); // the answer to the last question (explain a clicked cell, ...)
     this.panel.hidden = true;
     this.heat.addEventListener("ae-cell", (event) => this.explain(event.detail));
-    right.append(this.heat, this.caption, this.panel, this.plot, this.plot2);
+    right.append(this.heat, this.headview, this.caption, this.panel, this.plot, this.plot2);
     body.append(left, right);
     const help = el("div", "ae-keys", "Keys: " + AE.KEY_HELP + ". Click a candidate bar to force it; click a tile of All heads " +
       "to select it; click a cell of a head's heatmap to see how its weight is computed.");
@@ -211,7 +215,7 @@
     if (t.hasRollout(s.kind)) heads.push(["rollout", "rollout", "attention rollout through every encoder layer (R)"]);
     row(this.headRow, "Head", heads, s.head, (h) => this.select({ head: h }));
     this.layerRow.hidden = s.view === "mosaic";
-    this.headRow.hidden = s.view === "mosaic";
+    this.headRow.hidden = s.view === "mosaic" || s.view === "headview";
     this.kindRow.hidden = s.view === "mask";
   };
 
@@ -259,12 +263,16 @@
     }
     const h = this.height();
     this.heat.hidden = s.view !== "heatmap";
-    this.plot.hidden = s.view === "heatmap";
+    this.headview.hidden = s.view !== "headview";
+    this.plot.hidden = s.view === "heatmap" || s.view === "headview";
     this.plot2.hidden = s.view !== "mask";
-    this.caption.textContent = s.view === "heatmap" ? CAPTIONS[s.head] || "" : "";
+    this.caption.textContent = s.view === "heatmap" ? CAPTIONS[s.head] || "" : CAPTIONS[s.view] || "";
     this.caption.hidden = !this.caption.textContent;
     if (s.view === "heatmap") drawn.push(AE.drawHeatmap(this.heat, t, s.kind, s.layer, s.head, s.step, h));
-    else if (s.view === "mosaic") drawn.push(AE.drawMosaic(this.plot, t, s.kind, s.step, h, t.model.best_head));
+    else if (s.view === "headview") {
+      if (!this.headsOn || this.headsOn.size > t.H) this.headsOn = new Set([...Array(t.H).keys()]);
+      drawn.push(AE.drawHeadView(this.headview, this, t, s.kind, s.layer, s.step, this.headsOn));
+    } else if (s.view === "mosaic") drawn.push(AE.drawMosaic(this.plot, t, s.kind, s.step, h, t.model.best_head));
     else {
       const layer = Math.min(s.layer, t.nLayers("decoder_self") - 1);
       const head = Number.isInteger(s.head) ? s.head : 0;
@@ -385,6 +393,7 @@
     const s = this.state;
     const name = AE.filename(this.trace.request.sentence, "") + "-" + s.view + "-step" + s.step;
     if (s.view === "heatmap") AE.heatmapPng(this.heat, name + ".png");
+    else if (s.view === "headview") AE.canvasPng(this.headview.querySelector("canvas"), name + ".png");
     else window.Plotly.downloadImage(this.plot, { format: "png", scale: 2, filename: name });
   };
 
