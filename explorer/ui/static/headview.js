@@ -58,13 +58,7 @@
     const height = top + Math.max(queries.length, keys.length, 1) * rowH + 8;
     const width = Math.max(320, div.clientWidth || 600);
     const canvas = hv.canvas;
-    const dpr = window.devicePixelRatio || 1;
-    canvas.width = Math.round(width * dpr);
-    canvas.height = Math.round(height * dpr);
-    canvas.style.width = width + "px";
-    canvas.style.height = height + "px";
-    const ctx = canvas.getContext("2d");
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    const ctx = AE.sizeCanvas(canvas, width, height);
     ctx.fillStyle = "white";
     ctx.fillRect(0, 0, width, height);
     const leftX = width * 0.32, rightX = width * 0.68;

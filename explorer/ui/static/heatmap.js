@@ -54,7 +54,7 @@
     const { canvas, tip } = parts(div);
     tip.hidden = true;
     const width = Math.max(300, div.clientWidth || 600);
-    const ctx = setSize(canvas, width, height);
+    const ctx = AE.sizeCanvas(canvas, width, height);
     ctx.fillStyle = "white";
     ctx.fillRect(0, 0, width, height);
     ctx.textBaseline = "middle";
@@ -141,19 +141,6 @@
   };
 
   const FAMILY = 'system-ui, "Source Sans Pro", sans-serif';
-
-  function setSize(canvas, width, height) {
-    const dpr = window.devicePixelRatio || 1;
-    if (canvas.width !== Math.round(width * dpr) || canvas.height !== Math.round(height * dpr)) {
-      canvas.width = Math.round(width * dpr);
-      canvas.height = Math.round(height * dpr);
-      canvas.style.width = width + "px";
-      canvas.style.height = height + "px";
-    }
-    const ctx = canvas.getContext("2d");
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    return ctx;
-  }
 
   function colorBar(ctx, x, top, h, font, masked) {
     for (let n = 0; n < 256; n++) {

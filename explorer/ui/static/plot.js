@@ -33,6 +33,20 @@
     return node;
   };
 
+  // A canvas of width x height CSS pixels, sharp on high-DPI screens; returns its context in CSS pixels.
+  AE.sizeCanvas = function (canvas, width, height) {
+    const dpr = window.devicePixelRatio || 1;
+    if (canvas.width !== Math.round(width * dpr) || canvas.height !== Math.round(height * dpr)) {
+      canvas.width = Math.round(width * dpr);
+      canvas.height = Math.round(height * dpr);
+      canvas.style.width = width + "px";
+      canvas.style.height = height + "px";
+    }
+    const ctx = canvas.getContext("2d");
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    return ctx;
+  };
+
   AE.presenting = function () { return document.body.classList.contains("presentation"); };
   AE.fontSize = function () { return AE.presenting() ? AE.FONT.presentation : AE.FONT.normal; }; // explorer/ui/viewer.py
 
