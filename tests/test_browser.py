@@ -364,6 +364,36 @@ def test_the_head_view_draws_each_heads_weights_and_follows_hover_and_toggles(pa
     page.locator(".ae-view-tabs button", has_text="Heatmap").click()
 
 
+def test_the_quiz_hides_the_next_row_until_a_guess_then_scores_it(page):
+    """Predict, then reveal: a click on a source token (or [ ] and Enter) answers; → reveals without a guess."""
+    from playwright.sync_api import expect
+
+    page.keyboard.press("Home")
+    page.locator(".ae-tools button", has_text="Quiz").click()
+    expect(page.locator(".ae-quiz-question")).to_contain_text("which source token will step 1 attend to most")
+    layer, head = page.evaluate("window.aeViewer.quiz.head()")
+    assert page.evaluate("[window.aeViewer.state.kind, window.aeViewer.state.head]") == ["cross", head]
+    assert heatmap_rows(page) == []  # step 0: the row to guess is not drawn
+    page.locator(".ae-source-chips .ae-chip").nth(2).click()
+    assert step_of(page) == 1
+    row = page.evaluate(f"window.aeViewer.trace.weights('cross', {layer}, {head}, 1)[0]")
+    best = int(np.argmax(row))
+    tokens = page.evaluate("window.aeViewer.trace.sourceTokens")
+    expect(page.locator(".ae-quiz-result")).to_contain_text(f"{row[best]:.2f}, on “{tokens[best]}”")
+    expect(page.locator(".ae-quiz-score")).to_contain_text(f"Score: {int(best == 2)} of 1 right")
+    shot(page, "12-quiz")
+    page.keyboard.press("]")
+    page.keyboard.press("]")  # the cursor: source token 2
+    page.keyboard.press("Enter")
+    assert step_of(page) == 2 and page.evaluate("window.aeViewer.quiz.last.pick") == 2
+    page.keyboard.press("ArrowRight")  # reveal without a guess
+    assert step_of(page) == 3
+    expect(page.locator(".ae-quiz-result")).to_contain_text("Revealed without a guess")
+    expect(page.locator(".ae-quiz-score")).to_contain_text("of 2 right")
+    page.locator(".ae-quiz button", has_text="End quiz").click()
+    expect(page.locator(".ae-quiz")).to_be_hidden()
+
+
 def test_clicking_a_candidate_forces_it_and_the_model_continues(page):
     from playwright.sync_api import expect
 

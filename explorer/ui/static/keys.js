@@ -1,11 +1,12 @@
 // keys.js: keyboard and presentation-clicker shortcuts, and autoplay. → / PageDown next token,
 // ← / PageUp previous, Home / End, digits choose the head, M mean, A all heads, R rollout, L cycles the layer,
-// K the kind, V the view, Space plays or pauses. Inert while the person types in a text field.
+// K the kind, V the view, Space plays or pauses; in the quiz [ and ] move the guess, Enter answers.
+// Inert while the person types in a text field.
 (function (AE) {
   "use strict";
 
   AE.KEY_HELP = "→ / PageDown next · ← / PageUp previous · Home / End first / last · 0–9 head · M mean · A all heads · " +
-    "R rollout · L layer · K kind · V view · Space play / pause";
+    "R rollout · L layer · K kind · V view · Space play / pause · in the quiz: [ ] choose a source token, Enter answer";
 
   function typing(target) {
     if (!target || !target.tagName) return false;
@@ -23,7 +24,11 @@
       if (!viewer.trace || !viewer.isVisible()) return;
       const key = event.key;
       let handled = true;
-      if (key === "ArrowRight" || key === "PageDown") viewer.go(viewer.state.step + 1, "key");
+      const quiz = viewer.quiz && viewer.quiz.on;
+      if (quiz && (key === "[" || key === "]")) viewer.quiz.move(key === "]" ? 1 : -1);
+      else if (quiz && key === "Enter") viewer.quiz.pick(viewer.quiz.cursor);
+      else if (quiz && (key === "ArrowRight" || key === "PageDown")) viewer.quiz.pick(null);
+      else if (key === "ArrowRight" || key === "PageDown") viewer.go(viewer.state.step + 1, "key");
       else if (key === "ArrowLeft" || key === "PageUp") viewer.go(viewer.state.step - 1, "key");
       else if (key === "Home") viewer.go(0, "key");
       else if (key === "End") viewer.go(viewer.trace.T, "key");

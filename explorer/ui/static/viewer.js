@@ -38,6 +38,7 @@
     this.pendingLink = AE.readLink();
     this.player = new AE.Player(this);
     this.asker = new AE.Asker(this.hooks.ask || null);
+    this.quiz = new AE.Quiz(this);
     this.build();
     AE.bindKeys(this);
     new MutationObserver(() => this.render()).observe(document.body, { attributes: true, attributeFilter: ["class"] });
@@ -68,15 +69,22 @@
     const tools = el("span", "ae-tools");
     this.copyButton = button("Copy link", "Copy a link to exactly this view", () => this.copyLink());
     tools.append(this.copyButton, button("⬇ PNG", "Download the chart on the right as a PNG image", () => this.exportPng()), button("⬇ HTML", "Download this sentence as one HTML file that works offline", () => this.exportHtml()));
+    tools.append(button("Quiz", "Predict, then reveal: guess where a head will look before each step", () => this.quiz.toggle()));
     if (this.hooks.ask) tools.append(button("Attention vs attribution", "The current step's cross-attention row beside gradient attributions (asks the server)", () => this.askAttribution()));
     if (this.hooks.ask) tools.append(button("Heads that matter", "How much the translation loses with each head off alone (asks the server)", () => this.askHeads()));
     if (this.hooks.exportNpz) tools.append(button("⬇ .npz", "Download every attention tensor of this sentence", () => this.hooks.exportNpz(this.trace.request, this.state.step)));
     bar.append(this.buttons.reset, this.buttons.prev, this.buttons.next, this.buttons.end, this.buttons.play, this.pace, this.slider, this.stepLabel, tools);
     this.status = el("div", "ae-status");
+    this.quizBar = el("div", "ae-quiz");
+    this.quizBar.hidden = true;
     const body = el("div", "ae-body");
     const left = el("div", "ae-left");
     this.sourceLabel = el("div", "ae-label");
     this.sourceBox = el("div", "ae-chips ae-source-chips");
+    this.sourceBox.addEventListener("click", (event) => {
+      const chip = event.target.closest(".ae-quiz-choice");
+      if (chip) this.quiz.pick(Number(chip.dataset.index));
+    });
     this.targetBox = el("div", "ae-chips ae-target-chips");
     this.output = el("div", "ae-output");
     this.topk = el("div", "ae-topk");
@@ -100,7 +108,7 @@
     body.append(left, right);
     const help = el("div", "ae-keys", "Keys: " + AE.KEY_HELP + ". Click a candidate bar to force it; click a tile of All heads " +
       "to select it; click a cell of a head's heatmap to see how its weight is computed.");
-    r.append(bar, this.status, body, help);
+    r.append(bar, this.status, this.quizBar, body, help);
     this.root.replaceChildren(r);
     this.mosaicBound = false;
     this.topk.addEventListener("click", (event) => this.force(AE.candidateOf(this.trace, this.state.step, event.target)));
@@ -114,6 +122,8 @@
     this.trace = new AE.Trace(wire);
     this.player.stop();
     this.panel.hidden = true;
+    this.quiz.answers = []; // a new sentence: a new round of the quiz
+    this.quiz.last = null;
     const s = this.state;
     const best = wire.model.best_head;
     if (first && best) Object.assign(s, { kind: best.kind, layer: best.layer, head: best.head });
@@ -251,6 +261,8 @@
     const [row, which] = this.chipRow();
     this.sourceLabel.textContent = "Source" + (which ? " (shaded by cross-attention, " + which + ", at step " + s.step + ")" : "");
     AE.drawSourceChips(this.sourceBox, t, row);
+    this.quiz.decorateChips(this.sourceBox);
+    this.quiz.draw(this.quizBar);
     AE.drawTargetChips(this.targetBox, t, s.step);
     this.output.textContent = "Output so far: " + (t.wire.outputs[s.step] || "—");
     this.renderBeams();
