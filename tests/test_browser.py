@@ -394,6 +394,31 @@ def test_the_quiz_hides_the_next_row_until_a_guess_then_scores_it(page):
     expect(page.locator(".ae-quiz")).to_be_hidden()
 
 
+def test_the_beam_tree_and_a_click_on_a_hypothesis_steps_through_it(page, tiny_checkpoint):
+    """The tree's winner is beam_search's result; clicking a node traces that hypothesis with its tokens forced."""
+    from playwright.sync_api import expect
+
+    from explorer.interpret.decoding import beam_search
+    from explorer.interpret.handle import load_handle
+
+    page.locator(".ae-tools button", has_text="Beam tree").click()
+    expect(page.locator(".ae-beamtree canvas")).to_be_visible(timeout=20_000)
+    answer = page.evaluate("window.aeViewer.lastAnswer")
+    wire = page.evaluate("window.aeViewer.trace.wire")
+    best = beam_search(load_handle(tiny_checkpoint).model, wire["source_ids"], answer["beam_size"], answer["alpha"])[0]
+    winner_path = page.evaluate(f"AttentionExplorer.beamPath(window.aeViewer.lastAnswer.nodes, {answer['winner']})")
+    assert winner_path[: len(best.ids)] == best.ids
+    assert {n["status"] for n in answer["nodes"]} >= {"kept", "pruned"}
+    page.locator(".ae-panel").scroll_into_view_if_needed()
+    shot(page, "13-beam-tree")
+    target = next(n for n in answer["nodes"] if n["step"] == 2 and n["status"] == "kept")
+    x, y = page.evaluate(f"document.querySelector('.ae-panel')._beam.place[{target['id']}]")
+    page.locator(".ae-beamtree canvas").click(position={"x": x, "y": y + 17})
+    path = page.evaluate(f"AttentionExplorer.beamPath(window.aeViewer.lastAnswer.nodes, {target['id']})")
+    page.wait_for_function(f"window.aeViewer.trace.request.forced_ids.length === {len(path)}")
+    assert page.evaluate("window.aeViewer.trace.request.forced_ids") == path and step_of(page) == len(path)
+
+
 def test_clicking_a_candidate_forces_it_and_the_model_continues(page):
     from playwright.sync_api import expect
 

@@ -1,6 +1,6 @@
 """Questions the viewer asks about the trace it shows, answered on demand as JSON: one cell's arithmetic, which
-heads matter, attention against gradient attribution for one step. The trace (from the shared cache) supplies
-the tokens; the core (`explorer.interpret`) computes.
+heads matter, attention against gradient attribution for one step, the beam search tree. The trace (from the
+shared cache) supplies the tokens; the core (`explorer.interpret`) computes.
 
 A question is `{"what", "id", ...}`; the answer repeats `what` and `id` (the viewer drops answers to questions it
 no longer waits for) and carries the numbers, or `error`: a message naming what was wrong with the question.
@@ -9,15 +9,16 @@ no longer waits for) and carries the numbers, or `error`: a message naming what 
 from __future__ import annotations
 
 from ..interpret.attribution import METHODS, attribute, rank_correlation
+from ..interpret.decoding import beam_search
 from ..interpret.explain import explain_cell
 from ..interpret.handle import ModelHandle
 from ..interpret.head_importance import head_importance
-from ..interpret.inputs import TraceRequest, UserError, shown
+from ..interpret.inputs import LIMITS, TraceRequest, UserError, shown
 from ..model.config import ATTENTION_KINDS
 from ..model.transformer import Ablation
 from .wire import unpack
 
-QUESTIONS = ("explain", "heads", "attribution")
+QUESTIONS = ("explain", "heads", "attribution", "beam_tree")
 DIGITS = 5  # decimals of the numbers sent (the panel shows 3 or 4; the browser test compares to 1e-5)
 
 
@@ -32,6 +33,8 @@ def answer(handle: ModelHandle, request: TraceRequest, wire: dict, question) -> 
         return out | _explain(handle, wire, question, ablation)
     if question["what"] == "attribution":
         return out | _attribution(handle, wire, question, ablation)
+    if question["what"] == "beam_tree":
+        return out | _beam_tree(handle, request, wire, ablation)
     return out | _heads(handle, wire)
 
 
@@ -119,6 +122,35 @@ def _attribution(handle: ModelHandle, wire: dict, question: dict, ablation) -> d
         "source_tokens": wire["source_tokens"],
         "attention": {"which": which, "weights": _round(row)},
         "methods": methods,
+    }
+
+
+def _beam_tree(handle: ModelHandle, request: TraceRequest, wire: dict, ablation) -> dict:
+    """Every hypothesis beam search kept, pruned, finished or cut for this sentence (the request's beam size
+    and length penalty, or the defaults), the winner marked."""
+    beam_size = request.beam_size if request.strategy == "beam" else int(LIMITS["beam_size"].default)
+    alpha = request.alpha if request.strategy == "beam" else LIMITS["alpha"].default
+    nodes: list = []
+    beams = beam_search(handle.model, wire["source_ids"], beam_size, alpha, ablation=ablation, tree=nodes)
+    pieces = handle.tokenizer.pieces([n.token for n in nodes])
+    return {
+        "beam_size": beam_size,
+        "alpha": alpha,
+        "winner": beams[0].node,
+        "translation": handle.tokenizer.decode(beams[0].ids),
+        "nodes": [
+            {
+                "id": n.id,
+                "parent": n.parent,
+                "step": n.step,
+                "token": piece,
+                "token_id": n.token,
+                "log_prob": round(n.log_prob, 4),
+                "status": n.status,
+                "score": None if n.score is None else round(n.score, 4),
+            }
+            for n, piece in zip(nodes, pieces)
+        ],
     }
 
 

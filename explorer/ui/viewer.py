@@ -36,6 +36,8 @@ SCRIPTS = [  # load order: each file may use what the ones before it define
     "explain.js",
     "heads.js",
     "attribution.js",
+    "beamtree.js",
+    "panels.js",
     "viewer.js",
 ]
 

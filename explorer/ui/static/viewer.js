@@ -71,6 +71,7 @@
     tools.append(this.copyButton, button("⬇ PNG", "Download the chart on the right as a PNG image", () => this.exportPng()), button("⬇ HTML", "Download this sentence as one HTML file that works offline", () => this.exportHtml()));
     tools.append(button("Quiz", "Predict, then reveal: guess where a head will look before each step", () => this.quiz.toggle()));
     if (this.hooks.ask) tools.append(button("Attention vs attribution", "The current step's cross-attention row beside gradient attributions (asks the server)", () => this.askAttribution()));
+    if (this.hooks.ask) tools.append(button("Beam tree", "Beam search as a tree of hypotheses (asks the server)", () => this.askBeamTree()));
     if (this.hooks.ask) tools.append(button("Heads that matter", "How much the translation loses with each head off alone (asks the server)", () => this.askHeads()));
     if (this.hooks.exportNpz) tools.append(button("⬇ .npz", "Download every attention tensor of this sentence", () => this.hooks.exportNpz(this.trace.request, this.state.step)));
     bar.append(this.buttons.reset, this.buttons.prev, this.buttons.next, this.buttons.end, this.buttons.play, this.pace, this.slider, this.stepLabel, tools);
@@ -312,67 +313,6 @@
     this.beams.replaceChildren(el("div", "ae-label", "Beams (the best one is stepped through)"), table);
   };
 
-  // An answer from the server, for the panel that asked.
-  Viewer.prototype.receive = function (answer) { this.asker.receive(answer); };
-
-  // Explain a clicked heatmap cell: its head's q and k, the scores, the mask and the softmax (asked of the server).
-  Viewer.prototype.explain = function (cell) {
-    const s = this.state, t = this.trace;
-    const note = (text) => { this.panel.hidden = false; this.panel.replaceChildren(el("div", "ae-panel-note", text)); };
-    if (!Number.isInteger(cell.head)) {
-      return note("Choose one head (0–" + (t.H - 1) + ") to see how a weight is computed: the mean of heads and the " +
-        "rollout are not one softmax.");
-    }
-    if (cell.weight === null) {
-      return note("That key lies in the future of the query: the look-ahead mask sets its score to −∞ before the " +
-        "softmax, so its weight is exactly 0.");
-    }
-    const question = { what: "explain", kind: s.kind, layer: s.layer, head: cell.head, row: cell.row, column: cell.column };
-    const asked = this.asker.ask(t.request, question, (answer) => {
-      this.lastAnswer = answer; // read by the browser tests
-      this.panel.hidden = false;
-      AE.drawExplain(this.panel, answer, s.kind === "decoder_self" ? this.state.step : null);
-    });
-    note(asked ? "Computing q and k for this cell…" : "Explaining a cell needs the server (it recomputes q and k): " +
-      "open the app rather than the exported page.");
-  };
-
-  // Which heads matter for this translation: a grid per kind; a click switches that head off (a new trace).
-  Viewer.prototype.askHeads = function () {
-    const t = this.trace;
-    this.panel.hidden = false;
-    this.panel.replaceChildren(el("div", "ae-panel-note", "Switching each head off in turn…"));
-    this.asker.ask(t.request, { what: "heads" }, (answer) => {
-      this.lastAnswer = answer; // read by the browser tests
-      AE.drawHeads(this.panel, answer, (kind, layer, head) => this.switchOff(kind, layer, head));
-    });
-  };
-
-  // The current step's cross-attention row (the selected one, else the best head) against gradient attributions.
-  Viewer.prototype.askAttribution = function () {
-    const s = this.state, t = this.trace;
-    const note = (text) => { this.panel.hidden = false; this.panel.replaceChildren(el("div", "ae-panel-note", text)); };
-    if (s.step === 0) return note("Step forward first: at step 0 no token has been produced to attribute.");
-    let layer = s.layer, head = s.head;
-    if (s.kind !== "cross" || head === "all") {
-      const best = t.model.best_head;
-      [layer, head] = best && best.kind === "cross" ? [best.layer, best.head] : [t.nLayers("cross") - 1, "mean"];
-    }
-    note("Integrating gradients for “" + t.targetTokens[s.step - 1] + "”…");
-    this.asker.ask(t.request, { what: "attribution", step: s.step, layer: layer, head: head }, (answer) => {
-      this.lastAnswer = answer; // read by the browser tests
-      AE.drawAttribution(this.panel, answer);
-    });
-  };
-
-  Viewer.prototype.switchOff = function (kind, layer, head) {
-    const t = this.trace;
-    if (!this.hooks.forceTokens) return;
-    const off = (t.request.ablation || []).filter(([k, l, h]) => !(k === kind && l === layer && h === head));
-    this.hooks.forceTokens(Object.assign({}, t.request, { ablation: off.concat([[kind, layer, head]]) }));
-    Object.assign(this.state, { kind: kind, layer: layer, head: head });
-  };
-
   // Force `candidate` at the current step: the tokens before it stay, the model continues after it (a new trace).
   Viewer.prototype.force = function (candidate) {
     const s = this.state, t = this.trace;
@@ -417,6 +357,8 @@
   };
 
   // In the Gradio page (called from the gr.HTML component's js_on_load).
+  Object.assign(Viewer.prototype, AE.panelMethods); // panels.js: the questions to the server and their panels
+
   AE.mount = function (element, hooks) {
     const viewer = new Viewer(element, hooks);
     window.aeViewer = viewer;
