@@ -419,6 +419,39 @@ def test_the_beam_tree_and_a_click_on_a_hypothesis_steps_through_it(page, tiny_c
     assert page.evaluate("window.aeViewer.trace.request.forced_ids") == path and step_of(page) == len(path)
 
 
+def test_compare_two_sentences_side_by_side_with_their_difference(page):
+    """B follows A's step, kind, layer and head; A − B where the shapes agree, a message where they do not."""
+    from playwright.sync_api import expect
+
+    page.locator("#sentence textarea").fill("The man gives the woman the book.")
+    page.locator("#start-btn").click()
+    page.wait_for_function("window.aeViewer.trace.request.sentence === 'The man gives the woman the book.'")
+    show(page, 3, "Cross", "1", layer="0")
+    page.locator(".ae-view-tabs button", has_text="Compare two").click()
+    expect(page.locator(".ae-compare-note")).to_contain_text("Type a second sentence")
+    page.locator(".ae-compare-sentence").fill("The woman gives the man the book.")
+    page.locator(".ae-compare-bar button", has_text="Compare").click()
+    expect(page.locator(".ae-compare-diff canvas")).to_be_visible(timeout=20_000)
+    wait_drawn(page)
+    a = np.array(page.evaluate("window.aeViewer.trace.weights('cross', 0, 1, 3)"))
+    b = np.array(page.evaluate("window.aeViewer.compareTrace.weights('cross', 0, 1, 3)"))
+    diff = np.array(page.evaluate("document.querySelector('.ae-compare-diff')._values"))
+    np.testing.assert_allclose(diff, a - b, atol=1e-6)
+    assert page.evaluate("window.aeViewer.compareTrace.request.sentence") == "The woman gives the man the book."
+    shot(page, "14-compare-two")
+    page.keyboard.press("ArrowRight")  # both follow the step
+    wait_drawn(page)
+    assert np.array(page.evaluate("document.querySelector('.ae-compare-diff')._values")).shape[0] == 4
+    page.locator(".ae-compare-sentence").fill("The dog sleeps.")  # another length: no difference map
+    page.locator(".ae-compare-bar button", has_text="Compare").click()
+    expect(page.locator(".ae-compare-note")).to_contain_text("No difference map", timeout=20_000)
+    expect(page.locator(".ae-compare-diff")).to_be_hidden()
+    page.locator(".ae-compare-model").select_option("other")  # this session trained no model
+    page.locator(".ae-compare-bar button", has_text="Compare").click()
+    expect(page.locator(".ae-panel-error")).to_contain_text("no other model to compare with", timeout=20_000)
+    page.locator(".ae-view-tabs button", has_text="Heatmap").click()
+
+
 def test_clicking_a_candidate_forces_it_and_the_model_continues(page):
     from playwright.sync_api import expect
 

@@ -159,3 +159,20 @@ def test_close_deletes_the_sessions_files_and_model(session, handle):
     assert not marker.exists() and session.own is None
     session.set_own_model(handle)  # a training that finishes after its session ended installs nothing
     assert session.own is None
+
+
+def test_compare_asks_for_another_sentence_or_the_other_model(handle, mini_tokenizer):
+    session = ExplorerSession(handle, TraceCache())
+    request = parse_request(TEXT)
+    other = session.probe(request, {"what": "compare", "id": 7, "sentence": "The cat sees the dog.", "model": "same"})
+    assert other["id"] == 7 and other["wire"]["request"]["sentence"] == "The cat sees the dog."
+    assert other["wire"]["model"]["fingerprint"] == handle.fingerprint
+    with pytest.raises(UserError, match="no other model to compare with"):
+        session.probe(request, {"what": "compare", "model": "other"})
+    torch.manual_seed(1)
+    session.events = 2  # (a session that has been used: its trained model did not expire)
+    session.set_own_model(ModelHandle("own", Transformer(handle.config).eval(), mini_tokenizer))
+    shipped_side = session.probe(request, {"what": "compare", "model": "other"}, use_own=True)
+    own_side = session.probe(request, {"what": "compare", "model": "other"}, use_own=False)
+    assert shipped_side["wire"]["model"]["name"] == handle.name and own_side["wire"]["model"]["name"] == "own"
+    assert own_side["wire"]["request"]["sentence"] == TEXT  # the same sentence, the other model

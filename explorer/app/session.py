@@ -14,12 +14,13 @@ import shutil
 import tempfile
 import threading
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from ..interpret.handle import ModelHandle
-from ..interpret.inputs import TraceRequest, UserError, flag, parse_request
+from ..interpret.inputs import TraceRequest, UserError, clean_text, flag, parse_request, shown
 from ..interpret.trace import build_traces, plan_trace
 from . import markdown, probes
 from .export import attention_arrays
@@ -144,8 +145,26 @@ class ExplorerSession:
         return self.cache.get((handle.fingerprint, request), plan, run_batch, group=handle.fingerprint)
 
     def probe(self, request: TraceRequest, question, use_own=False) -> dict:
-        """The answer to a viewer's question about the trace of `request` (explorer.app.probes)."""
+        """The answer to a viewer's question about the trace of `request` (explorer.app.probes); "compare" asks
+        for a second trace: another sentence with the same options, or the same one with the other model."""
+        if isinstance(question, dict) and question.get("what") == "compare":
+            return self.compare(request, question, use_own)
         return probes.answer(self.handle(use_own), request, self.trace(request, use_own), question)
+
+    def compare(self, request: TraceRequest, question: dict, use_own=False) -> dict:
+        """The second trace of "compare two": `question["sentence"]` with the request's options, with this model
+        ("same") or the other one ("other": the shipped model and the one this session trained)."""
+        other_model = question.get("model") == "other"
+        if question.get("model") not in ("same", "other"):
+            raise UserError(f"Compare with model {shown(question.get('model'))}: choose 'same' or 'other'.")
+        sentence = question.get("sentence") or request.sentence
+        second = replace(request, sentence=clean_text(sentence), forced_ids=(), prefix="")
+        use_own_b = (not flag(use_own, USE_OWN_LABEL)) if other_model else use_own
+        if other_model and use_own_b and self.own is None:
+            raise UserError("There is no other model to compare with: train one in the Train tab first.")
+        wire = self.trace(second, use_own_b)
+        asked = question.get("id") if isinstance(question.get("id"), int) else None
+        return {"what": "compare", "id": asked, "wire": wire}
 
     # ----- whole translations ---------------------------------------------------------------
     def translate(self, text, heads=(), use_own=False) -> str:

@@ -25,6 +25,7 @@ SCRIPTS = [  # load order: each file may use what the ones before it define
     "heatmap.js",
     "mosaic.js",
     "headview.js",
+    "compare.js",
     "quiz.js",
     "mask.js",
     "topk.js",

@@ -61,7 +61,8 @@
     ctx.fillStyle = "#1f2937";
     ctx.font = "600 " + (font + 1) + "px " + FAMILY;
     ctx.textAlign = "left";
-    ctx.fillText(title(kind, layer, head, t), 6, font);
+    const full = title(kind, layer, head, t);
+    ctx.fillText(ctx.measureText(full).width < width - BAR - 12 ? full : title(kind, layer, head, t, true), 6, font);
     div.dataset.rows = JSON.stringify(queries);
     div.dataset.columns = JSON.stringify(keys);
     div._heat.geom = null;
@@ -188,10 +189,13 @@
     tip.style.top = y + 14 + "px";
   }
 
-  function title(kind, layer, head, t) {
-    const which = { mean: "mean of heads", all: "all heads", rollout: "attention rollout" }[head] || "head " + head;
+  const SHORT = { encoder_self: "Encoder self", decoder_self: "Decoder self", cross: "Cross" }; // narrow charts
+
+  function title(kind, layer, head, t, short) {
+    const which = { mean: "mean of heads", all: "all heads", rollout: "rollout" }[head] || "head " + head;
     const step = kind === "encoder_self" ? "" : " · step " + t;
-    return AE.KIND_TITLES[kind] + " · layer " + layer + " · " + which + step;
+    if (short) return SHORT[kind] + " · L" + layer + " · " + which + step;
+    return AE.KIND_TITLES[kind] + " · layer " + layer + " · " + ({ rollout: "attention rollout" }[head] || which) + step;
   }
 
   // The heatmap as a PNG file, exactly as drawn.

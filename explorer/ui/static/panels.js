@@ -1,6 +1,6 @@
 // panels.js: the viewer's questions to the server about the trace it shows, and the panel under the chart that
 // shows each answer: one clicked cell explained, which heads matter, attention against attribution, the beam
-// tree. Methods of the viewer (viewer.js installs them), kept apart so that file holds the stepping and drawing.
+// tree, the second trace of Compare two. Methods of the viewer (viewer.js installs them), kept apart so that file holds the stepping and drawing.
 (function (AE) {
   "use strict";
 
@@ -77,6 +77,17 @@
     const off = (t.request.ablation || []).filter(([k, l, h]) => !(k === kind && l === layer && h === head));
     this.hooks.forceTokens(Object.assign({}, t.request, { ablation: off.concat([[kind, layer, head]]) }));
     Object.assign(this.state, { kind: kind, layer: layer, head: head });
+  };
+
+  // Compare two: a second trace (another sentence, or the other model), then the viewer draws both.
+  M.askCompare = function (sentence, model) {
+    const question = { what: "compare", sentence: sentence.trim(), model: model };
+    this.askPanel(question, "Decoding B…", (panel, answer) => {
+      if (answer.error) return AE.drawExplain(panel, answer); // shows the message
+      panel.hidden = true;
+      this.compareTrace = new AE.Trace(answer.wire);
+      this.render();
+    });
   };
 
   AE.panelMethods = M;

@@ -16,7 +16,10 @@
       "through every encoder layer. A model of how attention composes: it ignores the values and the " +
       "feed-forward layers, so it is not a measurement of what the translation depended on.",
   };
-  const VIEWS = [["heatmap", "Heatmap"], ["headview", "Head view"], ["mosaic", "All heads"], ["mask", "Look-ahead mask"]];
+  const VIEWS = [
+    ["heatmap", "Heatmap"], ["headview", "Head view"], ["mosaic", "All heads"], ["mask", "Look-ahead mask"],
+    ["compare", "Compare two"],
+  ];
   const PACES = [0.5, 1, 2, 3];
   const OPENING_STEP = 3; // the page opens this many tokens in
 
@@ -101,11 +104,13 @@
     this.plot = el("div", "ae-plot");
     this.plot2 = el("div", "ae-plot ae-plot2");
     this.headview = el("div", "ae-headview");
+    this.compare = el("div", "ae-compare");
+    this.compareTrace = null; // the second trace of "Compare two"
     this.caption = el("div", "ae-caption");
     this.panel = el("div", "ae-panel"); // the answer to the last question (explain a clicked cell, ...)
     this.panel.hidden = true;
     this.heat.addEventListener("ae-cell", (event) => this.explain(event.detail));
-    right.append(this.heat, this.headview, this.caption, this.panel, this.plot, this.plot2);
+    right.append(this.heat, this.headview, this.compare, this.caption, this.panel, this.plot, this.plot2);
     body.append(left, right);
     const help = el("div", "ae-keys", "Keys: " + AE.KEY_HELP + ". Click a candidate bar to force it; click a tile of All heads " +
       "to select it; click a cell of a head's heatmap to see how its weight is computed.");
@@ -277,7 +282,8 @@
     const h = this.height();
     this.heat.hidden = s.view !== "heatmap";
     this.headview.hidden = s.view !== "headview";
-    this.plot.hidden = s.view === "heatmap" || s.view === "headview";
+    this.compare.hidden = s.view !== "compare";
+    this.plot.hidden = s.view === "heatmap" || s.view === "headview" || s.view === "compare";
     this.plot2.hidden = s.view !== "mask";
     this.caption.textContent = s.view === "heatmap" ? CAPTIONS[s.head] || "" : CAPTIONS[s.view] || "";
     this.caption.hidden = !this.caption.textContent;
@@ -285,7 +291,8 @@
     else if (s.view === "headview") {
       if (!this.headsOn || this.headsOn.size > t.H) this.headsOn = new Set([...Array(t.H).keys()]);
       drawn.push(AE.drawHeadView(this.headview, this, t, s.kind, s.layer, s.step, this.headsOn));
-    } else if (s.view === "mosaic") drawn.push(AE.drawMosaic(this.plot, t, s.kind, s.step, h, t.model.best_head));
+    } else if (s.view === "compare") drawn.push(AE.drawCompare(this.compare, this, h));
+    else if (s.view === "mosaic") drawn.push(AE.drawMosaic(this.plot, t, s.kind, s.step, h, t.model.best_head));
     else {
       const layer = Math.min(s.layer, t.nLayers("decoder_self") - 1);
       const head = Number.isInteger(s.head) ? s.head : 0;
