@@ -182,3 +182,27 @@ def test_the_beam_trees_best_finished_leaf_is_the_beam_search_result(shipped, tr
         parent = tree[n.parent]
         assert n.log_prob <= parent.log_prob + 1e-6 and n.step == parent.step + 1 and parent.status in ("kept",)
     assert any(n.status == "pruned" for n in tree)
+
+
+@shipped_only
+def test_an_explanation_is_not_disturbed_by_other_sentences_on_the_shared_model(shipped, trace):
+    """The app's model serves everyone at once: the explaining hook records its own thread's pass only."""
+    import threading
+
+    stop = threading.Event()
+    other_src, other_tgt = torch.tensor([[45, 46, 47, 48, EOS_ID]]), torch.tensor([[BOS_ID, 60, 61]])
+
+    def busy():
+        with torch.no_grad():
+            while not stop.is_set():
+                shipped.model(other_src, other_tgt)
+
+    worker = threading.Thread(target=busy)
+    worker.start()
+    try:
+        for row in range(min(6, len(trace.target_ids))):
+            cell = explain_cell(shipped.model, trace.source_ids, trace.target_ids, "cross", 0, 1, row, 0)
+            np.testing.assert_allclose(cell.weights, trace.cross[0, 1, row], atol=1e-5)
+    finally:
+        stop.set()
+        worker.join()

@@ -7,13 +7,15 @@ For a cell (row i, column j) of head h at one site, the weight is
 
 where the look-ahead mask (decoder_self: j' ≤ i) or the padding mask removes the columns a query may not
 see. q and k are not part of the decode trace; `explain_cell` recomputes them in one teacher-forced pass
-over the trace's tokens with a forward hook on that one attention module, so every number comes from the
-model's own projections, and the weight it ends at is the one the trace captured.
+over the trace's tokens with a forward hook on that one attention module (it records only its own thread's
+call, like `AttentionRecorder`), so every number comes from the model's own projections, and the weight it
+ends at is the one the trace captured.
 """
 
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -72,8 +74,11 @@ def explain_cell(
         raise ValueError(f"cell ({row}, {column}) is outside the {rows} x {columns} map")
     module = sites[(kind, layer)]
     seen = {}
+    thread = threading.get_ident()
 
     def hook(module, args, kwargs, output):
+        if threading.get_ident() != thread:  # the shared model may be running someone else's sentence meanwhile
+            return
         query = args[0] if args else kwargs["query"]
         seen["q"] = module._split(module.q_proj(query))[0, head]  # (T, d_k)
         seen["k"] = output.key_value[0][0, head]  # (K, d_k)
