@@ -580,6 +580,9 @@ def test_the_exported_html_opens_offline_and_steps(browser, app_url, tmp_path):
         offline.keyboard.press("ArrowRight")
         expect(offline.locator(".ae-step")).to_have_text(f"Step 1 / {T}")
         assert len(heatmap_rows(offline)) == 1
+        offline.locator(".ae-view-tabs button", has_text="Compare two").click()
+        offline.locator(".ae-compare-bar button", has_text="Compare").click()  # no server behind this page
+        expect(offline.locator(".ae-panel-note")).to_contain_text("needs the server")
         assert blocked == [], blocked
         assert errors == [], errors
         shot(offline, "10-exported-offline")

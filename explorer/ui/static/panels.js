@@ -24,19 +24,20 @@
     }
     const question = { what: "explain", kind: s.kind, layer: s.layer, head: cell.head, row: cell.row, column: cell.column };
     const shown = s.kind === "decoder_self" ? s.step : null; // the decoder inputs the heatmap shows
-    const asked = this.askPanel(question, "Computing q and k for this cell…", (panel, answer) => AE.drawExplain(panel, answer, shown));
-    if (!asked) note("Explaining a cell needs the server (it recomputes q and k): open the app rather than the exported page.");
+    this.askPanel(question, "Computing q and k for this cell…", (panel, answer) => AE.drawExplain(panel, answer, shown));
   };
 
   // Ask the server `question` about this trace; the panel says `waiting` until `draw(panel, answer)` replaces it.
   M.askPanel = function (question, waiting, draw) {
     this.panel.hidden = false;
-    this.panel.replaceChildren(el("div", "ae-panel-note", waiting));
-    return this.asker.ask(this.trace.request, question, (answer) => {
+    const asked = this.asker.ask(this.trace.request, question, (answer) => {
       this.lastAnswer = answer; // read by the browser tests
       this.panel.hidden = false;
       draw(this.panel, answer);
     });
+    this.panel.replaceChildren(el("div", "ae-panel-note", asked ? waiting :
+      "This needs the server (it computes from the model): open the app rather than the exported page."));
+    return asked;
   };
 
   // Which heads matter for this translation: a grid per kind; a click switches that head off (a new trace).
