@@ -582,7 +582,7 @@ def test_the_exported_html_opens_offline_and_steps(browser, app_url, tmp_path):
         assert len(heatmap_rows(offline)) == 1
         offline.locator(".ae-view-tabs button", has_text="Compare two").click()
         offline.locator(".ae-compare-bar button", has_text="Compare").click()  # no server behind this page
-        expect(offline.locator(".ae-panel-note")).to_contain_text("needs the server")
+        expect(offline.locator(".ae-panel .ae-panel-note")).to_contain_text("needs the server")
         assert blocked == [], blocked
         assert errors == [], errors
         shot(offline, "10-exported-offline")
