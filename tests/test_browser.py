@@ -268,11 +268,11 @@ def test_the_mean_and_masked_cells_say_why_they_are_not_explained(page):
 
     show(page, 4, "Decoder self", "1")
     click_cell(page, 0, 3)
-    expect(page.locator(".ae-panel-note")).to_contain_text("look-ahead mask")
+    expect(page.locator(".ae-panel .ae-panel-note")).to_contain_text("look-ahead mask")
     page.locator(".ae-heads button", has_text="mean").click()
     wait_drawn(page)
     click_cell(page, 2, 1)
-    expect(page.locator(".ae-panel-note")).to_contain_text("Choose one head")
+    expect(page.locator(".ae-panel .ae-panel-note")).to_contain_text("Choose one head")
 
 
 def test_which_heads_matter_and_a_click_switches_one_off(page, tiny_checkpoint):
