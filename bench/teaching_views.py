@@ -6,7 +6,8 @@ viewer can ask about it, answered the way the app answers it (`ExplorerSession.p
 cache, the core's computation, the JSON): one cell explained (a cross-attention cell of the best head at the
 middle step), which heads matter (every head off alone, one batched pass), attention against attribution
 at the middle step (gradient × input and integrated gradients, steps doubled until complete within 5 %),
-and the beam search tree (beam 4, every hypothesis recorded). Interleaved rounds; medians and maxima.
+and the beam search tree (beam 4, every hypothesis recorded); last, one long input (six examples in one box) for
+the worst case. Interleaved rounds; medians and maxima.
 
     python -m bench.teaching_views [--checkpoint checkpoints/tatoeba-en-de] [--threads 2] [--repeat 5] [--json OUT]
 """
@@ -18,12 +19,13 @@ from pathlib import Path
 from bench import common
 from explorer.app.session import ExplorerSession
 from explorer.app.trace_cache import TraceCache
-from explorer.interpret.decoding import beam_search
 from explorer.interpret.handle import load_handle
 from explorer.interpret.inputs import parse_request
 from explorer.ui.translate_tab import EXAMPLES
 
 ROOT = Path(__file__).resolve().parents[1]
+# the worst case a person can ask for in one sentence box: several example sentences at once (~70 pieces)
+LONG = " ".join(s for s, _ in EXAMPLES[1:7])
 
 
 def views_of(handle, sentence: str, best: tuple) -> tuple[dict, str]:
@@ -39,7 +41,7 @@ def views_of(handle, sentence: str, best: tuple) -> tuple[dict, str]:
         "explain a cell": lambda: session.probe(request, cell),
         "heads that matter": lambda: session.probe(request, {"what": "heads"}),
         "attention vs attribution": lambda: session.probe(request, attribution),
-        "beam tree (beam 4)": lambda: beam_search(handle.model, wire["source_ids"], 4, 0.6, tree=[]),
+        "beam tree (beam 4)": lambda: session.probe(request, {"what": "beam_tree"}),
     }
     return views, f"{sentence[:40]} (S={S}, T={T})"
 
@@ -52,7 +54,7 @@ def main() -> int:
     handle = load_handle(checkpoint)
     best = handle.best_head or ("cross", handle.config.n_decoder_layers - 1, 0)
     rows, results = [], {}
-    for sentence, _ in EXAMPLES[: 2 if args.quick else None]:
+    for sentence in [s for s, _ in EXAMPLES][: 2 if args.quick else None] + [LONG]:
         views, label = views_of(handle, sentence, best)
         times = common.interleaved(views, args.warmup, args.repeat)
         results[sentence] = {name: [round(t * 1000, 1) for t in ts] for name, ts in times.items()}

@@ -176,3 +176,30 @@ def test_compare_asks_for_another_sentence_or_the_other_model(handle, mini_token
     own_side = session.probe(request, {"what": "compare", "model": "other"}, use_own=False)
     assert shipped_side["wire"]["model"]["name"] == handle.name and own_side["wire"]["model"]["name"] == "own"
     assert own_side["wire"]["request"]["sentence"] == TEXT  # the same sentence, the other model
+
+
+def plain(value) -> bool:
+    """Only JSON's own types: Gradio sends a numpy scalar as a string, which the browser cannot compute with."""
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and plain(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(plain(v) for v in value)
+    return value is None or type(value) in (str, int, float, bool)
+
+
+def test_every_answer_to_the_viewer_is_plain_json(handle):
+    session = ExplorerSession(handle, TraceCache())
+    request = parse_request(TEXT, ablation=[["cross", 1, 2]])
+    questions = [
+        {"what": "explain", "kind": "decoder_self", "layer": 1, "head": 0, "row": 2, "column": 1},
+        {"what": "heads"},
+        {"what": "attribution", "step": 2, "layer": 1, "head": "rollout"},
+        {"what": "beam_tree"},
+    ]
+    for question in questions:
+        answer = session.probe(request, question | {"id": 5})
+        assert answer["id"] == 5 and plain(answer), question["what"]
+    heads = session.probe(request, {"what": "heads"})
+    assert heads["drops"]["cross"][1][2] is None  # switched off in the trace: no drop of its own
+    with pytest.raises(UserError, match="step 0 has produced no token|Step 0 has produced no token"):
+        session.probe(request, {"what": "attribution", "step": 0, "layer": 0, "head": 0})

@@ -8,6 +8,8 @@ no longer waits for) and carries the numbers, or `error`: a message naming what 
 
 from __future__ import annotations
 
+import math
+
 from ..interpret.attribution import METHODS, attribute, rank_correlation
 from ..interpret.decoding import beam_search
 from ..interpret.explain import explain_cell
@@ -35,7 +37,7 @@ def answer(handle: ModelHandle, request: TraceRequest, wire: dict, question) -> 
         return out | _attribution(handle, wire, question, ablation)
     if question["what"] == "beam_tree":
         return out | _beam_tree(handle, request, wire, ablation)
-    return out | _heads(handle, wire)
+    return out | _heads(handle, wire, request)
 
 
 def _explain(handle: ModelHandle, wire: dict, question: dict, ablation) -> dict:
@@ -76,11 +78,11 @@ def _explain(handle: ModelHandle, wire: dict, question: dict, ablation) -> dict:
     }
 
 
-def _heads(handle: ModelHandle, wire: dict) -> dict:
-    importance = head_importance(handle.model, wire["source_ids"], wire["target_ids"])
+def _heads(handle: ModelHandle, wire: dict, request: TraceRequest) -> dict:
+    importance = head_importance(handle.model, wire["source_ids"], wire["target_ids"], off=request.ablation)
     return {
         "log_prob": round(importance.log_prob, DIGITS),
-        "drops": {kind: [_round(row) for row in drops] for kind, drops in importance.drops.items()},
+        "drops": {kind: [[_finite(v) for v in row] for row in drops] for kind, drops in importance.drops.items()},
         "translation": wire["outputs"][-1],
     }
 
@@ -107,7 +109,7 @@ def _attribution(handle: ModelHandle, wire: dict, question: dict, ablation) -> d
         result = attribute(handle.model, wire["source_ids"], wire["target_ids"], step - 1, method, ablation=ablation)
         methods[method] = {
             "scores": _round(result.scores),
-            "rank_correlation": round(rank_correlation(result.scores, row), 3),
+            "rank_correlation": _finite(rank_correlation(result.scores, row)),
             "log_prob": round(result.log_prob, DIGITS),
         }
         if method == "integrated_gradients":
@@ -163,6 +165,12 @@ def _index(value, size: int, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < size:
         raise UserError(f"The viewer asked for {name} {shown(value)}, which does not exist (0 to {size - 1}).")
     return value
+
+
+def _finite(value: float) -> float | None:
+    """JSON has no NaN: an undefined correlation (a constant row) travels as null."""
+    value = float(value)  # a numpy scalar would travel as a string
+    return round(value, DIGITS) if math.isfinite(value) else None
 
 
 def _round(values) -> list:

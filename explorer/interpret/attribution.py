@@ -7,7 +7,7 @@ which stay as they are):
     gradient × input        a_i = ∇_{e_i} f(e) · e_i
     integrated gradients    a_i = (e_i − e'_i) · mean over α of ∇_{e_i} f(e' + α(e − e'))   (Sundararajan et al., 2017)
 
-with the baseline e' = 0 (the padding token's embedding: no word, positions kept) and α at the midpoints of
+with the baseline e' = 0 (all-zero embeddings: no word, the positions kept) and α at the midpoints of
 `steps` equal intervals, evaluated in batches. Integrated gradients satisfy completeness: the a_i sum to
 f(e) − f(e'), up to the Riemann error, which `completeness_gap` reports. That error is not small here: near the
 baseline the model's gradient jumps from one α to the next (tiny embeddings are far from anything it was trained
@@ -30,6 +30,7 @@ IG_STEPS = 32  # Riemann midpoints along the straight path to start with
 IG_MAX_STEPS = 512  # doubling stops here, whatever the gap
 IG_TOLERANCE = 0.05  # completeness: |sum of scores − (f(e) − f(e'))| at most this share of |f(e) − f(e')|
 IG_BATCH = 64  # path points per forward and backward pass (bounds the memory of one request)
+IG_TOKEN_STEPS = 512 * 24  # steps x (source + target tokens) one attribution may spend: 512 steps for ~24 tokens
 METHODS = ("gradient_x_input", "integrated_gradients")
 NAMES = {"gradient_x_input": "gradient × input", "integrated_gradients": "integrated gradients"}
 
@@ -74,7 +75,8 @@ def attribute(
     """Attribution of step `step`'s token (target_ids[step], decoder inputs <s> + target_ids[:step]) to the source.
 
     Integrated gradients start at `steps` path points and double them until the completeness gap is within
-    `tolerance` or `max_steps` is reached; the result says how many it used and what gap remained.
+    `tolerance` or `max_steps` is reached, fewer for long sentences (IG_TOKEN_STEPS bounds the work of one
+    request); the result says how many it used and what gap remained.
     """
     if method not in METHODS:
         raise ValueError(f"method={method!r} must be one of {METHODS}")
@@ -94,6 +96,7 @@ def attribute(
             (grad,) = torch.autograd.grad(value.sum(), e)
             scores = (grad * embedded).sum(-1)[0]
             return Attribution(method, scores.detach().cpu().numpy(), float(value.detach()), float("nan"))
+        max_steps = max(steps, min(max_steps, IG_TOKEN_STEPS // (len(source_ids) + step + 1)))
         with torch.no_grad():
             ends = _log_prob(model, src, torch.cat([embedded, torch.zeros_like(embedded)]), inputs, token, ablation)
         while True:

@@ -102,7 +102,8 @@ class BeamNode:
     """One hypothesis the search looked at: its last token, the path's log-probability and what became of it.
 
     status: "kept" (one of the beams after its step), "pruned" (among the best 2·beam_size candidates of its
-    step but not kept), "finished" (EOS chosen: a complete translation), "cut" (still open at the length limit).
+    step but not kept, or a beam dropped when the finished ones could no longer be beaten), "finished" (EOS
+    chosen: a complete translation), "cut" (still open at the length limit).
     """
 
     id: int
@@ -180,6 +181,8 @@ def beam_search(
         if len(finished) >= beam_size:
             best_live = max(next_lp) / length_penalty(limit, alpha) if alpha > 0 else max(next_lp)
             if not next_hyps or finished[beam_size - 1].score >= best_live:
+                for n in next_nodes:  # the live beams can no longer beat the finished ones: dropped
+                    nodes[n].status = "pruned"
                 break
         if not next_hyps:
             break

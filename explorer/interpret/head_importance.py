@@ -25,7 +25,7 @@ class HeadImportance:
     """Log-probability drops, per kind (layers, heads), of one translation."""
 
     log_prob: float  # of the translation with every head on
-    drops: dict[str, np.ndarray]  # kind -> (L, H): log_prob − log-prob with that head off
+    drops: dict[str, np.ndarray]  # kind -> (L, H): log_prob − log-prob with that head off (NaN: it was off already)
 
     def ranking(self) -> list[tuple[str, int, int, float]]:
         """Every head as (kind, layer, head, drop), the most important first."""
@@ -33,21 +33,27 @@ class HeadImportance:
             (k, int(layer), int(h), float(d[layer, h]))
             for k, d in self.drops.items()
             for layer, h in np.ndindex(d.shape)
+            if not np.isnan(d[layer, h])  # a head already switched off
         ]
         return sorted(rows, key=lambda r: -r[3])
 
 
 @torch.no_grad()
-def head_importance(model: Transformer, source_ids: list[int], target_ids: list[int]) -> HeadImportance:
-    """Drop in log p(target | source) when each head alone is switched off (teacher forced, batched)."""
+def head_importance(model: Transformer, source_ids: list[int], target_ids: list[int], off=()) -> HeadImportance:
+    """Drop in log p(target | source) when each head alone is switched off (teacher forced, batched).
+
+    `off`: heads already switched off (the trace's ablation): every row keeps them off, and their own drop is NaN.
+    """
     config = model.config
+    off = tuple(tuple(h) for h in off)
     heads = [
         (kind, layer, h)
         for kind in ATTENTION_KINDS
         for layer in range(config.n_layers(kind))
         for h in range(config.n_heads)
+        if (kind, layer, h) not in off
     ]
-    rows = [()] + [(head,) for head in heads]
+    rows = [off] + [off + (head,) for head in heads]
     was_training = model.training
     model.eval()
     try:
@@ -66,7 +72,7 @@ def head_importance(model: Transformer, source_ids: list[int], target_ids: list[
         scores = torch.cat(scores).cpu().numpy()
     finally:
         model.train(was_training)
-    drops = {kind: np.zeros((config.n_layers(kind), config.n_heads)) for kind in ATTENTION_KINDS}
+    drops = {kind: np.full((config.n_layers(kind), config.n_heads), np.nan) for kind in ATTENTION_KINDS}
     for (kind, layer, h), score in zip(heads, scores[1:]):
         drops[kind][layer, h] = scores[0] - score
     return HeadImportance(float(scores[0]), drops)

@@ -19,7 +19,7 @@ from ..interpret.inputs import TraceRequest, UserError, parse_link, parse_reques
 from . import ablation_tab, about_tab, positional_tab, train_tab, translate_tab, viewer
 from .app_blocks import Blocks
 from .body_limit import BodyLimit
-from .common import CSS, PLAIN_EVENT, THEME, Context, session_event, zero_gpu
+from .common import CSS, GENERIC_ERROR, PLAIN_EVENT, PROBE_EVENT, THEME, Context, log, session_event, zero_gpu
 
 __all__ = ["build_demo", "launch_options", "static_paths"]
 static_paths = viewer.static_paths
@@ -151,13 +151,16 @@ def wire_trace(ctx: Context, tab: dict, heads: list) -> tuple:
     @session_event
     def ask(use_own, session, evt: gr.EventData):
         question = evt._data.get("question") if isinstance(evt._data, dict) else None
+        asked = question if isinstance(question, dict) else {}
         try:
             return session.probe(_request_of(evt), question, use_own)
         except UserError as exc:  # the panel that asked shows the message
-            asked = question if isinstance(question, dict) else {}
             return {"what": asked.get("what"), "id": asked.get("id"), "error": str(exc)}
+        except Exception:  # a bug: logged, and the panel stops waiting
+            log.exception("the viewer's question %r failed", asked.get("what"))
+            return {"what": asked.get("what"), "id": asked.get("id"), "error": GENERIC_ERROR}
 
-    view.select(ask, [ctx.use_own, ctx.state], [tab["answers"], ctx.state], api_name=False, **PLAIN_EVENT)
+    view.select(ask, [ctx.use_own, ctx.state], [tab["answers"], ctx.state], api_name=False, **PROBE_EVENT)
 
     @session_event
     def open_link(session, request: gr.Request):

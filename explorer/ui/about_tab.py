@@ -52,7 +52,12 @@ def describe(handle: ModelHandle) -> str:
             "| explanation | alignment error rate | target words placed as a person would |",
             "|---|---|---|",
         ]
-        lines += [f"| {escape(r['method'])} | {r['aer']:.3f} | {r.get('accuracy', 0):.0%} |" for r in methods]
+        lines += [
+            f"| {escape(r['method'])} | {r['aer']:.3f} | "
+            + (f"{r['accuracy']:.0%}" if r.get("accuracy") is not None else "–")
+            + " |"
+            for r in methods
+        ]
     return "\n".join(lines)
 
 

@@ -35,7 +35,8 @@
     a.source_tokens.forEach((t) => header.appendChild(el("th", "", t)));
     table.append(header, bars("cross-attention", a.attention.weights, a.source_tokens, a.attention.which));
     Object.entries(a.methods).forEach(([method, m]) => {
-      table.appendChild(bars(NAMES[method], m.scores, a.source_tokens, "Spearman ρ with attention " + m.rank_correlation.toFixed(2)));
+      const rho = m.rank_correlation === null ? "— (a constant row)" : m.rank_correlation.toFixed(2);
+      table.appendChild(bars(NAMES[method], m.scores, a.source_tokens, "Spearman ρ with attention " + rho));
     });
     const ig = a.methods.integrated_gradients;
     const caption = "Attention says where this head looked; the attributions say how much each source token's embedding " +

@@ -85,6 +85,23 @@
     div._values = values; // read by the browser tests
   }
 
+  // One canvas with what the Compare view shows (A and B side by side, A − B below), for the PNG button.
+  AE.compareCanvas = function (div) {
+    const shown = (sel) => { const c = div.querySelector(sel); return c && c.offsetParent !== null ? c : null; };
+    const a = shown(".ae-compare-a canvas"), b = shown(".ae-compare-b canvas"), diff = shown(".ae-compare-diff canvas");
+    const out = document.createElement("canvas");
+    const top = Math.max(a ? a.height : 0, b ? b.height : 0);
+    out.width = Math.max((a ? a.width : 0) + (b ? b.width : 0), diff ? diff.width : 0);
+    out.height = top + (diff ? diff.height : 0);
+    const ctx = out.getContext("2d");
+    ctx.fillStyle = "white";
+    ctx.fillRect(0, 0, out.width, out.height);
+    if (a) ctx.drawImage(a, 0, 0);
+    if (b) ctx.drawImage(b, a ? a.width : 0, 0);
+    if (diff) ctx.drawImage(diff, 0, top);
+    return out;
+  };
+
   // Draw A (the viewer's trace) and B (viewer.compareTrace) at the viewer's step, kind, layer and head.
   AE.drawCompare = function (div, viewer, height) {
     const c = parts(div, viewer);

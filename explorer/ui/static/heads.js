@@ -15,7 +15,7 @@
   // Draw an answer ({drops: {kind: [[...]]}, log_prob, translation}) into div; onPick(kind, layer, head) on a click.
   AE.drawHeads = function (div, a, onPick) {
     if (a.error) return div.replaceChildren(el("div", "ae-panel-error", a.error));
-    const all = Object.values(a.drops).flat(2);
+    const all = Object.values(a.drops).flat(2).filter((v) => v !== null);
     const peak = Math.max(...all.map(Math.abs), 1e-9);
     const best = Math.max(...all);
     const grids = el("div", "ae-heads-grids");
@@ -30,12 +30,18 @@
         const tr = el("tr");
         tr.appendChild(el("th", "", "layer " + layer));
         row.forEach((drop, head) => {
+          if (drop === null) { // switched off already in this trace
+            const off = el("td", "ae-off", "off");
+            off.title = AE.KIND_TITLES[kind] + ", layer " + layer + ", head " + head + ": switched off in this trace";
+            return tr.appendChild(off);
+          }
           const td = el("td", drop === best ? "ae-top" : "", drop.toFixed(2));
           const share = Math.max(0, drop) / peak; // a head whose loss helps the translation stays white
           td.style.background = "rgba(213, 94, 0, " + share.toFixed(3) + ")";
           td.style.color = share > 0.55 ? "white" : "#1f2937";
-          td.title = AE.KIND_TITLES[kind] + ", layer " + layer + ", head " + head + ": log-probability −" + drop.toFixed(3) +
-            " without it (click to switch it off)";
+          const change = drop >= 0 ? "loses " + drop.toFixed(3) : "gains " + (-drop).toFixed(3);
+          td.title = AE.KIND_TITLES[kind] + ", layer " + layer + ", head " + head + ": the translation " + change +
+            " log-probability without it (click to switch it off)";
           td.dataset.layer = layer;
           td.dataset.head = head;
           td.addEventListener("click", () => onPick(kind, layer, head));

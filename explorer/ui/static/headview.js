@@ -100,7 +100,7 @@
     hv.geom = { width: width, top: top, rowH: rowH, queries: queries, keys: keys };
     hv.lines = lines; // read by the browser tests
     canvas.setAttribute("aria-label", AE.KIND_TITLES[kind] + " · layer " + layer + " · head view · heads " +
-      [...on].sort().join(", ") + (kind === "encoder_self" ? "" : " · step " + t) + ". Lines from queries (left) to keys (right).");
+      [...on].sort((p, q) => p - q).join(", ") + (kind === "encoder_self" ? "" : " · step " + t) + ". Lines from queries (left) to keys (right).");
     return Promise.resolve();
   };
 })((window.AttentionExplorer = window.AttentionExplorer || {}));

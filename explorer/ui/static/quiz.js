@@ -38,11 +38,13 @@
   Quiz.prototype.pick = function (j) {
     const v = this.viewer, t = v.trace, step = v.state.step + 1;
     if (!this.on || step > t.T) return;
+    if (j !== null && !(j >= 0 && j < t.S)) return;
     const [layer, head] = this.head();
     const row = t.weights("cross", layer, head, step)[step - 1];
     const best = row.indexOf(Math.max(...row));
     this.last = { step: step, pick: j, weight: j === null ? null : row[j], best: best, bestWeight: row[best], layer: layer, head: head };
-    this.answers = this.answers.filter((a) => a.step !== step).concat([this.last]);
+    if (!this.answers.some((a) => a.step === step)) this.answers.push(this.last); // a step scores once: going back
+    // and answering again shows the answer, it does not change the score
     v.go(step, "quiz");
   };
 

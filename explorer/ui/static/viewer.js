@@ -128,8 +128,10 @@
     this.trace = new AE.Trace(wire);
     this.player.stop();
     this.panel.hidden = true;
+    this.asker.waiting = {}; // answers still on their way belong to the previous trace
     this.quiz.answers = []; // a new sentence: a new round of the quiz
     this.quiz.last = null;
+    this.quiz.cursor = 0;
     const s = this.state;
     const best = wire.model.best_head;
     if (first && best) Object.assign(s, { kind: best.kind, layer: best.layer, head: best.head });
@@ -353,6 +355,7 @@
     const name = AE.filename(this.trace.request.sentence, "") + "-" + s.view + "-step" + s.step;
     if (s.view === "heatmap") AE.heatmapPng(this.heat, name + ".png");
     else if (s.view === "headview") AE.canvasPng(this.headview.querySelector("canvas"), name + ".png");
+    else if (s.view === "compare") AE.canvasPng(AE.compareCanvas(this.compare), name + ".png");
     else window.Plotly.downloadImage(this.plot, { format: "png", scale: 2, filename: name });
   };
 
