@@ -312,31 +312,34 @@ def test_the_about_tab_shows_every_value_from_the_checkpoint_as_text(tiny_checkp
 
 
 # ----- the CLIs: one error line, exit code 2, small and capped ----------------------------------
+APP = ["app.py", "--port", "1", "--checkpoint"]  # the commands after `python`, the checkpoint last
+EVALUATE = ["-m", "explorer.training.evaluate", "--data", "DATA", "--checkpoint"]
+CARD = ["-m", "explorer.training.model_report", "--card-only", "--checkpoint"]
 CLI_CASES = {  # case: (MALFORMED case, command after `python`)
-    "app: d_ff=1000000": ("d_ff=1000000", ["app.py", "--port", "1", "--checkpoint"]),
-    "app: n_encoder_layers=1000000": ("n_encoder_layers=1000000", ["app.py", "--port", "1", "--checkpoint"]),
-    "app: 100,000-deep nesting": ("100,000-deep nesting", ["app.py", "--port", "1", "--checkpoint"]),
-    "app: alignment layer 99": ("alignment layer 99", ["app.py", "--port", "1", "--checkpoint"]),
-    "app: HTML in name": ("HTML in name", ["app.py", "--port", "1", "--checkpoint"]),
+    "app: d_ff=1000000": ("d_ff=1000000", APP),
+    "app: n_encoder_layers=1000000": ("n_encoder_layers=1000000", APP),
+    "app: 100,000-deep nesting": ("100,000-deep nesting", APP),
+    "app: alignment layer 99": ("alignment layer 99", APP),
+    "app: HTML in name": ("HTML in name", APP),
     "evaluate: 100 MB config.json": (
         "100 MB config.json",
-        ["-m", "explorer.training.evaluate", "--data", "DATA", "--checkpoint"],
+        EVALUATE,
     ),
     "evaluate: d_model=65536": (
         "d_model=65536",
-        ["-m", "explorer.training.evaluate", "--data", "DATA", "--checkpoint"],
+        EVALUATE,
     ),
     "evaluate: header claims 1 TB": (
         "header claims 1 TB",
-        ["-m", "explorer.training.evaluate", "--data", "DATA", "--checkpoint"],
+        EVALUATE,
     ),
     "evaluate: offsets past the end": (
         "offsets past the end",
-        ["-m", "explorer.training.evaluate", "--data", "DATA", "--checkpoint"],
+        EVALUATE,
     ),
     "model_report: evaluation bleu a string": (
         "evaluation bleu a string",
-        ["-m", "explorer.training.model_report", "--card-only", "--checkpoint"],
+        CARD,
     ),
 }
 CONTROL = "control: import torch, gradio"

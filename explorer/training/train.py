@@ -64,9 +64,8 @@ def build_trainer(config: TrainConfig, log=print, recipe: LoadedRecipe | None = 
         if stored is not None:  # the weights exist for this architecture only; the schedule may change on resume
             config = replace(config, model=ModelConfig.from_dict(stored))
     train, valid = read_data(config, say)
-    if resume is not None:
-        tokenizer = Tokenizer(bytes(resume["tokenizer"].tolist()))
-    else:  # one vocabulary: SentencePiece samples big corpora differently in each process
+    tokenizer = None  # resuming: Trainer.from_pairs takes the resume state's vocabulary
+    if resume is None:  # one vocabulary: SentencePiece samples big corpora differently in each process
         proto = [train_tokenizer(train, config.model.vocab_size).model_proto if rank == 0 else None]
         if distributed:
             dist.broadcast_object_list(proto, src=0, device=device)

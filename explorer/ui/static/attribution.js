@@ -19,7 +19,7 @@
     values.forEach((v, i) => {
       const a = Math.abs(v) / peak;
       const td = el("td", "", v.toFixed(Math.abs(v) < 0.1 ? 3 : 2));
-      td.style.background = (v >= 0 ? "rgba(213, 94, 0, " : "rgba(0, 114, 178, ") + a.toFixed(3) + ")";
+      td.style.background = AE.signedFill(v, peak);
       td.style.color = a > 0.55 ? "white" : "#1f2937";
       td.title = tokens[i] + ": " + v.toFixed(4);
       row.appendChild(td);

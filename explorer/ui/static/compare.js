@@ -41,11 +41,6 @@
     return div._cmp;
   }
 
-  function diverging(v) { // -1 blue .. 0 white .. +1 vermillion
-    const a = Math.min(1, Math.abs(v));
-    const [r, g, b] = v >= 0 ? [213, 94, 0] : [0, 114, 178];
-    return "rgb(" + [r, g, b].map((c) => Math.round(255 + (c - 255) * a)).join(",") + ")";
-  }
 
   // The A − B map of rows x columns (null: masked in either), with its labels and a small key.
   function drawDiff(div, rows, columns, values, title, height) {
@@ -64,7 +59,7 @@
     ctx.fillText(title, 4, font / 2 + 2);
     ctx.font = font + "px " + FAMILY;
     values.forEach((row, i) => row.forEach((v, j) => {
-      ctx.fillStyle = v === null ? AE.COLORS.masked : diverging(v);
+      ctx.fillStyle = v === null ? AE.COLORS.masked : AE.signedFill(v, 1); // over the white background
       ctx.fillRect(left + j * cw, top + i * ch, Math.ceil(cw), Math.ceil(ch));
     }));
     ctx.fillStyle = "#1f2937";
@@ -73,7 +68,7 @@
     ctx.textAlign = "center";
     columns.forEach((s, j) => ctx.fillText(s, left + (j + 0.5) * cw, height - bottom + font / 2 + 4));
     [[-1, "B more"], [0, "equal"], [1, "A more"]].forEach(([v, text], n) => {
-      ctx.fillStyle = diverging(v);
+      ctx.fillStyle = AE.signedFill(v, 1);
       ctx.fillRect(width - 80, top + n * (font + 10), 14, font + 4);
       ctx.strokeStyle = "#cbd5e1";
       ctx.strokeRect(width - 80, top + n * (font + 10), 14, font + 4);

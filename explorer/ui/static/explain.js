@@ -16,8 +16,7 @@
     row.title = label + ": " + values.map((v) => fmt(v, 2)).join(", ");
     values.forEach((v) => {
       const cell = el("span", "ae-strip-cell");
-      const a = Math.min(1, Math.abs(v) / peak);
-      cell.style.background = v >= 0 ? "rgba(213, 94, 0, " + a + ")" : "rgba(0, 114, 178, " + a + ")";
+      cell.style.background = AE.signedFill(v, peak);
       row.appendChild(cell);
     });
     return row;

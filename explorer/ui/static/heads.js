@@ -37,7 +37,7 @@
           }
           const td = el("td", drop === best ? "ae-top" : "", drop.toFixed(2));
           const share = Math.max(0, drop) / peak; // a head whose loss helps the translation stays white
-          td.style.background = "rgba(213, 94, 0, " + share.toFixed(3) + ")";
+          td.style.background = AE.signedFill(share, 1);
           td.style.color = share > 0.55 ? "white" : "#1f2937";
           const change = drop >= 0 ? "loses " + drop.toFixed(3) : "gains " + (-drop).toFixed(3);
           td.title = AE.KIND_TITLES[kind] + ", layer " + layer + ", head " + head + ": the translation " + change +

@@ -33,6 +33,12 @@
     return node;
   };
 
+  // A signed value as a colour over white: vermillion positive, blue negative, opacity |value| / peak.
+  AE.signedFill = function (value, peak) {
+    const a = Math.min(1, Math.abs(value) / (peak || 1));
+    return (value >= 0 ? "rgba(213, 94, 0, " : "rgba(0, 114, 178, ") + a.toFixed(3) + ")";
+  };
+
   // A canvas of width x height CSS pixels, sharp on high-DPI screens; returns its context in CSS pixels.
   AE.sizeCanvas = function (canvas, width, height) {
     const dpr = window.devicePixelRatio || 1;
