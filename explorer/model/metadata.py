@@ -39,6 +39,7 @@ def validate_metadata(meta: object, config: ModelConfig) -> dict:
     _optional(meta, "hardware", _plain, MAX_LABEL_CHARS)
     _optional(meta, "data_credit", _plain, MAX_CREDIT_CHARS)
     _optional(meta, "known_limits", _strings)
+    _optional(meta, "data_sources", _data_sources)
     _optional(meta, "recipe", _recipe)
     for key in ("command", "report_command", "card_note"):
         _optional(meta, key, _string)
@@ -65,6 +66,18 @@ def _train_config(field: str, tc: object) -> None:
         for i, item in enumerate(data):
             _string(f"{field}.data[{i}]", item)
     _optional(tc, "valid", _string, prefix=field)
+
+
+def _data_sources(field: str, sources: object) -> None:
+    """[{"spec", "weight", "name", "licence"}] as `explorer.training.recipe.DataSource.fact` writes them."""
+    _list(field, sources)
+    for i, source in enumerate(sources):
+        where = f"{field}[{i}]"
+        _mapping(where, source)
+        _string(f"{where}.spec", _required(source, "spec", where))
+        _number(f"{where}.weight", _required(source, "weight", where), 0, math.inf)
+        for key, limit in (("name", MAX_LABEL_CHARS), ("licence", MAX_CREDIT_CHARS)):
+            _plain(f"{where}.{key}", _required(source, key, where), limit)
 
 
 def _recipe(field: str, recipe: object) -> None:

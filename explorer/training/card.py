@@ -49,6 +49,9 @@ def render_card(meta: dict, evaluation: dict | None = None, extra_sections: str 
     ]
     if meta.get("data_credit"):
         lines.append(f"- data credit: {meta['data_credit']}")
+    if meta.get("data_sources"):
+        lines += ["", "| corpus | weight per epoch | what | licence |", "|---|---|---|---|"]
+        lines += [f"| `{s['spec']}` | {s['weight']:g} | {s['name']} | {s['licence']} |" for s in meta["data_sources"]]
     lines += [
         "",
         "## Training",

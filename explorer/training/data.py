@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import math
 import random
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -94,6 +96,47 @@ def clean(pairs: Iterable[Pair], max_chars: int = 300) -> list[Pair]:
     return out
 
 
+def fold(text: str) -> str:
+    """A sentence reduced to its lowercased words: what "the same sentence" means for keeping test data out."""
+    return " ".join(re.findall(r"\w+", text.casefold()))
+
+
+def held_out_filter(sentences: Iterable[str], min_words: int = 4):
+    """A predicate that is true for a source that is, or contains, one of `sentences` (their near-copies).
+
+    Sentences are compared folded (case, punctuation and spacing ignored); a training source that contains
+    a held-out sentence of at least `min_words` words as a run of whole words is held out too.
+    """
+    folded = {fold(s) for s in sentences} - {""}
+    long = sorted((f for f in folded if len(f.split()) >= min_words), key=len, reverse=True)
+    pattern = re.compile(r"(?:^| )(?:" + "|".join(map(re.escape, long)) + r")(?: |$)") if long else None
+
+    def held_out(source: str) -> bool:
+        text = fold(source)
+        return text in folded or (pattern is not None and pattern.search(text) is not None)
+
+    return held_out
+
+
+def weighted_epoch(sizes: Sequence[int], weights: Sequence[float], seed: int) -> list[int]:
+    """One epoch's example indices over corpora laid end to end, each corpus taken `weight` times.
+
+    A weight of 2.5 gives every example of that corpus twice and a random half of them a third time,
+    drawn anew for each seed (each epoch), so a low weight such as 0.1 still reaches every example over
+    the epochs.
+    """
+    if len(sizes) != len(weights):
+        raise ValueError(f"{len(weights)} weights for {len(sizes)} corpora")
+    rng = random.Random(seed)
+    indices, start = [], 0
+    for size, weight in zip(sizes, weights):
+        whole, part = int(math.floor(weight)), weight - math.floor(weight)
+        corpus = range(start, start + size)
+        indices += list(corpus) * whole + rng.sample(corpus, round(part * size))
+        start += size
+    return indices
+
+
 def split_by_source(pairs: Sequence[Pair], valid_fraction: float, seed: int = 0) -> tuple[list[Pair], list[Pair]]:
     """Deterministic train/valid split; all translations of one source land on the same side."""
     train, valid = [], []
@@ -117,15 +160,19 @@ def encode_pairs(tokenizer: Tokenizer, pairs: Iterable[Pair], max_len: int) -> l
     return out
 
 
-def token_batches(examples: Sequence[Example], max_tokens: int, seed: int | None = None) -> list[list[int]]:
+def token_batches(
+    examples: Sequence[Example], max_tokens: int, seed: int | None = None, indices: Sequence[int] | None = None
+) -> list[list[int]]:
     """Index batches of similar length whose padded size stays under max_tokens.
 
-    Examples are sorted by (target, source) length so little padding is wasted; with a seed, ties are
-    broken randomly and the batch order is shuffled (a new seed per epoch gives a new order).
+    Examples (those at `indices`, repeats allowed, or all) are sorted by (target, source) length so
+    little padding is wasted; with a seed, ties are broken randomly and the batch order is shuffled
+    (a new seed per epoch gives a new order).
     """
     rng = random.Random(seed)
-    keys = [(len(t), len(s), rng.random() if seed is not None else 0.0) for s, t in examples]
-    order = sorted(range(len(examples)), key=keys.__getitem__)
+    chosen = range(len(examples)) if indices is None else indices
+    keys = [(len(examples[i][1]), len(examples[i][0]), rng.random() if seed is not None else 0.0) for i in chosen]
+    order = [chosen[j] for j in sorted(range(len(chosen)), key=keys.__getitem__)]
     batches, batch, longest = [], [], 0
     for i in order:
         size = max(len(examples[i][0]), len(examples[i][1]))

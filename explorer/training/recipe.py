@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..model.metadata import validate_metadata
@@ -20,13 +20,38 @@ RECIPES_PACKAGE = "explorer.training.recipes"
 
 
 @dataclass(frozen=True)
+class DataSource:
+    """One training corpus of a recipe: where it is, how often an epoch takes it, and its licence."""
+
+    spec: str  # a corpus spec (data.read_corpus), relative to the repository root
+    weight: float  # times per epoch: 2 upsamples, 0.1 takes a tenth (a new tenth every epoch)
+    name: str  # what it is, for the model card
+    licence: str  # its licence and the credit it asks for
+
+    def fact(self) -> dict:
+        return {"spec": self.spec, "weight": self.weight, "name": self.name, "licence": self.licence}
+
+
+@dataclass(frozen=True)
 class Recipe:
-    """A training configuration and the facts its checkpoint will carry."""
+    """A training configuration and the facts its checkpoint will carry.
+
+    With `sources`, the config's corpora and weights are theirs (`config.data`, `config.data_weights`):
+    each corpus is named once, with its weight and licence beside it.
+    """
 
     config: TrainConfig
     name: str = ""  # the model's display name in the app and the card
     data_credit: str = ""  # attribution the training data's licence asks for
     known_limits: tuple[str, ...] = ()  # what the card warns about (domain, length, vocabulary)
+    sources: tuple[DataSource, ...] = ()
+
+    def __post_init__(self):
+        if self.sources:
+            config = replace(
+                self.config, data=[s.spec for s in self.sources], data_weights=[s.weight for s in self.sources]
+            )
+            object.__setattr__(self, "config", config)
 
 
 @dataclass(frozen=True)
@@ -45,6 +70,8 @@ class LoadedRecipe:
             facts["data_credit"] = self.recipe.data_credit
         if self.recipe.known_limits:
             facts["known_limits"] = list(self.recipe.known_limits)
+        if self.recipe.sources:
+            facts["data_sources"] = [s.fact() for s in self.recipe.sources]
         return facts
 
 

@@ -22,10 +22,11 @@ from dataclasses import fields, replace
 import torch
 import torch.distributed as dist
 
+from ..model.checkpoint import load_checkpoint
 from ..model.config import ModelConfig
 from ..model.tokenizer import Tokenizer
 from .allocator import retain_freed_memory
-from .data import Pair, clean, read_corpus, split_by_source
+from .data import Pair, clean, held_out_filter, read_corpus, read_rows, split_by_source, weighted_epoch
 from .recipe import LoadedRecipe, load_recipe
 from .trainer import TrainConfig, Trainer, read_resume, train_tokenizer, training_device
 
@@ -33,17 +34,32 @@ PROG = "python -m explorer.training.train"
 MODEL_FIELDS = {f.name for f in fields(ModelConfig)}
 
 
-def read_data(config: TrainConfig, log=print) -> tuple[list[Pair], list[Pair]]:
-    """Cleaned training and validation pairs; no validation source is ever trained on."""
-    pairs = clean(pair for spec in config.data for pair in read_corpus(spec))
+def read_data(config: TrainConfig, log=print) -> tuple[list[Pair], list[Pair], list[int]]:
+    """Cleaned training pairs (the corpora end to end, and each one's size) and validation pairs.
+
+    No validation source is ever trained on, nor a source of an `exclude` test set or a near-copy of one
+    (`data.held_out_filter`); a pair seen in an earlier corpus is not repeated by a later one.
+    """
+    corpora = [clean(read_corpus(spec)) for spec in config.data]
     if config.valid:
         valid = clean(read_corpus(config.valid))
-        held_out = {s for s, _ in valid}
-        train = [p for p in pairs if p[0] not in held_out]
     else:
-        train, valid = split_by_source(pairs, config.valid_fraction, config.seed)
-    log(f"data: {len(train)} training pairs, {len(valid)} validation pairs")
-    return train, valid
+        joined, valid = split_by_source([p for c in corpora for p in c], config.valid_fraction, config.seed)
+        kept = set(joined)
+        corpora = [[p for p in c if p in kept] for c in corpora]
+    held_out_sources = {s for s, _ in valid}
+    is_test = held_out_filter(s for spec in config.exclude for s, *_ in read_rows(spec))
+    seen: set[Pair] = set()
+    train, sizes = [], []
+    for spec, corpus in zip(config.data, corpora):
+        kept = [p for p in corpus if p not in seen and p[0] not in held_out_sources and not is_test(p[0])]
+        seen.update(kept)
+        if len(kept) < len(corpus):
+            log(f"data: {spec}: {len(corpus) - len(kept)} pairs held out (validation, test sets, earlier corpora)")
+        train += kept
+        sizes.append(len(kept))
+    log(f"data: {len(train)} training pairs in {len(sizes)} corpora {sizes}, {len(valid)} validation pairs")
+    return train, valid, sizes
 
 
 def build_trainer(config: TrainConfig, log=print, recipe: LoadedRecipe | None = None) -> Trainer:
@@ -63,15 +79,29 @@ def build_trainer(config: TrainConfig, log=print, recipe: LoadedRecipe | None = 
         stored = json.loads(resume["train_config"]).get("model")
         if stored is not None:  # the weights exist for this architecture only; the schedule may change on resume
             config = replace(config, model=ModelConfig.from_dict(stored))
-    train, valid = read_data(config, say)
-    tokenizer = None  # resuming: Trainer.from_pairs takes the resume state's vocabulary
-    if resume is None:  # one vocabulary: SentencePiece samples big corpora differently in each process
-        proto = [train_tokenizer(train, config.model.vocab_size).model_proto if rank == 0 else None]
+    start = None
+    if resume is None and config.init_from:  # continue a trained model: its architecture and vocabulary
+        start = load_checkpoint(config.init_from)
+        say(f"starting from the weights and vocabulary of {config.init_from}")
+        config = replace(config, model=start.model.config)
+    train, valid, sizes = read_data(config, say)
+    tokenizer = start.tokenizer if start is not None else None  # resuming: from_pairs takes the resume state's
+    if resume is None and start is None:  # one vocabulary: SentencePiece samples big corpora differently per process
+        mix = (
+            [train[i] for i in weighted_epoch(sizes, config.data_weights, config.seed)]
+            if config.data_weights
+            else train
+        )
+        proto = [train_tokenizer(mix, config.model.vocab_size).model_proto if rank == 0 else None]
         if distributed:
             dist.broadcast_object_list(proto, src=0, device=device)
         tokenizer = Tokenizer(proto[0])
     facts = recipe.facts() if recipe is not None else None
-    return Trainer.from_pairs(config, train, valid, tokenizer, resume, log, facts)
+    trainer = Trainer.from_pairs(config, train, valid, tokenizer, resume, log, facts, sizes)
+    if start is not None:
+        trainer.model.load_state_dict(start.model.state_dict())
+        trainer.save_snapshot()  # step 0 of the time-lapse: the model before this run
+    return trainer
 
 
 def parse_args(argv: list[str] | None = None) -> TrainConfig:
@@ -100,7 +130,10 @@ def _parser() -> argparse.ArgumentParser:
     options += [(f.name, getattr(defaults, f.name)) for f in fields(TrainConfig) if f.name not in ("model", "data")]
     for name, default in options:
         flag = "--" + name.replace("_", "-")
-        if isinstance(default, bool):
+        if isinstance(default, list):
+            kind = {"data_weights": float, "snapshot_steps": int}.get(name, str)
+            parser.add_argument(flag, nargs="*", type=kind, help=f"default {default}")
+        elif isinstance(default, bool):
             parser.add_argument(flag, type=_boolean, metavar="BOOL", help=f"default {default}")
         else:
             parser.add_argument(flag, type=type(default) if default is not None else str, help=f"default {default}")

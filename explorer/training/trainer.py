@@ -31,12 +31,13 @@ from ..model.config import PAD_ID, ModelConfig
 from ..model.tokenizer import Tokenizer
 from ..model.transformer import Transformer
 from .card import render_card
-from .data import Example, Pair, collate, encode_pairs, token_batches
+from .data import Example, Pair, collate, encode_pairs, token_batches, weighted_epoch
 from .evaluate import group_references, score_translations, translate
 from .loss import label_smoothed_cross_entropy
 from .loss_curve import loss_curve_png
 
 RESUME_FILE = "resume.pt"
+SNAPSHOT_DIR = "snapshots"  # the weights at `snapshot_steps`, for a training time-lapse
 # AdamW's single fused kernel: the same update; torch's CPU default, a loop over the 131 parameter tensors,
 # took 2x as long per optimizer step and 1.09x as long per bf16 training step (bench/RESULTS.md (a5)).
 # MPS has no fused AdamW in every torch version.
@@ -50,6 +51,11 @@ class TrainConfig:
     # the architecture; its vocab_size is what the tokenizer is asked for (a small corpus gives fewer pieces)
     model: ModelConfig = field(default_factory=ModelConfig)
     data: list[str] = field(default_factory=lambda: ["mini"])  # corpus specs, see data.read_corpus
+    data_weights: list[float] = field(default_factory=list)  # one per corpus: times per epoch (0.1: a tenth); [] all 1
+    exclude: list[str] = field(
+        default_factory=list
+    )  # TSV test sets whose sources (and near-copies) are never trained on
+    init_from: str | None = None  # a checkpoint directory to start from: its weights, vocabulary and architecture
     valid: str | None = None  # a corpus spec; default: split off valid_fraction of the training data
     valid_fraction: float = 0.05
     out: str = "runs/model"  # checkpoint directory written at the end (and at each validation)
@@ -72,6 +78,13 @@ class TrainConfig:
     bf16: str = "auto"  # bf16 autocast: "auto" (CUDA, or a CPU with native bf16), "true", "false"
     save_dtype: str = "float32"  # "float16" halves the exported weights
     log_every: int = 50
+    snapshot_steps: list[int] = field(default_factory=list)  # steps whose weights are kept in WORK_DIR/snapshots
+
+    def __post_init__(self):
+        if self.data_weights and len(self.data_weights) != len(self.data):
+            raise ValueError(f"data_weights has {len(self.data_weights)} values for {len(self.data)} corpora")
+        if any(not (w >= 0 and math.isfinite(w)) for w in self.data_weights):
+            raise ValueError(f"data_weights {self.data_weights} must be finite and >= 0")
 
 
 @dataclass
@@ -204,6 +217,7 @@ class Trainer:
         resume: dict | None = None,
         log=print,
         facts: dict | None = None,
+        corpus_sizes: list[int] | None = None,
     ):
         if not train_examples:
             raise ValueError("no training pairs left after cleaning and the length filter")
@@ -219,6 +233,10 @@ class Trainer:
         self._stop = False
         self.tokenizer = tokenizer
         self.train_examples = train_examples
+        # train_examples are the corpora laid end to end; with data_weights each epoch samples them by weight
+        self.corpus_sizes = corpus_sizes or [len(train_examples)]
+        if config.data_weights and len(self.corpus_sizes) != len(config.data_weights):
+            raise ValueError(f"{len(config.data_weights)} data_weights for {len(self.corpus_sizes)} corpora")
         self.valid_pairs = valid_pairs
         self.valid_examples = encode_pairs(tokenizer, valid_pairs, model.config.max_len)
         self.model = model.to(self.device)
@@ -255,20 +273,38 @@ class Trainer:
         resume: dict | None = None,
         log=print,
         facts: dict | None = None,
+        corpus_sizes: list[int] | None = None,
     ) -> Trainer:
         """Seed, build the vocabulary (the resume state's, else trained on the training pairs, unless given),
-        build the model, encode the examples."""
+        build the model, encode the examples. `corpus_sizes` splits `train_pairs` into the corpora that
+        `config.data_weights` weigh."""
         seed_everything(config.seed, dist.get_rank() if dist.is_available() and dist.is_initialized() else 0)
         if tokenizer is None and resume is not None:
             tokenizer = Tokenizer(bytes(resume["tokenizer"].tolist()))  # the weights' own vocabulary
         tokenizer = tokenizer or train_tokenizer(train_pairs, config.model.vocab_size)
         model = Transformer(replace(config.model, vocab_size=tokenizer.vocab_size))
-        examples = encode_pairs(tokenizer, train_pairs, config.model.max_len)
+        examples, sizes, start = [], [], 0
+        for size in corpus_sizes or [len(train_pairs)]:  # the length filter keeps each corpus apart
+            encoded = encode_pairs(tokenizer, train_pairs[start : start + size], config.model.max_len)
+            examples += encoded
+            sizes.append(len(encoded))
+            start += size
         facts = {"train_pairs": len(train_pairs)} | (facts or {})  # cleaned pairs, before the length filter
-        return cls(config, model, tokenizer, examples, valid_pairs, resume, log, facts)
+        return cls(config, model, tokenizer, examples, valid_pairs, resume, log, facts, sizes)
+
+    def _epoch_indices(self) -> list[int] | None:
+        """This epoch's examples: every one once, or the corpora sampled by their weights."""
+        if not self.config.data_weights:
+            return None
+        return weighted_epoch(self.corpus_sizes, self.config.data_weights, self.config.seed + self.epoch)
 
     def _epoch_batches(self) -> list[list[int]]:
-        batches = token_batches(self.train_examples, self.config.max_tokens, seed=self.config.seed + self.epoch)
+        batches = token_batches(
+            self.train_examples,
+            self.config.max_tokens,
+            seed=self.config.seed + self.epoch,
+            indices=self._epoch_indices(),
+        )
         if self.world > 1:
             per_rank = len(batches) // self.world
             if per_rank == 0:  # every rank would skip every epoch without ever taking a step
@@ -317,6 +353,20 @@ class Trainer:
         tmp = self.work_dir / (RESUME_FILE + ".tmp")
         torch.save(state, tmp)
         os.replace(tmp, self.work_dir / RESUME_FILE)
+
+    def save_snapshot(self) -> Path | None:
+        """The weights at this step, in float16, as WORK_DIR/snapshots/step_NNNNNN.safetensors (rank 0)."""
+        if self.rank != 0:
+            return None
+        from safetensors.torch import save_file
+
+        folder = self.work_dir / SNAPSHOT_DIR
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"step_{self.step:06d}.safetensors"
+        state = {k: v.detach().to("cpu", torch.float16).contiguous() for k, v in self.model.state_dict().items()}
+        save_file(state, str(path) + ".tmp")
+        os.replace(str(path) + ".tmp", path)
+        return path
 
     # ----- training ---------------------------------------------------------------------------
     def stop(self) -> None:
@@ -373,6 +423,8 @@ class Trainer:
                 t0 = time.monotonic()
                 loss, tokens = self.train_step([self.train_examples[i] for i in batches[self.batch_in_epoch]])
                 self.batch_in_epoch += 1
+                if self.step in c.snapshot_steps:
+                    self.save_snapshot()
                 window_loss, window_steps, window_tokens = window_loss + loss, window_steps + 1, window_tokens + tokens
                 event = None
                 if self.step % c.log_every == 0:
