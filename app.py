@@ -1,6 +1,8 @@
-"""Attention Explorer: `python app.py [--checkpoint DIR] [--host H] [--port P] [--share]`.
+"""Attention Explorer: `python app.py [--checkpoint DIR] [--host H] [--port P]`.
 
-Loads the shipped English→German model (or the checkpoint given) and serves the explorer UI.
+Loads the shipped English→German model (or the checkpoint given) and serves the explorer UI with uvicorn
+(`explorer.ui.server`). On a Hugging Face Space, GRADIO_SERVER_NAME=0.0.0.0 and GRADIO_SERVER_PORT=7860 are set,
+and it binds there.
 """
 
 from __future__ import annotations
@@ -26,7 +28,6 @@ def parse_args(argv=None):
     parser.add_argument("--checkpoint", default=os.environ.get("EXPLORER_CHECKPOINT", str(DEFAULT_CHECKPOINT)))
     parser.add_argument("--host", default=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"))
     parser.add_argument("--port", type=int, default=int(os.environ.get("GRADIO_SERVER_PORT", "7860")))
-    parser.add_argument("--share", action="store_true", help="also open a temporary public gradio.live link")
     parser.add_argument(
         "--session-idle-minutes",
         type=float,
@@ -77,20 +78,16 @@ def main(argv=None) -> int:
         print(f"error: cannot load the model: {exc}", file=sys.stderr)
         return 2
 
-    import gradio as gr
-
-    from explorer.ui import build_demo, launch_options, static_paths
+    from explorer.ui.server import build_app, serve
 
     warm_up_gradio()
-    gr.set_static_paths(static_paths())  # the viewer's scripts and plotly.js, served from the installed packages
     lifetimes = {}
     if args.session_idle_minutes is not None:
         lifetimes["idle_s"] = float(args.session_idle_minutes) * 60
     if args.files_max_age_minutes is not None:
         lifetimes["files_max_age_s"] = float(args.files_max_age_minutes) * 60
-    demo = build_demo(handle, **lifetimes)
-    demo.queue(max_size=None)
-    demo.launch(server_name=args.host, server_port=args.port, share=args.share, **launch_options())
+    app, _ = build_app(handle, **lifetimes)
+    serve(app, args.host, args.port)
     return 0
 
 

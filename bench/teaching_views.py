@@ -17,10 +17,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench import common
+from explorer.app.schemas import trace_request
 from explorer.app.session import ExplorerSession
 from explorer.app.trace_cache import TraceCache
 from explorer.interpret.handle import load_handle
-from explorer.interpret.inputs import parse_request
 from explorer.ui.translate_tab import EXAMPLES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,7 +30,7 @@ LONG = " ".join(s for s, _ in EXAMPLES[1:7])
 
 def views_of(handle, sentence: str, best: tuple) -> tuple[dict, str]:
     """Every view's server work for one sentence, as callables (the trace warmed into the session's cache)."""
-    request = parse_request(sentence)
+    request = trace_request(sentence)
     session = ExplorerSession(handle, TraceCache())
     wire = session.trace(request)
     T, S, middle = len(wire["target_ids"]), len(wire["source_ids"]), max(1, len(wire["target_ids"]) // 2)

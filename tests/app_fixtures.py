@@ -61,7 +61,11 @@ def build_tiny_checkpoint(directory: Path) -> Path:
         # tied output embedding: a zero EOS row gives </s> logit 0, below the max of ~400 random logits, so
         # greedy decoding never stops early and step counts in the tests are predictable
         model.embed.weight[EOS_ID].zero_()
-    return save_checkpoint(directory, model, tokenizer, metadata={"note": "random weights, for tests"})
+    # an alignment finding as model_report writes it: the app opens on its best head (layer 1, head 2)
+    alignment = {"best": {"layer": 1, "head": "2", "aer": 0.5}, "pairs": 3, "gold": "made up for tests"}
+    return save_checkpoint(
+        directory, model, tokenizer, metadata={"note": "random weights, for tests", "alignment": alignment}
+    )
 
 
 def free_port() -> int:

@@ -46,6 +46,16 @@ def mini_tokenizer(mini_pairs) -> Tokenizer:
     return Tokenizer.train([s for pair in mini_pairs for s in pair], vocab_size=400)
 
 
+@pytest.fixture
+def mini_handle(mini_tokenizer):
+    """A random 2+2-layer model on the mini vocabulary, as the app holds one (its default view: cross 1, head 2)."""
+    from explorer.interpret.handle import ModelHandle
+
+    torch.manual_seed(0)
+    config = tiny_config(vocab_size=mini_tokenizer.vocab_size, d_model=32, d_ff=64, max_len=48)
+    return ModelHandle("tiny", Transformer(config).eval(), mini_tokenizer, {}, ("cross", 1, "2"))
+
+
 def batch(model_config: ModelConfig, seed: int = 0):
     """A padded source/target batch: row 1 has source and target padding."""
     g = torch.Generator().manual_seed(seed)

@@ -6,7 +6,9 @@ module; each test gets its own Client, hence its own browser-like session.
 
 from __future__ import annotations
 
+import gzip
 import json
+import re
 import subprocess
 import sys
 import threading
@@ -109,13 +111,13 @@ def test_trace_with_only_a_sentence_uses_the_apps_defaults(api_client, tiny_toke
 
 
 def test_trace_matches_the_core_on_the_same_checkpoint(api_client, tiny_checkpoint):
+    from explorer.app.schemas import trace_request
     from explorer.interpret.handle import load_handle
-    from explorer.interpret.inputs import parse_request
     from explorer.interpret.trace import build_trace
 
     handle = load_handle(tiny_checkpoint)
     wire = trace(api_client, "The cat is small.", "sample", temperature=1.5, seed=3)
-    local = build_trace(handle, parse_request("The cat is small.", "sample", temperature=1.5, seed=3))
+    local = build_trace(handle, trace_request("The cat is small.", "sample", temperature=1.5, seed=3))
     assert wire["target_ids"] == local.target_ids
     np.testing.assert_allclose(weights(wire, "cross"), local.cross, atol=1e-5)
 
@@ -187,12 +189,37 @@ def test_the_page_names_the_checkpoint_by_its_directory_never_by_a_server_path(a
     assert str(tiny_checkpoint) not in config and str(tiny_checkpoint.parent) not in config
 
 
-def test_the_viewers_files_are_served_from_the_installed_packages(app_url):
-    from explorer.ui.viewer import PLOTLY_JS, SCRIPTS, STATIC, url
+def fetch(url: str, headers: dict | None = None) -> tuple[int, dict, bytes]:
+    request = urllib.request.Request(url, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, {k.lower(): v for k, v in response.headers.items()}, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, {k.lower(): v for k, v in error.headers.items()}, error.read()
 
-    for path in [PLOTLY_JS, STATIC / "viewer.css", *(STATIC / name for name in SCRIPTS)]:
-        with urllib.request.urlopen(app_url + url(path), timeout=30) as response:
-            assert response.status == 200 and response.read() == path.read_bytes()
+
+def test_a_first_visits_files_come_compressed_once_cached_by_hash_and_without_server_paths(app_url):
+    import brotli
+
+    from explorer.ui.viewer import BUNDLE, PLOTLY_JS, PLOTLY_URL, SCRIPT_URL, STYLE_URL
+
+    status, headers, page = fetch(app_url)
+    html = page.decode()
+    assert status == 200 and SCRIPT_URL in html and STYLE_URL in html
+    assert "/file=" not in html and str(REPO) not in html and "site-packages" not in html  # no filesystem path
+    status, headers, body = fetch(app_url.rstrip("/") + SCRIPT_URL, {"Accept-Encoding": "gzip, br"})
+    assert status == 200 and headers["content-encoding"] == "br" and "immutable" in headers["cache-control"]
+    assert brotli.decompress(body) == BUNDLE[SCRIPT_URL][0]
+    status, again, _ = fetch(app_url.rstrip("/") + SCRIPT_URL, {"If-None-Match": headers["etag"]})
+    assert status == 304
+    status, headers, body = fetch(app_url.rstrip("/") + PLOTLY_URL + PLOTLY_JS.name, {"Accept-Encoding": "gzip"})
+    assert status == 200 and headers["content-encoding"] == "gzip" and gzip.decompress(body) == PLOTLY_JS.read_bytes()
+    status, headers, _ = fetch(app_url + "?s=x", {"Accept-Encoding": "br"})
+    assert status == 200 and headers["content-encoding"] == "br" and headers["etag"]
+    assert fetch(app_url.rstrip("/") + PLOTLY_URL + "../../../../etc/passwd")[0] == 404  # nothing outside its folder
+    asset = re.search(r'/assets/[^"\']+\.js', html).group(0)
+    status, headers, _ = fetch(app_url.rstrip("/") + asset, {"Accept-Encoding": "br"})
+    assert status == 200 and "immutable" in headers["cache-control"] and headers["content-encoding"] == "br"
 
 
 # ----- bad inputs ------------------------------------------------------------------------------
@@ -235,7 +262,7 @@ def test_bad_input_gets_a_clear_message_and_the_server_stays_healthy(case, api_c
     "call, needles",
     [
         (lambda c: trace(c, strategy="sample", temperature="abc"), ["temperature must be a number", "'abc'"]),
-        (lambda c: trace(c, strategy="sample", seed="abc"), ["seed must be a number", "'abc'"]),
+        (lambda c: trace(c, strategy="sample", seed="abc"), ["seed must be a whole number", "'abc'"]),
         (lambda c: c.predict("abc", 16, "0", api_name="/positional"), ["positions must be a number", "'abc'"]),
     ],
     ids=["trace temperature", "trace seed", "positional positions"],

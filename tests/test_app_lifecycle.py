@@ -2,19 +2,21 @@
 
 `python app.py --session-idle-minutes 0.1 --files-max-age-minutes 0.1` (6 s each), with its own temporary folders:
 a session that keeps sending events keeps its trained model past the idle time; once idle it expires, says so
-when the browser asks for its model, and every file it made (exports, the training run, Gradio's copies) is gone.
+when the browser asks for its model, and every file it made (the training run, Gradio's copies) is gone. The
+.npz export is made in memory and leaves no file at all.
 """
 
 from __future__ import annotations
 
 import time
+import urllib.request
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from app_fixtures import app_env, free_port, run_app, stop_app, wait_until_ready
 from gradio_client import Client
 from gradio_client.exceptions import AppError
-from raw_api import dependency, join
 
 pytestmark = pytest.mark.slow  # its own server and one real (12 s) training run
 
@@ -62,15 +64,12 @@ def test_an_active_session_lives_an_idle_one_expires_and_its_files_go(short_live
     message, _, _, archive = client.predict("mini", None, TINY, 0.2, 0, api_name="/train")
     assert message.startswith("Done (") and archive.endswith(".zip")
 
-    # five .npz exports, as the viewer's button sends them (an event with no API name, its data in event_data)
-    wire = client.predict(TEXT, api_name="/trace")
-    fn_index, trigger = dependency(url, "viewer", "click")
-    session = client.session_hash
+    # five .npz exports, as the viewer's button fetches them: made in memory, no file left behind
     for step in range(1, 6):
-        kind, output = join(url, fn_index, [False, None], session, {"request": wire["request"], "step": step}, trigger)
-        assert kind == "complete", output
+        with urllib.request.urlopen(f"{url}ae/api/npz?s={quote(TEXT)}&step={step}", timeout=60) as response:
+            assert response.status == 200 and response.read(2) == b"PK"
     made = files(folders) - at_start
-    assert any(p.suffix == ".npz" for p in made) and any(p.suffix == ".zip" for p in made)
+    assert not any(p.suffix == ".npz" for p in made) and any(p.suffix == ".zip" for p in made)
     assert any(p.name.startswith("explorer-session-") for f in made for p in f.parents)  # the session's own folder
 
     # events every 2 s for 3 idle times: the session, and the model it trained, stay

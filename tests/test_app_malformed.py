@@ -8,6 +8,9 @@ fields are read from the app's own API description, so a new endpoint or field i
 from __future__ import annotations
 
 import json
+import urllib.error
+import urllib.parse
+import urllib.request
 
 import pytest
 from raw_api import call_raw, get_json
@@ -93,3 +96,68 @@ def test_every_endpoint_and_field_answers_a_malformed_value_by_name(app_url):
     assert checked >= 12 * 25 and refused >= checked // 2  # every endpoint and field was tried, most values refused
     kind, data = call_raw(app_url, "/translate", ['"The dog sees the cat."', "false"], session="malformed-healthy")
     assert kind == "complete" and isinstance(data[0], str)
+
+
+# ----- the viewer's plain routes (explorer/app/http_api.py): every field of the trace URL and of a question ------
+TRACE_FIELDS = [
+    "s",
+    "strategy",
+    "temperature",
+    "top_k",
+    "seed",
+    "beam_size",
+    "alpha",
+    "prefix",
+    "forced",
+    "ablate",
+    "model",
+]
+QUESTIONS = [
+    {"what": "explain", "kind": "cross", "layer": 0, "head": 0, "row": 0, "column": 0},
+    {"what": "attribution", "step": 1, "layer": 0, "head": 0},
+    {"what": "compare", "sentence": "A cat.", "model": "same"},
+]
+URL_VALUES = ["", "abc", "inf", "nan", "-1", "1e999", "1.5", "99999999999999999999", "x" * 5000, "[1]", "<b>"]
+
+
+def plain_route(app_url: str, path: str, body: bytes | None = None) -> tuple[int, dict]:
+    request = urllib.request.Request(app_url + path.lstrip("/"), data=body, headers={"x-ae-client": "malformed"})
+    try:
+        with urllib.request.urlopen(request, timeout=120) as response:
+            return response.status, json.load(response) if "json" in response.headers["content-type"] else {}
+    except urllib.error.HTTPError as error:
+        return error.code, json.load(error)
+
+
+def test_every_plain_route_field_answers_a_malformed_value_by_name(app_url):
+    failures, checked = [], 0
+    for name in TRACE_FIELDS:
+        for value in URL_VALUES:
+            params = {"s": "The dog sees the cat.", "strategy": "sample"} | {name: value}
+            status, answer = plain_route(app_url, "/ae/api/trace?" + urllib.parse.urlencode(params))
+            checked += 1
+            message = answer.get("error", "")
+            if status == 200:
+                continue  # an accepted value (a prefix "abc", a seed 1e999 is refused, "1.5" is a temperature)
+            if status not in (400, 404) or not message or any(g in message for g in GENERIC):
+                failures.append(f"trace {name}={value[:20]!r}: {status} {message!r}")
+            elif name in ("temperature", "top_k", "seed", "beam_size", "alpha") and value[:20] not in message:
+                failures.append(f"trace {name}={value[:20]!r}: the message does not name the value: {message!r}")
+    for question in QUESTIONS:
+        for field in question:
+            for literal in MALFORMED:
+                body = (
+                    '{"trace": {"sentence": "The dog sees the cat."}, "question": '
+                    + json.dumps(question).replace(f'"{field}": {json.dumps(question[field])}', f'"{field}": {literal}')
+                    + "}"
+                ).encode()
+                status, answer = plain_route(app_url, "/ae/api/ask", body)
+                checked += 1
+                message = answer.get("error", "")
+                if status == 200:
+                    continue
+                if status != 400 or not message or any(g in message for g in GENERIC):
+                    failures.append(f"ask {question['what']}.{field}={literal}: {status} {message!r}")
+    assert not failures, f"{len(failures)} of {checked} requests:\n" + "\n".join(failures)
+    status, answer = plain_route(app_url, "/ae/api/trace?s=The+dog.")
+    assert status == 200 and answer["target_tokens"]  # the server is healthy

@@ -83,15 +83,15 @@ def test_the_long_example_trace_fits_its_wire_budget():
     """The Translate tab's long example travels in at most 150 KB (the browser gets the whole decode at once)."""
     import json
 
+    from explorer.app.schemas import trace_request
     from explorer.app.wire import to_wire
-    from explorer.interpret.inputs import parse_request
     from explorer.interpret.trace import build_trace
     from explorer.ui.translate_tab import EXAMPLES
 
     handle = load_handle(SHIPPED)
     long_example = max((s for s, _ in EXAMPLES), key=len)
     for strategy in ("greedy", "beam"):
-        wire = to_wire(build_trace(handle, parse_request(long_example, strategy)), handle)
+        wire = to_wire(build_trace(handle, trace_request(long_example, strategy)), handle)
         size = len(json.dumps(wire, ensure_ascii=False).encode())
         assert size <= 150_000, (strategy, size)
 

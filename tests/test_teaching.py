@@ -6,12 +6,12 @@ import torch
 from conftest import tiny_config
 from test_shipped_model import SHIPPED
 
+from explorer.app.schemas import trace_request
 from explorer.interpret.attribution import attribute, rank_correlation
 from explorer.interpret.decoding import beam_search
 from explorer.interpret.explain import explain_cell
 from explorer.interpret.handle import load_handle
 from explorer.interpret.head_importance import head_importance
-from explorer.interpret.inputs import parse_request
 from explorer.interpret.rollout import cross_rollout, encoder_rollout, with_residual
 from explorer.interpret.trace import build_trace
 from explorer.model.config import BOS_ID, EOS_ID
@@ -28,7 +28,7 @@ def shipped():
 
 @pytest.fixture(scope="module")
 def trace(shipped):
-    return build_trace(shipped, parse_request(SENTENCE))
+    return build_trace(shipped, trace_request(SENTENCE))
 
 
 # ----- rollout -----------------------------------------------------------------------------------

@@ -10,12 +10,13 @@ import numpy as np
 import pytest
 import torch
 
+from explorer.app.schemas import query_of, trace_request
 from explorer.app.trace_cache import TraceCache
 from explorer.app.wire import WEIGHT_ERROR, to_wire, unpack
 from explorer.interpret.decoding import Stepper, StepperOptions, beam_search, greedy_decode, prepare_source
 from explorer.interpret.handle import ModelHandle
 from explorer.interpret.hooks import AttentionRecorder
-from explorer.interpret.inputs import LIMITS, TraceRequest, UserError, parse_link, parse_request
+from explorer.interpret.inputs import LIMITS, TraceRequest, UserError
 from explorer.interpret.rollout import cross_rollout, encoder_rollout
 from explorer.interpret.trace import build_trace, build_traces, plan_trace
 from explorer.model.config import BOS_ID, EOS_ID, PAD_ID, ModelConfig
@@ -54,7 +55,7 @@ def teacher_forced(handle, trace):
 
 
 def test_trace_equals_one_teacher_forced_pass_and_keeps_the_invariants(handle):
-    trace = build_trace(handle, parse_request(TEXT))
+    trace = build_trace(handle, trace_request(TEXT))
     T, S = len(trace.steps), len(trace.source_ids)
     assert trace.finished == "length" and T == min(2 * S + 10, handle.config.max_len - 1)  # EOS never wins here
     assert trace.encoder_self.shape == (2, 4, S, S)
@@ -89,7 +90,7 @@ STEPWISE = {
 @pytest.mark.parametrize("name", STEPWISE)
 def test_trace_rows_and_probabilities_equal_the_stepwise_decode(handle, name):
     """The trace (batched decode + one teacher-forced pass) against the KV-cached Stepper, step by step."""
-    request = parse_request(TEXT, **STEPWISE[name])
+    request = trace_request(TEXT, **STEPWISE[name])
     trace = build_trace(handle, request)
     options = StepperOptions(request.strategy, request.temperature, request.top_k, request.seed, 10)
     ablation = Ablation(handle.config, request.ablation) if request.ablation else None
@@ -117,13 +118,13 @@ def test_trace_rows_and_probabilities_equal_the_stepwise_decode(handle, name):
 def test_a_batch_of_mixed_plans_equals_each_plan_alone(handle):
     """A class's requests decode together: padding, other rows, strategies and ablations change nothing."""
     requests = [
-        parse_request("A dog."),
-        parse_request(TEXT + " The cat sleeps on the warm red sofa all day long."),
-        parse_request(TEXT, forced_ids=[7, EOS_ID]),  # stops after two tokens while the others go on
-        parse_request(TEXT, "sample", temperature=1.5, seed=4),
-        parse_request("The cat.", "beam", beam_size=3),
-        parse_request(TEXT, ablation=[["cross", 0, 2]]),
-        parse_request("A dog.", ablation=[["cross", 0, 2]]),
+        trace_request("A dog."),
+        trace_request(TEXT + " The cat sleeps on the warm red sofa all day long."),
+        trace_request(TEXT, forced_ids=[7, EOS_ID]),  # stops after two tokens while the others go on
+        trace_request(TEXT, "sample", temperature=1.5, seed=4),
+        trace_request("The cat.", "beam", beam_size=3),
+        trace_request(TEXT, ablation=[["cross", 0, 2]]),
+        trace_request("A dog.", ablation=[["cross", 0, 2]]),
     ]
     batched = build_traces(handle, [plan_trace(handle, r) for r in requests])
     assert batched[2].target_ids == [7, EOS_ID] and batched[2].finished == "eos"
@@ -137,14 +138,14 @@ def test_a_batch_of_mixed_plans_equals_each_plan_alone(handle):
 
 
 def test_sampling_is_reproducible_by_seed_and_differs_between_seeds(handle):
-    a = build_trace(handle, parse_request(TEXT, "sample", temperature=2.0, seed=1))
-    b = build_trace(handle, parse_request(TEXT, "sample", temperature=2.0, seed=1))
-    c = build_trace(handle, parse_request(TEXT, "sample", temperature=2.0, seed=2))
+    a = build_trace(handle, trace_request(TEXT, "sample", temperature=2.0, seed=1))
+    b = build_trace(handle, trace_request(TEXT, "sample", temperature=2.0, seed=1))
+    c = build_trace(handle, trace_request(TEXT, "sample", temperature=2.0, seed=2))
     assert a.target_ids == b.target_ids and a.target_ids != c.target_ids
 
 
 def test_beam_trace_steps_through_the_best_beam(handle):
-    trace = build_trace(handle, parse_request(TEXT, "beam", beam_size=3, alpha=0.6))
+    trace = build_trace(handle, trace_request(TEXT, "beam", beam_size=3, alpha=0.6))
     source = prepare_source(handle.tokenizer, TEXT, handle.config.max_len)
     best = beam_search(handle.model, source.ids, 3, 0.6)[0]
     assert trace.beams[0].ids == best.ids and len(trace.beams) == 3
@@ -153,32 +154,32 @@ def test_beam_trace_steps_through_the_best_beam(handle):
 
 
 def test_forced_tokens_come_first_then_the_model_continues(handle):
-    free = build_trace(handle, parse_request(TEXT))
+    free = build_trace(handle, trace_request(TEXT))
     forced = [free.steps[0].top_ids[3], free.steps[0].top_ids[1]]
-    trace = build_trace(handle, parse_request(TEXT, forced_ids=forced))
+    trace = build_trace(handle, trace_request(TEXT, forced_ids=forced))
     assert trace.target_ids[:2] == forced and [s.forced for s in trace.steps[:3]] == [True, True, False]
-    prefix = build_trace(handle, parse_request(TEXT, prefix="Der Hund"))
+    prefix = build_trace(handle, trace_request(TEXT, prefix="Der Hund"))
     assert prefix.target_ids[:2] == handle.tokenizer.encode("Der Hund")[:2] and prefix.steps[0].forced
     with pytest.raises(UserError, match="outside the vocabulary"):
-        build_trace(handle, parse_request(TEXT, forced_ids=[10**6]))
+        build_trace(handle, trace_request(TEXT, forced_ids=[10**6]))
     with pytest.raises(UserError, match=f"id {PAD_ID} is the padding token"):
-        build_trace(handle, parse_request(TEXT, forced_ids=[PAD_ID]))
+        build_trace(handle, trace_request(TEXT, forced_ids=[PAD_ID]))
 
 
 def test_ablation_changes_the_trace_and_bad_heads_are_named(handle):
-    plain = build_trace(handle, parse_request(TEXT))
-    off = build_trace(handle, parse_request(TEXT, ablation=[["encoder_self", 0, h] for h in range(4)]))
+    plain = build_trace(handle, trace_request(TEXT))
+    off = build_trace(handle, trace_request(TEXT, ablation=[["encoder_self", 0, h] for h in range(4)]))
     np.testing.assert_allclose(
         plain.encoder_self[0], off.encoder_self[0], atol=1e-6
     )  # layer 0's weights come before its heads are cut
     assert not np.allclose(plain.encoder_self[1], off.encoder_self[1])  # layer 1 sees the ablated output
     assert any("4 head(s) switched off" in n for n in off.notes)
     with pytest.raises(UserError, match="layer 7"):
-        build_trace(handle, parse_request(TEXT, ablation=[["cross", 7, 0]]))
+        build_trace(handle, trace_request(TEXT, ablation=[["cross", 7, 0]]))
 
 
 def test_wire_round_trip_is_within_its_stated_precision(handle):
-    trace = build_trace(handle, parse_request(TEXT))
+    trace = build_trace(handle, trace_request(TEXT))
     wire = json.loads(json.dumps(to_wire(trace, handle)))  # what a client receives
     for kind in ("encoder_self", "decoder_self", "cross"):
         back = unpack(wire["attention"][kind])
@@ -207,19 +208,21 @@ def test_requests_are_validated_with_messages_that_name_the_value():
         (dict(sentence="x" * 50_000_000), "50,000,000 characters"),
         (dict(sentence=TEXT, strategy="bogus"), "'bogus'"),
         (dict(sentence=TEXT, strategy="sample", temperature="abc"), "'abc'"),
-        (dict(sentence=TEXT, strategy="sample", temperature=float("inf")), "finite"),
+        (dict(sentence=TEXT, strategy="sample", temperature=float("inf")), "inf is out of range"),
         (dict(sentence=TEXT, strategy="sample", temperature=9), "9 is out of range"),
         (dict(sentence=TEXT, strategy="sample", seed=2**80), "out of range"),
         (dict(sentence=TEXT, strategy="sample", seed=-(2**70)), "out of range"),
         (dict(sentence=TEXT, strategy="sample", seed=1.5), "whole number"),
         (dict(sentence=TEXT, strategy="beam", beam_size=99), "Beam size 99 is out of range: choose 1 to 8"),
-        (dict(sentence=TEXT, forced_ids=["x"]), "'x' is not a token id"),
+        (dict(sentence=TEXT, forced_ids=["x"]), "Forced token ids must be a whole number (got 'x')"),
+        (dict(sentence=TEXT, ablation=[["cross", 1]]), "['cross', 1] is not a head"),
+        (dict(sentence=None), "Type an English sentence first"),
         (dict(sentence=TEXT, ablation=[["bogus", 0, 0]]), "'bogus'"),
-        (dict(sentence=TEXT, ablation=[["cross", -1, 0]]), "not a head"),
+        (dict(sentence=TEXT, ablation=[["cross", -1, 0]]), "Switched-off heads -1 is out of range"),
     ]
     for fields, needle in cases:
         with pytest.raises(UserError) as info:
-            parse_request(**fields)
+            trace_request(**fields)
         assert needle in str(info.value), (fields if len(str(fields)) < 200 else "long", str(info.value))
 
 
@@ -227,15 +230,15 @@ def test_a_huge_sentence_is_refused_before_any_work():
     text = "x" * 50_000_000
     started = time.process_time()
     with pytest.raises(UserError):
-        parse_request(text)
+        trace_request(text)
     assert time.process_time() - started < 0.05
 
 
 def test_options_a_strategy_ignores_do_not_split_the_cache():
-    assert parse_request(TEXT, "greedy", temperature=2, seed=5, beam_size=2) == parse_request(TEXT)
-    assert parse_request(TEXT, "sample", seed=5) != parse_request(TEXT, "sample", seed=6)
-    assert parse_request("  The dog\tsees the cat in the garden. ") == parse_request(TEXT)
-    assert parse_request(TEXT, ablation=[["cross", 1, 0], ["cross", 0, 1]]).ablation == (
+    assert trace_request(TEXT, "greedy", temperature=2, seed=5, beam_size=2) == trace_request(TEXT)
+    assert trace_request(TEXT, "sample", seed=5) != trace_request(TEXT, "sample", seed=6)
+    assert trace_request("  The dog\tsees the cat in the garden. ") == trace_request(TEXT)
+    assert trace_request(TEXT, ablation=[["cross", 1, 0], ["cross", 0, 1]]).ablation == (
         ("cross", 0, 1),
         ("cross", 1, 0),
     )
@@ -244,15 +247,15 @@ def test_options_a_strategy_ignores_do_not_split_the_cache():
 
 def test_a_deep_link_names_the_same_request():
     params = {"s": TEXT, "strategy": "sample", "seed": "3", "forced": "5,6", "ablate": "cross.1.2,encoder_self.0.0"}
-    request = parse_link(params)
-    assert request == parse_request(
+    request = query_of(params).to_request()
+    assert request == trace_request(
         TEXT, "sample", seed=3, forced_ids=[5, 6], ablation=[["cross", 1, 2], ["encoder_self", 0, 0]]
     )
-    assert parse_link({"step": "3"}) is None
+    assert query_of({"step": "3"}) is None
     with pytest.raises(UserError, match="'x'"):
-        parse_link({"s": TEXT, "forced": "x"})
+        query_of({"s": TEXT, "forced": "x"})
     with pytest.raises(UserError, match="cross.1"):
-        parse_link({"s": TEXT, "ablate": "cross.1"})
+        query_of({"s": TEXT, "ablate": "cross.1"})
 
 
 class Model:

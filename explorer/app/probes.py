@@ -2,8 +2,8 @@
 heads matter, attention against gradient attribution for one step, the beam search tree. The trace (from the
 shared cache) supplies the tokens; the core (`explorer.interpret`) computes.
 
-A question is `{"what", "id", ...}`; the answer repeats `what` and `id` (the viewer drops answers to questions it
-no longer waits for) and carries the numbers, or `error`: a message naming what was wrong with the question.
+A question is one of the schemas of `explorer.app.schemas` (already validated there); what depends on the model
+(a layer or row that does not exist) is refused here with a message naming the value. The answer repeats `what`.
 """
 
 from __future__ import annotations
@@ -16,41 +16,35 @@ from ..interpret.explain import explain_cell
 from ..interpret.handle import ModelHandle
 from ..interpret.head_importance import head_importance
 from ..interpret.inputs import LIMITS, TraceRequest, UserError, shown
-from ..model.config import ATTENTION_KINDS
 from ..model.transformer import Ablation
+from .schemas import Attribution, BeamTree, Explain, Question
 from .wire import unpack
 
-QUESTIONS = ("explain", "heads", "attribution", "beam_tree")
 DIGITS = 5  # decimals of the numbers sent (the panel shows 3 or 4; the browser test compares to 1e-5)
 
 
-def answer(handle: ModelHandle, request: TraceRequest, wire: dict, question) -> dict:
+def answer(handle: ModelHandle, request: TraceRequest, wire: dict, question: Question) -> dict:
     """The answer to `question` about `wire` (the trace of `request` with `handle`'s model)."""
-    if not isinstance(question, dict) or question.get("what") not in QUESTIONS:
-        what = question.get("what") if isinstance(question, dict) else question
-        raise UserError(f"Unknown question {shown(what)} from the viewer; it asks one of: {', '.join(QUESTIONS)}.")
-    out = {"what": question["what"], "id": question.get("id") if isinstance(question.get("id"), int) else None}
     ablation = _ablation(handle, request)
-    if question["what"] == "explain":
+    out = {"what": question.what}
+    if isinstance(question, Explain):
         return out | _explain(handle, wire, question, ablation)
-    if question["what"] == "attribution":
+    if isinstance(question, Attribution):
         return out | _attribution(handle, wire, question, ablation)
-    if question["what"] == "beam_tree":
+    if isinstance(question, BeamTree):
         return out | _beam_tree(handle, request, wire, ablation)
     return out | _heads(handle, wire, request)
 
 
-def _explain(handle: ModelHandle, wire: dict, question: dict, ablation) -> dict:
-    kind = question.get("kind")
-    if kind not in ATTENTION_KINDS:
-        raise UserError(f"Unknown attention kind {shown(kind)}; choose one of {', '.join(ATTENTION_KINDS)}.")
+def _explain(handle: ModelHandle, wire: dict, question: Explain, ablation) -> dict:
+    kind = question.kind
     config = handle.config
     S, T = len(wire["source_ids"]), len(wire["target_ids"])
     rows, columns = (S, S) if kind == "encoder_self" else (T, T) if kind == "decoder_self" else (T, S)
-    layer = _index(question.get("layer"), config.n_layers(kind), "layer")
-    head = _index(question.get("head"), config.n_heads, "head")
-    row = _index(question.get("row"), rows, "row")
-    column = _index(question.get("column"), columns, "column")
+    layer = _index(question.layer, config.n_layers(kind), "layer")
+    head = _index(question.head, config.n_heads, "head")
+    row = _index(question.row, rows, "row")
+    column = _index(question.column, columns, "column")
     cell = explain_cell(handle.model, wire["source_ids"], wire["target_ids"], kind, layer, head, row, column, ablation)
     labels = {
         "encoder_self": (wire["source_tokens"], wire["source_tokens"]),
@@ -87,15 +81,13 @@ def _heads(handle: ModelHandle, wire: dict, request: TraceRequest) -> dict:
     }
 
 
-def _attribution(handle: ModelHandle, wire: dict, question: dict, ablation) -> dict:
+def _attribution(handle: ModelHandle, wire: dict, question: Attribution, ablation) -> dict:
     """Step `step`'s token (1..T) attributed to the source by both methods, beside a cross-attention row."""
     config = handle.config
     T = len(wire["target_ids"])
-    step = _index(question.get("step"), T + 1, "step")
-    if step == 0:
-        raise UserError("Step 0 has produced no token yet: step forward, then compare attention with attribution.")
-    layer = _index(question.get("layer"), config.n_decoder_layers, "layer")
-    head = question.get("head")
+    step = _index(question.step, T + 1, "step")
+    layer = _index(question.layer, config.n_decoder_layers, "layer")
+    head = question.head
     cross = unpack(wire["attention"]["cross"])  # (Ld, H, T, S)
     if head == "mean":
         row, which = cross[layer, :, step - 1].mean(0), f"layer {layer}, mean of heads"

@@ -14,18 +14,14 @@ import shutil
 import tempfile
 import threading
 from contextlib import contextmanager
-from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
-
 from ..interpret.handle import ModelHandle
-from ..interpret.inputs import TraceRequest, UserError, clean_text, flag, parse_request, shown
-from ..interpret.trace import build_traces, plan_trace
-from . import markdown, probes
-from .export import attention_arrays
+from ..interpret.inputs import TraceRequest, UserError, flag
+from . import markdown
+from .models import ModelRegistry
+from .schemas import TraceQuery, validate
 from .trace_cache import TraceCache
-from .wire import to_wire
 
 SESSION_IDLE_S = 2 * 3600  # a session without any event for this long is deleted, its trained model and files with it
 MAX_IN_FLIGHT = 4  # requests one session may have running at once (a script cannot take everyone's turn)
@@ -35,12 +31,20 @@ USE_OWN_LABEL = "Explore my trained model (instead of the shipped one)"
 class ExplorerSession:
     """Per-session state and actions; the shipped model and the trace cache are shared, a trained model is private."""
 
-    def __init__(self, shipped: ModelHandle, cache: TraceCache | None = None, idle_s: float = SESSION_IDLE_S):
+    def __init__(
+        self,
+        shipped: ModelHandle,
+        cache: TraceCache | None = None,
+        idle_s: float = SESSION_IDLE_S,
+        models: ModelRegistry | None = None,
+    ):
         self.lock = threading.RLock()
         self.shipped = shipped
-        self.cache = cache if cache is not None else TraceCache()
+        self.models = models if models is not None else ModelRegistry(shipped, cache)
+        self.cache = self.models.cache
         self.idle_s = idle_s
         self.own: ModelHandle | None = None  # a model this session trained
+        self.own_key: str | None = None  # its key in `models`, which this session's viewer uses
         self.training = None  # the Trainer of this session's running training job, if any
         self.events = 0  # events admitted so far
         self.lost_own_model = False  # the browser asked for a trained model this session never had: it expired
@@ -51,7 +55,7 @@ class ExplorerSession:
     def __deepcopy__(self, memo):
         # Gradio deep-copies a State's initial value for each browser session: the copy is a new session that shares
         # the shipped model and the trace cache (read-only, shared on purpose) and nothing a person made.
-        return ExplorerSession(self.shipped, self.cache, self.idle_s)
+        return ExplorerSession(self.shipped, self.cache, self.idle_s, self.models)
 
     # ----- lifecycle --------------------------------------------------------------------------
     @contextmanager
@@ -100,6 +104,8 @@ class ExplorerSession:
             if self.training is not None:
                 self.training.stop()
             self.own = None
+            self.models.unregister(self.own_key)
+            self.own_key = None
             if self._files is not None:
                 self._files.cleanup()
                 self._files = None
@@ -130,46 +136,21 @@ class ExplorerSession:
     def set_own_model(self, handle: ModelHandle) -> None:
         with self.lock:
             if not self.closed:
+                self.models.unregister(self.own_key)
                 self.own = handle
+                self.own_key = self.models.register(handle)
                 self.lost_own_model = False
 
     # ----- the decode trace -------------------------------------------------------------------
     def trace(self, request: TraceRequest, use_own=False) -> dict:
         """The wire trace of `request` with the chosen model, from the shared cache when it has it."""
-        handle = self.handle(use_own)
-        plan = plan_trace(handle, request)  # a bad request is refused here, before it waits for the model
-
-        def run_batch(plans):
-            return [to_wire(trace, handle) for trace in build_traces(handle, plans)]
-
-        return self.cache.get((handle.fingerprint, request), plan, run_batch, group=handle.fingerprint)
-
-    def probe(self, request: TraceRequest, question, use_own=False) -> dict:
-        """The answer to a viewer's question about the trace of `request` (explorer.app.probes); "compare" asks
-        for a second trace: another sentence with the same options, or the same one with the other model."""
-        if isinstance(question, dict) and question.get("what") == "compare":
-            return self.compare(request, question, use_own)
-        return probes.answer(self.handle(use_own), request, self.trace(request, use_own), question)
-
-    def compare(self, request: TraceRequest, question: dict, use_own=False) -> dict:
-        """The second trace of "compare two": `question["sentence"]` with the request's options, with this model
-        ("same") or the other one ("other": the shipped model and the one this session trained)."""
-        other_model = question.get("model") == "other"
-        if question.get("model") not in ("same", "other"):
-            raise UserError(f"Compare with model {shown(question.get('model'))}: choose 'same' or 'other'.")
-        sentence = question.get("sentence") or request.sentence
-        second = replace(request, sentence=clean_text(sentence), forced_ids=(), prefix="")
-        use_own_b = (not flag(use_own, USE_OWN_LABEL)) if other_model else use_own
-        if other_model and use_own_b and self.own is None:
-            raise UserError("There is no other model to compare with: train one in the Train tab first.")
-        wire = self.trace(second, use_own_b)
-        asked = question.get("id") if isinstance(question.get("id"), int) else None
-        return {"what": "compare", "id": asked, "wire": wire}
+        return self.models.trace(self.handle(use_own), request)
 
     # ----- whole translations ---------------------------------------------------------------
     def translate(self, text, heads=(), use_own=False) -> str:
         """The greedy translation with the chosen model, `heads` switched off (a trace: batched and cached)."""
-        return self.trace(parse_request(text, ablation=heads), use_own)["outputs"][-1]
+        query = validate(TraceQuery, {"sentence": text, "ablation": list(heads)})
+        return self.trace(query.to_request(), use_own)["outputs"][-1]
 
     def compare_ablation(self, text, heads: list[tuple[str, int, int]], use_own=False) -> tuple[str, str, str]:
         """(translation with all heads, translation with `heads` off, a sentence saying what changed)."""
@@ -189,18 +170,3 @@ class ExplorerSession:
             return "No training is running in this session."
         trainer.stop()
         return "Stopping after the current step…"
-
-    # ----- files ----------------------------------------------------------------------------
-    def export_npz(self, request: TraceRequest, step, use_own=False) -> Path:
-        """The attention tensors of a trace up to `step`, with tokens, as a .npz file in this session's files
-        (replacing its previous export: Gradio serves a copy, which its cache deletion removes in time)."""
-        arrays = attention_arrays(self.trace(request, use_own), request.sentence, step)
-        directory = self.files / "export"
-        with self.lock:
-            if directory.exists():
-                for old in directory.glob("*.npz"):
-                    old.unlink()
-            directory.mkdir(exist_ok=True)
-            path = directory / f"attention_step{int(arrays['step'])}.npz"
-            np.savez_compressed(path, **arrays)
-        return path

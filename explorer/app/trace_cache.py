@@ -6,17 +6,19 @@ from memory without waiting for anything. Keys that miss queue their job by grou
 fingerprint); a request that gets one of `workers` model slots (so model work never oversubscribes the
 cores) takes every job of its group waiting at that moment, up to `max_batch`, and computes them in one
 batched call. Sixty students typing sixty sentences cost a few batched decodes, not sixty decodes.
-Entries are dropped least-recently-used beyond `max_bytes` of JSON; failures are never cached.
+Each value is kept with its JSON serialized and compressed once (`Encoded`), so a hit sent over HTTP costs
+no serialization. Entries are dropped least-recently-used beyond `max_bytes` of JSON; failures are never cached.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Hashable
 from concurrent.futures import Future
+
+from .encoded import Encoded
 
 DEFAULT_MAX_BYTES = 64 * 2**20
 DEFAULT_MAX_BATCH = 16
@@ -31,7 +33,7 @@ class TraceCache:
         self.max_bytes = max_bytes
         self.workers = workers or os.cpu_count() or 1
         self.max_batch = max_batch
-        self._entries: OrderedDict[Hashable, tuple[dict, int]] = OrderedDict()
+        self._entries: OrderedDict[Hashable, tuple[dict, Encoded]] = OrderedDict()
         self._bytes = 0
         self._inflight: dict[Hashable, Future] = {}
         self._waiting: dict[Hashable, list[tuple[Hashable, object, Future]]] = defaultdict(list)
@@ -44,12 +46,29 @@ class TraceCache:
 
         Jobs of one group must be computable by any of their `run_batch` functions together.
         """
+        return self.entry(key, job, run_batch, group)[0]
+
+    def get_encoded(self, key: Hashable, job, run_batch: RunBatch, group: Hashable = None) -> Encoded:
+        """As `get`, the value's JSON as it was encoded once."""
+        return self.entry(key, job, run_batch, group)[1]
+
+    def peek_encoded(self, key: Hashable) -> Encoded | None:
+        """The encoded value if it is cached now (never waits; for an event loop's fast path)."""
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None:
+                return None
+            self._entries.move_to_end(key)
+            self.hits += 1
+            return entry[1]
+
+    def entry(self, key: Hashable, job, run_batch: RunBatch, group: Hashable = None) -> tuple[dict, Encoded]:
         with self._lock:
             entry = self._entries.get(key)
             if entry is not None:
                 self._entries.move_to_end(key)
                 self.hits += 1
-                return entry[0]
+                return entry
             future = self._inflight.get(key)
             if future is not None:
                 owner = False
@@ -76,28 +95,29 @@ class TraceCache:
                     self._run([item], run_batch)
                 return
             outcomes = [(item, None, exc) for item in batch]
-        sizes = [len(json.dumps(value, ensure_ascii=False)) if exc is None else 0 for _, value, exc in outcomes]
+        encoded = [Encoded.json(value) if exc is None else None for _, value, exc in outcomes]
         with self._lock:
             self.batches += 1
-            for ((key, _, _), value, exc), size in zip(outcomes, sizes):
+            for ((key, _, _), value, exc), body in zip(outcomes, encoded):
                 self._inflight.pop(key, None)
                 if exc is None:
                     self.computed += 1
-                    self._store(key, value, size)
-        for (_, _, future), value, exc in outcomes:
+                    self._store(key, (value, body))
+        for ((_, _, future), value, exc), body in zip(outcomes, encoded):
             if exc is None:
-                future.set_result(value)
+                future.set_result((value, body))
             else:
                 future.set_exception(exc)
 
-    def _store(self, key: Hashable, value: dict, size: int) -> None:
+    def _store(self, key: Hashable, entry: tuple[dict, Encoded]) -> None:
+        size = entry[1].size
         if size > self.max_bytes:
             return
-        self._entries[key] = (value, size)
+        self._entries[key] = entry
         self._bytes += size
         while self._bytes > self.max_bytes:
             _, (_, dropped) = self._entries.popitem(last=False)
-            self._bytes -= dropped
+            self._bytes -= dropped.size
 
     def __len__(self) -> int:
         return len(self._entries)

@@ -1,7 +1,9 @@
-"""What a person may ask for: validated trace requests, text, numbers and heads, with messages that name the value.
+"""What a person may ask for: every limit (`LIMITS`), the trace request the core decodes, text and numbers.
 
 Every limit a UI control or an API argument has is declared here once (`LIMITS`); the UI builds its
-sliders from it and the core refuses anything outside it with a `UserError` whose message is shown as is.
+sliders from it and the schemas of `explorer.app.schemas` put it on their fields, where every request is
+validated. A refusal is a `UserError` whose message is shown as is. `TraceRequest` is what the decoders get:
+already valid.
 """
 
 from __future__ import annotations
@@ -9,7 +11,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..model.config import ATTENTION_KINDS
 from ..model.tokenizer import normalize
 
 MAX_CHARS = 1000  # longer pastes are refused with a message
@@ -121,12 +122,6 @@ def bounded(value, key: str, integer: bool = False) -> float | int:
     return result
 
 
-def parse_kind(kind) -> str:
-    if kind not in ATTENTION_KINDS:
-        raise UserError(f"Unknown attention kind {str(kind)[:40]!r}; choose one of {', '.join(ATTENTION_KINDS)}.")
-    return kind
-
-
 @dataclass(frozen=True)
 class TraceRequest:
     """Everything that decides a decode trace; frozen and normalized, so equal requests are equal cache keys.
@@ -158,115 +153,3 @@ class TraceRequest:
             "forced_ids": list(self.forced_ids),
             "ablation": [list(h) for h in self.ablation],
         }
-
-
-def parse_request(
-    sentence,
-    strategy="greedy",
-    temperature=LIMITS["temperature"].default,
-    top_k=LIMITS["top_k"].default,
-    seed=LIMITS["seed"].default,
-    beam_size=LIMITS["beam_size"].default,
-    alpha=LIMITS["alpha"].default,
-    prefix="",
-    forced_ids=(),
-    ablation=(),
-    max_forced: int = 256,
-) -> TraceRequest:
-    """Validate every field of a trace request; the first bad one raises a UserError that names it."""
-    text = clean_text(sentence)
-    if strategy not in STRATEGIES:
-        raise UserError(f"Unknown strategy {str(strategy)[:40]!r}; choose one of {', '.join(STRATEGIES)}.")
-    values = dict(
-        temperature=bounded(temperature, "temperature"),
-        top_k=bounded(top_k if top_k is not None else 0, "top_k", integer=True),
-        seed=bounded(seed if seed is not None else 0, "seed", integer=True),
-        beam_size=bounded(beam_size, "beam_size", integer=True),
-        alpha=bounded(alpha, "alpha"),
-    )
-    defaults = TraceRequest("x")
-    if strategy != "sample":
-        values.update(temperature=defaults.temperature, top_k=defaults.top_k, seed=defaults.seed)
-    if strategy != "beam":
-        values.update(beam_size=defaults.beam_size, alpha=defaults.alpha)
-    if prefix is None:
-        prefix = ""
-    if not isinstance(prefix, str):
-        raise UserError(f"The German prefix must be text (got {type(prefix).__name__}).")
-    prefix = clean_text(prefix, "a German prefix") if prefix.strip() else ""
-    forced = _forced_ids(forced_ids, max_forced)
-    if forced:
-        prefix = ""
-    return TraceRequest(text, strategy, forced_ids=forced, prefix=prefix, ablation=_ablation(ablation), **values)
-
-
-def _forced_ids(ids, max_forced: int) -> tuple[int, ...]:
-    if ids is None or ids == "":
-        return ()
-    if not isinstance(ids, (list, tuple)):
-        raise UserError(f"Forced token ids must be a list of numbers (got {str(ids)[:40]!r}).")
-    if len(ids) > max_forced:
-        raise UserError(f"{len(ids)} forced tokens are more than the model can produce ({max_forced}).")
-    out = []
-    for value in ids:
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**31:
-            raise UserError(f"Forced token id {str(value)[:40]!r} is not a token id.")
-        out.append(value)
-    return tuple(out)
-
-
-def _ablation(heads) -> tuple[tuple[str, int, int], ...]:
-    """[(kind, layer, head), ...] in any order -> a sorted tuple; ranges are checked against the model later."""
-    if heads is None or heads == "":
-        return ()
-    if not isinstance(heads, (list, tuple)) or len(heads) > 1024:
-        raise UserError(f"Switched-off heads must be a list of [kind, layer, head] (got {str(heads)[:40]!r}).")
-    out = set()
-    for item in heads:
-        if not isinstance(item, (list, tuple)) or len(item) != 3:
-            raise UserError(f"{str(item)[:40]!r} is not a head: give [kind, layer, head].")
-        kind, layer, head = item
-        parse_kind(kind)
-        if any(isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < 4096 for v in (layer, head)):
-            raise UserError(f"{str(item)[:40]!r} is not a head: layer and head must be small whole numbers.")
-        out.add((kind, layer, head))
-    return tuple(sorted(out))
-
-
-LINK_FIELDS = {  # deep-link parameter -> TraceRequest field (explorer/ui/static/link.js writes the same names)
-    "s": "sentence",
-    "strategy": "strategy",
-    "temperature": "temperature",
-    "top_k": "top_k",
-    "seed": "seed",
-    "beam_size": "beam_size",
-    "alpha": "alpha",
-    "prefix": "prefix",
-    "forced": "forced_ids",
-    "ablate": "ablation",
-}
-
-
-def parse_link(params) -> TraceRequest | None:
-    """The trace request a deep link's query parameters describe, or None when the link names no sentence."""
-    if not params.get("s"):
-        return None
-    values = {field: params[name] for name, field in LINK_FIELDS.items() if name in params}
-    if "forced_ids" in values:
-        values["forced_ids"] = _link_ints(values["forced_ids"], "forced")
-    if "ablation" in values:
-        heads = []
-        for item in str(values["ablation"]).split(","):
-            parts = item.split(".")
-            if len(parts) != 3:
-                raise UserError(f"The link's ablate={str(item)[:40]!r} is not a head: heads look like cross.2.1.")
-            heads.append([parts[0], *_link_ints(",".join(parts[1:]), "ablate")])
-        values["ablation"] = heads
-    return parse_request(**values)
-
-
-def _link_ints(text, name: str) -> list[int]:
-    try:
-        return [int(x) for x in str(text)[:4000].split(",") if x.strip()]
-    except ValueError:
-        raise UserError(f"The link's {name}={str(text)[:40]!r} must be whole numbers separated by commas.") from None

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import gradio as gr
 
 from ..app.figures import NORMAL_FONT, PRESENTATION_FONT
+from ..app.http_api import GENERIC_ERROR
 from ..app.session import ExplorerSession
 from ..interpret.handle import ModelHandle
 from ..interpret.inputs import UserError, flag
@@ -21,13 +22,6 @@ log = logging.getLogger("explorer.ui")
 # Cheap events whose inputs are plain values: run concurrently (never queued behind each other) and
 # unprocessed, so the core's own validation answers bad values with its message instead of Gradio's.
 PLAIN_EVENT = {"concurrency_limit": None, "preprocess": False}
-# The viewer's questions (explorer/app/probes.py) can cost up to a second of CPU each: they share one queue lane
-# that runs at most one per core at once, so a burst of them waits its turn instead of starving the decodes.
-PROBE_EVENT = {"concurrency_limit": os.cpu_count() or 1, "concurrency_id": "probes", "preprocess": False}
-
-GENERIC_ERROR = (
-    "Something went wrong on the server while doing that (it has been logged). Try again, or reload the page."
-)
 
 
 def _as_gr_error(exc: BaseException) -> gr.Error:

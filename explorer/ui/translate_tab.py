@@ -1,7 +1,7 @@
 """The "Translate & step" tab: the sentence, the decoding options and the step-through viewer.
 
-The server decodes once per sentence (`/trace`); stepping, switching kind/layer/head, the all-heads
-mosaic and the look-ahead mask then happen in the browser (`viewer.py`, `static/`).
+The server decodes once per sentence (the viewer asks the plain route `/ae/api/trace`); stepping, switching
+kind/layer/head, the all-heads mosaic and the look-ahead mask then happen in the browser (`viewer.py`, `static/`).
 """
 
 from __future__ import annotations
@@ -80,21 +80,10 @@ def build(ctx: Context, initial: dict | None) -> dict:
                 beam_size = slider("beam_size", "Beam size")
                 alpha = slider("alpha", "Length penalty α (beam)")
         view = viewer.build(initial)
-        answers = viewer.build_answers()
-        # the /translate API: a trigger and an output no person sees (the viewer shows every trace's translation)
-        translate_btn = gr.Button(visible=False, elem_id="translate-api")
-        full = gr.Textbox(visible=False, elem_id="full-translation")
-        npz_file = gr.File(
-            label="Attention tensors (.npz) of this sentence up to the current step", visible=False, elem_id="npz-file"
-        )
     return {
         "sentence": sentence,
         "example": example,
         "start": start_btn,
         "options": [strategy, temperature, top_k, seed, beam_size, alpha, prefix],
         "viewer": view,
-        "answers": answers,
-        "npz_file": npz_file,
-        "translate": translate_btn,
-        "full": full,
     }

@@ -1,14 +1,16 @@
-"""The step-through viewer as a Gradio component: a `gr.HTML` whose value is the wire trace.
+"""The step-through viewer as a Gradio component: a `gr.HTML` whose value is the opening wire trace.
 
-The browser code lives in `static/` (one file per view, see each file's header) and is served from
-this package, with plotly.js from the installed plotly package: nothing comes from a CDN, so the
-viewer works offline in a lecture hall. `js_on_load` mounts the viewer and hands it two hooks, which
-raise this component's events: `submit` (force a candidate: a new trace), `click` (.npz export) and `select`
-(a question about the trace, answered into `build_answers()`'s component).
+The browser code lives in `static/` (one file per view, see each file's header). It ships as one bundle
+(the files joined in `SCRIPTS` order) and one stylesheet, named by their content hash and served from
+memory by the front door (`front_door.py`); plotly.js comes from the installed plotly package, only when a
+view that draws with it opens. Nothing comes from a CDN, so the viewer works offline in a lecture hall.
+The viewer asks the server through the plain routes of `explorer.app.http_api` (fetch, promises), never
+through Gradio events.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -16,6 +18,8 @@ import gradio as gr
 import plotly
 
 from ..app.figures import NORMAL_FONT, PRESENTATION_FONT
+from ..app.http_api import CLIENT_HEADER, PREFIX
+from ..interpret.inputs import LIMITS
 
 STATIC = Path(__file__).parent / "static"
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
@@ -33,7 +37,7 @@ SCRIPTS = [  # load order: each file may use what the ones before it define
     "keys.js",
     "link.js",
     "export.js",
-    "ask.js",
+    "api.js",
     "explain.js",
     "heads.js",
     "attribution.js",
@@ -43,39 +47,72 @@ SCRIPTS = [  # load order: each file may use what the ones before it define
 ]
 
 JS_ON_LOAD = """
-const viewer = AttentionExplorer.mount(element.querySelector('.ae-root'), {
-  forceTokens: (request) => trigger('submit', {request: request}),
-  exportNpz: (request, step) => trigger('click', {request: request, step: step}),
-  ask: (request, question) => trigger('select', {request: request, question: question}),
-});
+const viewer = AttentionExplorer.mount(element.querySelector('.ae-root'));
 viewer.load(props.value);
 watch('value', () => viewer.load(props.value));
 """
+# The form's fields, in the order the Translate tab hands them to the browser's events (`form_fields`).
+FORM = [
+    "sentence",
+    "strategy",
+    "temperature",
+    "top_k",
+    "seed",
+    "beam_size",
+    "alpha",
+    "prefix",
+    "ablate_encoder_self",
+    "ablate_decoder_self",
+    "ablate_cross",
+    "use_own",
+]
+# Client-side events: a trace or a deep link costs a plain request of the viewer, no Gradio event.
+TRANSLATE_JS = "(...values) => { window.AttentionExplorer.translateForm(values); }"
+FORM_FROM_LINK_JS = "(...values) => window.AttentionExplorer.formFromLink(values)"
+ASSETS = "/ae/static/"  # the bundle's URL prefix (served by the front door)
+PLOTLY_URL = f"/ae/vendor/plotly-{plotly.__version__}/"  # plotly's package_data folder, versioned
 
 
-def url(path: Path) -> str:
-    return f"gradio_api/file={path.resolve()}"
+def _hashed(name: str, data: bytes) -> str:
+    stem, ext = name.rsplit(".", 1)
+    return f"{ASSETS}{stem}.{hashlib.blake2b(data, digest_size=6).hexdigest()}.{ext}"
 
 
-def static_paths() -> list[Path]:
-    """What the app must serve for the viewer (passed to gr.set_static_paths before launch)."""
-    return [STATIC, PLOTLY_JS]
+def bundle() -> dict[str, tuple[bytes, str]]:
+    """The viewer's files as the front door serves them: URL -> (bytes, content type); names carry a hash."""
+    js = "\n".join(f"// ---- {name}\n" + (STATIC / name).read_text(encoding="utf-8") for name in SCRIPTS).encode()
+    css = (STATIC / "viewer.css").read_bytes()
+    return {_hashed("viewer.js", js): (js, "application/javascript"), _hashed("viewer.css", css): (css, "text/css")}
+
+
+BUNDLE = bundle()
+SCRIPT_URL, STYLE_URL = list(BUNDLE)
 
 
 def settings() -> dict:
-    """What the browser code takes from the server before it runs: the scripts' load order (for the HTML
-    export) and the font sizes the server's figures use too."""
-    return {"SOURCES": SCRIPTS, "FONT": {"normal": NORMAL_FONT, "presentation": PRESENTATION_FONT}}
+    """What the browser code takes from the server before it runs: where it asks and fetches (the API, the
+    bundle and plotly.js, for the HTML export too), the form's fields and limits, and the font sizes the
+    server's figures use too."""
+    return {
+        "API": PREFIX,
+        "CLIENT_HEADER": CLIENT_HEADER,
+        "ASSETS": {"bundle": SCRIPT_URL, "css": STYLE_URL, "plotly": PLOTLY_URL + PLOTLY_JS.name},
+        "FORM": FORM,
+        "LIMITS": {key: [limit.low, limit.high] for key, limit in LIMITS.items()},
+        "FONT": {"normal": NORMAL_FONT, "presentation": PRESENTATION_FONT},
+    }
 
 
 def head() -> str:
-    tags = [
-        f"<script>window.AttentionExplorer = {json.dumps(settings())};</script>",
-        f'<link rel="stylesheet" href="{url(STATIC / "viewer.css")}">',
-        f'<script src="{url(PLOTLY_JS)}"></script>',
-    ]
-    tags += [f'<script src="{url(STATIC / name)}"></script>' for name in SCRIPTS]
-    return "\n".join(tags)
+    """The page's head (`mount_gradio_app(head=...)`): the settings, the stylesheet and the bundle, loaded before
+    Gradio's app runs its first events and mounts the viewer."""
+    return "\n".join(
+        [
+            f"<script>window.AttentionExplorer = {json.dumps(settings())};</script>",
+            f'<link rel="stylesheet" href="{STYLE_URL}">',
+            f'<script src="{SCRIPT_URL}"></script>',
+        ]
+    )
 
 
 def build(initial: dict | None) -> gr.HTML:
@@ -83,25 +120,8 @@ def build(initial: dict | None) -> gr.HTML:
         value=initial,
         html_template="<div class='ae-root'></div>",
         js_on_load=JS_ON_LOAD,
-        head=head(),
         apply_default_css=False,
         container=False,
         elem_id="viewer",
-        padding=False,
-    )
-
-
-ANSWERS_ON_LOAD = "watch('value', () => { if (window.aeViewer && props.value) window.aeViewer.receive(props.value); });"
-
-
-def build_answers() -> gr.HTML:
-    """Where the server's answers to the viewer's questions arrive: never shown, its script hands them on."""
-    return gr.HTML(
-        value=None,
-        html_template="<div class='ae-answers'></div>",
-        js_on_load=ANSWERS_ON_LOAD,
-        apply_default_css=False,
-        container=False,
-        elem_id="viewer-answers",
         padding=False,
     )

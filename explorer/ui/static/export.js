@@ -1,16 +1,15 @@
 // export.js: the current sentence as ONE self-contained HTML file (trace + viewer + plotly.js inlined)
 // that opens and steps with the network off, for slides and course pages. Built in the browser from
-// the scripts this page already loaded (AE.SOURCES, set by explorer/ui/viewer.py), so the server does no
-// work and keeps no file.
+// the bundle, stylesheet and plotly.js this page uses (AE.ASSETS, set by explorer/ui/viewer.py), fetched
+// again from the browser's cache, so the server does no work and keeps no file.
 (function (AE) {
   "use strict";
 
+  // One of AE.ASSETS ("bundle", "css", "plotly"): inlined on an exported page, else fetched from its URL.
   function sourceText(name) {
     const inline = document.querySelector('script[data-ae-source="' + name + '"], style[data-ae-source="' + name + '"]');
     if (inline) return Promise.resolve(inline.textContent);
-    const node = Array.from(document.querySelectorAll("script[src], link[href]")).find((el) => (el.src || el.href).endsWith("/" + name)); // "mask.js" must not match "ask.js"
-    if (!node) return Promise.reject(new Error("cannot find " + name + " on this page"));
-    return fetch(node.src || node.href).then((r) => {
+    return fetch(AE.ASSETS[name]).then((r) => {
       if (!r.ok) throw new Error(name + ": HTTP " + r.status);
       return r.text();
     });
@@ -20,16 +19,16 @@
   function safe(text) { return text.replace(/<\/(script|style)/gi, "<\\/$1"); }
 
   AE.standaloneHtml = function (wire, state) {
-    const names = ["plotly.min.js"].concat(AE.SOURCES);
-    return Promise.all([sourceText("viewer.css")].concat(names.map(sourceText))).then(([css, ...scripts]) => {
+    const names = ["plotly", "bundle"];
+    return Promise.all([sourceText("css")].concat(names.map(sourceText))).then(([css, ...scripts]) => {
       const title = "Attention Explorer: " + wire.request.sentence;
       const parts = [
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
         "<title>" + AE.escape(title) + "</title>",
-        "<style data-ae-source=\"viewer.css\">" + safe(css) + "</style>",
+        "<style data-ae-source=\"css\">" + safe(css) + "</style>",
       ];
-      parts.push("<script>window.AttentionExplorer = " + JSON.stringify({ SOURCES: AE.SOURCES, FONT: AE.FONT }) + ";</script>");
+      parts.push("<script>window.AttentionExplorer = " + JSON.stringify({ ASSETS: AE.ASSETS, FONT: AE.FONT }) + ";</script>");
       names.forEach((name, i) => parts.push("<script data-ae-source=\"" + name + "\">" + safe(scripts[i]) + "</script>"));
       parts.push("</head><body class=\"ae-standalone\"><div id=\"ae-root\"></div>");
       parts.push("<script type=\"application/json\" id=\"ae-trace\">" + safe(JSON.stringify(wire)) + "</script>");

@@ -1,17 +1,14 @@
 // link.js: deep links. The address carries the sentence, the decoding options, the step, the kind,
-// the layer, the head and the view, so opening it restores that view (one link per slide). The
-// server reads the same names (LINK_FIELDS in explorer/interpret/inputs.py) to decode the sentence when the page opens.
+// the layer, the head and the view, so opening it restores that view (one link per slide). Its trace
+// comes from the plain route with the same names (QUERY_NAMES in explorer/app/schemas.py), and the
+// Translate tab's form is filled from it in the browser: opening a link costs no Gradio event.
 (function (AE) {
   "use strict";
 
   const OPTIONS = ["strategy", "temperature", "top_k", "seed", "beam_size", "alpha", "prefix"];
 
-  AE.linkParams = function (request, state) {
-    const p = new URLSearchParams();
-    p.set("s", request.sentence);
-    for (const name of OPTIONS) if (request[name] !== "") p.set(name, request[name]);
-    if (request.forced_ids.length) p.set("forced", request.forced_ids.join(","));
-    if (request.ablation.length) p.set("ablate", request.ablation.map((h) => h.join(".")).join(","));
+  AE.linkParams = function (request, state, model) {
+    const p = AE.queryParams(request, model);
     p.set("step", state.step);
     p.set("kind", state.kind);
     p.set("layer", state.layer);
@@ -20,9 +17,42 @@
     return p;
   };
 
-  AE.linkUrl = function (request, state) {
+  AE.linkUrl = function (request, state, model) {
     const base = window.location.href.split("?")[0].split("#")[0];
-    return base + "?" + AE.linkParams(request, state).toString();
+    return base + "?" + AE.linkParams(request, state, model).toString();
+  };
+
+  // The trace request an address names (the server validates it; this only splits the lists).
+  AE.requestFromQuery = function (p) {
+    const ints = (text) => (text || "").split(",").filter((x) => x.trim() !== "").map(Number);
+    const request = { sentence: p.get("s") || "", forced_ids: ints(p.get("forced")), ablation: [], model: p.get("model") || "shipped" };
+    for (const name of OPTIONS) if (p.has(name)) request[name] = p.get(name);
+    for (const item of (p.get("ablate") || "").split(",").filter(Boolean)) {
+      const [kind, layer, head] = item.split(".");
+      request.ablation.push([kind, Number(layer), Number(head)]);
+    }
+    return request;
+  };
+
+  // The Translate tab's form as a deep link fills it (the values of viewer.py's FORM, in order); without a link,
+  // the values as they are. Runs in the browser on page load: no server event.
+  AE.formFromLink = function (values) {
+    const p = new URLSearchParams(window.location.search);
+    if (!p.get("s")) return values;
+    const request = AE.requestFromQuery(p);
+    const out = values.slice();
+    AE.FORM.forEach((name, i) => {
+      if (name === "sentence") out[i] = request.sentence;
+      else if (OPTIONS.includes(name) && request[name] !== undefined) {
+        const number = typeof values[i] === "number";
+        out[i] = number ? Number(request[name]) : request[name];
+        if (number && !Number.isFinite(out[i])) out[i] = values[i];
+      } else if (name.startsWith("ablate_")) {
+        const kind = name.slice("ablate_".length);
+        out[i] = request.ablation.filter(([k]) => k === kind).map(([, l, h]) => "L" + l + " H" + h);
+      } else if (name === "use_own") out[i] = false;
+    });
+    return out;
   };
 
   // The view part of the current address (validated against the trace by the viewer).

@@ -7,9 +7,6 @@
   const el = AE.el;
   const M = {};
 
-  // An answer from the server, for the panel that asked.
-  M.receive = function (answer) { this.asker.receive(answer); };
-
   // Explain a clicked heatmap cell: its head's q and k, the scores, the mask and the softmax (asked of the server).
   M.explain = function (cell) {
     const s = this.state, t = this.trace;
@@ -30,7 +27,7 @@
   // Ask the server `question` about this trace; the panel says `waiting` until `draw(panel, answer)` replaces it.
   M.askPanel = function (question, waiting, draw) {
     this.panel.hidden = false;
-    const asked = this.asker.ask(this.trace.request, question, (answer) => {
+    const asked = this.asker.ask(this.trace.request, this.modelKey, question, this.ownKey, (answer) => {
       this.lastAnswer = answer; // read by the browser tests
       this.panel.hidden = false;
       draw(this.panel, answer);
@@ -67,16 +64,14 @@
   };
 
   M.followHypothesis = function (ids) {
-    if (!this.hooks.forceTokens) return;
     const request = Object.assign({}, this.trace.request, { strategy: "greedy", forced_ids: ids, prefix: "" });
-    this.hooks.forceTokens(request);
+    this.requestTrace(request);
   };
 
   M.switchOff = function (kind, layer, head) {
     const t = this.trace;
-    if (!this.hooks.forceTokens) return;
     const off = (t.request.ablation || []).filter(([k, l, h]) => !(k === kind && l === layer && h === head));
-    this.hooks.forceTokens(Object.assign({}, t.request, { ablation: off.concat([[kind, layer, head]]) }));
+    this.requestTrace(Object.assign({}, t.request, { ablation: off.concat([[kind, layer, head]]) }));
     Object.assign(this.state, { kind: kind, layer: layer, head: head });
   };
 

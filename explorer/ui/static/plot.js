@@ -87,9 +87,26 @@
     toImageButtonOptions: { format: "png", scale: 2, filename: "attention" },
   };
 
-  // Draw (or update in place) a chart; returns Plotly's promise.
+  // plotly.js (4.8 MB) is fetched the first time a view draws with it, not with the page: the opening view is a
+  // canvas. On the exported offline page it is inlined, so window.Plotly is already there.
+  let loading = null;
+  AE.plotly = function () {
+    if (window.Plotly) return Promise.resolve(window.Plotly);
+    if (!loading) {
+      loading = new Promise((resolve, reject) => {
+        const script = document.createElement("script");
+        script.src = AE.ASSETS.plotly;
+        script.onload = () => resolve(window.Plotly);
+        script.onerror = () => { loading = null; reject(new Error("plotly.js could not be loaded")); };
+        document.head.appendChild(script);
+      });
+    }
+    return loading;
+  };
+
+  // Draw (or update in place) a chart; returns a promise (plotly.js is loaded first if it is not yet).
   AE.draw = function (div, data, layout) {
-    return window.Plotly.react(div, data, layout, CONFIG);
+    return AE.plotly().then((Plotly) => Plotly.react(div, data, layout, CONFIG));
   };
 
   // A grey layer where cells are masked (null in z), hover "masked".

@@ -1,7 +1,7 @@
 // viewer.js: the step-through viewer. Holds the view state (step, kind, layer, head, view), lays out
 // the toolbar, chips, candidates and charts, and redraws them from the trace with no server request.
-// Only forcing a candidate, the .npz export and the questions of the panels (one cell explained, which heads
-// matter) go to the server, through the hooks it is given.
+// A new trace (a sentence, a forced candidate, a deep link), the .npz export and the questions of the panels go
+// to the server's plain routes (api.js); on the exported offline page (`online` false) none of them is offered.
 (function (AE) {
   "use strict";
 
@@ -33,14 +33,17 @@
     return b;
   }
 
-  function Viewer(root, hooks) {
+  function Viewer(root, online) {
     this.root = root;
-    this.hooks = hooks || {};
+    this.online = online;
     this.trace = null;
+    this.modelKey = "shipped"; // the model of the trace on screen
+    this.ownKey = null; // the key of the model this browser session trained, once a trace of it arrived
+    this.traceSeq = 0; // the number of the last trace asked for: an older answer arriving late is dropped
     this.state = { step: 0, kind: "cross", layer: 0, head: 0, view: "heatmap" };
     this.pendingLink = AE.readLink();
     this.player = new AE.Player(this);
-    this.asker = new AE.Asker(this.hooks.ask || null);
+    this.asker = new AE.Asker(online);
     this.quiz = new AE.Quiz(this);
     this.build();
     AE.bindKeys(this);
@@ -73,12 +76,14 @@
     this.copyButton = button("Copy link", "Copy a link to exactly this view", () => this.copyLink());
     tools.append(this.copyButton, button("⬇ PNG", "Download the chart on the right as a PNG image", () => this.exportPng()), button("⬇ HTML", "Download this sentence as one HTML file that works offline", () => this.exportHtml()));
     tools.append(button("Quiz", "Predict, then reveal: guess where a head will look before each step", () => this.quiz.toggle()));
-    if (this.hooks.ask) tools.append(button("Attention vs attribution", "The current step's cross-attention row beside gradient attributions (asks the server)", () => this.askAttribution()));
-    if (this.hooks.ask) tools.append(button("Beam tree", "Beam search as a tree of hypotheses (asks the server)", () => this.askBeamTree()));
-    if (this.hooks.ask) tools.append(button("Heads that matter", "How much the translation loses with each head off alone (asks the server)", () => this.askHeads()));
-    if (this.hooks.exportNpz) tools.append(button("⬇ .npz", "Download every attention tensor of this sentence", () => this.hooks.exportNpz(this.trace.request, this.state.step)));
+    if (this.online) tools.append(button("Attention vs attribution", "The current step's cross-attention row beside gradient attributions (asks the server)", () => this.askAttribution()));
+    if (this.online) tools.append(button("Beam tree", "Beam search as a tree of hypotheses (asks the server)", () => this.askBeamTree()));
+    if (this.online) tools.append(button("Heads that matter", "How much the translation loses with each head off alone (asks the server)", () => this.askHeads()));
+    if (this.online) tools.append(button("⬇ .npz", "Download every attention tensor of this sentence up to this step", () => this.exportNpz()));
     bar.append(this.buttons.reset, this.buttons.prev, this.buttons.next, this.buttons.end, this.buttons.play, this.pace, this.slider, this.stepLabel, tools);
     this.status = el("div", "ae-status");
+    this.message = el("div", "ae-message"); // what went wrong with the last request, in words
+    this.message.hidden = true;
     this.quizBar = el("div", "ae-quiz");
     this.quizBar.hidden = true;
     const body = el("div", "ae-body");
@@ -114,7 +119,7 @@
     body.append(left, right);
     const help = el("div", "ae-keys", "Keys: " + AE.KEY_HELP + ". Click a candidate bar to force it; click a tile of All heads " +
       "to select it; click a cell of a head's heatmap to see how its weight is computed.");
-    r.append(bar, this.status, this.quizBar, body, help);
+    r.append(bar, this.message, this.status, this.quizBar, body, help);
     this.root.replaceChildren(r);
     this.mosaicBound = false;
     this.topk.addEventListener("click", (event) => this.force(AE.candidateOf(this.trace, this.state.step, event.target)));
@@ -126,9 +131,12 @@
     const first = this.trace === null;
     const previous = this.trace;
     this.trace = new AE.Trace(wire);
+    this.modelKey = wire.model_key || "shipped";
+    if (this.modelKey !== "shipped") this.ownKey = this.modelKey;
+    this.message.hidden = true;
     this.player.stop();
     this.panel.hidden = true;
-    this.asker.waiting = {}; // answers still on their way belong to the previous trace
+    this.asker.forget(); // answers still on their way belong to the previous trace
     this.quiz.answers = []; // a new sentence: a new round of the quiz
     this.quiz.last = null;
     this.quiz.cursor = 0;
@@ -325,9 +333,41 @@
   // Force `candidate` at the current step: the tokens before it stay, the model continues after it (a new trace).
   Viewer.prototype.force = function (candidate) {
     const s = this.state, t = this.trace;
-    if (!candidate || !this.hooks.forceTokens || s.step === 0) return;
+    if (!candidate || !this.online || s.step === 0) return;
     const forced = t.steps.slice(0, s.step - 1).map((x) => x.id).concat([candidate.id]);
-    this.hooks.forceTokens(Object.assign({}, t.request, { forced_ids: forced, prefix: "" }));
+    this.requestTrace(Object.assign({}, t.request, { forced_ids: forced, prefix: "" }));
+  };
+
+  // Ask the server for the trace of `request` (with `model`, default: the model on screen) and show it; a
+  // refusal is said in words above the status line. Returns the promise (the tests wait for it).
+  Viewer.prototype.requestTrace = function (request, model) {
+    if (!this.online) return Promise.resolve(null);
+    const seq = ++this.traceSeq;
+    this.root.classList.add("ae-busy");
+    return AE.api.trace(request, model || this.modelKey).then(
+      (wire) => { if (seq === this.traceSeq) this.load(wire); return wire; },
+      (error) => { if (seq === this.traceSeq) this.say(error.message); return null; },
+    ).finally(() => { if (seq === this.traceSeq) this.root.classList.remove("ae-busy"); });
+  };
+
+  // After a new sentence, the keys step again (focus leaves the sentence box, where → would move the cursor).
+  Viewer.prototype.focus = function () {
+    const active = document.activeElement;
+    if (active && active !== document.body && this.root.closest("body") && active.blur) active.blur();
+  };
+
+  Viewer.prototype.say = function (text) {
+    this.message.textContent = text;
+    this.message.hidden = false;
+  };
+
+  Viewer.prototype.exportNpz = function () {
+    const a = el("a");
+    a.href = AE.api.npzUrl(this.trace.request, this.modelKey, this.state.step);
+    a.download = "";
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
   };
 
   Viewer.prototype.bindChartClicks = function () {
@@ -342,7 +382,7 @@
   };
 
   Viewer.prototype.copyLink = function () {
-    const url = AE.linkUrl(this.trace.request, this.state);
+    const url = AE.linkUrl(this.trace.request, this.state, this.modelKey);
     AE.copyText(url).then(() => {
       this.copyButton.textContent = "✓ Copied";
       setTimeout(() => { this.copyButton.textContent = "Copy link"; }, 1500);
@@ -356,7 +396,7 @@
     if (s.view === "heatmap") AE.heatmapPng(this.heat, name + ".png");
     else if (s.view === "headview") AE.canvasPng(this.headview.querySelector("canvas"), name + ".png");
     else if (s.view === "compare") AE.canvasPng(AE.compareCanvas(this.compare), name + ".png");
-    else window.Plotly.downloadImage(this.plot, { format: "png", scale: 2, filename: name });
+    else AE.plotly().then((Plotly) => Plotly.downloadImage(this.plot, { format: "png", scale: 2, filename: name }));
   };
 
   Viewer.prototype.exportHtml = function () {
@@ -369,15 +409,43 @@
   // In the Gradio page (called from the gr.HTML component's js_on_load).
   Object.assign(Viewer.prototype, AE.panelMethods); // panels.js: the questions to the server and their panels
 
-  AE.mount = function (element, hooks) {
-    const viewer = new Viewer(element, hooks);
+  AE.mount = function (element) {
+    const viewer = new Viewer(element, true);
     window.aeViewer = viewer;
+    const link = viewer.pendingLink;
+    if (link && link.sentence) { // a deep link: its trace comes from the plain route, not with the page
+      const request = AE.requestFromQuery(new URLSearchParams(window.location.search));
+      viewer.requestTrace(request, request.model);
+    }
     return viewer;
+  };
+
+  // The Translate tab's form (the values of viewer.py's FORM, in order): its trace, with the chosen model.
+  AE.translateForm = function (values) {
+    const viewer = window.aeViewer;
+    if (!viewer) return;
+    const form = {};
+    AE.FORM.forEach((name, i) => { form[name] = values[i]; });
+    if (form.use_own && !viewer.ownKey) {
+      return viewer.say("You have not trained a model in this session yet (or its trace has not arrived): use the " +
+        "Train tab first, or untick “Explore my trained model”.");
+    }
+    const ablation = [];
+    for (const kind of AE.KINDS) {
+      for (const label of form["ablate_" + kind] || []) {
+        const m = /^L(\d+) H(\d+)$/.exec(label);
+        if (m) ablation.push([kind, Number(m[1]), Number(m[2])]);
+      }
+    }
+    const request = { sentence: form.sentence || "", forced_ids: [], ablation: ablation };
+    for (const name of ["strategy", "temperature", "top_k", "seed", "beam_size", "alpha", "prefix"]) request[name] = form[name];
+    viewer.pendingLink = null;
+    viewer.requestTrace(request, form.use_own ? viewer.ownKey : "shipped").then(() => viewer.focus());
   };
 
   // In an exported HTML file: the trace and the view it was exported at are inlined in the page.
   AE.standalone = function (element) {
-    const viewer = new Viewer(element, {});
+    const viewer = new Viewer(element, false);
     viewer.pendingLink = null;
     const wire = JSON.parse(document.getElementById("ae-trace").textContent);
     const state = JSON.parse(document.getElementById("ae-state").textContent);

@@ -1,0 +1,164 @@
+"""The viewer's plain HTTP routes (no Gradio queue): the trace, its questions and its .npz, under `/ae/api/`.
+
+- `GET /ae/api/trace?s=...&strategy=...&model=...`: the wire trace. The request is the URL (the deep link's
+  parameters), so identical requests share one cache entry and one ETag; a hit is sent from the bytes the
+  cache compressed when it computed the trace. Misses are batched (`TraceCache`).
+- `POST /ae/api/ask`: `schemas.Ask` (a trace request and one question) -> the answer as JSON.
+- `GET /ae/api/npz?...&step=N`: the attention tensors up to step N, as a .npz download, made in memory.
+
+Every refusal is a 4xx with `{"error": message}` naming the value; a bug is logged and answered with a
+generic message. Each browser (the `X-AE-Client` id it makes for itself, not its address: a lecture hall
+shares one) has at most `MAX_IN_FLIGHT` requests running; more are refused until one finishes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import logging
+import os
+import threading
+from collections import Counter
+
+import numpy as np
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from ..interpret.inputs import MAX_REQUEST_BYTES, UserError
+from .encoded import Encoded
+from .export import attention_arrays
+from .models import ModelRegistry, UnknownModel
+from .schemas import Ask, TraceQuery, query_of, validate
+from .session import MAX_IN_FLIGHT
+
+log = logging.getLogger("explorer.api")
+PREFIX = "/ae/api"
+CLIENT_HEADER = "x-ae-client"
+GENERIC_ERROR = (
+    "Something went wrong on the server while doing that (it has been logged). Try again, or reload the page."
+)
+
+
+class Fairness:
+    """How many requests each browser has running; a browser at `limit` is refused until one finishes."""
+
+    def __init__(self, limit: int = MAX_IN_FLIGHT):
+        self.limit = limit
+        self.running: Counter[str] = Counter()
+        self.lock = threading.Lock()
+
+    def enter(self, client: str) -> None:
+        with self.lock:
+            if self.running[client] >= self.limit:
+                raise Busy(
+                    f"This browser already has {self.running[client]} requests running; one person may run "
+                    f"{self.limit} at a time so that everyone gets a turn. Wait for them to finish."
+                )
+            self.running[client] += 1
+
+    def leave(self, client: str) -> None:
+        with self.lock:
+            self.running[client] -= 1
+            if self.running[client] <= 0:
+                del self.running[client]
+
+
+class Busy(UserError):
+    """Too many requests from one browser at once (429)."""
+
+
+def routes(models: ModelRegistry) -> list[Route]:
+    """The routes, for a Starlette or FastAPI app (mounted before Gradio's catch-all)."""
+    fairness = Fairness()
+    # a question can cost a second of CPU (integrated gradients): at most one per core at once, so a burst of
+    # them waits its turn instead of starving the traces
+    questions = asyncio.Semaphore(os.cpu_count() or 1)
+
+    def client_of(request: Request) -> str:
+        client = request.headers.get(CLIENT_HEADER, "")
+        return client[:64] if client else f"address:{request.client.host if request.client else '?'}"
+
+    def guarded(handler):
+        async def endpoint(request: Request):
+            client = client_of(request)
+            try:
+                fairness.enter(client)
+            except Busy as exc:
+                return JSONResponse({"error": str(exc)}, status_code=429)
+            try:
+                return await handler(request)
+            except UserError as exc:
+                return JSONResponse({"error": str(exc)}, status_code=404 if isinstance(exc, UnknownModel) else 400)
+            except Exception:  # noqa: BLE001 - a bug: logged; the person gets a message, the server goes on
+                log.exception("%s failed", request.url.path)
+                return JSONResponse({"error": GENERIC_ERROR}, status_code=500)
+            finally:
+                fairness.leave(client)
+
+        return endpoint
+
+    async def trace(request: Request):
+        query = _query(request)
+        handle = models.get(query.model)
+        encoded = models.cache.peek_encoded((handle.fingerprint, query.to_request()))
+        if encoded is None:
+            encoded = await run_in_threadpool(models.trace_encoded, handle, query.to_request())
+        return EncodedResponse(encoded, request)
+
+    async def ask(request: Request):
+        body = await request.body()
+        if len(body) > MAX_REQUEST_BYTES:
+            raise UserError(f"This question is {len(body):,} bytes; the viewer sends at most {MAX_REQUEST_BYTES:,}.")
+        try:
+            data = json.loads(body or b"null")
+        except ValueError:
+            raise UserError("The question is not JSON.") from None
+        asked = validate(Ask, data)
+        async with questions:
+            answer = await run_in_threadpool(models.answer, asked)
+        return JSONResponse(answer)
+
+    async def npz(request: Request):
+        query = _query(request)
+        step = request.query_params.get("step", "0")
+        if not step.isdigit():
+            raise UserError(f"The step {step[:40]!r} must be a whole number.")
+        handle = models.get(query.model)
+        wire = await run_in_threadpool(models.trace, handle, query.to_request())
+        arrays = attention_arrays(wire, query.sentence, int(step))
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, **arrays)
+        name = f"attention_step{int(arrays['step'])}.npz"
+        return Response(
+            buffer.getvalue(),
+            media_type="application/octet-stream",
+            headers={"content-disposition": f'attachment; filename="{name}"'},
+        )
+
+    return [
+        Route(f"{PREFIX}/trace", guarded(trace), methods=["GET", "HEAD"]),
+        Route(f"{PREFIX}/ask", guarded(ask), methods=["POST"]),
+        Route(f"{PREFIX}/npz", guarded(npz), methods=["GET"]),
+    ]
+
+
+def _query(request: Request) -> TraceQuery:
+    query = query_of(request.query_params)
+    if query is None:
+        raise UserError("Name a sentence: add ?s=... (and the options of the link) to the address.")
+    return query
+
+
+class EncodedResponse(Response):
+    """An `Encoded` body sent as the browser prefers (304 while its ETag matches)."""
+
+    def __init__(self, encoded: Encoded, request: Request):
+        self.encoded = encoded
+        self.request = request
+        super().__init__(status_code=200)
+
+    async def __call__(self, scope, receive, send):
+        await self.encoded.send(scope, send)

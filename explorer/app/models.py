@@ -1,0 +1,114 @@
+"""The models the server holds and the one way to trace, encode and question a decode with any of them.
+
+The shipped model is `"shipped"`; a model a browser session trains is registered under an unguessable key
+that only that session's viewer learns (it travels in the session's own traces), and is dropped when the
+session ends. The plain routes (`http_api`) and the Gradio events (`session`) both come here, so a trace
+is computed once per (model, request) whoever asks, in batches, and kept encoded (`TraceCache`).
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+
+from ..interpret.handle import ModelHandle
+from ..interpret.inputs import TraceRequest, UserError
+from ..interpret.trace import build_traces, plan_trace
+from . import probes
+from .encoded import Encoded
+from .schemas import SHIPPED, Ask, Compare, TraceQuery
+from .trace_cache import TraceCache
+from .wire import to_wire
+
+MAX_OWN_MODELS = 64  # trained models held at once (each belongs to a live browser session)
+
+
+class UnknownModel(UserError):
+    """A model key the server does not hold (any more)."""
+
+
+class ModelRegistry:
+    """The shipped model, the sessions' trained ones by key, and the shared trace cache."""
+
+    def __init__(self, shipped: ModelHandle, cache: TraceCache | None = None):
+        self.shipped = shipped
+        self.cache = cache if cache is not None else TraceCache()
+        self.own: dict[str, ModelHandle] = {}
+        self.lock = threading.Lock()
+
+    def register(self, handle: ModelHandle) -> str:
+        """Hold a trained model; returns the key its session's viewer will use."""
+        with self.lock:
+            if len(self.own) >= MAX_OWN_MODELS:
+                raise UserError(
+                    f"The server already holds {MAX_OWN_MODELS} trained models; try again when a session has ended."
+                )
+            key = secrets.token_urlsafe(18)
+            self.own[key] = handle
+        return key
+
+    def unregister(self, key: str | None) -> None:
+        with self.lock:
+            self.own.pop(key, None)
+
+    def key_of(self, handle: ModelHandle) -> str:
+        if handle is self.shipped:
+            return SHIPPED
+        with self.lock:
+            return next((k for k, h in self.own.items() if h is handle), SHIPPED)
+
+    def get(self, key: str) -> ModelHandle:
+        if key == SHIPPED:
+            return self.shipped
+        with self.lock:
+            handle = self.own.get(key)
+        if handle is None:
+            raise UnknownModel(
+                f"The model {key[:12]!r}… is not on the server any more (its session expired, or the server "
+                "restarted). Untick 'Explore my trained model' to go on with the shipped model, or train a new one."
+            )
+        return handle
+
+    # ----- traces ---------------------------------------------------------------------------------
+    def _entry(self, handle: ModelHandle, request: TraceRequest):
+        plan = plan_trace(handle, request)  # a bad request is refused here, before it waits for the model
+        key = self.key_of(handle)
+
+        def run_batch(plans):
+            return [to_wire(trace, handle) | {"model_key": key} for trace in build_traces(handle, plans)]
+
+        return self.cache.entry((handle.fingerprint, request), plan, run_batch, group=handle.fingerprint)
+
+    def trace(self, handle: ModelHandle, request: TraceRequest) -> dict:
+        """The wire trace of `request` with `handle`'s model, from the shared cache when it has it."""
+        return self._entry(handle, request)[0]
+
+    def trace_encoded(self, handle: ModelHandle, request: TraceRequest) -> Encoded:
+        return self._entry(handle, request)[1]
+
+    # ----- questions ------------------------------------------------------------------------------
+    def answer(self, asked: Ask) -> dict:
+        """The answer to one of the viewer's questions about the trace of `asked.trace`."""
+        handle = self.get(asked.trace.model)
+        request = asked.trace.to_request()
+        question = asked.question
+        if isinstance(question, Compare):
+            return self.compare(asked.trace, question, asked.own_model)
+        return probes.answer(handle, request, self.trace(handle, request), question)
+
+    def compare(self, query: TraceQuery, question: Compare, own_model: str | None) -> dict:
+        """The second trace of "compare two": `question.sentence` (or the same) with the request's options,
+        with the same model or the other one (the shipped model and the session's trained one)."""
+        if question.model == "same":
+            other = query.model
+        elif query.model != SHIPPED:
+            other = SHIPPED
+        elif own_model is None:
+            raise UserError("There is no other model to compare with: train one in the Train tab first.")
+        else:
+            other = own_model
+        second = query.model_copy(update={"model": other, "forced_ids": (), "prefix": ""})
+        if question.sentence.strip():
+            second = TraceQuery(**(second.model_dump() | {"sentence": question.sentence}))
+        handle = self.get(other)
+        return {"what": "compare", "wire": self.trace(handle, second.to_request())}

@@ -1,0 +1,280 @@
+"""What the browser and API users may send, as pydantic schemas: the trace request and the viewer's questions.
+
+Each limit is declared once, on its field (from `explorer.interpret.inputs.LIMITS`), and every refusal is one
+`UserError` that names the field and the value (`refusal`). The routes of `explorer.app.http_api` and the
+Gradio events both validate here; the decoders get a `TraceRequest` that is already valid.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+
+from ..interpret.inputs import (
+    LABELS,
+    LIMITS,
+    MAX_CHARS,
+    STRATEGIES,
+    TraceRequest,
+    UserError,
+    clean_text,
+    shown,
+)
+from ..model.config import ATTENTION_KINDS
+
+MAX_FORCED = 256  # forced target tokens in one request (more than any model here produces)
+MAX_HEADS = 1024  # switched-off heads listed in one request
+MODEL_KEY = r"^[A-Za-z0-9_-]{1,64}$"  # "shipped", or the unguessable key of a model a session trained
+SHIPPED = "shipped"
+Kind = Literal["encoder_self", "decoder_self", "cross"]
+Index = Annotated[int, Field(ge=0, lt=4096)]
+TokenId = Annotated[int, Field(ge=0, lt=2**31)]
+
+
+def _limited(key: str, integer: bool = False):
+    limit = LIMITS[key]
+    kind = int if integer else float
+    return Annotated[kind, Field(ge=kind(limit.low), le=kind(limit.high))], kind(limit.default)
+
+
+Temperature, TEMPERATURE = _limited("temperature")
+TopK, TOP_K = _limited("top_k", integer=True)
+Seed, SEED = _limited("seed", integer=True)
+BeamSize, BEAM_SIZE = _limited("beam_size", integer=True)
+Alpha, ALPHA = _limited("alpha")
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class TraceQuery(Strict):
+    """A decode to trace: the sentence, the strategy and its options, forced tokens, switched-off heads, the model."""
+
+    sentence: str = Field(max_length=4 * MAX_CHARS)
+    strategy: Literal[STRATEGIES] = "greedy"
+    temperature: Temperature = TEMPERATURE
+    top_k: TopK = TOP_K
+    seed: Seed = SEED
+    beam_size: BeamSize = BEAM_SIZE
+    alpha: Alpha = ALPHA
+    prefix: str = Field("", max_length=4 * MAX_CHARS)  # German text forced first (what-if)
+    forced_ids: tuple[TokenId, ...] = Field((), max_length=MAX_FORCED)  # a clicked candidate; overrides prefix
+    ablation: tuple[tuple[Kind, Index, Index], ...] = Field((), max_length=MAX_HEADS)
+    model: str = Field(SHIPPED, pattern=MODEL_KEY)
+
+    @field_validator("sentence")
+    @classmethod
+    def _sentence(cls, value: str) -> str:
+        return clean_text(value)
+
+    @field_validator("prefix")
+    @classmethod
+    def _prefix(cls, value: str) -> str:
+        return clean_text(value, "a German prefix") if value.strip() else ""
+
+    def to_request(self) -> TraceRequest:
+        """The core's request: options the strategy ignores reset to their defaults, so equal decodes share a key."""
+        values = dict(temperature=self.temperature, top_k=self.top_k, seed=self.seed)
+        if self.strategy != "sample":
+            values = dict(temperature=TEMPERATURE, top_k=TOP_K, seed=SEED)
+        beam = (self.beam_size, self.alpha) if self.strategy == "beam" else (BEAM_SIZE, ALPHA)
+        return TraceRequest(
+            self.sentence,
+            self.strategy,
+            beam_size=beam[0],
+            alpha=beam[1],
+            prefix="" if self.forced_ids else self.prefix,
+            forced_ids=tuple(self.forced_ids),
+            ablation=tuple(sorted(set(self.ablation))),
+            **values,
+        )
+
+
+# ----- the query string (deep links and the plain trace route share it) ---------------------------
+QUERY_NAMES = {  # URL parameter -> field; explorer/ui/static/link.js writes the same names
+    "s": "sentence",
+    "strategy": "strategy",
+    "temperature": "temperature",
+    "top_k": "top_k",
+    "seed": "seed",
+    "beam_size": "beam_size",
+    "alpha": "alpha",
+    "prefix": "prefix",
+    "forced": "forced_ids",
+    "ablate": "ablation",
+    "model": "model",
+}
+
+
+def query_of(params) -> TraceQuery | None:
+    """The trace a URL's query parameters describe (`?s=...&strategy=...`), or None when it names no sentence."""
+    if not params.get("s"):
+        return None
+    values: dict[str, Any] = {field: params[name] for name, field in QUERY_NAMES.items() if name in params}
+    if "forced_ids" in values:
+        values["forced_ids"] = _ints(values["forced_ids"], "forced")
+    if "ablation" in values:
+        heads = []
+        for item in str(values["ablation"]).split(",") if values["ablation"] else []:
+            parts = item.split(".")
+            if len(parts) != 3:
+                raise UserError(f"The link's ablate={shown(item)} is not a head: heads look like cross.2.1.")
+            heads.append([parts[0], *_ints(",".join(parts[1:]), "ablate")])
+        values["ablation"] = heads
+    return validate(TraceQuery, values)
+
+
+def _ints(text, name: str) -> list[int]:
+    try:
+        return [int(x) for x in str(text)[:4000].split(",") if x.strip()]
+    except ValueError:
+        raise UserError(f"The link's {name}={shown(str(text))} must be whole numbers separated by commas.") from None
+
+
+# ----- the viewer's questions about a trace ----------------------------------------------------------
+class Explain(Strict):
+    """One attention weight's arithmetic: q, k, q·k/√d_k, the mask, the softmax."""
+
+    what: Literal["explain"]
+    kind: Kind
+    layer: Index
+    head: Index
+    row: Index
+    column: Index
+
+
+class Heads(Strict):
+    """The log-probability the translation loses with each head off alone."""
+
+    what: Literal["heads"]
+
+
+class Attribution(Strict):
+    """Step `step`'s token attributed to the source, beside one cross-attention row (a head, the mean, rollout)."""
+
+    what: Literal["attribution"]
+    step: Annotated[int, Field(ge=1, lt=4096)]
+    layer: Index
+    head: Index | Literal["mean", "rollout"]
+
+
+class BeamTree(Strict):
+    """Every hypothesis beam search kept, pruned, finished or cut."""
+
+    what: Literal["beam_tree"]
+
+
+class Compare(Strict):
+    """A second trace: another sentence with the same options, or the same one with the other model."""
+
+    what: Literal["compare"]
+    sentence: str = Field("", max_length=4 * MAX_CHARS)
+    model: Literal["same", "other"] = "same"
+
+
+Question = Annotated[Explain | Heads | Attribution | BeamTree | Compare, Field(discriminator="what")]
+QUESTIONS = ("explain", "heads", "attribution", "beam_tree", "compare")
+
+
+class Ask(Strict):
+    """A question about the trace of `trace` (the viewer sends the request of the trace it shows)."""
+
+    trace: TraceQuery
+    question: Question
+    own_model: str | None = Field(None, pattern=MODEL_KEY)  # "compare with the other model": the session's own key
+
+
+# ----- refusals ----------------------------------------------------------------------------------------
+NAMES = LABELS | {
+    "sentence": "The sentence",
+    "strategy": "Strategy",
+    "prefix": "The German prefix",
+    "forced_ids": "Forced token ids",
+    "ablation": "Switched-off heads",
+    "model": "The model key",
+    "what": "The question",
+    "kind": "Attention kind",
+    "layer": "Layer",
+    "head": "Head",
+    "row": "Row",
+    "column": "Column",
+    "step": "Step",
+    "trace": "The trace request",
+    "question": "The question",
+}
+
+
+def validate(schema, data):
+    """`data` as `schema`, or a UserError naming the first field that is wrong and the value it got."""
+    try:
+        return TypeAdapter(schema).validate_python(data)
+    except ValidationError as exc:
+        exc.data = data  # what was sent, for the message (`refusal` quotes the offending part)
+        raise UserError(refusal(exc)) from None
+
+
+def data_of(exc: ValidationError):
+    return getattr(exc, "data", None)
+
+
+def _item(data, loc):
+    """The part of `data` at `loc` up to the list item (`("ablation", 0, 2)` -> data["ablation"][0])."""
+    try:
+        node = data
+        for part in loc[: loc.index("ablation") + 2]:
+            node = node[part]
+        return node
+    except (KeyError, IndexError, TypeError, ValueError):
+        return None
+
+
+def _figure(x: float) -> str:
+    return f"{int(x):,}" if float(x).is_integer() else f"{x:g}"
+
+
+def refusal(exc: ValidationError) -> str:
+    """One sentence for the first error: the field's name, the value given and what it may be."""
+    error = exc.errors(include_url=False)[0]
+    fields = [part for part in error["loc"] if isinstance(part, str) and part in NAMES]
+    name = NAMES.get(fields[-1], fields[-1]) if fields else "The request"
+    value, kind, ctx = error.get("input"), error["type"], error.get("ctx") or {}
+    if kind == "value_error" and isinstance(ctx.get("error"), UserError):
+        return str(ctx["error"])
+    loc = error["loc"]
+    if "ablation" in loc and len(loc) > 2 and kind not in ("literal_error", "greater_than_equal", "less_than"):
+        return f"{shown(_item(data_of(exc), loc))} is not a head: give [kind, layer, head], e.g. ['cross', 2, 1]."
+    if fields and fields[-1] == "sentence" and kind == "string_type":
+        return "Type an English sentence first."
+    if kind == "missing":
+        return f"{name} is missing."
+    if kind == "extra_forbidden":
+        return f"{shown(error['loc'][-1])} is not something this request takes."
+    if kind in ("union_tag_invalid", "union_tag_not_found"):
+        return f"Unknown question {shown(ctx.get('tag'))}; the viewer asks one of: {', '.join(QUESTIONS)}."
+    if kind == "literal_error":
+        return f"{name} {shown(value)} is not one of the choices: {ctx.get('expected')}."
+    if kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
+        key = fields[-1] if fields else ""
+        limit = LIMITS.get(key)
+        span = f"choose {_figure(limit.low)} to {_figure(limit.high)}" if limit else error["msg"].lower()
+        return f"{name} {shown(value)} is out of range: {span}."
+    if kind == "string_too_long" and isinstance(value, str):
+        return (
+            f"{name} is {len(value):,} characters long; the explorer takes up to {MAX_CHARS:,} characters "
+            "(a sentence or two). Shorten it and try again."
+        )
+    if kind == "too_long":
+        return f"{name} lists {len(value):,} items; at most {ctx.get('max_length')} are accepted."
+    if kind.startswith(("int_", "float_")):
+        return f"{name} must be a {'whole ' if kind.startswith('int_') else ''}number (got {shown(value)})."
+    return f"{name} {shown(value)} is not valid: {error['msg']}."
+
+
+assert set(ATTENTION_KINDS) == set(Kind.__args__)  # one list of kinds: the model's
+
+
+def trace_request(sentence, strategy="greedy", **options) -> TraceRequest:
+    """The core's request for `sentence` with `options` (the fields of `TraceQuery`), validated."""
+    return validate(TraceQuery, {"sentence": sentence, "strategy": strategy} | options).to_request()

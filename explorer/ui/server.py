@@ -1,0 +1,81 @@
+"""The served app: Gradio mounted behind the front door, the viewer's plain routes beside it, and uvicorn.
+
+`build_app` returns the ASGI app `serve` runs: `FrontDoor` (static files and the rendered page from memory,
+the request-body cap) in front of a FastAPI app holding the plain routes of `explorer.app.http_api` and, at
+`/`, the Gradio Blocks with its queue. uvicorn runs it with its fast parts (httptools, uvloop) where they
+are installed (`uvicorn[standard]`): they halve what a visitor's hundred requests cost the server.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import gradio as gr
+import plotly
+from fastapi import FastAPI
+from gradio.route_utils import BUILD_PATH_LIB, STATIC_PATH_LIB
+
+from ..app import http_api
+from ..app.models import ModelRegistry
+from ..app.session import SESSION_IDLE_S
+from ..app.training_job import MAX_UPLOAD_BYTES
+from ..interpret.handle import ModelHandle
+from . import FILES_MAX_AGE_S, SESSION_CAPACITY, build_demo, viewer
+from .common import CSS, THEME
+from .front_door import FrontDoor
+from .static_files import AssetStore
+
+PLOTLY_FOLDER = Path(plotly.__file__).parent / "package_data"
+
+
+def asset_store() -> AssetStore:
+    """Gradio's built front end (hashed chunk names: cached for a year) and fonts, plotly.js (the version is in
+    its URL) and the viewer's bundle."""
+    store = AssetStore(
+        {
+            "/assets/": Path(str(BUILD_PATH_LIB)),
+            "/static/": Path(str(STATIC_PATH_LIB)),
+            viewer.PLOTLY_URL: PLOTLY_FOLDER,
+        },
+        immutable_prefixes=("/assets/", viewer.PLOTLY_URL),
+    )
+    for url, (data, content_type) in viewer.BUNDLE.items():
+        store.add(url, data, content_type)
+    return store
+
+
+def build_app(
+    shipped: ModelHandle, idle_s: float = SESSION_IDLE_S, files_max_age_s: float = FILES_MAX_AGE_S
+) -> tuple[FrontDoor, gr.Blocks]:
+    """The ASGI app to serve, and the Gradio Blocks inside it."""
+    models = ModelRegistry(shipped)
+    demo = build_demo(shipped, idle_s=idle_s, files_max_age_s=files_max_age_s, models=models)
+    demo.queue(max_size=None)
+    demo.state_session_capacity = SESSION_CAPACITY
+    app = FastAPI(routes=http_api.routes(models), docs_url=None, redoc_url=None, openapi_url=None)
+    app = gr.mount_gradio_app(
+        app,
+        demo,
+        path="/",
+        theme=THEME,
+        css=CSS,
+        head=viewer.head(),
+        footer_links=["gradio"],
+        show_error=False,
+        ssr_mode=False,
+        max_file_size=MAX_UPLOAD_BYTES,
+    )
+    return FrontDoor(app, asset_store(), upload_bytes=MAX_UPLOAD_BYTES), demo
+
+
+def serve(app, host: str, port: int) -> None:
+    """Run `app` with uvicorn until interrupted, with httptools and uvloop when they are installed."""
+    import uvicorn
+
+    fast = {
+        "http": "httptools" if importlib.util.find_spec("httptools") else "h11",
+        "loop": "uvloop" if importlib.util.find_spec("uvloop") else "asyncio",
+    }
+    print(f"* Running on http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}", flush=True)
+    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2, **fast)

@@ -1,0 +1,193 @@
+"""The viewer's plain routes (explorer/app/http_api.py) through HTTP, on a tiny model: the trace and its cache,
+the questions, the .npz, the schema refusals of every field, one browser's fair share."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+import pytest
+import torch
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
+
+from explorer.app import http_api
+from explorer.app.models import ModelRegistry
+from explorer.app.session import MAX_IN_FLIGHT
+from explorer.interpret.handle import ModelHandle
+from explorer.model.transformer import Transformer
+
+TEXT = "The dog sees the cat."
+
+
+@pytest.fixture
+def handle(mini_handle):
+    return mini_handle
+
+
+@pytest.fixture
+def models(handle):
+    return ModelRegistry(handle)
+
+
+@pytest.fixture
+def client(models):
+    return TestClient(Starlette(routes=http_api.routes(models)), headers={"x-ae-client": "test"})
+
+
+def ask(client, question, **trace):
+    body = {"trace": {"sentence": TEXT} | trace, "question": question}
+    return client.post("/ae/api/ask", content=json.dumps(body))
+
+
+def test_identical_requests_are_computed_once_and_a_changed_option_is_a_new_entry(client, models):
+    first = client.get("/ae/api/trace", params={"s": TEXT})
+    assert first.status_code == 200 and first.json()["request"]["sentence"] == TEXT
+    assert first.json()["model_key"] == "shipped"
+    again = client.get("/ae/api/trace", params={"s": "  The dog\tsees the cat. "})  # the same request, normalized
+    assert again.content == first.content and again.headers["etag"] == first.headers["etag"]
+    assert models.cache.computed == 1 and models.cache.hits >= 1
+    current = client.get("/ae/api/trace", params={"s": TEXT}, headers={"if-none-match": first.headers["etag"]})
+    assert current.status_code == 304 and current.content == b""
+    sampled = client.get("/ae/api/trace", params={"s": TEXT, "strategy": "sample", "seed": "3"})
+    assert sampled.status_code == 200 and models.cache.computed == 2
+    ignored = client.get("/ae/api/trace", params={"s": TEXT, "seed": "9"})  # greedy ignores the seed: same entry
+    assert ignored.headers["etag"] == first.headers["etag"] and models.cache.computed == 2
+
+
+def test_a_hit_is_sent_as_it_was_compressed_once(client):
+    plain = client.get("/ae/api/trace", params={"s": TEXT}, headers={"accept-encoding": "identity"})
+    br = client.get("/ae/api/trace", params={"s": TEXT}, headers={"accept-encoding": "br"})
+    assert "content-encoding" not in plain.headers and br.headers["content-encoding"] == "br"
+    assert br.json() == plain.json()  # the client decoded the brotli body
+    assert int(br.headers["content-length"]) < len(plain.content)
+
+
+@pytest.mark.parametrize(
+    "params, needle",
+    [
+        ({}, "Name a sentence"),
+        ({"s": " "}, "the box is empty"),
+        ({"s": "x" * 5000}, "5,000 characters long"),
+        ({"s": TEXT, "strategy": "bogus"}, "Strategy 'bogus' is not one of the choices"),
+        ({"s": TEXT, "strategy": "sample", "temperature": "abc"}, "Temperature must be a number (got 'abc')"),
+        ({"s": TEXT, "strategy": "sample", "temperature": "9"}, "Temperature '9' is out of range: choose 0.05 to 5"),
+        ({"s": TEXT, "strategy": "sample", "top_k": "1.5"}, "Top-k must be a whole number (got '1.5')"),
+        ({"s": TEXT, "strategy": "sample", "seed": "-1"}, "Seed '-1' is out of range: choose 0 to 2,147,483,647"),
+        ({"s": TEXT, "strategy": "beam", "beam_size": "99"}, "Beam size '99' is out of range: choose 1 to 8"),
+        ({"s": TEXT, "strategy": "beam", "alpha": "7"}, "Length penalty '7' is out of range: choose 0 to 2"),
+        ({"s": TEXT, "prefix": "y" * 5000}, "The German prefix is 5,000 characters long"),
+        ({"s": TEXT, "forced": "a,b"}, "forced='a,b' must be whole numbers"),
+        ({"s": TEXT, "forced": "99999999"}, "Forced token id 99999999 is outside the vocabulary"),
+        ({"s": TEXT, "ablate": "cross.1"}, "heads look like cross.2.1"),
+        ({"s": TEXT, "ablate": "bogus.0.0"}, "'bogus' is not one of the choices"),
+        ({"s": TEXT, "ablate": "cross.7.0"}, "layer 7"),
+        ({"s": TEXT, "model": "../etc"}, "The model key '../etc' is not valid"),
+        ({"s": TEXT, "model": "nosuchmodel"}, "is not on the server any more"),
+    ],
+)
+def test_every_trace_field_is_refused_with_a_message_that_names_its_value(client, params, needle):
+    answer = client.get("/ae/api/trace", params=params)
+    assert answer.status_code in (400, 404) and needle in answer.json()["error"], answer.json()
+
+
+@pytest.mark.parametrize(
+    "question, needle",
+    [
+        ({"what": "nope"}, "Unknown question 'nope'"),
+        ({}, "Unknown question"),
+        ({"what": "explain", "kind": "bogus", "layer": 0, "head": 0, "row": 0, "column": 0}, "Attention kind 'bogus'"),
+        ({"what": "explain", "kind": "cross", "layer": -1, "head": 0, "row": 0, "column": 0}, "Layer -1 is out of"),
+        ({"what": "explain", "kind": "cross", "layer": 5, "head": 0, "row": 0, "column": 0}, "layer 5, which does not"),
+        ({"what": "explain", "kind": "cross", "layer": 0, "head": 9, "row": 0, "column": 0}, "head 9, which does not"),
+        ({"what": "explain", "kind": "cross", "layer": 0, "head": 0, "row": 99, "column": 0}, "row 99, which does not"),
+        ({"what": "explain", "kind": "cross", "layer": 0, "head": 0, "row": 0}, "Column is missing"),
+        ({"what": "explain", "kind": "cross", "layer": "x", "head": 0, "row": 0, "column": 0}, "Layer must be a whole"),
+        ({"what": "attribution", "step": 0, "layer": 0, "head": 0}, "Step 0 is out of range"),
+        ({"what": "attribution", "step": 1, "layer": 0, "head": "max"}, "Head must be a whole number (got 'max')"),
+        ({"what": "heads", "extra": 1}, "'extra' is not something this request takes"),
+        ({"what": "compare", "model": "neither"}, "'neither' is not one of the choices"),
+        ({"what": "compare", "model": "other"}, "no other model to compare with"),
+        ({"what": "compare", "sentence": "z" * 5000}, "5,000 characters long"),
+    ],
+)
+def test_every_question_field_is_refused_with_a_message_that_names_its_value(client, question, needle):
+    answer = ask(client, question)
+    assert answer.status_code == 400 and needle in answer.json()["error"], answer.json()
+
+
+def test_a_question_body_that_is_not_json_or_too_large_is_refused(client):
+    assert "not JSON" in client.post("/ae/api/ask", content=b"{").json()["error"]
+    huge = client.post("/ae/api/ask", content=b" " * (70 * 1024))
+    assert huge.status_code == 400 and "at most 65,536" in huge.json()["error"]
+    assert "The trace request is missing" in client.post("/ae/api/ask", content=b"{}").json()["error"]
+
+
+def plain(value) -> bool:
+    """Only JSON's own types: a numpy scalar would travel as a string the browser cannot compute with."""
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and plain(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(plain(v) for v in value)
+    return value is None or type(value) in (str, int, float, bool)
+
+
+def test_every_answer_is_plain_json_and_keeps_the_traces_switched_off_heads(client):
+    questions = [
+        {"what": "explain", "kind": "decoder_self", "layer": 1, "head": 0, "row": 2, "column": 1},
+        {"what": "heads"},
+        {"what": "attribution", "step": 2, "layer": 1, "head": "rollout"},
+        {"what": "beam_tree"},
+        {"what": "compare", "sentence": "The cat sees the dog.", "model": "same"},
+    ]
+    for question in questions:
+        answer = ask(client, question, ablation=[["cross", 1, 2]])
+        assert answer.status_code == 200 and answer.json()["what"] == question["what"], answer.json()
+        assert plain(answer.json()), question["what"]
+    heads = ask(client, {"what": "heads"}, ablation=[["cross", 1, 2]]).json()
+    assert heads["drops"]["cross"][1][2] is None  # switched off in the trace: no drop of its own
+    compared = ask(client, questions[-1]).json()
+    assert compared["wire"]["request"]["sentence"] == "The cat sees the dog."
+
+
+def test_compare_with_the_other_model_uses_the_sessions_key(client, models, handle, mini_tokenizer):
+    torch.manual_seed(1)
+    key = models.register(ModelHandle("own", Transformer(handle.config).eval(), mini_tokenizer))
+    own = client.get("/ae/api/trace", params={"s": TEXT, "model": key}).json()
+    assert own["model"]["name"] == "own" and own["model_key"] == key
+    body = {"trace": {"sentence": TEXT}, "question": {"what": "compare", "model": "other"}, "own_model": key}
+    other = client.post("/ae/api/ask", content=json.dumps(body)).json()
+    assert other["wire"]["model"]["name"] == "own" and other["wire"]["request"]["sentence"] == TEXT
+    back = {"trace": {"sentence": TEXT, "model": key}, "question": {"what": "compare", "model": "other"}}
+    assert client.post("/ae/api/ask", content=json.dumps(back)).json()["wire"]["model"]["name"] == "tiny"
+    models.unregister(key)
+    gone = client.get("/ae/api/trace", params={"s": TEXT, "model": key})
+    assert gone.status_code == 404 and "not on the server any more" in gone.json()["error"]
+
+
+def test_the_npz_has_every_tensor_up_to_the_step_with_tokens(client):
+    wire = client.get("/ae/api/trace", params={"s": TEXT}).json()
+    answer = client.get("/ae/api/npz", params={"s": TEXT, "step": "3"})
+    assert answer.status_code == 200 and 'filename="attention_step3.npz"' in answer.headers["content-disposition"]
+    data = np.load(io.BytesIO(answer.content))
+    S = len(wire["source_ids"])
+    assert data["encoder_self_weights"].shape == (2, 4, S, S)
+    assert data["decoder_self_weights"].shape == (2, 4, 3, 3) and data["decoder_self_scores"].shape == (2, 4, 3, 3)
+    assert data["cross_weights"].shape == (2, 4, 3, S)
+    assert list(data["source_tokens"]) == wire["source_tokens"]
+    assert list(data["target_tokens"]) == wire["target_tokens"][:3] and int(data["step"]) == 3
+    np.testing.assert_allclose(data["cross_weights"].sum(-1), 1.0, atol=1e-3)
+    assert "Step 999 does not exist" in client.get("/ae/api/npz", params={"s": TEXT, "step": "999"}).json()["error"]
+    assert "must be a whole number" in client.get("/ae/api/npz", params={"s": TEXT, "step": "x"}).json()["error"]
+
+
+def test_one_browser_has_its_fair_share_of_requests_in_flight():
+    fairness = http_api.Fairness()
+    for _ in range(MAX_IN_FLIGHT):
+        fairness.enter("a")
+    with pytest.raises(http_api.Busy, match=f"already has {MAX_IN_FLIGHT} requests running"):
+        fairness.enter("a")
+    fairness.enter("b")  # another browser in the same lecture hall (same address) is not affected
+    fairness.leave("a")
+    fairness.enter("a")
