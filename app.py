@@ -69,11 +69,13 @@ def main(argv=None) -> int:
     import torch
 
     torch.set_num_threads(max(1, args.threads))
+    from explorer.app.timelapse import TimeLapse, read
     from explorer.interpret.handle import load_handle
     from explorer.model.checkpoint import CheckpointError
 
     try:
         handle = load_handle(args.checkpoint)
+        timelapse = TimeLapse(read(args.checkpoint, handle))
     except CheckpointError as exc:
         print(f"error: cannot load the model: {exc}", file=sys.stderr)
         return 2
@@ -86,7 +88,7 @@ def main(argv=None) -> int:
         lifetimes["idle_s"] = float(args.session_idle_minutes) * 60
     if args.files_max_age_minutes is not None:
         lifetimes["files_max_age_s"] = float(args.files_max_age_minutes) * 60
-    app, _ = build_app(handle, **lifetimes)
+    app, _ = build_app(handle, timelapse, **lifetimes)
     serve(app, args.host, args.port)
     return 0
 

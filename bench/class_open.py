@@ -78,7 +78,7 @@ def record(url: str) -> dict:
         page.fill("#sentence textarea", MARK)
         page.press("#sentence textarea", "Enter")
         page.wait_for_function(f"() => window.aeViewer && window.aeViewer.trace.request.sentence === {MARK!r}")
-        page.keyboard.press("ArrowRight")  # a new sentence opens at step 0: step to its first token
+        page.locator(".ae-toolbar button", has_text="Next").click()  # a new sentence opens at step 0: one token in
         page.wait_for_function("() => window.aeViewer.state.step === 1")
         page.wait_for_timeout(500)
         current[0] = "explain"
@@ -326,9 +326,9 @@ def session_in(phases: dict) -> str | None:
     return None
 
 
-def measure(design: str, cwd: Path, checkpoint: str, sizes: list[int]) -> list[dict]:
+def measure(design: str, cwd: Path, checkpoint: str, sizes: list[int], env: dict | None = None) -> list[dict]:
     port = free_port()
-    proc, ready_s = start_app(checkpoint, port, cwd=cwd)
+    proc, ready_s = start_app(checkpoint, port, cwd=cwd, env=env)
     try:
         phases = record(f"http://127.0.0.1:{port}/")
         session = session_in(phases)
@@ -384,12 +384,18 @@ def main() -> int:
     parser.add_argument("--checkpoint", default=str(ROOT / "checkpoints" / "tatoeba-en-de"))
     parser.add_argument("--old-ref", default=None, help="also measure the design at this git revision")
     parser.add_argument("--json", default=None)
+    parser.add_argument(
+        "--plain-uvicorn", action="store_true", help="also this checkout with uvicorn's pure-Python parser and loop"
+    )
     args = parser.parse_args()
     if any(n < 1 or n > 500 for n in args.students):
         parser.error("--students must be 1 to 500")
     random.seed(0)
     checkpoint = str(Path(args.checkpoint).resolve())
     rows = measure("new", ROOT, checkpoint, args.students)
+    if args.plain_uvicorn:
+        env = dict(os.environ, EXPLORER_PLAIN_UVICORN="1")
+        rows += measure("new, h11 + asyncio", ROOT, checkpoint, args.students, env)
     if args.old_ref:
         worktree = Path(tempfile.mkdtemp(prefix="class-open-old-"))
         subprocess.run(["git", "worktree", "add", "--detach", str(worktree), args.old_ref], cwd=ROOT, check=True)

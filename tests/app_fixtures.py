@@ -20,6 +20,7 @@ import torch
 
 os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
 
+from explorer.app.examples import EXAMPLES  # noqa: E402
 from explorer.model.checkpoint import save_checkpoint  # noqa: E402
 from explorer.model.config import (
     EOS_ID,
@@ -63,9 +64,28 @@ def build_tiny_checkpoint(directory: Path) -> Path:
         model.embed.weight[EOS_ID].zero_()
     # an alignment finding as model_report writes it: the app opens on its best head (layer 1, head 2)
     alignment = {"best": {"layer": 1, "head": "2", "aer": 0.5}, "pairs": 3, "gold": "made up for tests"}
-    return save_checkpoint(
+    path = save_checkpoint(
         directory, model, tokenizer, metadata={"note": "random weights, for tests", "alignment": alignment}
     )
+    add_timelapse(path, model)
+    return path
+
+
+TIMELAPSE_SENTENCES = [s for s, _ in EXAMPLES[:2]]  # the opening example is recorded
+
+
+def add_timelapse(checkpoint: Path, model: Transformer) -> None:
+    """Two made-up earlier points of training (the weights scaled down) and the time-lapse of two examples."""
+    from safetensors.torch import save_file
+
+    from explorer.app import timelapse
+
+    snapshots = checkpoint.parent / "snapshots"
+    snapshots.mkdir(exist_ok=True)
+    for step, scale in ((10, 0.3), (20, 0.7)):
+        state = {k: (v * scale).half().contiguous() for k, v in model.state_dict().items()}
+        save_file(state, str(snapshots / f"step_{step:06d}.safetensors"))
+    timelapse.write(timelapse.build(checkpoint, snapshots, TIMELAPSE_SENTENCES), checkpoint)
 
 
 def free_port() -> int:

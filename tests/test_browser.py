@@ -627,3 +627,32 @@ def test_the_exported_html_opens_offline_and_steps(browser, app_url, tmp_path):
         shot(offline, "10-exported-offline")
     finally:
         context.close()
+
+
+def test_the_training_step_control_draws_the_recorded_trace_of_that_step(page, tiny_checkpoint):
+    from playwright.sync_api import expect
+
+    from explorer.app import timelapse
+    from explorer.app.wire import unpack
+    from explorer.interpret.handle import load_handle
+
+    recorded = timelapse.read(tiny_checkpoint, load_handle(tiny_checkpoint))
+    assert page.locator(".ae-training-step option").all_inner_texts() == ["10", "20", "final (21)"]
+    before = page.evaluate(CELL_COLOUR, [1, 1])
+    page.select_option(".ae-training-step", "0")
+    expect(page.locator(".ae-training-note")).to_have_text("The model after 10 of 21 training steps.")
+    state = page.evaluate("window.aeViewer.state")
+    assert (state["step"], state["kind"], state["layer"], state["head"]) == (3, "cross", 1, 2)  # the same view
+    wire = recorded["points"][0]["traces"][0]
+    assert page.evaluate("window.aeViewer.trace.model.fingerprint") == wire["model"]["fingerprint"]
+    drawn = np.array(page.evaluate("window.aeViewer.trace.weights('cross', 1, 2, 3)"))
+    np.testing.assert_allclose(drawn, unpack(wire["attention"]["cross"])[1, 2, :3], atol=1e-4)
+    assert page.evaluate(CELL_COLOUR, [1, 1]) != before  # another model's weights, painted
+    shot(page, "15-training-step")
+    page.select_option(".ae-training-step", "2")  # the final model again
+    expect(page.locator(".ae-training-note")).to_be_hidden()
+    page.fill("#sentence textarea", TEXT)  # not recorded: the control says so
+    page.press("#sentence textarea", "Enter")
+    page.wait_for_function(f"window.aeViewer.trace.request.sentence === {TEXT!r}")
+    expect(page.locator(".ae-training-step")).to_be_disabled()
+    expect(page.locator(".ae-training-note")).to_contain_text("Only the Translate tab's examples")

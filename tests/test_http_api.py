@@ -191,3 +191,15 @@ def test_one_browser_has_its_fair_share_of_requests_in_flight():
     fairness.enter("b")  # another browser in the same lecture hall (same address) is not affected
     fairness.leave("a")
     fairness.enter("a")
+
+
+def test_the_time_lapse_route_answers_recorded_sentences_only(models):
+    from explorer.app.timelapse import TimeLapse
+
+    wire = {"request": {"sentence": TEXT}, "attention": {}}
+    lapse = TimeLapse({"sentences": [TEXT], "points": [{"step": 5, "traces": [wire]}, {"step": 9, "traces": [wire]}]})
+    client = TestClient(Starlette(routes=http_api.routes(models, lapse)), headers={"x-ae-client": "test"})
+    answer = client.get("/ae/api/timelapse", params={"s": TEXT})
+    assert answer.status_code == 200 and answer.json() == {"sentence": TEXT, "steps": [5, 9], "traces": [wire, wire]}
+    missing = client.get("/ae/api/timelapse", params={"s": "Another sentence."})
+    assert missing.status_code == 404 and "No training time-lapse was recorded for 'Another sentence.'" in missing.text

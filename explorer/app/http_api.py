@@ -5,6 +5,7 @@
   cache compressed when it computed the trace. Misses are batched (`TraceCache`).
 - `POST /ae/api/ask`: `schemas.Ask` (a trace request and one question) -> the answer as JSON.
 - `GET /ae/api/npz?...&step=N`: the attention tensors up to step N, as a .npz download, made in memory.
+- `GET /ae/api/timelapse?s=...`: an example's traces at the recorded points of training (`timelapse.py`).
 
 Every refusal is a 4xx with `{"error": message}` naming the value; a bug is logged and answered with a
 generic message. Each browser (the `X-AE-Client` id it makes for itself, not its address: a lecture hall
@@ -33,6 +34,7 @@ from .export import attention_arrays
 from .models import ModelRegistry, UnknownModel
 from .schemas import Ask, TraceQuery, query_of, validate
 from .session import MAX_IN_FLIGHT
+from .timelapse import TimeLapse
 
 log = logging.getLogger("explorer.api")
 PREFIX = "/ae/api"
@@ -70,12 +72,17 @@ class Busy(UserError):
     """Too many requests from one browser at once (429)."""
 
 
-def routes(models: ModelRegistry) -> list[Route]:
+class UnknownSentence(UserError):
+    """A sentence the time-lapse did not record (404)."""
+
+
+def routes(models: ModelRegistry, timelapse: TimeLapse | None = None) -> list[Route]:
     """The routes, for a Starlette or FastAPI app (mounted before Gradio's catch-all)."""
+    timelapse = timelapse or TimeLapse(None)
     fairness = Fairness()
-    # a question can cost a second of CPU (integrated gradients): at most one per core at once, so a burst of
-    # them waits its turn instead of starving the traces
-    questions = asyncio.Semaphore(os.cpu_count() or 1)
+    # a question can cost a second of CPU (integrated gradients): they run on all cores but one at once, so a burst
+    # of them waits its turn and a core stays for the traces a class asks for first (bench/class_open.py)
+    questions = asyncio.Semaphore(max(1, (os.cpu_count() or 1) - 1))
 
     def client_of(request: Request) -> str:
         client = request.headers.get(CLIENT_HEADER, "")
@@ -91,7 +98,8 @@ def routes(models: ModelRegistry) -> list[Route]:
             try:
                 return await handler(request)
             except UserError as exc:
-                return JSONResponse({"error": str(exc)}, status_code=404 if isinstance(exc, UnknownModel) else 400)
+                missing = isinstance(exc, (UnknownModel, UnknownSentence))
+                return JSONResponse({"error": str(exc)}, status_code=404 if missing else 400)
             except Exception:  # noqa: BLE001 - a bug: logged; the person gets a message, the server goes on
                 log.exception("%s failed", request.url.path)
                 return JSONResponse({"error": GENERIC_ERROR}, status_code=500)
@@ -138,7 +146,16 @@ def routes(models: ModelRegistry) -> list[Route]:
             headers={"content-disposition": f'attachment; filename="{name}"'},
         )
 
+    async def training_steps(request: Request):
+        sentence = request.query_params.get("s", "")
+        encoded = timelapse.encoded.get(sentence)
+        if encoded is None:
+            recorded = "; ".join(timelapse.sentences) or "none: this checkpoint has no time-lapse"
+            raise UnknownSentence(f"No training time-lapse was recorded for {sentence[:80]!r}. Recorded: {recorded}.")
+        return EncodedResponse(encoded, request)
+
     return [
+        Route(f"{PREFIX}/timelapse", guarded(training_steps), methods=["GET", "HEAD"]),
         Route(f"{PREFIX}/trace", guarded(trace), methods=["GET", "HEAD"]),
         Route(f"{PREFIX}/ask", guarded(ask), methods=["POST"]),
         Route(f"{PREFIX}/npz", guarded(npz), methods=["GET"]),

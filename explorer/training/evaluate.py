@@ -93,8 +93,10 @@ def translate(model, tokenizer, sources: list[str], beam: int = 1, alpha: float 
     return [tokenizer.decode(o) for o in outputs], tokens, seconds
 
 
-def evaluate(checkpoint: str | Path, data: str | Path, beam: int = 1, alpha: float = ALPHA, limit: int = 0) -> dict:
-    """Decode a test set with a checkpoint and score it."""
+def evaluate(
+    checkpoint: str | Path, data: str | Path, beam: int = 1, alpha: float = ALPHA, limit: int = 0, examples: int = 10
+) -> dict:
+    """Decode a test set with a checkpoint and score it; the first `examples` translations come with the scores."""
     ckpt = load_checkpoint(checkpoint)
     groups = read_references(data)
     if limit:
@@ -113,7 +115,8 @@ def evaluate(checkpoint: str | Path, data: str | Path, beam: int = 1, alpha: flo
         threads=torch.get_num_threads(),
         by_length=scores_by_length(sources, hyps, references),
     )
-    result["examples"] = [{"source": s, "hypothesis": h, "references": r} for (s, r), h in list(zip(groups, hyps))[:10]]
+    pairs = list(zip(groups, hyps))[:examples]
+    result["examples"] = [{"source": s, "hypothesis": h, "references": r} for (s, r), h in pairs]
     return result
 
 

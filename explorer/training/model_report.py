@@ -1,13 +1,19 @@
-"""Measure a checkpoint for its model card and write the findings into it.
+"""Measure a checkpoint for its model card and write the findings into it, or compare checkpoints side by side.
 
     python -m explorer.training.model_report --checkpoint checkpoints/tatoeba-en-de --data valid.tsv \\
-        --gold tests/data/gold_alignments.tsv --beam 4 [--reference-checkpoint FP32_DIR]
+        --gold tests/data/gold_alignments.tsv --beam 4 [--reference-checkpoint FP32_DIR] \\
+        [--tests FLORES=flores.tsv TED=ted.tsv --limit 1500] [--lecture bench/data/lecture_en_de.tsv]
+    python -m explorer.training.model_report --compare OLD_DIR NEW_DIR --data valid.tsv --tests ... \\
+        --lecture bench/data/lecture_en_de.tsv --gold tests/data/gold_alignments.tsv [--json OUT]
 
 Runs `explorer.training.evaluate` greedily and with beam search, scores every cross-attention head against
 hand-made word alignments, optionally evaluates an fp32 copy for the fp16 comparison, then stores all of
 it in config.json's training metadata (the app reads the best alignment head from there) and re-renders
-the model card. `--card-only` re-renders the card (e.g. with a new `--note`) from the measurements
-already stored in config.json, without decoding anything.
+the model card. `--tests` adds test sets (greedy, the first `--limit` segments), `--lecture` the lecture set with
+every translation listed in the card. `--card-only` re-renders the card (e.g. with a new `--note`) from the
+measurements already stored in config.json, without decoding anything. `--compare` writes nothing: it prints one
+table of every checkpoint on every test set (greedy, as the app decodes), the lecture set's translations side by
+side, and each checkpoint's best alignment head.
 """
 
 from __future__ import annotations
@@ -71,11 +77,32 @@ def _percent(row: dict) -> str:
     return "?" if row.get("accuracy") is None else f"{row['accuracy']:.1%}"
 
 
+def lecture_section(lecture: dict) -> str:
+    """Every sentence of the lecture set with the model's greedy translation."""
+    lines = [
+        "## The lecture set, translated",
+        "",
+        f"`{lecture['name']}`: sentences a lecturer types in class (never trained on), greedy as the app decodes; "
+        f"BLEU {lecture['bleu']:.1f}, chrF {lecture['chrf']:.1f} against {lecture['references']} references.",
+        "",
+        "| English | the model's German |",
+        "|---|---|",
+    ]
+    lines += [f"| {_cell(e['source'])} | {_cell(e['hypothesis'])} |" for e in lecture["examples"]]
+    return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
 def card_text(meta: dict) -> str:
     """The model card of a checkpoint whose metadata holds its evaluation and alignment findings."""
     note = meta.get("card_note")
     notes = f"## Notes on this run\n\n{note}\n\n" if note else ""
     sections = notes + alignment_section(meta["alignment"])
+    if meta.get("lecture"):
+        sections += "\n" + lecture_section(meta["lecture"])
     measured = f"\nMeasured with `{meta['report_command']}`.\n" if meta.get("report_command") else ""
     return render_card(meta, meta["evaluation"], sections + measured)
 
@@ -98,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m explorer.training.model_report", description=__doc__.split("\n")[0]
     )
-    parser.add_argument("--checkpoint", required=True)
+    parser.add_argument("--checkpoint")
     parser.add_argument("--data", help="multi-reference TSV (source TAB reference ...)")
     parser.add_argument("--gold", help="gold word alignments TSV")
     parser.add_argument("--beam", type=int, default=int(LIMITS["beam_size"].default))
@@ -108,10 +135,19 @@ def main(argv: list[str] | None = None) -> int:
         "--note", default=None, help="a paragraph for the card (e.g. how the run was resumed); kept if omitted"
     )
     parser.add_argument("--card-only", action="store_true", help="re-render the card from the stored measurements")
+    parser.add_argument("--tests", nargs="*", default=[], metavar="NAME=TSV", help="more test sets, decoded greedily")
+    parser.add_argument("--limit", type=int, default=0, help="only the first N segments of each --tests set")
+    parser.add_argument("--lecture", default=None, help="the lecture set: every translation is listed")
+    parser.add_argument("--compare", nargs="+", default=None, metavar="DIR", help="compare checkpoints; writes nothing")
+    parser.add_argument("--json", default=None, help="with --compare: also write the results as JSON")
     parser.add_argument(
         "--alignment-only", action="store_true", help="measure only the alignment findings again (needs --gold)"
     )
     args = parser.parse_args(argv)
+    if args.compare:
+        return compare(args)
+    if not args.checkpoint:
+        parser.error("--checkpoint is required (or --compare)")
     if args.alignment_only and not args.gold:
         parser.error("--alignment-only needs --gold")
     if not (args.card_only or args.alignment_only) and (not args.data or not args.gold):
@@ -160,6 +196,10 @@ def report(args: argparse.Namespace, argv: list[str] | None) -> int:
             f"the test set name {name!r} must be plain text (no < > & or control characters); pass --data-name"
         )
     evaluation = {f"{name}, greedy": evaluate(args.checkpoint, args.data, beam=1)}
+    for test_name, path in test_sets(args.tests):
+        evaluation[f"{test_name}, greedy" + (f", first {args.limit}" if args.limit else "")] = evaluate(
+            args.checkpoint, path, beam=1, limit=args.limit
+        )
     if args.beam > 1:
         evaluation[f"{name}, beam {args.beam}"] = evaluate(args.checkpoint, args.data, beam=args.beam)
     if args.reference_checkpoint:
@@ -179,6 +219,7 @@ def report(args: argparse.Namespace, argv: list[str] | None) -> int:
     updates = {
         "evaluation": evaluation,
         "alignment": alignment,
+        **({"lecture": lecture_of(args.checkpoint, args.lecture)} if args.lecture else {}),
         "report_command": "python -m explorer.training.model_report " + shlex.join(argv),
         "card_note": note,
     }
@@ -189,6 +230,68 @@ def report(args: argparse.Namespace, argv: list[str] | None) -> int:
             indent=1,
         )
     )
+    return 0
+
+
+def test_sets(specs: list[str]) -> list[tuple[str, str]]:
+    """`NAME=PATH` pairs of --tests."""
+    out = []
+    for spec in specs:
+        name, sep, path = spec.partition("=")
+        if not sep or not name or not path:
+            raise ValueError(f"--tests takes NAME=PATH pairs, not {spec!r}")
+        out.append((name, path))
+    return out
+
+
+def lecture_of(checkpoint: str, path: str) -> dict:
+    """The lecture set decoded greedily, every translation kept (for the card)."""
+    result = evaluate(checkpoint, path, beam=1, examples=1000)
+    keep = ("bleu", "chrf", "sentences", "references", "examples")
+    return {k: result[k] for k in keep} | {"name": Path(path).name}
+
+
+def compare(args: argparse.Namespace) -> int:
+    """Every checkpoint on every test set in one table, and the lecture set's translations side by side."""
+    sets = ([(args.data_name or Path(args.data).name, args.data)] if args.data else []) + test_sets(args.tests)
+    names = [Path(c).name for c in args.compare]
+    results: dict = {"checkpoints": args.compare, "tests": {}, "lecture": None, "alignment": {}}
+    for set_name, path in sets:
+        limit = 0 if path == args.data else args.limit
+        results["tests"][set_name] = [evaluate(c, path, beam=1, limit=limit) for c in args.compare]
+    lines = ["| test set (greedy) | " + " | ".join(f"{n} BLEU | {n} chrF" for n in names) + " |"]
+    lines.append("|---|" + "---|---|" * len(names))
+    for set_name, rows in results["tests"].items():
+        lines.append(
+            f"| {set_name} ({rows[0]['sentences']}) | " + " | ".join(f"{r['bleu']} | {r['chrf']}" for r in rows) + " |"
+        )
+    if args.lecture:
+        lecture = [lecture_of(c, args.lecture) for c in args.compare]
+        results["lecture"] = lecture
+        lines.append(
+            f"| lecture set ({lecture[0]['sentences']}) | "
+            + " | ".join(f"{r['bleu']} | {r['chrf']}" for r in lecture)
+            + " |"
+        )
+    if args.gold:
+        for c, n in zip(args.compare, names):
+            ckpt = load_checkpoint(c)
+            heads = score_heads(ckpt.model, ckpt.tokenizer, read_gold(args.gold))
+            best = [r for r in heads if isinstance(r["head"], int)][0]
+            results["alignment"][n] = best
+        lines.append(
+            "| best alignment head (AER) | "
+            + " | ".join(f"L{b['layer']} H{b['head']} | {b['aer']:.3f}" for b in results["alignment"].values())
+            + " |"
+        )
+    print("\n".join(lines))
+    if results["lecture"]:
+        print("\n| English | " + " | ".join(names) + " |\n|---|" + "---|" * len(names))
+        for i, example in enumerate(results["lecture"][0]["examples"]):
+            cells = [_cell(r["examples"][i]["hypothesis"]) for r in results["lecture"]]
+            print(f"| {_cell(example['source'])} | " + " | ".join(cells) + " |")
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, ensure_ascii=False, indent=1))
     return 0
 
 

@@ -9,6 +9,7 @@ are installed (`uvicorn[standard]`): they halve what a visitor's hundred request
 from __future__ import annotations
 
 import importlib.util
+import os
 from pathlib import Path
 
 import gradio as gr
@@ -19,6 +20,7 @@ from gradio.route_utils import BUILD_PATH_LIB, STATIC_PATH_LIB
 from ..app import http_api
 from ..app.models import ModelRegistry
 from ..app.session import SESSION_IDLE_S
+from ..app.timelapse import TimeLapse
 from ..app.training_job import MAX_UPLOAD_BYTES
 from ..interpret.handle import ModelHandle
 from . import FILES_MAX_AGE_S, SESSION_CAPACITY, build_demo, viewer
@@ -46,21 +48,25 @@ def asset_store() -> AssetStore:
 
 
 def build_app(
-    shipped: ModelHandle, idle_s: float = SESSION_IDLE_S, files_max_age_s: float = FILES_MAX_AGE_S
+    shipped: ModelHandle,
+    timelapse: TimeLapse | None = None,
+    idle_s: float = SESSION_IDLE_S,
+    files_max_age_s: float = FILES_MAX_AGE_S,
 ) -> tuple[FrontDoor, gr.Blocks]:
     """The ASGI app to serve, and the Gradio Blocks inside it."""
     models = ModelRegistry(shipped)
+    timelapse = timelapse or TimeLapse(None)
     demo = build_demo(shipped, idle_s=idle_s, files_max_age_s=files_max_age_s, models=models)
     demo.queue(max_size=None)
     demo.state_session_capacity = SESSION_CAPACITY
-    app = FastAPI(routes=http_api.routes(models), docs_url=None, redoc_url=None, openapi_url=None)
+    app = FastAPI(routes=http_api.routes(models, timelapse), docs_url=None, redoc_url=None, openapi_url=None)
     app = gr.mount_gradio_app(
         app,
         demo,
         path="/",
         theme=THEME,
         css=CSS,
-        head=viewer.head(),
+        head=viewer.head(timelapse.settings()),
         footer_links=["gradio"],
         show_error=False,
         ssr_mode=False,
@@ -77,5 +83,7 @@ def serve(app, host: str, port: int) -> None:
         "http": "httptools" if importlib.util.find_spec("httptools") else "h11",
         "loop": "uvloop" if importlib.util.find_spec("uvloop") else "asyncio",
     }
+    if os.environ.get("EXPLORER_PLAIN_UVICORN"):  # uvicorn's pure-Python parts, for bench/class_open.py's comparison
+        fast = {"http": "h11", "loop": "asyncio"}
     print(f"* Running on http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}", flush=True)
     uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2, **fast)

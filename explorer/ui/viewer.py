@@ -43,6 +43,7 @@ SCRIPTS = [  # load order: each file may use what the ones before it define
     "attribution.js",
     "beamtree.js",
     "panels.js",
+    "timelapse.js",
     "viewer.js",
 ]
 
@@ -89,11 +90,12 @@ BUNDLE = bundle()
 SCRIPT_URL, STYLE_URL = list(BUNDLE)
 
 
-def settings() -> dict:
+def settings(timelapse: dict | None = None) -> dict:
     """What the browser code takes from the server before it runs: where it asks and fetches (the API, the
-    bundle and plotly.js, for the HTML export too), the form's fields and limits, and the font sizes the
-    server's figures use too."""
+    bundle and plotly.js, for the HTML export too), the form's fields and limits, which sentences have a
+    training time-lapse, and the font sizes the server's figures use too."""
     return {
+        "TIMELAPSE": timelapse or {"sentences": [], "steps": []},
         "API": PREFIX,
         "CLIENT_HEADER": CLIENT_HEADER,
         "ASSETS": {"bundle": SCRIPT_URL, "css": STYLE_URL, "plotly": PLOTLY_URL + PLOTLY_JS.name},
@@ -103,12 +105,12 @@ def settings() -> dict:
     }
 
 
-def head() -> str:
+def head(timelapse: dict | None = None) -> str:
     """The page's head (`mount_gradio_app(head=...)`): the settings, the stylesheet and the bundle, loaded before
     Gradio's app runs its first events and mounts the viewer."""
     return "\n".join(
         [
-            f"<script>window.AttentionExplorer = {json.dumps(settings())};</script>",
+            f"<script>window.AttentionExplorer = {json.dumps(settings(timelapse))};</script>",
             f'<link rel="stylesheet" href="{STYLE_URL}">',
             f'<script src="{SCRIPT_URL}"></script>',
         ]

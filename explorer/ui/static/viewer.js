@@ -45,6 +45,7 @@
     this.player = new AE.Player(this);
     this.asker = new AE.Asker(online);
     this.quiz = new AE.Quiz(this);
+    this.timelapse = new AE.TimeLapse(this);
     this.build();
     AE.bindKeys(this);
     new MutationObserver(() => this.render()).observe(document.body, { attributes: true, attributeFilter: ["class"] });
@@ -79,6 +80,7 @@
     if (this.online) tools.append(button("Attention vs attribution", "The current step's cross-attention row beside gradient attributions (asks the server)", () => this.askAttribution()));
     if (this.online) tools.append(button("Beam tree", "Beam search as a tree of hypotheses (asks the server)", () => this.askBeamTree()));
     if (this.online) tools.append(button("Heads that matter", "How much the translation loses with each head off alone (asks the server)", () => this.askHeads()));
+    tools.append(this.timelapse.label);
     if (this.online) tools.append(button("⬇ .npz", "Download every attention tensor of this sentence up to this step", () => this.exportNpz()));
     bar.append(this.buttons.reset, this.buttons.prev, this.buttons.next, this.buttons.end, this.buttons.play, this.pace, this.slider, this.stepLabel, tools);
     this.status = el("div", "ae-status");
@@ -119,15 +121,18 @@
     body.append(left, right);
     const help = el("div", "ae-keys", "Keys: " + AE.KEY_HELP + ". Click a candidate bar to force it; click a tile of All heads " +
       "to select it; click a cell of a head's heatmap to see how its weight is computed.");
-    r.append(bar, this.message, this.status, this.quizBar, body, help);
+    r.append(bar, this.message, this.timelapse.note, this.status, this.quizBar, body, help);
     this.root.replaceChildren(r);
     this.mosaicBound = false;
     this.topk.addEventListener("click", (event) => this.force(AE.candidateOf(this.trace, this.state.step, event.target)));
   };
 
   // A new trace from the server: keep the kind/layer/head where they exist; open where the link or the request says.
-  Viewer.prototype.load = function (wire) {
+  // `options.keepView`: the same sentence from another model (a training step): keep the step too.
+  Viewer.prototype.load = function (wire, options) {
     if (!wire || !wire.attention) return;
+    const opts = options || {};
+    if (!opts.keepView) this.timelapse.shown = null;
     const first = this.trace === null;
     const previous = this.trace;
     this.trace = new AE.Trace(wire);
@@ -149,6 +154,8 @@
       Object.assign(s, linkView(link));
     } else if (first) {
       s.step = Math.min(OPENING_STEP, this.trace.T);
+    } else if (opts.keepView) {
+      s.step = Math.min(s.step, this.trace.T);
     } else {
       const forced = wire.request.forced_ids.length;
       const sameSentence = previous && previous.request.sentence === wire.request.sentence;
@@ -156,6 +163,7 @@
     }
     this.clampState();
     this.plotHeight = null;
+    this.timelapse.update();
     this.render();
   };
 

@@ -1,0 +1,66 @@
+// timelapse.js: the training time-lapse. For a recorded example (AE.TIMELAPSE, from the checkpoint's
+// timelapse.json.gz), a "Training step" control shows the same sentence, kind, layer and head as the model
+// decoded it at an earlier point of its training: what it translated then, and how cross-attention found the
+// alignment. The traces come from the server once per sentence (explorer/app/http_api.py); other sentences
+// are not recorded, and the control says so.
+(function (AE) {
+  "use strict";
+
+  const el = AE.el;
+
+  function TimeLapse(viewer) {
+    this.viewer = viewer;
+    this.traces = {}; // sentence -> promise of {steps, traces}
+    this.select = el("select", "ae-training-step");
+    this.select.title = "The model at an earlier point of its training (recorded examples only)";
+    this.select.addEventListener("change", () => this.choose(Number(this.select.value)));
+    this.label = el("label", "ae-training", "Training step ");
+    this.label.appendChild(this.select);
+    this.note = el("span", "ae-training-note");
+    this.shown = null; // the training step on screen, null for the final model
+  }
+
+  // The plain greedy trace of a recorded sentence with the shipped model: the only one the time-lapse has.
+  TimeLapse.prototype.recorded = function (trace) {
+    const r = trace.request, recorded = (AE.TIMELAPSE || { sentences: [] }).sentences;
+    return this.viewer.online && recorded.includes(r.sentence) && r.strategy === "greedy" &&
+      !(r.forced_ids || []).length && !(r.ablation || []).length && !r.prefix && this.viewer.modelKey === "shipped";
+  };
+
+  // Called after each trace the viewer loads: offer the steps, or say why not.
+  TimeLapse.prototype.update = function () {
+    const steps = (AE.TIMELAPSE || { steps: [] }).steps;
+    const ok = steps.length > 0 && this.recorded(this.viewer.trace);
+    this.label.hidden = !steps.length;
+    this.select.disabled = !ok;
+    this.select.replaceChildren(...steps.map((step, i) => {
+      const o = el("option", "", i === steps.length - 1 ? "final (" + step + ")" : String(step));
+      o.value = i;
+      return o;
+    }));
+    const i = this.shown === null ? steps.length - 1 : steps.indexOf(this.shown);
+    this.select.value = String(Math.max(0, i));
+    this.note.textContent = !steps.length ? "" : ok
+      ? (this.shown === null ? "" : "The model after " + this.shown + " of " + steps[steps.length - 1] + " training steps.")
+      : "Only the Translate tab's examples (greedy, nothing forced or switched off) have a training time-lapse.";
+  };
+
+  // Show point `i` of the time-lapse: the same view of the same sentence, decoded by that model.
+  TimeLapse.prototype.choose = function (i) {
+    const v = this.viewer, sentence = v.trace.request.sentence;
+    if (!this.traces[sentence]) {
+      this.traces[sentence] = fetch(AE.API + "/timelapse?s=" + encodeURIComponent(sentence)).then((r) => r.json().then((body) => {
+        if (!r.ok) throw new Error(body.error || "HTTP " + r.status);
+        return body;
+      }));
+      this.traces[sentence].catch(() => { delete this.traces[sentence]; });
+    }
+    return this.traces[sentence].then((recorded) => {
+      const last = i === recorded.steps.length - 1;
+      this.shown = last ? null : recorded.steps[i];
+      v.load(recorded.traces[i], { keepView: true, trainingStep: this.shown });
+    }, (error) => v.say(error.message));
+  };
+
+  AE.TimeLapse = TimeLapse;
+})((window.AttentionExplorer = window.AttentionExplorer || {}));
