@@ -14,6 +14,7 @@ from starlette.testclient import TestClient
 
 from explorer.app import http_api
 from explorer.app.models import ModelRegistry
+from explorer.app.schemas import QUESTIONS
 from explorer.app.session import MAX_IN_FLIGHT
 from explorer.interpret.handle import ModelHandle
 from explorer.model.transformer import Transformer
@@ -37,8 +38,10 @@ def client(models):
 
 
 def ask(client, question, **trace):
+    """POST the question to its own route (/ae/api/ask/WHAT); a question without a known `what` to "explain"."""
     body = {"trace": {"sentence": TEXT} | trace, "question": question}
-    return client.post("/ae/api/ask", content=json.dumps(body))
+    what = question.get("what") if question.get("what") in QUESTIONS else "explain"
+    return client.post(f"/ae/api/ask/{what}", content=json.dumps(body))
 
 
 def test_identical_requests_are_computed_once_and_a_changed_option_is_a_new_entry(client, models):
@@ -95,8 +98,7 @@ def test_every_trace_field_is_refused_with_a_message_that_names_its_value(client
 @pytest.mark.parametrize(
     "question, needle",
     [
-        ({"what": "nope"}, "Unknown question 'nope'"),
-        ({}, "Unknown question"),
+        ({"what": "explain"}, "Attention kind is missing"),
         ({"what": "explain", "kind": "bogus", "layer": 0, "head": 0, "row": 0, "column": 0}, "Attention kind 'bogus'"),
         ({"what": "explain", "kind": "cross", "layer": -1, "head": 0, "row": 0, "column": 0}, "Layer -1 is out of"),
         ({"what": "explain", "kind": "cross", "layer": 5, "head": 0, "row": 0, "column": 0}, "layer 5, which does not"),
@@ -118,10 +120,11 @@ def test_every_question_field_is_refused_with_a_message_that_names_its_value(cli
 
 
 def test_a_question_body_that_is_not_json_or_too_large_is_refused(client):
-    assert "not JSON" in client.post("/ae/api/ask", content=b"{").json()["error"]
-    huge = client.post("/ae/api/ask", content=b" " * (70 * 1024))
+    assert "not JSON" in client.post("/ae/api/ask/heads", content=b"{").json()["error"]
+    huge = client.post("/ae/api/ask/heads", content=b" " * (70 * 1024))
     assert huge.status_code == 400 and "at most 65,536" in huge.json()["error"]
-    assert "The trace request is missing" in client.post("/ae/api/ask", content=b"{}").json()["error"]
+    assert "The trace request is missing" in client.post("/ae/api/ask/heads", content=b"{}").json()["error"]
+    assert client.post("/ae/api/ask/nope", content=b"{}").status_code == 404  # no such question: no such route
 
 
 def plain(value) -> bool:
@@ -157,10 +160,10 @@ def test_compare_with_the_other_model_uses_the_sessions_key(client, models, hand
     own = client.get("/ae/api/trace", params={"s": TEXT, "model": key}).json()
     assert own["model"]["name"] == "own" and own["model_key"] == key
     body = {"trace": {"sentence": TEXT}, "question": {"what": "compare", "model": "other"}, "own_model": key}
-    other = client.post("/ae/api/ask", content=json.dumps(body)).json()
+    other = client.post("/ae/api/ask/compare", content=json.dumps(body)).json()
     assert other["wire"]["model"]["name"] == "own" and other["wire"]["request"]["sentence"] == TEXT
     back = {"trace": {"sentence": TEXT, "model": key}, "question": {"what": "compare", "model": "other"}}
-    assert client.post("/ae/api/ask", content=json.dumps(back)).json()["wire"]["model"]["name"] == "tiny"
+    assert client.post("/ae/api/ask/compare", content=json.dumps(back)).json()["wire"]["model"]["name"] == "tiny"
     models.unregister(key)
     gone = client.get("/ae/api/trace", params={"s": TEXT, "model": key})
     assert gone.status_code == 404 and "not on the server any more" in gone.json()["error"]

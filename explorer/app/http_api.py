@@ -3,7 +3,8 @@
 - `GET /ae/api/trace?s=...&strategy=...&model=...`: the wire trace. The request is the URL (the deep link's
   parameters), so identical requests share one cache entry and one ETag; a hit is sent from the bytes the
   cache compressed when it computed the trace. Misses are batched (`TraceCache`).
-- `POST /ae/api/ask`: `schemas.Ask` (a trace request and one question) -> the answer as JSON.
+- `POST /ae/api/ask/{explain,heads,attribution,beam_tree,compare}`: `schemas.Ask` (the trace request, the question's
+  fields, for compare the session's own model) -> the answer as JSON; one named route per question.
 - `GET /ae/api/npz?...&step=N`: the attention tensors up to step N, as a .npz download, made in memory.
 - `GET /ae/api/timelapse?s=...`: an example's traces at the recorded points of training (`timelapse.py`).
 
@@ -32,7 +33,7 @@ from ..interpret.inputs import MAX_REQUEST_BYTES, UserError
 from .encoded import Encoded
 from .export import attention_arrays
 from .models import ModelRegistry, UnknownModel
-from .schemas import Ask, TraceQuery, query_of, validate
+from .schemas import QUESTIONS, Ask, TraceQuery, query_of, validate
 from .session import MAX_IN_FLIGHT
 from .timelapse import TimeLapse
 
@@ -116,7 +117,13 @@ def routes(models: ModelRegistry, timelapse: TimeLapse | None = None) -> list[Ro
             encoded = await run_in_threadpool(models.trace_encoded, handle, query.to_request())
         return EncodedResponse(encoded, request)
 
-    async def ask(request: Request):
+    def ask_route(what: str):
+        async def ask(request: Request):
+            return await answer_question(request, what)
+
+        return ask
+
+    async def answer_question(request: Request, what: str):
         body = await request.body()
         if len(body) > MAX_REQUEST_BYTES:
             raise UserError(f"This question is {len(body):,} bytes; the viewer sends at most {MAX_REQUEST_BYTES:,}.")
@@ -124,6 +131,8 @@ def routes(models: ModelRegistry, timelapse: TimeLapse | None = None) -> list[Ro
             data = json.loads(body or b"null")
         except ValueError:
             raise UserError("The question is not JSON.") from None
+        if isinstance(data, dict) and isinstance(data.get("question", {}), dict):  # the route names the question
+            data["question"] = data.get("question", {}) | {"what": what}
         asked = validate(Ask, data)
         async with questions:
             answer = await run_in_threadpool(models.answer, asked)
@@ -157,7 +166,7 @@ def routes(models: ModelRegistry, timelapse: TimeLapse | None = None) -> list[Ro
     return [
         Route(f"{PREFIX}/timelapse", guarded(training_steps), methods=["GET", "HEAD"]),
         Route(f"{PREFIX}/trace", guarded(trace), methods=["GET", "HEAD"]),
-        Route(f"{PREFIX}/ask", guarded(ask), methods=["POST"]),
+        *(Route(f"{PREFIX}/ask/{what}", guarded(ask_route(what)), methods=["POST"], name=what) for what in QUESTIONS),
         Route(f"{PREFIX}/npz", guarded(npz), methods=["GET"]),
     ]
 

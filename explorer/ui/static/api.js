@@ -43,7 +43,7 @@
     trace: (request, model) =>
       fetch(AE.API + "/trace?" + AE.queryParams(request, model), { headers: headers() }).then(answer),
     ask: (request, model, question, ownModel) =>
-      fetch(AE.API + "/ask", {
+      fetch(AE.API + "/ask/" + question.what, {
         method: "POST",
         headers: headers({ "content-type": "application/json" }),
         body: JSON.stringify({ trace: Object.assign(requestFields(request), { model: model || "shipped" }), question: question, own_model: ownModel || null }),
