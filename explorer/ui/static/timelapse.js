@@ -14,9 +14,10 @@
     this.select = el("select", "ae-training-step");
     this.select.title = "The model at an earlier point of its training (recorded examples only)";
     this.select.addEventListener("change", () => this.choose(Number(this.select.value)));
-    this.label = el("label", "ae-training", "Training step ");
-    this.label.appendChild(this.select);
+    this.label = el("label", "ae-row-label", "Training step");
     this.note = el("span", "ae-training-note");
+    this.row = el("div", "ae-row ae-training"); // beside the kind, layer and head: one more choice of what is shown
+    this.row.append(this.label, this.select, this.note);
     this.shown = null; // the training step on screen, null for the final model
   }
 
@@ -31,7 +32,7 @@
   TimeLapse.prototype.update = function () {
     const steps = (AE.TIMELAPSE || { steps: [] }).steps;
     const ok = steps.length > 0 && this.recorded(this.viewer.trace);
-    this.label.hidden = !steps.length;
+    this.row.hidden = !steps.length;
     this.select.disabled = !ok;
     this.select.replaceChildren(...steps.map((step, i) => {
       const o = el("option", "", i === steps.length - 1 ? "final (" + step + ")" : String(step));

@@ -80,7 +80,6 @@
     if (this.online) tools.append(button("Attention vs attribution", "The current step's cross-attention row beside gradient attributions (asks the server)", () => this.askAttribution()));
     if (this.online) tools.append(button("Beam tree", "Beam search as a tree of hypotheses (asks the server)", () => this.askBeamTree()));
     if (this.online) tools.append(button("Heads that matter", "How much the translation loses with each head off alone (asks the server)", () => this.askHeads()));
-    tools.append(this.timelapse.label);
     if (this.online) tools.append(button("⬇ .npz", "Download every attention tensor of this sentence up to this step", () => this.exportNpz()));
     bar.append(this.buttons.reset, this.buttons.prev, this.buttons.next, this.buttons.end, this.buttons.play, this.pace, this.slider, this.stepLabel, tools);
     this.status = el("div", "ae-status");
@@ -104,7 +103,7 @@
     this.kindRow = el("div", "ae-row ae-kinds");
     this.layerRow = el("div", "ae-row ae-layers");
     this.headRow = el("div", "ae-row ae-heads");
-    left.append(this.viewTabs, this.kindRow, this.layerRow, this.headRow, this.sourceLabel, this.sourceBox,
+    left.append(this.viewTabs, this.kindRow, this.layerRow, this.headRow, this.timelapse.row, this.sourceLabel, this.sourceBox,
       el("div", "ae-label", "Target so far"), this.targetBox, this.output, this.topk, this.beams);
     const right = el("div", "ae-right");
     this.heat = el("div", "ae-heat");
@@ -121,7 +120,7 @@
     body.append(left, right);
     const help = el("div", "ae-keys", "Keys: " + AE.KEY_HELP + ". Click a candidate bar to force it; click a tile of All heads " +
       "to select it; click a cell of a head's heatmap to see how its weight is computed.");
-    r.append(bar, this.message, this.timelapse.note, this.status, this.quizBar, body, help);
+    r.append(bar, this.message, this.status, this.quizBar, body, help);
     this.root.replaceChildren(r);
     this.mosaicBound = false;
     this.topk.addEventListener("click", (event) => this.force(AE.candidateOf(this.trace, this.state.step, event.target)));
