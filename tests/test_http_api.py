@@ -206,3 +206,9 @@ def test_the_time_lapse_route_answers_recorded_sentences_only(models):
     assert answer.status_code == 200 and answer.json() == {"sentence": TEXT, "steps": [5, 9], "traces": [wire, wire]}
     missing = client.get("/ae/api/timelapse", params={"s": "Another sentence."})
     assert missing.status_code == 404 and "No training time-lapse was recorded for 'Another sentence.'" in missing.text
+
+
+def test_a_second_sentence_to_compare_is_checked_like_the_first(client):
+    for sentence, needle in (("\u200b", "the box is empty"), ("z" * 1500, "1,500 characters long")):
+        answer = ask(client, {"what": "compare", "sentence": sentence, "model": "same"})
+        assert answer.status_code == 400 and needle in answer.json()["error"], answer.json()

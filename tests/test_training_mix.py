@@ -138,3 +138,12 @@ def test_an_oversized_time_lapse_is_refused_before_it_is_read(checkpoint, monkey
 
     assert app.main(["--checkpoint", str(checkpoint)]) == 2
     assert "more than a time-lapse may have" in capsys.readouterr().err
+
+
+def test_an_epoch_that_holds_no_example_is_refused_instead_of_looping(mini_pairs):
+    from explorer.training.trainer import Trainer
+
+    config = TrainConfig(data=["a", "b"], data_weights=[0.0, 0.0], max_steps=5)
+    trainer = Trainer.from_pairs(config, mini_pairs[:20], mini_pairs[20:25], corpus_sizes=[10, 10])
+    with pytest.raises(ValueError, match="holds no training example"):
+        next(trainer.run())

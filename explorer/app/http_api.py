@@ -20,6 +20,7 @@ import io
 import json
 import logging
 import os
+import re
 import threading
 from collections import Counter
 
@@ -86,7 +87,8 @@ def routes(models: ModelRegistry, timelapse: TimeLapse | None = None) -> list[Ro
     questions = asyncio.Semaphore(max(1, (os.cpu_count() or 1) - 1))
 
     def client_of(request: Request) -> str:
-        client = request.headers.get(CLIENT_HEADER, "")
+        # a download link cannot send a header: it names the browser in its query (`client=`)
+        client = request.headers.get(CLIENT_HEADER, "") or request.query_params.get("client", "")
         return client[:64] if client else f"address:{request.client.host if request.client else '?'}"
 
     def guarded(handler):
@@ -112,7 +114,7 @@ def routes(models: ModelRegistry, timelapse: TimeLapse | None = None) -> list[Ro
     async def trace(request: Request):
         query = _query(request)
         handle = models.get(query.model)
-        encoded = models.cache.peek_encoded((handle.fingerprint, query.to_request()))
+        encoded = models.cache.peek_encoded((handle.fingerprint, query.model, query.to_request()))
         if encoded is None:
             encoded = await run_in_threadpool(models.trace_encoded, handle, query.to_request())
         return EncodedResponse(encoded, request)
@@ -141,7 +143,7 @@ def routes(models: ModelRegistry, timelapse: TimeLapse | None = None) -> list[Ro
     async def npz(request: Request):
         query = _query(request)
         step = request.query_params.get("step", "0")
-        if not step.isdigit():
+        if not re.fullmatch(r"[0-9]{1,6}", step):
             raise UserError(f"The step {step[:40]!r} must be a whole number.")
         handle = models.get(query.model)
         wire = await run_in_threadpool(models.trace, handle, query.to_request())

@@ -16,7 +16,7 @@ from ..interpret.inputs import TraceRequest, UserError
 from ..interpret.trace import build_traces, plan_trace
 from . import probes
 from .encoded import Encoded
-from .schemas import SHIPPED, Ask, Compare, TraceQuery
+from .schemas import SHIPPED, Ask, Compare, TraceQuery, validate
 from .trace_cache import TraceCache
 from .wire import to_wire
 
@@ -77,7 +77,8 @@ class ModelRegistry:
         def run_batch(plans):
             return [to_wire(trace, handle) | {"model_key": key} for trace in build_traces(handle, plans)]
 
-        return self.cache.entry((handle.fingerprint, request), plan, run_batch, group=handle.fingerprint)
+        # the key is part of the cached answer (its model_key), so of the cache key too
+        return self.cache.entry((handle.fingerprint, key, request), plan, run_batch, group=handle.fingerprint)
 
     def trace(self, handle: ModelHandle, request: TraceRequest) -> dict:
         """The wire trace of `request` with `handle`'s model, from the shared cache when it has it."""
@@ -107,8 +108,9 @@ class ModelRegistry:
             raise UserError("There is no other model to compare with: train one in the Train tab first.")
         else:
             other = own_model
-        second = query.model_copy(update={"model": other, "forced_ids": (), "prefix": ""})
+        values = query.model_dump() | {"model": other, "forced_ids": (), "prefix": ""}
         if question.sentence.strip():
-            second = TraceQuery(**(second.model_dump() | {"sentence": question.sentence}))
+            values["sentence"] = question.sentence
+        second = validate(TraceQuery, values)  # the second sentence is checked like any other
         handle = self.get(other)
         return {"what": "compare", "wire": self.trace(handle, second.to_request())}

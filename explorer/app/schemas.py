@@ -105,6 +105,7 @@ QUERY_NAMES = {  # URL parameter -> field; explorer/ui/static/link.js writes the
     "forced": "forced_ids",
     "ablate": "ablation",
     "model": "model",
+    "client": None,  # the browser's name for its fair share (http_api), not part of the request
 }
 
 
@@ -112,7 +113,7 @@ def query_of(params) -> TraceQuery | None:
     """The trace a URL's query parameters describe (`?s=...&strategy=...`), or None when it names no sentence."""
     if not params.get("s"):
         return None
-    values: dict[str, Any] = {field: params[name] for name, field in QUERY_NAMES.items() if name in params}
+    values: dict[str, Any] = {field: params[name] for name, field in QUERY_NAMES.items() if field and name in params}
     if "forced_ids" in values:
         values["forced_ids"] = _ints(values["forced_ids"], "forced")
     if "ablation" in values:

@@ -136,9 +136,9 @@ class ExplorerSession:
     def set_own_model(self, handle: ModelHandle) -> None:
         with self.lock:
             if not self.closed:
+                key = self.models.register(handle)  # first: if the server holds too many, nothing changes
                 self.models.unregister(self.own_key)
-                self.own = handle
-                self.own_key = self.models.register(handle)
+                self.own, self.own_key = handle, key
                 self.lost_own_model = False
 
     # ----- the decode trace -------------------------------------------------------------------

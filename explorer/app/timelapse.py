@@ -17,6 +17,7 @@ import gzip
 import json
 import re
 import sys
+import zlib
 from dataclasses import replace
 from pathlib import Path
 
@@ -83,13 +84,13 @@ def read(checkpoint: str | Path, handle: ModelHandle) -> dict | None:
     try:
         with gzip.open(path, "rb") as f:
             data = f.read(MAX_JSON_BYTES + 1)
-    except (OSError, EOFError) as exc:
+    except (OSError, EOFError, zlib.error) as exc:
         raise CheckpointError(f"{path}: not a gzip file ({exc})") from None
     if len(data) > MAX_JSON_BYTES:
         raise CheckpointError(f"{path}: decompresses to more than {MAX_JSON_BYTES:,} bytes")
     try:
         timelapse = json.loads(data)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise CheckpointError(f"{path}: not JSON ({exc})") from None
     problem = _problem(timelapse, handle)
     if problem:

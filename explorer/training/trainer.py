@@ -305,6 +305,8 @@ class Trainer:
             seed=self.config.seed + self.epoch,
             indices=self._epoch_indices(),
         )
+        if not batches:  # all weights 0, or too small for their corpora: the loop would never take a step
+            raise ValueError(f"an epoch of data_weights {self.config.data_weights} holds no training example")
         if self.world > 1:
             per_rank = len(batches) // self.world
             if per_rank == 0:  # every rank would skip every epoch without ever taking a step

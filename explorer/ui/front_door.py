@@ -4,7 +4,8 @@ A first visit fetches the page and about a hundred files. Here, without entering
 - static files (Gradio's asset chunks and fonts, the viewer bundle, plotly.js) come from `AssetStore`, in
   memory and compressed once;
 - the page itself and the theme's stylesheet are rendered by Gradio once per distinct address (host, forwarded
-  headers, query string), then kept compressed (`PAGES` of them at most) and revalidated by ETag;
+  headers, the query parameters Gradio reads), from those alone, then kept compressed (`PAGES` of them at most) and
+  revalidated by ETag;
 - a request body is capped (`BodyLimit`) on the methods that carry one; a GET costs it nothing.
 Everything else goes to the app behind unchanged.
 """
@@ -13,15 +14,18 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
+from urllib.parse import parse_qsl, urlencode
 
 from ..app.encoded import REVALIDATE, Encoded
 from .body_limit import BodyLimit
 from .static_files import AssetStore
 
-PAGES = 64  # distinct rendered pages kept (one per deep link a class opens together, say)
+PAGES = 64  # distinct rendered pages kept (one per address and Gradio page)
 RENDERED = ("/", "/theme.css")  # what Gradio renders the same way for every visitor at one address
-# request headers that change what Gradio renders: the root URL it writes into the page comes from them
+# request headers that change what Gradio renders (the root URL it writes into the page comes from them); the page
+# is rendered from these alone, each at its first occurrence, so what is cached is exactly what its key says
 PAGE_KEY_HEADERS = (b"host", b"x-forwarded-host", b"x-forwarded-proto", b"x-forwarded-port", b"x-forwarded-prefix")
+PAGE_KEY_QUERY = ("page", "deep_link", "v")  # the query parameters Gradio reads (a deep link's s=... is the browser's)
 
 
 class FrontDoor:
@@ -41,7 +45,10 @@ class FrontDoor:
             return await self.limited(scope, receive, send)
         path = scope["path"]
         if self.store.serves(path):
-            asset = await self.store.get(path)
+            try:
+                asset = await self.store.get(path)
+            except Exception:  # noqa: BLE001 - a file that cannot be read: the app behind answers (404)
+                asset = None
             if asset is not None:
                 return await asset.send(scope, send)
         elif path in RENDERED:
@@ -51,8 +58,7 @@ class FrontDoor:
         return await self.app(scope, receive, send)
 
     async def _page(self, scope) -> Encoded | None:
-        headers = dict(scope["headers"])
-        key = (scope["path"], scope["query_string"], *(headers.get(name) for name in PAGE_KEY_HEADERS))
+        key = page_key(scope)
         page = self.pages.get(key)
         if page is not None:
             self.pages.move_to_end(key)
@@ -67,8 +73,10 @@ class FrontDoor:
                     while len(self.pages) > PAGES:
                         self.pages.popitem(last=False)
                 future.set_result(page)
-            except Exception as exc:  # noqa: BLE001 - the waiters fall back to the app itself
+            except BaseException as exc:  # noqa: BLE001 - the waiters fall back to the app itself
                 future.set_exception(exc)
+                if not isinstance(exc, Exception):
+                    raise
             finally:
                 del self.rendering[key]
         try:
@@ -77,11 +85,16 @@ class FrontDoor:
             return None
 
     async def _render(self, scope) -> Encoded | None:
-        """Gradio's own answer for this address, uncompressed, kept only if it is a plain 200."""
-        plain = dict(scope, method="GET", headers=[(k, v) for k, v in scope["headers"] if k != b"accept-encoding"])
-        start, chunks = {}, []
+        """Gradio's own answer for the page key's address alone, uncompressed, kept only if it is a plain 200."""
+        path, query, *values = page_key(scope)
+        headers = [(name, value) for name, value in zip(PAGE_KEY_HEADERS, values) if value is not None]
+        plain = dict(scope, method="GET", headers=headers, query_string=query)
+        start, chunks, asked = {}, [], []
 
         async def receive():
+            if asked:
+                return {"type": "http.disconnect"}
+            asked.append(True)
             return {"type": "http.request", "body": b"", "more_body": False}
 
         async def capture(message):
@@ -95,4 +108,16 @@ class FrontDoor:
         if start.get("status") != 200 or b"set-cookie" in headers or b"content-encoding" in headers:
             return None
         content_type = headers.get(b"content-type", b"text/html").split(b";")[0].decode()
-        return Encoded.of(b"".join(chunks), content_type, REVALIDATE)
+        # brotli's best quality on a page of a few hundred KB takes a while: not on the event loop
+        return await asyncio.to_thread(Encoded.of, b"".join(chunks), content_type, REVALIDATE)
+
+
+def page_key(scope) -> tuple:
+    """(path, the query Gradio reads, each key header's first value): what a rendered page depends on."""
+    first: dict[bytes, bytes] = {}
+    for name, value in scope["headers"]:
+        if name in PAGE_KEY_HEADERS and name not in first:
+            first[name] = value
+    pairs = parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True)
+    query = urlencode(sorted((k, v) for k, v in pairs if k in PAGE_KEY_QUERY)).encode()
+    return (scope["path"], query, *(first.get(name) for name in PAGE_KEY_HEADERS))

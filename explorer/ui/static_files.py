@@ -36,7 +36,13 @@ class AssetStore:
         self.assets[path] = Encoded.of(data, content_type, IMMUTABLE if immutable else REVALIDATE)
 
     def serves(self, path: str) -> bool:
-        return path in self.assets or any(path.startswith(prefix) for prefix in self.folders)
+        """A path this store answers: one of its assets, or a plain path under a folder's prefix (no `.`, `..` or
+        empty segments, no NUL or backslash: every file has one URL, so one cache entry)."""
+        if path in self.assets:
+            return True
+        if "\x00" in path or "\\" in path or "//" in path or any(part in (".", "..") for part in path.split("/")):
+            return False
+        return any(path.startswith(prefix) for prefix in self.folders)
 
     def file_for(self, path: str) -> Path | None:
         """The file a URL path names, only if it lies inside its prefix's folder."""
@@ -60,8 +66,10 @@ class AssetStore:
                 if asset is not None:
                     self.assets[path] = asset
                 future.set_result(asset)
-            except Exception as exc:  # noqa: BLE001 - every waiter hears of it; the app behind answers instead
+            except BaseException as exc:  # noqa: BLE001 - every waiter hears of it; the app behind answers instead
                 future.set_exception(exc)
+                if not isinstance(exc, Exception):
+                    raise
             finally:
                 del self.pending[path]
         return await asyncio.shield(future)

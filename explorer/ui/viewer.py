@@ -108,9 +108,11 @@ def settings(timelapse: dict | None = None) -> dict:
 def head(timelapse: dict | None = None) -> str:
     """The page's head (`mount_gradio_app(head=...)`): the settings, the stylesheet and the bundle, loaded before
     Gradio's app runs its first events and mounts the viewer."""
+    # "<" escaped: a sentence from a checkpoint's time-lapse can never close the script element
+    values = json.dumps(settings(timelapse)).replace("<", "\\u003c")
     return "\n".join(
         [
-            f"<script>window.AttentionExplorer = {json.dumps(settings(timelapse))};</script>",
+            f"<script>window.AttentionExplorer = {values};</script>",
             f'<link rel="stylesheet" href="{STYLE_URL}">',
             f'<script src="{SCRIPT_URL}"></script>',
         ]

@@ -48,7 +48,11 @@
         headers: headers({ "content-type": "application/json" }),
         body: JSON.stringify({ trace: Object.assign(requestFields(request), { model: model || "shipped" }), question: question, own_model: ownModel || null }),
       }).then(answer),
-    npzUrl: (request, model, step) => AE.API + "/npz?" + AE.queryParams(request, model) + "&step=" + step,
+    // a download link sends no header: it names the browser in its query instead
+    npzUrl: (request, model, step) =>
+      AE.API + "/npz?" + AE.queryParams(request, model) + "&step=" + step + "&client=" + encodeURIComponent(clientId()),
+    timelapse: (sentence) =>
+      fetch(AE.API + "/timelapse?s=" + encodeURIComponent(sentence), { headers: headers() }).then(answer),
   };
 
   function requestFields(request) {

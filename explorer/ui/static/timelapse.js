@@ -50,17 +50,16 @@
   TimeLapse.prototype.choose = function (i) {
     const v = this.viewer, sentence = v.trace.request.sentence;
     if (!this.traces[sentence]) {
-      this.traces[sentence] = fetch(AE.API + "/timelapse?s=" + encodeURIComponent(sentence)).then((r) => r.json().then((body) => {
-        if (!r.ok) throw new Error(body.error || "HTTP " + r.status);
-        return body;
-      }));
+      this.traces[sentence] = AE.api.timelapse(sentence);
       this.traces[sentence].catch(() => { delete this.traces[sentence]; });
     }
+    const seq = ++v.traceSeq; // a sentence translated meanwhile wins over this answer
     return this.traces[sentence].then((recorded) => {
+      if (seq !== v.traceSeq) return;
       const last = i === recorded.steps.length - 1;
       this.shown = last ? null : recorded.steps[i];
       v.load(recorded.traces[i], { keepView: true, trainingStep: this.shown });
-    }, (error) => v.say(error.message));
+    }, (error) => { if (seq === v.traceSeq) v.say(error.message); });
   };
 
   AE.TimeLapse = TimeLapse;
