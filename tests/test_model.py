@@ -56,7 +56,7 @@ def test_fast_and_explicit_paths_agree(tiny_model):
 
 def explicit(attn, *args, **kwargs):
     """Call an attention module on its explicit path, which a registered forward hook switches on."""
-    handle = attn.register_forward_hook(lambda *_: None)
+    handle = attn.watch(lambda *_: None)
     try:
         return attn(*args, **kwargs)
     finally:

@@ -88,7 +88,7 @@ def explain_cell(
 
     was_training = model.training
     model.eval()
-    handle = module.register_forward_hook(hook, with_kwargs=True)
+    handle = module.watch(hook, with_kwargs=True)
     try:
         device = next(model.parameters()).device
         model(pad_batch([source_ids], device), pad_batch([[BOS_ID] + list(target_ids[:-1])], device), ablation)

@@ -61,7 +61,7 @@ class AttentionRecorder:
         try:
             for kind, layer, module in self.model.attention_modules():
                 if kind in self.kinds:
-                    self._handles.append(module.register_forward_hook(self._hook(kind, layer)))
+                    self._handles.append(module.watch(self._hook(kind, layer)))
         except BaseException:
             self._remove()
             raise

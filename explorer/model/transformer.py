@@ -65,6 +65,20 @@ def sinusoid_table(max_len: int, d_model: int) -> torch.Tensor:
     return table.float()
 
 
+class Watch:
+    """A hook registered by `MultiHeadAttention.watch`: counted on the module until it is removed (once)."""
+
+    def __init__(self, module: MultiHeadAttention, handle):
+        self.module, self.handle = module, handle
+        module.watchers += 1
+
+    def remove(self) -> None:
+        if self.handle is not None:
+            self.handle.remove()
+            self.handle = None
+            self.module.watchers -= 1
+
+
 class MultiHeadAttention(nn.Module):
     """Multi-head scaled dot-product attention with a fast and an explicit path."""
 
@@ -77,6 +91,11 @@ class MultiHeadAttention(nn.Module):
         self.v_proj = nn.Linear(config.d_model, config.d_model)
         self.out_proj = nn.Linear(config.d_model, config.d_model)
         self.dropout = config.dropout
+        self.watchers = 0  # forward hooks that read the weights (`watch`): while any is on, the explicit path runs
+
+    def watch(self, hook, with_kwargs: bool = False) -> Watch:
+        """Register a forward hook that reads this module's weights; `remove()` the returned handle when done."""
+        return Watch(self, self.register_forward_hook(hook, with_kwargs=with_kwargs))
 
     def _split(self, x: torch.Tensor) -> torch.Tensor:
         B, L, _ = x.shape
@@ -115,7 +134,7 @@ class MultiHeadAttention(nn.Module):
         weights = scores = None
         # explicit scores -> mask -> softmax when someone looks at the weights, and in CPU training, where
         # SDPA's math backend would run the same ops but draw its dropout mask the slow way
-        if self._forward_hooks or (dropout_p and q.device.type == "cpu"):
+        if self.watchers or (dropout_p and q.device.type == "cpu"):
             scores = (q @ k.transpose(-2, -1)) / math.sqrt(self.d_head)  # (B, H, T, K)
             masked = scores if mask is None else scores.masked_fill(~mask, float("-inf"))
             weights = torch.softmax(masked.float(), dim=-1).to(q.dtype)  # (B, H, T, K)
