@@ -121,6 +121,10 @@ def test_ten_right_arrows_step_the_heatmap_with_no_server_request(page):
     assert len(targets) >= 10
     requests = []
     page.on("request", lambda r: requests.append(r.url))
+    # every change goes through the one store, which says what changed and who changed it
+    page.evaluate(
+        "window.aeSeen = []; window.aeViewer.store.subscribe((s, changed, by) => aeSeen.push([changed, by])); null"
+    )
     for n in range(1, 11):
         page.keyboard.press("ArrowRight")
         expect(page.locator(".ae-step")).to_have_text(re.compile(rf"Step {n} / "))
@@ -133,6 +137,9 @@ def test_ten_right_arrows_step_the_heatmap_with_no_server_request(page):
     wait_drawn(page)
     page.wait_for_timeout(300)
     assert requests == [], requests  # stepping and switching are drawn in the browser
+    seen = page.evaluate("window.aeSeen")
+    assert seen[:10] == [[["step"], "key"]] * 10 and {source for _, source in seen} == {"key"}
+    assert ["head"] in [changed for changed, _ in seen] and ["view"] in [changed for changed, _ in seen]
     page.keyboard.press("Home")
     page.keyboard.press("v")  # back to the heatmap view
     page.keyboard.press("v")
@@ -172,15 +179,15 @@ def test_views_heads_and_presentation_mode(page):
         page.keyboard.press("ArrowRight")
     page.locator(".ae-view-tabs button", has_text="All heads").click()
     wait_drawn(page)
-    expect(page.locator(".ae-plot .annotation-text", has_text="head 3").first).to_be_visible()
+    expect(page.locator(".ae-mosaic .annotation-text", has_text="head 3").first).to_be_visible()
     shot(page, "02-all-heads")
     page.locator(".ae-view-tabs button", has_text="Look-ahead mask").click()
     wait_drawn(page)
-    expect(page.locator(".ae-plot").first.locator(".ytick text")).to_have_count(
+    expect(page.locator(".ae-mask .ae-plot").first.locator(".ytick text")).to_have_count(
         4
     )  # <s> and 3 produced tokens as inputs
-    assert page.locator(".ae-plot").first.locator(".ytick text").first.text_content() == "<s>"
-    expect(page.locator(".ae-plot2 .main-svg").first).to_be_visible()
+    assert page.locator(".ae-mask .ae-plot").first.locator(".ytick text").first.text_content() == "<s>"
+    expect(page.locator(".ae-mask .ae-plot:nth-child(2) .main-svg").first).to_be_visible()
     shot(page, "03-lookahead-mask")
     page.locator(".ae-view-tabs button", has_text="Heatmap").click()
     page.locator(".ae-kinds button", has_text="Decoder self").click()
@@ -356,6 +363,9 @@ def test_the_head_view_draws_each_heads_weights_and_follows_hover_and_toggles(pa
     for h, i, j, w in lines[:: max(1, len(lines) // 20)]:  # every line's opacity is its head's weight
         assert w == pytest.approx(page.evaluate(f"window.aeViewer.trace.weights('cross', 1, {h}, 3)[{i}][{j}]"))
     shot(page, "11-head-view")
+    # a toggle and a hover redraw the head view alone: the viewer's state and its other views are not touched
+    page.evaluate("window.aeChanges = 0; window.aeViewer.store.subscribe(() => window.aeChanges++); null")
+    page.evaluate("window.aeStatus = document.querySelector('.ae-status-line')")
     page.locator(".ae-hv-chip[data-head='0']").click()  # head 0 off
     wait_drawn(page)
     assert 0 not in {h for h, *_ in page.evaluate("document.querySelector('.ae-headview')._hv.lines")}
@@ -366,6 +376,10 @@ def test_the_head_view_draws_each_heads_weights_and_follows_hover_and_toggles(pa
     wait_drawn(page)
     focused = page.evaluate("document.querySelector('.ae-headview')._hv.lines")
     assert focused and {i for _, i, *_ in focused} == {1}  # only the hovered query's lines
+    assert page.evaluate("window.aeChanges") == 0  # no change of the view state, no render of the viewer
+    assert page.evaluate("window.aeStatus === document.querySelector('.ae-status-line')")  # the status not redrawn
+    page.keyboard.press("End")
+    assert page.evaluate("window.aeChanges") == 1  # while a step is a change of state, drawn everywhere
     page.locator(".ae-hv-chip[data-head='0']").click()
     page.locator(".ae-view-tabs button", has_text="Heatmap").click()
 
@@ -418,7 +432,7 @@ def test_the_beam_tree_and_a_click_on_a_hypothesis_steps_through_it(page, tiny_c
     page.locator(".ae-panel").scroll_into_view_if_needed()
     shot(page, "13-beam-tree")
     target = next(n for n in answer["nodes"] if n["step"] == 2 and n["status"] == "kept")
-    x, y = page.evaluate(f"document.querySelector('.ae-panel')._beam.place[{target['id']}]")
+    x, y = page.evaluate(f"document.querySelector('.ae-panel .ae-panel-body')._beam.place[{target['id']}]")
     page.locator(".ae-beamtree canvas").click(position={"x": x, "y": y + 17})
     path = page.evaluate(f"AttentionExplorer.beamPath(window.aeViewer.lastAnswer.nodes, {target['id']})")
     page.wait_for_function(f"window.aeViewer.trace.request.forced_ids.length === {len(path)}")
@@ -454,7 +468,8 @@ def test_compare_two_sentences_side_by_side_with_their_difference(page):
     expect(page.locator(".ae-compare-diff")).to_be_hidden()
     page.locator(".ae-compare-model").select_option("other")  # this session trained no model
     page.locator(".ae-compare-bar button", has_text="Compare").click()
-    expect(page.locator(".ae-panel-error")).to_contain_text("no other model to compare with", timeout=20_000)
+    refusal = page.locator(".ae-compare-note.ae-panel-error")  # said beside B's form
+    expect(refusal).to_contain_text("no other model to compare with", timeout=20_000)
     page.locator(".ae-view-tabs button", has_text="Heatmap").click()
 
 
@@ -621,7 +636,7 @@ def test_the_exported_html_opens_offline_and_steps(browser, app_url, tmp_path):
         assert len(heatmap_rows(offline)) == 1
         offline.locator(".ae-view-tabs button", has_text="Compare two").click()
         offline.locator(".ae-compare-bar button", has_text="Compare").click()  # no server behind this page
-        expect(offline.locator(".ae-panel .ae-panel-note")).to_contain_text("needs the server")
+        expect(offline.locator(".ae-compare-note")).to_contain_text("needs the server")
         assert blocked == [], blocked
         assert errors == [], errors
         shot(offline, "10-exported-offline")

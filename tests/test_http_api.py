@@ -14,8 +14,9 @@ from starlette.testclient import TestClient
 
 from explorer.app import http_api
 from explorer.app.models import ModelRegistry
-from explorer.app.schemas import QUESTIONS
+from explorer.app.schemas import ANSWERS, QUESTIONS, Refusal, Wire
 from explorer.app.session import MAX_IN_FLIGHT
+from explorer.app.wire import WEIGHT_ERROR, unpack
 from explorer.interpret.handle import ModelHandle
 from explorer.model.transformer import Transformer
 
@@ -136,7 +137,7 @@ def plain(value) -> bool:
     return value is None or type(value) in (str, int, float, bool)
 
 
-def test_every_answer_is_plain_json_and_keeps_the_traces_switched_off_heads(client):
+def test_every_answer_is_plain_json_held_to_its_schema_and_keeps_the_traces_switched_off_heads(client):
     questions = [
         {"what": "explain", "kind": "decoder_self", "layer": 1, "head": 0, "row": 2, "column": 1},
         {"what": "heads"},
@@ -148,6 +149,9 @@ def test_every_answer_is_plain_json_and_keeps_the_traces_switched_off_heads(clie
         answer = ask(client, question, ablation=[["cross", 1, 2]])
         assert answer.status_code == 200 and answer.json()["what"] == question["what"], answer.json()
         assert plain(answer.json()), question["what"]
+        ANSWERS[question["what"]].model_validate(answer.json())  # the documented schema, extra fields refused
+    Wire.model_validate(client.get("/ae/api/trace", params={"s": TEXT}).json())
+    Refusal.model_validate(client.get("/ae/api/trace", params={"s": ""}).json())
     heads = ask(client, {"what": "heads"}, ablation=[["cross", 1, 2]]).json()
     assert heads["drops"]["cross"][1][2] is None  # switched off in the trace: no drop of its own
     compared = ask(client, questions[-1]).json()
@@ -180,7 +184,9 @@ def test_the_npz_has_every_tensor_up_to_the_step_with_tokens(client):
     assert data["cross_weights"].shape == (2, 4, 3, S)
     assert list(data["source_tokens"]) == wire["source_tokens"]
     assert list(data["target_tokens"]) == wire["target_tokens"][:3] and int(data["step"]) == 3
-    np.testing.assert_allclose(data["cross_weights"].sum(-1), 1.0, atol=1e-3)
+    np.testing.assert_allclose(data["cross_weights"].sum(-1), 1.0, atol=1e-5)
+    assert data["cross_weights"].dtype == np.float32  # the typed trace's weights, not the 16-bit wire form
+    np.testing.assert_allclose(data["cross_weights"], unpack(wire["attention"]["cross"])[:, :, :3], atol=WEIGHT_ERROR)
     assert "Step 999 does not exist" in client.get("/ae/api/npz", params={"s": TEXT, "step": "999"}).json()["error"]
     assert "must be a whole number" in client.get("/ae/api/npz", params={"s": TEXT, "step": "x"}).json()["error"]
 
@@ -212,3 +218,13 @@ def test_a_second_sentence_to_compare_is_checked_like_the_first(client):
     for sentence, needle in (("\u200b", "the box is empty"), ("z" * 1500, "1,500 characters long")):
         answer = ask(client, {"what": "compare", "sentence": sentence, "model": "same"})
         assert answer.status_code == 400 and needle in answer.json()["error"], answer.json()
+
+
+def test_the_schema_route_documents_every_route_and_answer(client):
+    documented = client.get("/ae/api/schema")
+    assert documented.status_code == 200
+    routes = documented.json()["routes"]
+    assert {f"POST /ae/api/ask/{what}" for what in QUESTIONS} <= set(routes) and "GET /ae/api/trace" in routes
+    explain = routes["POST /ae/api/ask/explain"]["answer"]
+    assert {"query", "key", "scores", "weight"} <= set(explain["properties"])
+    assert "sentence" in routes["GET /ae/api/trace"]["query"]["properties"]

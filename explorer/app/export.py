@@ -1,30 +1,31 @@
-"""The .npz export: a trace's attention tensors and tokens as they stand at one step, for a notebook."""
+"""The .npz export: a trace's attention tensors and tokens as they stand at one step, for a notebook (the
+typed trace's float32 weights, not the 16-bit wire form)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ..interpret.inputs import UserError, number, shown
+from ..interpret.trace import DecodeTrace
 from ..model.config import ATTENTION_KINDS
-from .wire import unpack
 
 
-def attention_arrays(wire: dict, sentence: str, step) -> dict[str, np.ndarray]:
-    """Every attention map of a wire trace cut to `step` (rows 0..step-1 of the decoder), with its tokens."""
-    T = len(wire["steps"])
+def attention_arrays(trace: DecodeTrace, step) -> dict[str, np.ndarray]:
+    """Every attention map of a trace cut to `step` (rows 0..step-1 of the decoder), with its tokens."""
+    T = len(trace.steps)
     value = number(step, "Step")
     if value != int(value) or not 0 <= value <= T:
         raise UserError(f"Step {shown(step)} does not exist: this translation has steps 0..{T}.")
     step = int(value)
-    arrays = {f"{kind}_weights": unpack(wire["attention"][kind]) for kind in ATTENTION_KINDS}
+    arrays = {f"{kind}_weights": trace.attention(kind).astype(np.float32) for kind in ATTENTION_KINDS}
     arrays["decoder_self_weights"] = arrays["decoder_self_weights"][:, :, :step, :step]
     arrays["cross_weights"] = arrays["cross_weights"][:, :, :step]
-    arrays["decoder_self_scores"] = unpack(wire["scores"]["decoder_self"])[:, :, :step, :step]
-    arrays["source_tokens"] = np.array(wire["source_tokens"], dtype=str)
-    arrays["source_ids"] = np.array(wire["source_ids"], dtype=np.int64)
-    arrays["target_tokens"] = np.array(wire["target_tokens"][:step], dtype=str)
-    arrays["target_ids"] = np.array(wire["target_ids"][:step], dtype=np.int64)
-    arrays["decoder_input_tokens"] = np.array(wire["decoder_input_tokens"][:step], dtype=str)
-    arrays["source_text"] = np.array(sentence)
+    arrays["decoder_self_scores"] = trace.decoder_self_scores[:, :, :step, :step].astype(np.float32)
+    arrays["source_tokens"] = np.array(trace.source_tokens, dtype=str)
+    arrays["source_ids"] = np.array(trace.source_ids, dtype=np.int64)
+    arrays["target_tokens"] = np.array(trace.target_tokens[:step], dtype=str)
+    arrays["target_ids"] = np.array(trace.target_ids[:step], dtype=np.int64)
+    arrays["decoder_input_tokens"] = np.array(trace.decoder_input_tokens[:step], dtype=str)
+    arrays["source_text"] = np.array(trace.request.sentence)
     arrays["step"] = np.array(step)
     return arrays

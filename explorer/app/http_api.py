@@ -7,6 +7,7 @@
   fields, for compare the session's own model) -> the answer as JSON; one named route per question.
 - `GET /ae/api/npz?...&step=N`: the attention tensors up to step N, as a .npz download, made in memory.
 - `GET /ae/api/timelapse?s=...`: an example's traces at the recorded points of training (`timelapse.py`).
+- `GET /ae/api/schema`: every route's request and answer as JSON Schema (`schemas.api_schema`).
 
 Every refusal is a 4xx with `{"error": message}` naming the value; a bug is logged and answered with a
 generic message. Each browser (the `X-AE-Client` id it makes for itself, not its address: a lecture hall
@@ -34,7 +35,7 @@ from ..interpret.inputs import MAX_REQUEST_BYTES, UserError
 from .encoded import Encoded
 from .export import attention_arrays
 from .models import ModelRegistry, UnknownModel
-from .schemas import QUESTIONS, Ask, TraceQuery, query_of, validate
+from .schemas import QUESTIONS, Ask, TraceQuery, api_schema, query_of, validate
 from .session import MAX_IN_FLIGHT
 from .timelapse import TimeLapse
 
@@ -146,8 +147,8 @@ def routes(models: ModelRegistry, timelapse: TimeLapse | None = None) -> list[Ro
         if not re.fullmatch(r"[0-9]{1,6}", step):
             raise UserError(f"The step {step[:40]!r} must be a whole number.")
         handle = models.get(query.model)
-        wire = await run_in_threadpool(models.trace, handle, query.to_request())
-        arrays = attention_arrays(wire, query.sentence, int(step))
+        traced = await run_in_threadpool(models.traced, handle, query.to_request())
+        arrays = attention_arrays(traced.trace, int(step))
         buffer = io.BytesIO()
         np.savez_compressed(buffer, **arrays)
         name = f"attention_step{int(arrays['step'])}.npz"
@@ -165,7 +166,13 @@ def routes(models: ModelRegistry, timelapse: TimeLapse | None = None) -> list[Ro
             raise UnknownSentence(f"No training time-lapse was recorded for {sentence[:80]!r}. Recorded: {recorded}.")
         return EncodedResponse(encoded, request)
 
+    documented = Encoded.json(api_schema())
+
+    async def schema(request: Request):
+        return EncodedResponse(documented, request)
+
     return [
+        Route(f"{PREFIX}/schema", schema, methods=["GET", "HEAD"]),
         Route(f"{PREFIX}/timelapse", guarded(training_steps), methods=["GET", "HEAD"]),
         Route(f"{PREFIX}/trace", guarded(trace), methods=["GET", "HEAD"]),
         *(Route(f"{PREFIX}/ask/{what}", guarded(ask_route(what)), methods=["POST"], name=what) for what in QUESTIONS),

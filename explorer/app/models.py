@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import secrets
 import threading
+from dataclasses import dataclass
 
 from ..interpret.handle import ModelHandle
 from ..interpret.inputs import TraceRequest, UserError
-from ..interpret.trace import build_traces, plan_trace
+from ..interpret.trace import DecodeTrace, build_traces, plan_trace
 from . import probes
 from .encoded import Encoded
 from .schemas import SHIPPED, Ask, Compare, TraceQuery, validate
@@ -21,6 +22,23 @@ from .trace_cache import TraceCache
 from .wire import to_wire
 
 MAX_OWN_MODELS = 64  # trained models held at once (each belongs to a live browser session)
+
+
+@dataclass(frozen=True)
+class Traced:
+    """A decode as the cache keeps it: the typed trace (the questions and the .npz read it at full precision) and
+    its wire form (what is sent)."""
+
+    trace: DecodeTrace
+    wire: dict
+
+    @property
+    def nbytes(self) -> int:
+        t = self.trace
+        return sum(a.nbytes for a in (t.encoder_self, t.decoder_self, t.cross, t.decoder_self_scores))
+
+    def encode(self) -> Encoded:
+        return Encoded.json(self.wire)
 
 
 class UnknownModel(UserError):
@@ -75,14 +93,19 @@ class ModelRegistry:
         key = self.key_of(handle)
 
         def run_batch(plans):
-            return [to_wire(trace, handle) | {"model_key": key} for trace in build_traces(handle, plans)]
+            return [Traced(t, to_wire(t, handle) | {"model_key": key}) for t in build_traces(handle, plans)]
 
         # the key is part of the cached answer (its model_key), so of the cache key too
-        return self.cache.entry((handle.fingerprint, key, request), plan, run_batch, group=handle.fingerprint)
+        cache_key = (handle.fingerprint, key, request)
+        return self.cache.entry(cache_key, plan, run_batch, group=handle.fingerprint, encode=Traced.encode)
+
+    def traced(self, handle: ModelHandle, request: TraceRequest) -> Traced:
+        """The decode of `request` with `handle`'s model, typed and on the wire, from the shared cache if it has it."""
+        return self._entry(handle, request)[0]
 
     def trace(self, handle: ModelHandle, request: TraceRequest) -> dict:
         """The wire trace of `request` with `handle`'s model, from the shared cache when it has it."""
-        return self._entry(handle, request)[0]
+        return self.traced(handle, request).wire
 
     def trace_encoded(self, handle: ModelHandle, request: TraceRequest) -> Encoded:
         return self._entry(handle, request)[1]
@@ -95,7 +118,7 @@ class ModelRegistry:
         question = asked.question
         if isinstance(question, Compare):
             return self.compare(asked.trace, question, asked.own_model)
-        return probes.answer(handle, request, self.trace(handle, request), question)
+        return probes.answer(handle, self.traced(handle, request).trace, question)
 
     def compare(self, query: TraceQuery, question: Compare, own_model: str | None) -> dict:
         """The second trace of "compare two": `question.sentence` (or the same) with the request's options,

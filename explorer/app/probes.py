@@ -1,6 +1,7 @@
 """Questions the viewer asks about the trace it shows, answered on demand as JSON: one cell's arithmetic, which
-heads matter, attention against gradient attribution for one step, the beam search tree. The trace (from the
-shared cache) supplies the tokens; the core (`explorer.interpret`) computes.
+heads matter, attention against gradient attribution for one step, the beam search tree. The typed trace (kept
+in the shared cache beside its wire form) supplies the tokens and the weights at full precision; the core
+(`explorer.interpret`) computes.
 
 A question is one of the schemas of `explorer.app.schemas` (already validated there); what depends on the model
 (a layer or row that does not exist) is refused here with a message naming the value. The answer repeats `what`.
@@ -16,40 +17,42 @@ from ..interpret.explain import explain_cell
 from ..interpret.handle import ModelHandle
 from ..interpret.head_importance import head_importance
 from ..interpret.inputs import LIMITS, TraceRequest, UserError, shown
+from ..interpret.rollout import cross_rollout
+from ..interpret.trace import DecodeTrace
 from ..model.transformer import Ablation
 from .schemas import Attribution, BeamTree, Explain, Question
-from .wire import unpack
 
 DIGITS = 5  # decimals of the numbers sent (the panel shows 3 or 4; the browser test compares to 1e-5)
 
 
-def answer(handle: ModelHandle, request: TraceRequest, wire: dict, question: Question) -> dict:
-    """The answer to `question` about `wire` (the trace of `request` with `handle`'s model)."""
+def answer(handle: ModelHandle, trace: DecodeTrace, question: Question) -> dict:
+    """The answer to `question` about `trace` (decoded with `handle`'s model)."""
+    request = trace.request
     ablation = _ablation(handle, request)
     out = {"what": question.what}
     if isinstance(question, Explain):
-        return out | _explain(handle, wire, question, ablation)
+        return out | _explain(handle, trace, question, ablation)
     if isinstance(question, Attribution):
-        return out | _attribution(handle, wire, question, ablation)
+        return out | _attribution(handle, trace, question, ablation)
     if isinstance(question, BeamTree):
-        return out | _beam_tree(handle, request, wire, ablation)
-    return out | _heads(handle, wire, request)
+        return out | _beam_tree(handle, request, trace, ablation)
+    return out | _heads(handle, trace, request)
 
 
-def _explain(handle: ModelHandle, wire: dict, question: Explain, ablation) -> dict:
+def _explain(handle: ModelHandle, trace: DecodeTrace, question: Explain, ablation) -> dict:
     kind = question.kind
     config = handle.config
-    S, T = len(wire["source_ids"]), len(wire["target_ids"])
+    S, T = len(trace.source_ids), len(trace.target_ids)
     rows, columns = (S, S) if kind == "encoder_self" else (T, T) if kind == "decoder_self" else (T, S)
     layer = _index(question.layer, config.n_layers(kind), "layer")
     head = _index(question.head, config.n_heads, "head")
     row = _index(question.row, rows, "row")
     column = _index(question.column, columns, "column")
-    cell = explain_cell(handle.model, wire["source_ids"], wire["target_ids"], kind, layer, head, row, column, ablation)
+    cell = explain_cell(handle.model, trace.source_ids, trace.target_ids, kind, layer, head, row, column, ablation)
     labels = {
-        "encoder_self": (wire["source_tokens"], wire["source_tokens"]),
-        "decoder_self": (wire["target_tokens"], wire["decoder_input_tokens"]),
-        "cross": (wire["target_tokens"], wire["source_tokens"]),
+        "encoder_self": (trace.source_tokens, trace.source_tokens),
+        "decoder_self": (trace.target_tokens, trace.decoder_input_tokens),
+        "cross": (trace.target_tokens, trace.source_tokens),
     }[kind]
     return {
         "kind": kind,
@@ -72,33 +75,34 @@ def _explain(handle: ModelHandle, wire: dict, question: Explain, ablation) -> di
     }
 
 
-def _heads(handle: ModelHandle, wire: dict, request: TraceRequest) -> dict:
-    importance = head_importance(handle.model, wire["source_ids"], wire["target_ids"], off=request.ablation)
+def _heads(handle: ModelHandle, trace: DecodeTrace, request: TraceRequest) -> dict:
+    importance = head_importance(handle.model, trace.source_ids, trace.target_ids, off=request.ablation)
     return {
         "log_prob": round(importance.log_prob, DIGITS),
         "drops": {kind: [[_finite(v) for v in row] for row in drops] for kind, drops in importance.drops.items()},
-        "translation": wire["outputs"][-1],
+        "translation": trace.outputs[-1],
     }
 
 
-def _attribution(handle: ModelHandle, wire: dict, question: Attribution, ablation) -> dict:
+def _attribution(handle: ModelHandle, trace: DecodeTrace, question: Attribution, ablation) -> dict:
     """Step `step`'s token (1..T) attributed to the source by both methods, beside a cross-attention row."""
     config = handle.config
-    T = len(wire["target_ids"])
+    T = len(trace.target_ids)
     step = _index(question.step, T + 1, "step")
     layer = _index(question.layer, config.n_decoder_layers, "layer")
     head = question.head
-    cross = unpack(wire["attention"]["cross"])  # (Ld, H, T, S)
+    cross = trace.cross  # (Ld, H, T, S)
     if head == "mean":
         row, which = cross[layer, :, step - 1].mean(0), f"layer {layer}, mean of heads"
     elif head == "rollout":
-        row, which = unpack(wire["rollout"]["cross"])[layer, step - 1], f"layer {layer}, attention rollout"
+        rollout = cross_rollout(trace.cross, trace.encoder_self)  # (Ld, T, S), as the wire sends it
+        row, which = rollout[layer, step - 1], f"layer {layer}, attention rollout"
     else:
         head = _index(head, config.n_heads, "head")
         row, which = cross[layer, head, step - 1], f"layer {layer}, head {head}"
     methods = {}
     for method in METHODS:
-        result = attribute(handle.model, wire["source_ids"], wire["target_ids"], step - 1, method, ablation=ablation)
+        result = attribute(handle.model, trace.source_ids, trace.target_ids, step - 1, method, ablation=ablation)
         methods[method] = {
             "scores": _round(result.scores),
             "rank_correlation": _finite(rank_correlation(result.scores, row)),
@@ -112,20 +116,20 @@ def _attribution(handle: ModelHandle, wire: dict, question: Attribution, ablatio
             }
     return {
         "step": step,
-        "token": wire["target_tokens"][step - 1],
-        "source_tokens": wire["source_tokens"],
+        "token": trace.target_tokens[step - 1],
+        "source_tokens": trace.source_tokens,
         "attention": {"which": which, "weights": _round(row)},
         "methods": methods,
     }
 
 
-def _beam_tree(handle: ModelHandle, request: TraceRequest, wire: dict, ablation) -> dict:
+def _beam_tree(handle: ModelHandle, request: TraceRequest, trace: DecodeTrace, ablation) -> dict:
     """Every hypothesis beam search kept, pruned, finished or cut for this sentence (the request's beam size
     and length penalty, or the defaults), the winner marked."""
     beam_size = request.beam_size if request.strategy == "beam" else int(LIMITS["beam_size"].default)
     alpha = request.alpha if request.strategy == "beam" else LIMITS["alpha"].default
     nodes: list = []
-    beams = beam_search(handle.model, wire["source_ids"], beam_size, alpha, ablation=ablation, tree=nodes)
+    beams = beam_search(handle.model, trace.source_ids, beam_size, alpha, ablation=ablation, tree=nodes)
     pieces = handle.tokenizer.pieces([n.token for n in nodes])
     return {
         "beam_size": beam_size,

@@ -1,8 +1,10 @@
-"""What the browser and API users may send, as pydantic schemas: the trace request and the viewer's questions.
+"""The API's schemas, in pydantic: what the browser and API users may send (the trace request, the viewer's
+questions) and what they get back (the wire form of a trace, each question's answer).
 
 Each limit is declared once, on its field (from `explorer.interpret.inputs.LIMITS`), and every refusal is one
 `UserError` that names the field and the value (`refusal`). The routes of `explorer.app.http_api` and the
-Gradio events both validate here; the decoders get a `TraceRequest` that is already valid.
+Gradio events both validate here; the decoders get a `TraceRequest` that is already valid. The answers are
+documented at `GET /ae/api/schema` (JSON Schema) and held to these schemas by the tests, not on every request.
 """
 
 from __future__ import annotations
@@ -185,6 +187,199 @@ class Ask(Strict):
     trace: TraceQuery
     question: Question
     own_model: str | None = Field(None, pattern=MODEL_KEY)  # "compare with the other model": the session's own key
+
+
+# ----- what comes back: the wire form of a trace and each question's answer ----------------------------
+class Sent(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class WireArray(Sent):
+    """A packed array (explorer/app/wire.py): base64 of little-endian 16-bit integers in C order, times `scale`."""
+
+    shape: list[int]
+    dtype: Literal["<u2", "<i2"]
+    scale: float
+    data: str
+
+
+class BestHead(Sent):
+    kind: Kind
+    layer: int
+    head: int
+
+
+class WireModel(Sent):
+    name: str
+    fingerprint: str
+    n_layers: dict[Kind, int]
+    n_heads: int
+    d_head: int
+    best_head: BestHead | None  # the head whose cross-attention best predicts word alignment, if measured
+
+
+class Candidate(Sent):
+    token: str
+    id: int
+    prob: float
+
+
+class WireStep(Sent):
+    token: str
+    id: int
+    prob: float
+    forced: bool
+    top: list[Candidate]  # the next-token distribution's best candidates at this step
+
+
+class WireBeam(Sent):
+    text: str
+    ids: list[int]
+    score: float
+    log_prob: float
+    finished: bool
+
+
+class WireRequest(Sent):
+    sentence: str
+    strategy: Literal[STRATEGIES]
+    temperature: float
+    top_k: int
+    seed: int
+    beam_size: int
+    alpha: float
+    prefix: str
+    forced_ids: list[int]
+    ablation: list[tuple[Kind, int, int]]
+
+
+class Wire(Sent):
+    """A decode trace as the browser gets it: tokens and steps as values, every attention map packed."""
+
+    version: int
+    model: WireModel
+    model_key: str  # the model's key in the registry: "shipped", or a session's own
+    request: WireRequest
+    source_tokens: list[str]
+    source_ids: list[int]
+    target_tokens: list[str]
+    target_ids: list[int]
+    decoder_input_tokens: list[str]
+    outputs: list[str]  # outputs[t]: the translation after t steps
+    finished: Literal["eos", "length"]
+    notes: list[str]
+    beams: list[WireBeam]
+    steps: list[WireStep]
+    attention: dict[Kind, WireArray]  # (L, H, queries, keys) per kind
+    scores: dict[Literal["decoder_self"], WireArray]  # q·k/√d_k, teacher-forced, the future included
+    rollout: dict[Literal["encoder_self", "cross"], WireArray]
+
+
+class ExplainAnswer(Sent):
+    what: Literal["explain"]
+    kind: Kind
+    layer: int
+    head: int
+    row: int
+    column: int
+    row_token: str
+    column_token: str
+    column_tokens: list[str]
+    query: list[float]
+    key: list[float]
+    dot: float
+    scale: float  # √d_k
+    scores: list[float | None]  # the row's q·k/√d_k; None where the mask sets −∞
+    max_score: float
+    denominator: float
+    weights: list[float]
+    weight: float
+
+
+class HeadsAnswer(Sent):
+    what: Literal["heads"]
+    drops: dict[Kind, list[list[float | None]]]  # [layer][head]: log p lost with that head off; None: off already
+    log_prob: float
+    translation: str
+
+
+class AttentionRow(Sent):
+    which: str
+    weights: list[float]
+
+
+class AttributionMethod(Sent):
+    scores: list[float]
+    rank_correlation: float | None  # None: undefined (a constant row)
+    log_prob: float
+    steps: int | None = None  # integrated gradients only
+    baseline_log_prob: float | None = None
+    completeness_gap: float | None = None
+
+
+class AttributionAnswer(Sent):
+    what: Literal["attribution"]
+    step: int
+    token: str
+    source_tokens: list[str]
+    attention: AttentionRow
+    methods: dict[Literal["gradient_x_input", "integrated_gradients"], AttributionMethod]
+
+
+class BeamNode(Sent):
+    id: int
+    parent: int  # -1: the root <s>
+    step: int
+    token: str
+    token_id: int
+    log_prob: float
+    status: Literal["kept", "pruned", "finished", "cut"]
+    score: float | None
+
+
+class BeamTreeAnswer(Sent):
+    what: Literal["beam_tree"]
+    beam_size: int
+    alpha: float
+    winner: int
+    translation: str
+    nodes: list[BeamNode]
+
+
+class CompareAnswer(Sent):
+    what: Literal["compare"]
+    wire: Wire
+
+
+class Refusal(Sent):
+    """Any route's answer to a request it refuses: one sentence that names the value."""
+
+    error: str
+
+
+ANSWERS = {
+    "explain": ExplainAnswer,
+    "heads": HeadsAnswer,
+    "attribution": AttributionAnswer,
+    "beam_tree": BeamTreeAnswer,
+    "compare": CompareAnswer,
+}
+
+
+def api_schema() -> dict:
+    """The API as JSON Schema, for `GET /ae/api/schema`: each route's request and answer."""
+
+    def schema(model) -> dict:
+        return TypeAdapter(model).json_schema()
+
+    routes = {
+        "GET /ae/api/trace": {"query": schema(TraceQuery), "answer": schema(Wire)},
+        "GET /ae/api/npz": {"query": schema(TraceQuery), "answer": "application/octet-stream (numpy .npz)"},
+        "GET /ae/api/timelapse": {"query": {"s": "a recorded example sentence"}, "answer": "{steps, traces: [Wire]}"},
+    }
+    for what, answer in ANSWERS.items():
+        routes[f"POST /ae/api/ask/{what}"] = {"body": schema(Ask), "answer": schema(answer)}
+    return {"routes": routes, "refusal": schema(Refusal)}
 
 
 # ----- refusals ----------------------------------------------------------------------------------------

@@ -6,8 +6,10 @@ from memory without waiting for anything. Keys that miss queue their job by grou
 fingerprint); a request that gets one of `workers` model slots (so model work never oversubscribes the
 cores) takes every job of its group waiting at that moment, up to `max_batch`, and computes them in one
 batched call. Sixty students typing sixty sentences cost a few batched decodes, not sixty decodes.
-Each value is kept with its JSON serialized and compressed once (`Encoded`), so a hit sent over HTTP costs
-no serialization. Entries are dropped least-recently-used beyond `max_bytes` of JSON; failures are never cached.
+Each value is kept with its JSON serialized and compressed once (`Encoded`, made by the caller's `encode`: a
+decode keeps its typed trace for the questions and sends its wire form), so a hit sent over HTTP costs no
+serialization. Entries are dropped least-recently-used beyond `max_bytes` (the JSON, plus the value's own
+`nbytes` when it reports one); failures are never cached.
 """
 
 from __future__ import annotations
@@ -17,13 +19,15 @@ import threading
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Hashable
 from concurrent.futures import Future
+from typing import Any
 
 from .encoded import Encoded
 
 DEFAULT_MAX_BYTES = 64 * 2**20
 DEFAULT_MAX_BATCH = 32  # 100 new sentences at once: 4 batched decodes instead of 7 (bench/class_open.py)
 
-RunBatch = Callable[[list], list[dict]]  # jobs -> one value per job, in order
+RunBatch = Callable[[list], list[Any]]  # jobs -> one value per job, in order
+Encode = Callable[[Any], Encoded]  # a value -> what is sent for it
 
 
 class TraceCache:
@@ -33,7 +37,7 @@ class TraceCache:
         self.max_bytes = max_bytes
         self.workers = workers or os.cpu_count() or 1
         self.max_batch = max_batch
-        self._entries: OrderedDict[Hashable, tuple[dict, Encoded]] = OrderedDict()
+        self._entries: OrderedDict[Hashable, tuple[Any, Encoded]] = OrderedDict()
         self._bytes = 0
         self._inflight: dict[Hashable, Future] = {}
         self._waiting: dict[Hashable, list[tuple[Hashable, object, Future]]] = defaultdict(list)
@@ -41,7 +45,7 @@ class TraceCache:
         self._slots = threading.BoundedSemaphore(self.workers)
         self.hits = self.computed = self.batches = 0
 
-    def get(self, key: Hashable, job, run_batch: RunBatch, group: Hashable = None) -> dict:
+    def get(self, key: Hashable, job, run_batch: RunBatch, group: Hashable = None) -> Any:
         """The cached value for `key`, or `job` computed (batched with its group's waiting jobs) and cached.
 
         Jobs of one group must be computable by any of their `run_batch` functions together.
@@ -62,7 +66,9 @@ class TraceCache:
             self.hits += 1
             return entry[1]
 
-    def entry(self, key: Hashable, job, run_batch: RunBatch, group: Hashable = None) -> tuple[dict, Encoded]:
+    def entry(
+        self, key: Hashable, job, run_batch: RunBatch, group: Hashable = None, encode: Encode = Encoded.json
+    ) -> tuple[Any, Encoded]:
         with self._lock:
             entry = self._entries.get(key)
             if entry is not None:
@@ -75,7 +81,7 @@ class TraceCache:
             else:
                 owner = True
                 future = self._inflight[key] = Future()
-                self._waiting[group].append((key, job, future))
+                self._waiting[group].append((key, job, future, encode))
         if owner:
             with self._slots:
                 with self._lock:
@@ -85,9 +91,9 @@ class TraceCache:
                     self._run(batch, run_batch)
         return future.result()
 
-    def _run(self, batch: list[tuple[Hashable, object, Future]], run_batch: RunBatch) -> None:
+    def _run(self, batch: list[tuple[Hashable, object, Future, Encode]], run_batch: RunBatch) -> None:
         try:
-            values = run_batch([job for _, job, _ in batch])
+            values = run_batch([job for _, job, _, _ in batch])
             outcomes = [(item, value, None) for item, value in zip(batch, values, strict=True)]
         except BaseException as exc:  # noqa: BLE001 - every waiter gets an answer
             if len(batch) > 1 and isinstance(exc, Exception):  # one bad job must not fail the others
@@ -95,29 +101,29 @@ class TraceCache:
                     self._run([item], run_batch)
                 return
             outcomes = [(item, None, exc) for item in batch]
-        encoded = [Encoded.json(value) if exc is None else None for _, value, exc in outcomes]
+        encoded = [encode(value) if exc is None else None for (_, _, _, encode), value, exc in outcomes]
         with self._lock:
             self.batches += 1
-            for ((key, _, _), value, exc), body in zip(outcomes, encoded):
+            for ((key, _, _, _), value, exc), body in zip(outcomes, encoded):
                 self._inflight.pop(key, None)
                 if exc is None:
                     self.computed += 1
                     self._store(key, (value, body))
-        for ((_, _, future), value, exc), body in zip(outcomes, encoded):
+        for ((_, _, future, _), value, exc), body in zip(outcomes, encoded):
             if exc is None:
                 future.set_result((value, body))
             else:
                 future.set_exception(exc)
 
-    def _store(self, key: Hashable, entry: tuple[dict, Encoded]) -> None:
-        size = entry[1].size
+    def _store(self, key: Hashable, entry: tuple[Any, Encoded]) -> None:
+        size = _size(entry)
         if size > self.max_bytes:
             return
         self._entries[key] = entry
         self._bytes += size
         while self._bytes > self.max_bytes:
-            _, (_, dropped) = self._entries.popitem(last=False)
-            self._bytes -= dropped.size
+            _, dropped = self._entries.popitem(last=False)
+            self._bytes -= _size(dropped)
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -125,3 +131,8 @@ class TraceCache:
     @property
     def nbytes(self) -> int:
         return self._bytes
+
+
+def _size(entry: tuple[Any, Encoded]) -> int:
+    value, body = entry
+    return body.size + getattr(value, "nbytes", 0)

@@ -1,11 +1,11 @@
 """The step-through viewer as a Gradio component: a `gr.HTML` whose value is the opening wire trace.
 
-The browser code lives in `static/` (one file per view, see each file's header). It ships as one bundle
-(the files joined in `SCRIPTS` order) and one stylesheet, named by their content hash and served from
-memory by the front door (`front_door.py`); plotly.js comes from the installed plotly package, only when a
-view that draws with it opens. Nothing comes from a CDN, so the viewer works offline in a lecture hall.
-The viewer asks the server through the plain routes of `explorer.app.http_api` (fetch, promises), never
-through Gradio events.
+The browser code lives in `static/`: ES modules, one job each (see each file's header), around one store of the
+view state. It ships as one script (the modules joined in the order of their imports by `bundle.py`) and one
+stylesheet, named by their content hash and served from memory by the front door (`front_door.py`); plotly.js
+comes from the installed plotly package, only when a view that draws with it opens. Nothing comes from a CDN,
+so the viewer works offline in a lecture hall. The viewer asks the server through the plain routes of
+`explorer.app.http_api` (fetch, promises), never through Gradio events.
 """
 
 from __future__ import annotations
@@ -20,32 +20,10 @@ import plotly
 from ..app.figures import NORMAL_FONT, PRESENTATION_FONT
 from ..app.http_api import CLIENT_HEADER, PREFIX
 from ..interpret.inputs import LIMITS
+from .bundle import bundle as join_modules
 
 STATIC = Path(__file__).parent / "static"
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-SCRIPTS = [  # load order: each file may use what the ones before it define
-    "trace.js",
-    "plot.js",
-    "heatmap.js",
-    "mosaic.js",
-    "headview.js",
-    "compare.js",
-    "quiz.js",
-    "mask.js",
-    "topk.js",
-    "chips.js",
-    "keys.js",
-    "link.js",
-    "export.js",
-    "api.js",
-    "explain.js",
-    "heads.js",
-    "attribution.js",
-    "beamtree.js",
-    "panels.js",
-    "timelapse.js",
-    "viewer.js",
-]
 
 JS_ON_LOAD = """
 const viewer = AttentionExplorer.mount(element.querySelector('.ae-root'));
@@ -81,7 +59,7 @@ def _hashed(name: str, data: bytes) -> str:
 
 def bundle() -> dict[str, tuple[bytes, str]]:
     """The viewer's files as the front door serves them: URL -> (bytes, content type); names carry a hash."""
-    js = "\n".join(f"// ---- {name}\n" + (STATIC / name).read_text(encoding="utf-8") for name in SCRIPTS).encode()
+    js = join_modules(STATIC, "main").encode()
     css = (STATIC / "viewer.css").read_bytes()
     return {_hashed("viewer.js", js): (js, "application/javascript"), _hashed("viewer.css", css): (css, "text/css")}
 

@@ -3,67 +3,68 @@
 // browser tab names itself with a random id (the server's fair share is per id, not per address: a lecture
 // hall shares one). The Asker keeps one question of each kind awaited at a time: a newer one replaces it,
 // and the answer to a replaced question is dropped.
-(function (AE) {
-  "use strict";
+import { SETTINGS } from "./settings.js";
 
-  const OPTIONS = ["strategy", "temperature", "top_k", "seed", "beam_size", "alpha", "prefix"];
+// The decoding options of a trace request, by their names on the wire and in a link.
+export const OPTIONS = ["strategy", "temperature", "top_k", "seed", "beam_size", "alpha", "prefix"];
 
-  function clientId() {
-    try {
-      let id = sessionStorage.getItem("ae-client");
-      if (!id) sessionStorage.setItem("ae-client", (id = Math.random().toString(36).slice(2) + Date.now().toString(36)));
-      return id;
-    } catch (e) { return "anonymous"; }
-  }
+function clientId() {
+  try {
+    let id = sessionStorage.getItem("ae-client");
+    if (!id) sessionStorage.setItem("ae-client", (id = Math.random().toString(36).slice(2) + Date.now().toString(36)));
+    return id;
+  } catch (e) { return "anonymous"; }
+}
 
-  // The query string of a trace request (the deep link's names; explorer/app/schemas.py QUERY_NAMES).
-  AE.queryParams = function (request, model) {
-    const p = new URLSearchParams();
-    p.set("s", request.sentence);
-    for (const name of OPTIONS) if (request[name] !== undefined && request[name] !== "") p.set(name, request[name]);
-    if ((request.forced_ids || []).length) p.set("forced", request.forced_ids.join(","));
-    if ((request.ablation || []).length) p.set("ablate", request.ablation.map((h) => h.join(".")).join(","));
-    if (model && model !== "shipped") p.set("model", model);
-    return p;
-  };
+// The query string of a trace request (the deep link's names; explorer/app/schemas.py QUERY_NAMES).
+export function queryParams(request, model) {
+  const p = new URLSearchParams();
+  p.set("s", request.sentence);
+  for (const name of OPTIONS) if (request[name] !== undefined && request[name] !== "") p.set(name, request[name]);
+  if ((request.forced_ids || []).length) p.set("forced", request.forced_ids.join(","));
+  if ((request.ablation || []).length) p.set("ablate", request.ablation.map((h) => h.join(".")).join(","));
+  if (model && model !== "shipped") p.set("model", model);
+  return p;
+}
 
-  function answer(response) {
-    return response.json().catch(() => ({ error: "The server answered " + response.status + " without a message." }))
-      .then((body) => {
-        if (!response.ok || body.error) throw new Error(body.error || "HTTP " + response.status);
-        return body;
-      });
-  }
+function answer(response) {
+  return response.json().catch(() => ({ error: "The server answered " + response.status + " without a message." }))
+    .then((body) => {
+      if (!response.ok || body.error) throw new Error(body.error || "HTTP " + response.status);
+      return body;
+    });
+}
 
-  function headers(extra) {
-    return Object.assign({ [AE.CLIENT_HEADER || "x-ae-client"]: clientId() }, extra || {});
-  }
+function headers(extra) {
+  return Object.assign({ [SETTINGS.CLIENT_HEADER]: clientId() }, extra || {});
+}
 
-  AE.api = {
-    trace: (request, model) =>
-      fetch(AE.API + "/trace?" + AE.queryParams(request, model), { headers: headers() }).then(answer),
-    ask: (request, model, question, ownModel) =>
-      fetch(AE.API + "/ask/" + question.what, {
-        method: "POST",
-        headers: headers({ "content-type": "application/json" }),
-        body: JSON.stringify({ trace: Object.assign(requestFields(request), { model: model || "shipped" }), question: question, own_model: ownModel || null }),
-      }).then(answer),
-    // a download link sends no header: it names the browser in its query instead
-    npzUrl: (request, model, step) =>
-      AE.API + "/npz?" + AE.queryParams(request, model) + "&step=" + step + "&client=" + encodeURIComponent(clientId()),
-    timelapse: (sentence) =>
-      fetch(AE.API + "/timelapse?s=" + encodeURIComponent(sentence), { headers: headers() }).then(answer),
-  };
+export const api = {
+  trace: (request, model) =>
+    fetch(SETTINGS.API + "/trace?" + queryParams(request, model), { headers: headers() }).then(answer),
+  ask: (request, model, question, ownModel) =>
+    fetch(SETTINGS.API + "/ask/" + question.what, {
+      method: "POST",
+      headers: headers({ "content-type": "application/json" }),
+      body: JSON.stringify({ trace: Object.assign(requestFields(request), { model: model || "shipped" }), question: question, own_model: ownModel || null }),
+    }).then(answer),
+  // a download link sends no header: it names the browser in its query instead
+  npzUrl: (request, model, step) =>
+    SETTINGS.API + "/npz?" + queryParams(request, model) + "&step=" + step + "&client=" + encodeURIComponent(clientId()),
+  timelapse: (sentence) =>
+    fetch(SETTINGS.API + "/timelapse?s=" + encodeURIComponent(sentence), { headers: headers() }).then(answer),
+}
 
-  function requestFields(request) {
-    const out = { sentence: request.sentence };
-    for (const name of OPTIONS) if (request[name] !== undefined) out[name] = request[name];
-    out.forced_ids = request.forced_ids || [];
-    out.ablation = request.ablation || [];
-    return out;
-  }
+function requestFields(request) {
+  const out = { sentence: request.sentence };
+  for (const name of OPTIONS) if (request[name] !== undefined) out[name] = request[name];
+  out.forced_ids = request.forced_ids || [];
+  out.ablation = request.ablation || [];
+  return out;
+}
 
-  function Asker(online) {
+export class Asker {
+  constructor(online) {
     this.online = online; // false on the exported offline page: there is no server to ask
     this.latest = {}; // what -> the number of the question awaited
     this.next = 1;
@@ -71,16 +72,14 @@
 
   // Ask `question` ({what, ...}) about the trace of `request` with `model`; done(answer) runs with the answer,
   // or with {error} when it was refused. Returns false when there is no server.
-  Asker.prototype.ask = function (request, model, question, ownModel, done) {
+  ask(request, model, question, ownModel, done) {
     if (!this.online) return false;
     const id = (this.latest[question.what] = this.next++);
-    AE.api.ask(request, model, question, ownModel)
+    api.ask(request, model, question, ownModel)
       .catch((error) => ({ what: question.what, error: error.message }))
       .then((reply) => { if (this.latest[question.what] === id) { delete this.latest[question.what]; done(reply); } });
     return true;
-  };
+  }
 
-  Asker.prototype.forget = function () { this.latest = {}; };
-
-  AE.Asker = Asker;
-})((window.AttentionExplorer = window.AttentionExplorer || {}));
+  forget() { this.latest = {}; }
+}

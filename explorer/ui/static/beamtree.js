@@ -3,87 +3,85 @@
 // pruned candidates grey, finished ones (</s>) outlined green, the length-penalized winner's path in
 // vermillion. Columns are target positions. Clicking a node loads the trace of that hypothesis (its tokens
 // forced, the model greedy after them), so its attention can be stepped through.
-(function (AE) {
-  "use strict";
+import { COLORS } from "./colors.js";
+import { FAMILY, el, emit, fontSize, sizeCanvas } from "./dom.js";
 
-  const el = AE.el;
-  const COL = 96, ROW = 34, PAD = 16, HALF = 30; // column and row pitch, margin, half a node's width
-  const FAMILY = 'system-ui, "Source Sans Pro", sans-serif';
+const COL = 96, ROW = 34, PAD = 16, HALF = 30; // column and row pitch, margin, half a node's width
 
-  AE.BEAM_CAPTION = "Every hypothesis beam search considered: at each position the best 2 × beam size continuations " +
-    "of the live beams are looked at, the best beam-size non-final ones kept (dark), the rest pruned (grey); a beam " +
-    "that chooses </s> is finished (green). The winner (vermillion) has the best log-probability divided by the " +
-    "length penalty ((5 + length) / 6)^α. Click a node to step through that hypothesis.";
+const BEAM_CAPTION = "Every hypothesis beam search considered: at each position the best 2 × beam size continuations " +
+  "of the live beams are looked at, the best beam-size non-final ones kept (dark), the rest pruned (grey); a beam " +
+  "that chooses </s> is finished (green). The winner (vermillion) has the best log-probability divided by the " +
+  "length penalty ((5 + length) / 6)^α. Click a node to step through that hypothesis.";
 
-  // Path of token ids from the root to node `id` (the root <s> excluded).
-  AE.beamPath = function (nodes, id) {
-    const ids = [];
-    for (let n = nodes[id]; n.parent !== -1; n = nodes[n.parent]) ids.push(n.token_id);
-    return ids.reverse();
-  };
+// Path of token ids from the root to node `id` (the root <s> excluded).
+export function beamPath(nodes, id) {
+  const ids = [];
+  for (let n = nodes[id]; n.parent !== -1; n = nodes[n.parent]) ids.push(n.token_id);
+  return ids.reverse();
+}
 
-  AE.drawBeamTree = function (div, a, onPick) {
-    if (a.error) return div.replaceChildren(el("div", "ae-panel-error", a.error));
-    const nodes = a.nodes;
-    const byStep = {};
-    nodes.forEach((n) => { (byStep[n.step] = byStep[n.step] || []).push(n); });
-    const place = {};
-    Object.values(byStep).forEach((column) => {
-      column.sort((p, q) => q.log_prob - p.log_prob); // best on top
-      column.forEach((n, r) => { place[n.id] = [PAD + HALF + (n.step + 1) * COL, PAD + r * ROW]; });
-    });
-    const winnerPath = new Set();
-    for (let n = nodes[a.winner]; n; n = n.parent === -1 ? null : nodes[n.parent]) winnerPath.add(n.id);
-    const depth = Math.max(...nodes.map((n) => n.step)) + 2;
-    const rows = Math.max(...Object.values(byStep).map((c) => c.length));
-    const width = PAD * 2 + HALF * 2 + depth * COL, height = PAD * 2 + rows * ROW;
-    const canvas = document.createElement("canvas");
-    canvas.setAttribute("role", "img");
-    const ctx = AE.sizeCanvas(canvas, width, height);
-    ctx.fillStyle = "white";
-    ctx.fillRect(0, 0, width, height);
-    const font = Math.min(AE.fontSize(), 14);
-    nodes.forEach((n) => { // edges first, nodes on top
-      if (n.parent === -1) return;
-      const [x0, y0] = place[n.parent], [x1, y1] = place[n.id];
-      ctx.strokeStyle = winnerPath.has(n.id) ? AE.COLORS.chosen : n.status === "pruned" ? "#cbd5e1" : "#64748b";
-      ctx.lineWidth = winnerPath.has(n.id) ? 3 : 1.2;
-      ctx.beginPath();
-      ctx.moveTo(x0 + HALF, y0 + ROW / 2);
-      ctx.lineTo(x1 - HALF, y1 + ROW / 2);
-      ctx.stroke();
-    });
-    ctx.textAlign = "center";
-    ctx.textBaseline = "middle";
-    nodes.forEach((n) => {
-      const [x, y] = place[n.id];
-      const pruned = n.status === "pruned";
-      ctx.fillStyle = winnerPath.has(n.id) ? "#fde7d9" : pruned ? "#f8fafc" : "#e2e8f0";
-      ctx.strokeStyle = n.status === "finished" ? "#047857" : winnerPath.has(n.id) ? AE.COLORS.chosen : pruned ? "#e2e8f0" : "#94a3b8";
-      ctx.lineWidth = n.status === "finished" || winnerPath.has(n.id) ? 2.5 : 1;
-      ctx.beginPath();
-      ctx.rect(x - HALF, y + 3, 2 * HALF, ROW - 6);
-      ctx.fill();
-      ctx.stroke();
-      ctx.fillStyle = pruned ? "#94a3b8" : "#1f2937";
-      ctx.font = (winnerPath.has(n.id) ? "700 " : "") + font + "px " + FAMILY;
-      ctx.fillText(n.token.length > 9 ? n.token.slice(0, 8) + "…" : n.token, x, y + ROW / 2 - 5);
-      ctx.font = font - 3 + "px " + FAMILY;
-      ctx.fillText(n.log_prob.toFixed(2), x, y + ROW / 2 + 8);
-    });
-    canvas.addEventListener("click", (e) => {
-      const box = canvas.getBoundingClientRect();
-      const x = e.clientX - box.left, y = e.clientY - box.top;
-      const hit = nodes.find((n) => Math.abs(place[n.id][0] - x) <= HALF && y >= place[n.id][1] && y <= place[n.id][1] + ROW);
-      if (hit && hit.parent !== -1) onPick(hit);
-    });
-    canvas.setAttribute("aria-label", "Beam search tree: " + nodes.length + " hypotheses, beam size " + a.beam_size +
-      ", winner “" + a.translation + "”.");
-    const scroller = el("div", "ae-beamtree");
-    scroller.appendChild(canvas);
-    div.replaceChildren(
-      el("div", "ae-panel-title", "Beam search tree (beam " + a.beam_size + ", α " + a.alpha + "): winner “" + a.translation + "”"),
-      scroller, el("div", "ae-caption", AE.BEAM_CAPTION));
-    div._beam = { place: place, nodes: nodes }; // read by the browser tests
-  };
-})((window.AttentionExplorer = window.AttentionExplorer || {}));
+// Draw an answer ({nodes, winner, beam_size, alpha, translation}); a click on a node emits "ae-follow" with the
+// token ids of its path.
+export function draw(div, a) {
+  const nodes = a.nodes;
+  const byStep = {};
+  nodes.forEach((n) => { (byStep[n.step] = byStep[n.step] || []).push(n); });
+  const place = {};
+  Object.values(byStep).forEach((column) => {
+    column.sort((p, q) => q.log_prob - p.log_prob); // best on top
+    column.forEach((n, r) => { place[n.id] = [PAD + HALF + (n.step + 1) * COL, PAD + r * ROW]; });
+  });
+  const winnerPath = new Set();
+  for (let n = nodes[a.winner]; n; n = n.parent === -1 ? null : nodes[n.parent]) winnerPath.add(n.id);
+  const depth = Math.max(...nodes.map((n) => n.step)) + 2;
+  const rows = Math.max(...Object.values(byStep).map((c) => c.length));
+  const width = PAD * 2 + HALF * 2 + depth * COL, height = PAD * 2 + rows * ROW;
+  const canvas = document.createElement("canvas");
+  canvas.setAttribute("role", "img");
+  const ctx = sizeCanvas(canvas, width, height);
+  ctx.fillStyle = "white";
+  ctx.fillRect(0, 0, width, height);
+  const font = Math.min(fontSize(), 14);
+  nodes.forEach((n) => { // edges first, nodes on top
+    if (n.parent === -1) return;
+    const [x0, y0] = place[n.parent], [x1, y1] = place[n.id];
+    ctx.strokeStyle = winnerPath.has(n.id) ? COLORS.chosen : n.status === "pruned" ? "#cbd5e1" : "#64748b";
+    ctx.lineWidth = winnerPath.has(n.id) ? 3 : 1.2;
+    ctx.beginPath();
+    ctx.moveTo(x0 + HALF, y0 + ROW / 2);
+    ctx.lineTo(x1 - HALF, y1 + ROW / 2);
+    ctx.stroke();
+  });
+  ctx.textAlign = "center";
+  ctx.textBaseline = "middle";
+  nodes.forEach((n) => {
+    const [x, y] = place[n.id];
+    const pruned = n.status === "pruned";
+    ctx.fillStyle = winnerPath.has(n.id) ? "#fde7d9" : pruned ? "#f8fafc" : "#e2e8f0";
+    ctx.strokeStyle = n.status === "finished" ? "#047857" : winnerPath.has(n.id) ? COLORS.chosen : pruned ? "#e2e8f0" : "#94a3b8";
+    ctx.lineWidth = n.status === "finished" || winnerPath.has(n.id) ? 2.5 : 1;
+    ctx.beginPath();
+    ctx.rect(x - HALF, y + 3, 2 * HALF, ROW - 6);
+    ctx.fill();
+    ctx.stroke();
+    ctx.fillStyle = pruned ? "#94a3b8" : "#1f2937";
+    ctx.font = (winnerPath.has(n.id) ? "700 " : "") + font + "px " + FAMILY;
+    ctx.fillText(n.token.length > 9 ? n.token.slice(0, 8) + "…" : n.token, x, y + ROW / 2 - 5);
+    ctx.font = font - 3 + "px " + FAMILY;
+    ctx.fillText(n.log_prob.toFixed(2), x, y + ROW / 2 + 8);
+  });
+  canvas.addEventListener("click", (e) => {
+    const box = canvas.getBoundingClientRect();
+    const x = e.clientX - box.left, y = e.clientY - box.top;
+    const hit = nodes.find((n) => Math.abs(place[n.id][0] - x) <= HALF && y >= place[n.id][1] && y <= place[n.id][1] + ROW);
+    if (hit && hit.parent !== -1) emit(canvas, "ae-follow", { forced_ids: beamPath(nodes, hit.id) });
+  });
+  canvas.setAttribute("aria-label", "Beam search tree: " + nodes.length + " hypotheses, beam size " + a.beam_size +
+    ", winner “" + a.translation + "”.");
+  const scroller = el("div", "ae-beamtree");
+  scroller.appendChild(canvas);
+  div.replaceChildren(
+    el("div", "ae-panel-title", "Beam search tree (beam " + a.beam_size + ", α " + a.alpha + "): winner “" + a.translation + "”"),
+    scroller, el("div", "ae-caption", BEAM_CAPTION));
+  div._beam = { place: place, nodes: nodes }; // read by the browser tests
+}

@@ -1,61 +1,58 @@
 // chips.js: the source tokens shaded by the current step's cross-attention row, the target tokens so
 // far (start, produced, forced, current), and the status line with the notes. Plain DOM, no chart.
-(function (AE) {
-  "use strict";
 
-  function chip(text, className, style, title) {
-    const span = document.createElement("span");
-    span.className = "ae-chip " + className;
-    span.textContent = text; // tokens are text, never markup
-    if (style) span.setAttribute("style", style);
-    if (title) span.title = title;
-    return span;
+function chip(text, className, style, title) {
+  const span = document.createElement("span");
+  span.className = "ae-chip " + className;
+  span.textContent = text; // tokens are text, never markup
+  if (style) span.setAttribute("style", style);
+  if (title) span.title = title;
+  return span;
+}
+
+// row: the cross-attention weights over the source at the current step (or null before step 1).
+export function drawSourceChips(box, trace, row) {
+  box.replaceChildren(...trace.sourceTokens.map((token, j) => {
+    if (!row) return chip(token, "ae-source");
+    const w = row[j];
+    const style = "background: rgba(213, 94, 0, " + Math.min(1, w * 1.5).toFixed(3) + ");" + (w > 0.45 ? " color: white;" : "");
+    return chip(token, "ae-source", style, "weight " + w.toFixed(4));
+  }));
+}
+
+export function drawTargetChips(box, trace, t) {
+  const chips = [chip("<s>", "ae-start")];
+  for (let i = 0; i < t; i++) {
+    const s = trace.steps[i];
+    const kind = i === t - 1 ? "ae-current" : s.forced ? "ae-forced" : "ae-produced";
+    chips.push(chip(s.token, kind, null, "p = " + (100 * s.prob).toFixed(1) + "%" + (s.forced ? " (forced)" : "")));
   }
+  box.replaceChildren(...chips);
+}
 
-  // row: the cross-attention weights over the source at the current step (or null before step 1).
-  AE.drawSourceChips = function (box, trace, row) {
-    box.replaceChildren(...trace.sourceTokens.map((token, j) => {
-      if (!row) return chip(token, "ae-source");
-      const w = row[j];
-      const style = "background: rgba(213, 94, 0, " + Math.min(1, w * 1.5).toFixed(3) + ");" + (w > 0.45 ? " color: white;" : "");
-      return chip(token, "ae-source", style, "weight " + w.toFixed(4));
-    }));
-  };
+export function statusText(trace, t) {
+  if (t === 0) return "Step 0 of " + trace.T + ": ready. Press → (Next) to produce the first target token.";
+  const s = trace.steps[t - 1];
+  const how = s.forced ? "forced" : trace.request.strategy === "sample" ? "sampled" : "argmax";
+  let text = "Step " + t + " of " + trace.T + ": produced “" + s.token + "” (p = " + (100 * s.prob).toFixed(1) + "%, " + how + ").";
+  if (t === trace.T) text += trace.wire.finished === "eos" ? " Decoding finished at </s>." : " Decoding stopped at the length limit.";
+  return text;
+}
 
-  AE.drawTargetChips = function (box, trace, t) {
-    const chips = [chip("<s>", "ae-start")];
-    for (let i = 0; i < t; i++) {
-      const s = trace.steps[i];
-      const kind = i === t - 1 ? "ae-current" : s.forced ? "ae-forced" : "ae-produced";
-      chips.push(chip(s.token, kind, null, "p = " + (100 * s.prob).toFixed(1) + "%" + (s.forced ? " (forced)" : "")));
+export function drawStatus(box, trace, t) {
+  const line = document.createElement("div");
+  line.className = "ae-status-line";
+  line.textContent = statusText(trace, t);
+  const nodes = [line];
+  if (trace.wire.notes.length) {
+    const list = document.createElement("ul");
+    list.className = "ae-notes";
+    for (const note of trace.wire.notes) {
+      const item = document.createElement("li");
+      item.textContent = note;
+      list.appendChild(item);
     }
-    box.replaceChildren(...chips);
-  };
-
-  AE.statusText = function (trace, t) {
-    if (t === 0) return "Step 0 of " + trace.T + ": ready. Press → (Next) to produce the first target token.";
-    const s = trace.steps[t - 1];
-    const how = s.forced ? "forced" : trace.request.strategy === "sample" ? "sampled" : "argmax";
-    let text = "Step " + t + " of " + trace.T + ": produced “" + s.token + "” (p = " + (100 * s.prob).toFixed(1) + "%, " + how + ").";
-    if (t === trace.T) text += trace.wire.finished === "eos" ? " Decoding finished at </s>." : " Decoding stopped at the length limit.";
-    return text;
-  };
-
-  AE.drawStatus = function (box, trace, t) {
-    const line = document.createElement("div");
-    line.className = "ae-status-line";
-    line.textContent = AE.statusText(trace, t);
-    const nodes = [line];
-    if (trace.wire.notes.length) {
-      const list = document.createElement("ul");
-      list.className = "ae-notes";
-      for (const note of trace.wire.notes) {
-        const item = document.createElement("li");
-        item.textContent = note;
-        list.appendChild(item);
-      }
-      nodes.push(list);
-    }
-    box.replaceChildren(...nodes);
-  };
-})((window.AttentionExplorer = window.AttentionExplorer || {}));
+    nodes.push(list);
+  }
+  box.replaceChildren(...nodes);
+}

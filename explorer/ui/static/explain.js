@@ -3,64 +3,61 @@
 // the column token as colour strips, their dot product, the division by √d_k, the whole row of scores
 // with the masked ones at −∞, and the softmax with its denominator, ending at the weight in the cell.
 // Plain HTML; it computes nothing itself.
-(function (AE) {
-  "use strict";
+import { signedFill } from "./colors.js";
+import { el } from "./dom.js";
 
-  const el = AE.el;
+const fmt = (v, digits) => (v === null ? "−∞" : Number(v).toFixed(digits === undefined ? 3 : digits));
 
-  const fmt = (v, digits) => (v === null ? "−∞" : Number(v).toFixed(digits === undefined ? 3 : digits));
+// One vector as a strip of cells: blue negative, white zero, red positive (scaled to the larger |value| of q and k).
+function strip(values, peak, label) {
+  const row = el("div", "ae-strip");
+  row.title = label + ": " + values.map((v) => fmt(v, 2)).join(", ");
+  values.forEach((v) => {
+    const cell = el("span", "ae-strip-cell");
+    cell.style.background = signedFill(v, peak);
+    row.appendChild(cell);
+  });
+  return row;
+}
 
-  // One vector as a strip of cells: blue negative, white zero, red positive (scaled to the larger |value| of q and k).
-  function strip(values, peak, label) {
-    const row = el("div", "ae-strip");
-    row.title = label + ": " + values.map((v) => fmt(v, 2)).join(", ");
-    values.forEach((v) => {
-      const cell = el("span", "ae-strip-cell");
-      cell.style.background = AE.signedFill(v, peak);
-      row.appendChild(cell);
-    });
-    return row;
-  }
+const EXPLAIN_CAPTION = "How one weight is computed, from this head's own projections of the two tokens: " +
+  "q·k / √d_k for every key of the row, the mask, then the softmax. It explains the arithmetic of the weight, " +
+  "not why the model learned these vectors, nor what the head's output does with it.";
 
-  AE.EXPLAIN_CAPTION = "How one weight is computed, from this head's own projections of the two tokens: " +
-    "q·k / √d_k for every key of the row, the mask, then the softmax. It explains the arithmetic of the weight, " +
-    "not why the model learned these vectors, nor what the head's output does with it.";
-
-  // Draw an answer ({kind, layer, head, row, column, query, key, dot, scale, scores, ...}) into div; `shown` keys
-  // (the heatmap's columns at this step) are listed, the masked rest of a decoder row only counted.
-  AE.drawExplain = function (div, a, shown) {
-    if (a.error) return div.replaceChildren(el("div", "ae-panel-error", a.error));
-    const peak = Math.max(...a.query.map(Math.abs), ...a.key.map(Math.abs), 1e-9);
-    const title = el("div", "ae-panel-title",
-      "Why layer " + a.layer + ", head " + a.head + " puts weight " + fmt(a.weight, 4) + " on “" + a.column_token +
-      "” from “" + a.row_token + "”");
-    const vectors = el("div", "ae-explain-vectors");
-    vectors.append(
-      el("span", "ae-strip-label", "q (“" + a.row_token + "”, " + a.query.length + " values)"), strip(a.query, peak, "q"),
-      el("span", "ae-strip-label", "k (“" + a.column_token + "”)"), strip(a.key, peak, "k"));
-    const arithmetic = el("div", "ae-explain-math",
-      "q·k = " + fmt(a.dot) + "   ÷ √d_k = √" + a.query.length + " = " + fmt(a.scale, 2) + "   → score " +
-      fmt(a.dot / a.scale) + "   (the row's largest allowed score m = " + fmt(a.max_score) + ")");
-    const table = el("table", "ae-explain-row");
-    const header = el("tr"), scores = el("tr"), weights = el("tr");
-    header.appendChild(el("th", "", "key"));
-    scores.appendChild(el("th", "", "score"));
-    weights.appendChild(el("th", "", "softmax"));
-    const listed = Math.min(a.column_tokens.length, shown || a.column_tokens.length);
-    a.column_tokens.slice(0, listed).forEach((token, j) => {
-      const on = j === a.column ? "ae-on" : "";
-      header.appendChild(el("td", on, token));
-      scores.appendChild(el("td", on + (a.scores[j] === null ? " ae-masked" : ""), fmt(a.scores[j], 2)));
-      weights.appendChild(el("td", on, a.scores[j] === null ? "0" : fmt(a.weights[j], 3)));
-    });
-    table.append(header, scores, weights);
-    const masked = a.scores.filter((s) => s === null).length;
-    const later = a.column_tokens.length - listed;
-    const softmax = el("div", "ae-explain-math",
-      (masked === later && later ? "The " + later + " later key(s), not produced yet, are masked (−∞: weight exactly 0). "
-        : masked ? masked + " key(s) masked (set to −∞: weight exactly 0). " : "") +
-      "softmax: exp(" + fmt(a.scores[a.column]) + " − " + fmt(a.max_score) + ") / Σ exp(score − m) = " +
-      fmt(Math.exp(a.scores[a.column] - a.max_score), 4) + " / " + fmt(a.denominator, 4) + " = " + fmt(a.weight, 4));
-    div.replaceChildren(title, vectors, arithmetic, table, softmax, el("div", "ae-caption", AE.EXPLAIN_CAPTION));
-  };
-})((window.AttentionExplorer = window.AttentionExplorer || {}));
+// Draw an answer ({kind, layer, head, row, column, query, key, dot, scale, scores, ...}) into div; for decoder
+// self-attention the keys the heatmap shows at state.step are listed, the masked rest of the row only counted.
+export function draw(div, a, state) {
+  const shown = a.kind === "decoder_self" ? state.step : null;
+  const peak = Math.max(...a.query.map(Math.abs), ...a.key.map(Math.abs), 1e-9);
+  const title = el("div", "ae-panel-title",
+    "Why layer " + a.layer + ", head " + a.head + " puts weight " + fmt(a.weight, 4) + " on “" + a.column_token +
+    "” from “" + a.row_token + "”");
+  const vectors = el("div", "ae-explain-vectors");
+  vectors.append(
+    el("span", "ae-strip-label", "q (“" + a.row_token + "”, " + a.query.length + " values)"), strip(a.query, peak, "q"),
+    el("span", "ae-strip-label", "k (“" + a.column_token + "”)"), strip(a.key, peak, "k"));
+  const arithmetic = el("div", "ae-explain-math",
+    "q·k = " + fmt(a.dot) + "   ÷ √d_k = √" + a.query.length + " = " + fmt(a.scale, 2) + "   → score " +
+    fmt(a.dot / a.scale) + "   (the row's largest allowed score m = " + fmt(a.max_score) + ")");
+  const table = el("table", "ae-explain-row");
+  const header = el("tr"), scores = el("tr"), weights = el("tr");
+  header.appendChild(el("th", "", "key"));
+  scores.appendChild(el("th", "", "score"));
+  weights.appendChild(el("th", "", "softmax"));
+  const listed = Math.min(a.column_tokens.length, shown || a.column_tokens.length);
+  a.column_tokens.slice(0, listed).forEach((token, j) => {
+    const on = j === a.column ? "ae-on" : "";
+    header.appendChild(el("td", on, token));
+    scores.appendChild(el("td", on + (a.scores[j] === null ? " ae-masked" : ""), fmt(a.scores[j], 2)));
+    weights.appendChild(el("td", on, a.scores[j] === null ? "0" : fmt(a.weights[j], 3)));
+  });
+  table.append(header, scores, weights);
+  const masked = a.scores.filter((s) => s === null).length;
+  const later = a.column_tokens.length - listed;
+  const softmax = el("div", "ae-explain-math",
+    (masked === later && later ? "The " + later + " later key(s), not produced yet, are masked (−∞: weight exactly 0). "
+      : masked ? masked + " key(s) masked (set to −∞: weight exactly 0). " : "") +
+    "softmax: exp(" + fmt(a.scores[a.column]) + " − " + fmt(a.max_score) + ") / Σ exp(score − m) = " +
+    fmt(Math.exp(a.scores[a.column] - a.max_score), 4) + " / " + fmt(a.denominator, 4) + " = " + fmt(a.weight, 4));
+  div.replaceChildren(title, vectors, arithmetic, table, softmax, el("div", "ae-caption", EXPLAIN_CAPTION));
+}

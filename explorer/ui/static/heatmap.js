@@ -3,209 +3,185 @@
 // every head of a layer side by side. Rows are queries, columns keys, both labelled with tokens
 // (cross-attention: rows target, columns source); the masked future is grey, never a small weight; the
 // current step's row is outlined; one fixed 0..1 colour scale with its colour bar; hover shows the
-// exact weight. The canvas is the picture: "PNG" saves it as it is.
-(function (AE) {
-  "use strict";
+// exact weight; a click on a cell emits "ae-cell". The canvas is the picture: "PNG" saves it as it is.
+import { AXIS_TITLES, KIND_TITLES } from "./trace.js";
+import { COLORS, LUT, weightColor } from "./colors.js";
+import { FAMILY, emit, fontSize, sizeCanvas } from "./dom.js";
 
-  const GAP = 14; // px between the panels of "all heads"
-  const BAR = 70; // px for the colour bar and its ticks
+const GAP = 14; // px between the panels of "all heads"
+const BAR = 70; // px for the colour bar and its ticks
 
-  // 256 CSS colours along the fixed scale, interpolated like Plotly does between its stops.
-  const LUT = (function () {
-    const stops = AE.COLORS.scale.map(([at, hex]) => [at, [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16))]);
-    const out = [];
-    for (let n = 0; n < 256; n++) {
-      const v = n / 255;
-      let k = 1;
-      while (k < stops.length - 1 && stops[k][0] < v) k++;
-      const [a, ca] = stops[k - 1], [b, cb] = stops[k];
-      const f = b > a ? (v - a) / (b - a) : 0;
-      out.push("rgb(" + ca.map((c, i) => Math.round(c + f * (cb[i] - c))).join(",") + ")");
-    }
-    return out;
-  })();
-  function color(v) { return LUT[Math.max(0, Math.min(255, Math.round(v * 255)))]; }
-
-  // The canvas and hover box of a heatmap div, made once.
-  function parts(div) {
-    if (!div._heat) {
-      const canvas = document.createElement("canvas");
-      canvas.setAttribute("role", "img");
-      const tip = document.createElement("div");
-      tip.className = "ae-tip";
-      tip.hidden = true;
-      div.replaceChildren(canvas, tip);
-      div._heat = { canvas: canvas, tip: tip, geom: null };
-      canvas.addEventListener("mousemove", (e) => hover(div, e));
-      canvas.addEventListener("click", (e) => { // the viewer explains a clicked cell ("ae-cell" on the div)
-        const cell = cellAt(div, e);
-        if (cell) div.dispatchEvent(new CustomEvent("ae-cell", { detail: cell }));
-      });
-      canvas.addEventListener("mouseleave", () => { tip.hidden = true; });
-    }
-    return div._heat;
-  }
-
-  // Draw kind/layer/head at step t into div; head is a number, "mean" or "all". Returns a resolved promise.
-  AE.drawHeatmap = function (div, trace, kind, layer, head, t, height) {
-    const font = AE.fontSize();
-    const [queries, keys] = trace.labels(kind, t);
-    const heads = head === "all" ? [...Array(trace.H).keys()] : [head];
-    const { canvas, tip } = parts(div);
+// The canvas and hover box of a heatmap div, made once.
+function parts(div) {
+  if (!div._heat) {
+    const canvas = document.createElement("canvas");
+    canvas.setAttribute("role", "img");
+    const tip = document.createElement("div");
+    tip.className = "ae-tip";
     tip.hidden = true;
-    const width = Math.max(300, div.clientWidth || 600);
-    const ctx = AE.sizeCanvas(canvas, width, height);
-    ctx.fillStyle = "white";
-    ctx.fillRect(0, 0, width, height);
-    ctx.textBaseline = "middle";
-    ctx.fillStyle = "#1f2937";
-    ctx.font = "600 " + (font + 1) + "px " + FAMILY;
-    ctx.textAlign = "left";
-    const full = title(kind, layer, head, t);
-    ctx.fillText(ctx.measureText(full).width < width - BAR - 12 ? full : title(kind, layer, head, t, true), 6, font);
-    div.dataset.rows = JSON.stringify(queries);
-    div.dataset.columns = JSON.stringify(keys);
-    div._heat.geom = null;
-    if (queries.length === 0) {
-      const text = "No target token yet: press → (Next) to produce the first one.";
-      ctx.font = font + 1 + "px " + FAMILY;
-      ctx.textAlign = "center";
-      ctx.fillText(text, width / 2, height / 2);
-      canvas.setAttribute("aria-label", text);
-      return Promise.resolve();
+    div.replaceChildren(canvas, tip);
+    div._heat = { canvas: canvas, tip: tip, geom: null };
+    canvas.addEventListener("mousemove", (e) => hover(div, e));
+    canvas.addEventListener("click", (e) => { // the viewer explains a clicked cell ("ae-cell" on the div)
+      const cell = cellAt(div, e);
+      if (cell) emit(div, "ae-cell", cell);
+    });
+    canvas.addEventListener("mouseleave", () => { tip.hidden = true; });
+  }
+  return div._heat;
+}
+
+// Draw state's kind/layer/head at state.step into div (head: a number, "mean", "rollout" or "all"), state.height
+// pixels tall. Returns a resolved promise.
+export function draw(div, trace, state) {
+  const { kind, layer, head, step: t, height } = state;
+  const font = fontSize();
+  const [queries, keys] = trace.labels(kind, t);
+  const heads = head === "all" ? [...Array(trace.H).keys()] : [head];
+  const { canvas, tip } = parts(div);
+  tip.hidden = true;
+  const width = Math.max(300, div.clientWidth || 600);
+  const ctx = sizeCanvas(canvas, width, height);
+  ctx.fillStyle = "white";
+  ctx.fillRect(0, 0, width, height);
+  ctx.textBaseline = "middle";
+  ctx.fillStyle = "#1f2937";
+  ctx.font = "600 " + (font + 1) + "px " + FAMILY;
+  ctx.textAlign = "left";
+  const full = title(kind, layer, head, t);
+  ctx.fillText(ctx.measureText(full).width < width - BAR - 12 ? full : title(kind, layer, head, t, true), 6, font);
+  div.dataset.rows = JSON.stringify(queries);
+  div.dataset.columns = JSON.stringify(keys);
+  div._heat.geom = null;
+  if (queries.length === 0) {
+    const text = "No target token yet: press → (Next) to produce the first one.";
+    ctx.font = font + 1 + "px " + FAMILY;
+    ctx.textAlign = "center";
+    ctx.fillText(text, width / 2, height / 2);
+    canvas.setAttribute("aria-label", text);
+    return Promise.resolve();
+  }
+  const many = heads.length > 1;
+  const tickFont = many ? font - 3 : font;
+  ctx.font = tickFont + "px " + FAMILY;
+  const rotate = many || keys.length > 8;
+  const widest = (labels) => Math.max(...labels.map((s) => ctx.measureText(s).width));
+  const [ytitle, xtitle] = AXIS_TITLES[kind];
+  const left = 6 + font + 6 + widest(queries) + 6; // axis title, tick labels
+  const bottom = (rotate ? widest(keys) * 0.87 + tickFont : tickFont + 6) + font + 12;
+  const top = 2 * font + 8 + (many ? font : 0);
+  const plotW = width - left - BAR - 8;
+  const panelW = (plotW - GAP * (heads.length - 1)) / heads.length;
+  const cw = panelW / keys.length, ch = (height - top - bottom) / queries.length;
+  const panels = heads.map((h, n) => ({ head: h, x0: left + n * (panelW + GAP), z: trace.weights(kind, layer, h, t) }));
+  panels.forEach((p) => {
+    const xs = keys.map((_, j) => Math.round(p.x0 + j * cw)).concat([Math.round(p.x0 + keys.length * cw)]);
+    const ys = queries.map((_, i) => Math.round(top + i * ch)).concat([Math.round(top + queries.length * ch)]);
+    for (let i = 0; i < queries.length; i++) {
+      const row = p.z[i];
+      for (let j = 0; j < keys.length; j++) { // cells on whole pixels: no seams between them
+        ctx.fillStyle = row[j] === null ? COLORS.masked : weightColor(row[j]);
+        ctx.fillRect(xs[j], ys[i], xs[j + 1] - xs[j], ys[i + 1] - ys[i]);
+      }
     }
-    const many = heads.length > 1;
-    const tickFont = many ? font - 3 : font;
+    if (kind !== "encoder_self") {
+      ctx.strokeStyle = COLORS.chosen;
+      ctx.lineWidth = 3;
+      ctx.strokeRect(p.x0 + 1.5, top + (t - 1) * ch + 1.5, keys.length * cw - 3, ch - 3);
+    }
+    ctx.fillStyle = "#1f2937";
     ctx.font = tickFont + "px " + FAMILY;
-    const rotate = many || keys.length > 8;
-    const widest = (labels) => Math.max(...labels.map((s) => ctx.measureText(s).width));
-    const [ytitle, xtitle] = AE.AXIS_TITLES[kind];
-    const left = 6 + font + 6 + widest(queries) + 6; // axis title, tick labels
-    const bottom = (rotate ? widest(keys) * 0.87 + tickFont : tickFont + 6) + font + 12;
-    const top = 2 * font + 8 + (many ? font : 0);
-    const plotW = width - left - BAR - 8;
-    const panelW = (plotW - GAP * (heads.length - 1)) / heads.length;
-    const cw = panelW / keys.length, ch = (height - top - bottom) / queries.length;
-    const panels = heads.map((h, n) => ({ head: h, x0: left + n * (panelW + GAP), z: trace.weights(kind, layer, h, t) }));
-    panels.forEach((p) => {
-      const xs = keys.map((_, j) => Math.round(p.x0 + j * cw)).concat([Math.round(p.x0 + keys.length * cw)]);
-      const ys = queries.map((_, i) => Math.round(top + i * ch)).concat([Math.round(top + queries.length * ch)]);
-      for (let i = 0; i < queries.length; i++) {
-        const row = p.z[i];
-        for (let j = 0; j < keys.length; j++) { // cells on whole pixels: no seams between them
-          ctx.fillStyle = row[j] === null ? AE.COLORS.masked : color(row[j]);
-          ctx.fillRect(xs[j], ys[i], xs[j + 1] - xs[j], ys[i + 1] - ys[i]);
-        }
-      }
-      if (kind !== "encoder_self") {
-        ctx.strokeStyle = AE.COLORS.chosen;
-        ctx.lineWidth = 3;
-        ctx.strokeRect(p.x0 + 1.5, top + (t - 1) * ch + 1.5, keys.length * cw - 3, ch - 3);
-      }
-      ctx.fillStyle = "#1f2937";
-      ctx.font = tickFont + "px " + FAMILY;
-      keys.forEach((label, j) => {
-        const x = p.x0 + (j + 0.5) * cw, y = top + queries.length * ch + 6;
-        if (rotate) {
-          ctx.save();
-          ctx.translate(x, y);
-          ctx.rotate(-Math.PI / 3);
-          ctx.textAlign = "right";
-          ctx.fillText(label, 0, 0);
-          ctx.restore();
-        } else {
-          ctx.textAlign = "center";
-          ctx.fillText(label, x, y + tickFont / 2);
-        }
-      });
-      if (many) {
+    keys.forEach((label, j) => {
+      const x = p.x0 + (j + 0.5) * cw, y = top + queries.length * ch + 6;
+      if (rotate) {
+        ctx.save();
+        ctx.translate(x, y);
+        ctx.rotate(-Math.PI / 3);
+        ctx.textAlign = "right";
+        ctx.fillText(label, 0, 0);
+        ctx.restore();
+      } else {
         ctx.textAlign = "center";
-        ctx.font = "600 " + font + "px " + FAMILY;
-        ctx.fillText("head " + p.head, p.x0 + panelW / 2, top - font / 2 - 2);
+        ctx.fillText(label, x, y + tickFont / 2);
       }
     });
-    ctx.font = tickFont + "px " + FAMILY;
-    ctx.textAlign = "right";
-    queries.forEach((label, i) => ctx.fillText(label, left - 6, top + (i + 0.5) * ch));
-    ctx.font = font + "px " + FAMILY;
-    ctx.textAlign = "center";
-    ctx.fillText(xtitle, left + plotW / 2, height - font / 2 - 2);
-    ctx.save();
-    ctx.translate(6 + font / 2, top + (height - top - bottom) / 2);
-    ctx.rotate(-Math.PI / 2);
-    ctx.fillText(ytitle, 0, 0);
-    ctx.restore();
-    colorBar(ctx, width - BAR + 6, top, height - top - bottom, font, kind === "decoder_self");
-    div._heat.geom = { panels: panels, top: top, cw: cw, ch: ch, queries: queries, keys: keys };
-    canvas.setAttribute("aria-label", title(kind, layer, head, t) + ". Rows (queries): " + queries.join(" ") + ". Columns (keys): " + keys.join(" ") + ".");
-    return Promise.resolve();
-  };
-
-  const FAMILY = 'system-ui, "Source Sans Pro", sans-serif';
-
-  function colorBar(ctx, x, top, h, font, masked) {
-    for (let n = 0; n < 256; n++) {
-      ctx.fillStyle = LUT[n];
-      ctx.fillRect(x, top + h - ((n + 1) * h) / 256, 14, Math.ceil(h / 256) + 1);
+    if (many) {
+      ctx.textAlign = "center";
+      ctx.font = "600 " + font + "px " + FAMILY;
+      ctx.fillText("head " + p.head, p.x0 + panelW / 2, top - font / 2 - 2);
     }
-    ctx.fillStyle = "#1f2937";
-    ctx.font = font - 2 + "px " + FAMILY;
-    ctx.textAlign = "left";
-    [0, 0.2, 0.4, 0.6, 0.8, 1].forEach((v) => ctx.fillText(v.toFixed(1), x + 18, top + h - v * h));
-    ctx.fillText("weight", x - 4, top - font - 2);
-    if (!masked) return;
-    ctx.fillStyle = AE.COLORS.masked; // the masked future, in the key under the scale
-    ctx.fillRect(x, top + h + 10, 14, 14);
-    ctx.fillStyle = "#1f2937";
-    ctx.fillText("masked", x - 4, top + h + 34);
+  });
+  ctx.font = tickFont + "px " + FAMILY;
+  ctx.textAlign = "right";
+  queries.forEach((label, i) => ctx.fillText(label, left - 6, top + (i + 0.5) * ch));
+  ctx.font = font + "px " + FAMILY;
+  ctx.textAlign = "center";
+  ctx.fillText(xtitle, left + plotW / 2, height - font / 2 - 2);
+  ctx.save();
+  ctx.translate(6 + font / 2, top + (height - top - bottom) / 2);
+  ctx.rotate(-Math.PI / 2);
+  ctx.fillText(ytitle, 0, 0);
+  ctx.restore();
+  colorBar(ctx, width - BAR + 6, top, height - top - bottom, font, kind === "decoder_self");
+  div._heat.geom = { panels: panels, top: top, cw: cw, ch: ch, queries: queries, keys: keys };
+  canvas.setAttribute("aria-label", title(kind, layer, head, t) + ". Rows (queries): " + queries.join(" ") + ". Columns (keys): " + keys.join(" ") + ".");
+  return Promise.resolve();
+}
+
+function colorBar(ctx, x, top, h, font, masked) {
+  for (let n = 0; n < 256; n++) {
+    ctx.fillStyle = LUT[n];
+    ctx.fillRect(x, top + h - ((n + 1) * h) / 256, 14, Math.ceil(h / 256) + 1);
   }
+  ctx.fillStyle = "#1f2937";
+  ctx.font = font - 2 + "px " + FAMILY;
+  ctx.textAlign = "left";
+  [0, 0.2, 0.4, 0.6, 0.8, 1].forEach((v) => ctx.fillText(v.toFixed(1), x + 18, top + h - v * h));
+  ctx.fillText("weight", x - 4, top - font - 2);
+  if (!masked) return;
+  ctx.fillStyle = COLORS.masked; // the masked future, in the key under the scale
+  ctx.fillRect(x, top + h + 10, 14, 14);
+  ctx.fillStyle = "#1f2937";
+  ctx.fillText("masked", x - 4, top + h + 34);
+}
 
-  // The cell under a mouse event: {row, column, head, weight, x, y}, or null outside the cells.
-  function cellAt(div, event) {
-    const { canvas, geom } = div._heat;
-    if (!geom) return null;
-    const box = canvas.getBoundingClientRect();
-    const x = event.clientX - box.left, y = event.clientY - box.top;
-    const i = Math.floor((y - geom.top) / geom.ch);
-    const panel = geom.panels.find((p) => x >= p.x0 && x < p.x0 + geom.keys.length * geom.cw);
-    const j = panel ? Math.floor((x - panel.x0) / geom.cw) : -1;
-    if (!panel || i < 0 || i >= geom.queries.length || j < 0 || j >= geom.keys.length) return null;
-    return { row: i, column: j, head: panel.head, weight: panel.z[i][j], x: x, y: y, panel: panel };
+// The cell under a mouse event: {row, column, head, weight, x, y}, or null outside the cells.
+function cellAt(div, event) {
+  const { canvas, geom } = div._heat;
+  if (!geom) return null;
+  const box = canvas.getBoundingClientRect();
+  const x = event.clientX - box.left, y = event.clientY - box.top;
+  const i = Math.floor((y - geom.top) / geom.ch);
+  const panel = geom.panels.find((p) => x >= p.x0 && x < p.x0 + geom.keys.length * geom.cw);
+  const j = panel ? Math.floor((x - panel.x0) / geom.cw) : -1;
+  if (!panel || i < 0 || i >= geom.queries.length || j < 0 || j >= geom.keys.length) return null;
+  return { row: i, column: j, head: panel.head, weight: panel.z[i][j], x: x, y: y, panel: panel };
+}
+
+function hover(div, event) {
+  const { canvas, tip, geom } = div._heat;
+  const cell = cellAt(div, event);
+  if (!cell) {
+    tip.hidden = true;
+    return;
   }
+  const { row: i, column: j, panel, x, y } = cell;
+  const v = panel.z[i][j];
+  const head = geom.panels.length > 1 ? "head " + panel.head + " · " : "";
+  tip.textContent = head + "query: " + geom.queries[i] + " · key: " + geom.keys[j] + " · " + (v === null ? "masked: weight exactly 0" : "weight " + v.toFixed(4));
+  tip.hidden = false;
+  tip.style.left = Math.min(x + 12, canvas.clientWidth - tip.offsetWidth - 4) + "px";
+  tip.style.top = y + 14 + "px";
+}
 
-  function hover(div, event) {
-    const { canvas, tip, geom } = div._heat;
-    const cell = cellAt(div, event);
-    if (!cell) {
-      tip.hidden = true;
-      return;
-    }
-    const { row: i, column: j, panel, x, y } = cell;
-    const v = panel.z[i][j];
-    const head = geom.panels.length > 1 ? "head " + panel.head + " · " : "";
-    tip.textContent = head + "query: " + geom.queries[i] + " · key: " + geom.keys[j] + " · " + (v === null ? "masked: weight exactly 0" : "weight " + v.toFixed(4));
-    tip.hidden = false;
-    tip.style.left = Math.min(x + 12, canvas.clientWidth - tip.offsetWidth - 4) + "px";
-    tip.style.top = y + 14 + "px";
-  }
+const SHORT = { encoder_self: "Encoder self", decoder_self: "Decoder self", cross: "Cross" }; // narrow charts
 
-  const SHORT = { encoder_self: "Encoder self", decoder_self: "Decoder self", cross: "Cross" }; // narrow charts
+function title(kind, layer, head, t, short) {
+  const which = { mean: "mean of heads", all: "all heads", rollout: "rollout" }[head] || "head " + head;
+  const step = kind === "encoder_self" ? "" : " · step " + t;
+  if (short) return SHORT[kind] + " · L" + layer + " · " + which + step;
+  return KIND_TITLES[kind] + " · layer " + layer + " · " + ({ rollout: "attention rollout" }[head] || which) + step;
+}
 
-  function title(kind, layer, head, t, short) {
-    const which = { mean: "mean of heads", all: "all heads", rollout: "rollout" }[head] || "head " + head;
-    const step = kind === "encoder_self" ? "" : " · step " + t;
-    if (short) return SHORT[kind] + " · L" + layer + " · " + which + step;
-    return AE.KIND_TITLES[kind] + " · layer " + layer + " · " + ({ rollout: "attention rollout" }[head] || which) + step;
-  }
-
-  // The heatmap as a PNG file, exactly as drawn.
-  AE.heatmapPng = function (div, filename) { AE.canvasPng(parts(div).canvas, filename); };
-
-  // Any canvas as a PNG download, exactly as drawn.
-  AE.canvasPng = function (canvas, filename) {
-    const link = document.createElement("a");
-    link.href = canvas.toDataURL("image/png");
-    link.download = filename;
-    link.click();
-  };
-})((window.AttentionExplorer = window.AttentionExplorer || {}));
+// The heatmap's canvas, exactly as drawn (for the PNG button).
+export function canvasOf(div) { return parts(div).canvas; }

@@ -1,68 +1,45 @@
-// keys.js: keyboard and presentation-clicker shortcuts, and autoplay. → / PageDown next token,
+// keys.js: keyboard and presentation-clicker shortcuts: → / PageDown next token,
 // ← / PageUp previous, Home / End, digits choose the head, M mean, A all heads, R rollout, L cycles the layer,
 // K the kind, V the view, Space plays or pauses; in the quiz [ and ] move the guess, Enter answers.
-// Inert while the person types in a text field.
-(function (AE) {
-  "use strict";
+// Inert while the person types in a text field. Autoplay is player.js.
 
-  AE.KEY_HELP = "→ / PageDown next · ← / PageUp previous · Home / End first / last · 0–9 head · M mean · A all heads · " +
-    "R rollout · L layer · K kind · V view · Space play / pause · in the quiz: [ ] choose a source token, Enter answer";
+export const KEY_HELP = "→ / PageDown next · ← / PageUp previous · Home / End first / last · 0–9 head · M mean · A all heads · " +
+  "R rollout · L layer · K kind · V view · Space play / pause · in the quiz: [ ] choose a source token, Enter answer";
 
-  function typing(target) {
-    if (!target || !target.tagName) return false;
-    const tag = target.tagName.toLowerCase();
-    if (tag === "textarea" || tag === "select" || target.isContentEditable) return true;
-    if (tag !== "input") return false;
-    const type = (target.type || "text").toLowerCase();
-    return !["button", "checkbox", "radio", "range", "submit", "reset"].includes(type);
-  }
+function typing(target) {
+  if (!target || !target.tagName) return false;
+  const tag = target.tagName.toLowerCase();
+  if (tag === "textarea" || tag === "select" || target.isContentEditable) return true;
+  if (tag !== "input") return false;
+  const type = (target.type || "text").toLowerCase();
+  return !["button", "checkbox", "radio", "range", "submit", "reset"].includes(type);
+}
 
-  // Install one document-level listener driving `viewer` (see viewer.js for its methods).
-  AE.bindKeys = function (viewer) {
-    document.addEventListener("keydown", (event) => {
-      if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || typing(event.target)) return;
-      if (!viewer.trace || !viewer.isVisible()) return;
-      const key = event.key;
-      let handled = true;
-      const quiz = viewer.quiz && viewer.quiz.on;
-      if (quiz && (key === "[" || key === "]")) viewer.quiz.move(key === "]" ? 1 : -1);
-      else if (quiz && key === "Enter") viewer.quiz.pick(viewer.quiz.cursor);
-      else if (quiz && (key === "ArrowRight" || key === "PageDown")) viewer.quiz.pick(null);
-      else if (key === "ArrowRight" || key === "PageDown") viewer.go(viewer.state.step + 1, "key");
-      else if (key === "ArrowLeft" || key === "PageUp") viewer.go(viewer.state.step - 1, "key");
-      else if (key === "Home") viewer.go(0, "key");
-      else if (key === "End") viewer.go(viewer.trace.T, "key");
-      else if (/^[0-9]$/.test(key) && Number(key) < viewer.trace.H) viewer.select({ head: Number(key) }, "key");
-      else if (key === "m" || key === "M") viewer.select({ head: "mean" }, "key");
-      else if (key === "a" || key === "A") viewer.select({ head: "all" }, "key");
-      else if (key === "r" || key === "R") viewer.select({ head: "rollout" }, "key");
-      else if (key === "l" || key === "L") viewer.cycle("layer");
-      else if (key === "k" || key === "K") viewer.cycle("kind");
-      else if (key === "v" || key === "V") viewer.cycle("view");
-      else if (key === " " || key === "Spacebar") viewer.togglePlay();
-      else handled = false;
-      if (handled) event.preventDefault();
-    });
-  };
-
-  // Autoplay: one step every `pace` seconds until the end, then stop.
-  AE.Player = function (viewer) {
-    this.viewer = viewer;
-    this.timer = null;
-  };
-  AE.Player.prototype.playing = function () { return this.timer !== null; };
-  AE.Player.prototype.start = function (pace) {
-    this.stop();
-    const v = this.viewer;
-    if (v.state.step >= v.trace.T) v.go(0, "play");
-    this.timer = setInterval(() => {
-      if (v.state.step >= v.trace.T) this.stop();
-      else v.go(v.state.step + 1, "play");
-      v.renderToolbar();
-    }, pace * 1000);
-  };
-  AE.Player.prototype.stop = function () {
-    if (this.timer !== null) clearInterval(this.timer);
-    this.timer = null;
-  };
-})((window.AttentionExplorer = window.AttentionExplorer || {}));
+// Install one document-level listener driving `viewer`'s actions (go, select, cycle, togglePlay; viewer.js) and
+// its quiz; the state they change is the viewer's store.
+export function bindKeys(viewer) {
+  document.addEventListener("keydown", (event) => {
+    if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || typing(event.target)) return;
+    if (!viewer.trace || !viewer.isVisible()) return;
+    const key = event.key;
+    let handled = true;
+    const quiz = viewer.quiz && viewer.quiz.on;
+    if (quiz && (key === "[" || key === "]")) viewer.quiz.move(key === "]" ? 1 : -1);
+    else if (quiz && key === "Enter") viewer.quiz.pick(viewer.quiz.cursor);
+    else if (quiz && (key === "ArrowRight" || key === "PageDown")) viewer.quiz.pick(null);
+    else if (key === "ArrowRight" || key === "PageDown") viewer.go(viewer.store.get().step + 1, "key");
+    else if (key === "ArrowLeft" || key === "PageUp") viewer.go(viewer.store.get().step - 1, "key");
+    else if (key === "Home") viewer.go(0, "key");
+    else if (key === "End") viewer.go(viewer.trace.T, "key");
+    else if (/^[0-9]$/.test(key) && Number(key) < viewer.trace.H) viewer.select({ head: Number(key) }, "key");
+    else if (key === "m" || key === "M") viewer.select({ head: "mean" }, "key");
+    else if (key === "a" || key === "A") viewer.select({ head: "all" }, "key");
+    else if (key === "r" || key === "R") viewer.select({ head: "rollout" }, "key");
+    else if (key === "l" || key === "L") viewer.cycle("layer");
+    else if (key === "k" || key === "K") viewer.cycle("kind");
+    else if (key === "v" || key === "V") viewer.cycle("view");
+    else if (key === " " || key === "Spacebar") viewer.togglePlay();
+    else handled = false;
+    if (handled) event.preventDefault();
+  });
+}

@@ -2,79 +2,66 @@
 // the layer, the head and the view, so opening it restores that view (one link per slide). Its trace
 // comes from the plain route with the same names (QUERY_NAMES in explorer/app/schemas.py), and the
 // Translate tab's form is filled from it in the browser: opening a link costs no Gradio event.
-(function (AE) {
-  "use strict";
+import { SETTINGS } from "./settings.js";
+import { OPTIONS, queryParams } from "./api.js";
 
-  const OPTIONS = ["strategy", "temperature", "top_k", "seed", "beam_size", "alpha", "prefix"];
+export function linkParams(request, state, model) {
+  const p = queryParams(request, model);
+  p.set("step", state.step);
+  p.set("kind", state.kind);
+  p.set("layer", state.layer);
+  p.set("head", state.head);
+  if (state.view !== "heatmap") p.set("view", state.view);
+  return p;
+}
 
-  AE.linkParams = function (request, state, model) {
-    const p = AE.queryParams(request, model);
-    p.set("step", state.step);
-    p.set("kind", state.kind);
-    p.set("layer", state.layer);
-    p.set("head", state.head);
-    if (state.view !== "heatmap") p.set("view", state.view);
-    return p;
-  };
+export function linkUrl(request, state, model) {
+  const base = window.location.href.split("?")[0].split("#")[0];
+  return base + "?" + linkParams(request, state, model).toString();
+}
 
-  AE.linkUrl = function (request, state, model) {
-    const base = window.location.href.split("?")[0].split("#")[0];
-    return base + "?" + AE.linkParams(request, state, model).toString();
-  };
+// The trace request an address names (the server validates it; this only splits the lists).
+export function requestFromQuery(p) {
+  const ints = (text) => (text || "").split(",").filter((x) => x.trim() !== "").map(Number);
+  const request = { sentence: p.get("s") || "", forced_ids: ints(p.get("forced")), ablation: [], model: p.get("model") || "shipped" };
+  for (const name of OPTIONS) if (p.has(name)) request[name] = p.get(name);
+  for (const item of (p.get("ablate") || "").split(",").filter(Boolean)) {
+    const [kind, layer, head] = item.split(".");
+    request.ablation.push([kind, Number(layer), Number(head)]);
+  }
+  return request;
+}
 
-  // The trace request an address names (the server validates it; this only splits the lists).
-  AE.requestFromQuery = function (p) {
-    const ints = (text) => (text || "").split(",").filter((x) => x.trim() !== "").map(Number);
-    const request = { sentence: p.get("s") || "", forced_ids: ints(p.get("forced")), ablation: [], model: p.get("model") || "shipped" };
-    for (const name of OPTIONS) if (p.has(name)) request[name] = p.get(name);
-    for (const item of (p.get("ablate") || "").split(",").filter(Boolean)) {
-      const [kind, layer, head] = item.split(".");
-      request.ablation.push([kind, Number(layer), Number(head)]);
-    }
-    return request;
-  };
+// The Translate tab's form as a deep link fills it (the values of viewer.py's FORM, in order); without a link,
+// the values as they are. Runs in the browser on page load: no server event.
+export function formFromLink(values) {
+  const p = new URLSearchParams(window.location.search);
+  if (!p.get("s")) return values;
+  const request = requestFromQuery(p);
+  const out = values.slice();
+  SETTINGS.FORM.forEach((name, i) => {
+    if (name === "sentence") out[i] = request.sentence;
+    else if (OPTIONS.includes(name) && request[name] !== undefined) {
+      const number = typeof values[i] === "number";
+      out[i] = number ? Number(request[name]) : request[name];
+      if (number && !Number.isFinite(out[i])) out[i] = values[i];
+    } else if (name.startsWith("ablate_")) {
+      const kind = name.slice("ablate_".length);
+      out[i] = request.ablation.filter(([k]) => k === kind).map(([, l, h]) => "L" + l + " H" + h);
+    } else if (name === "use_own") out[i] = false;
+  });
+  return out;
+}
 
-  // The Translate tab's form as a deep link fills it (the values of viewer.py's FORM, in order); without a link,
-  // the values as they are. Runs in the browser on page load: no server event.
-  AE.formFromLink = function (values) {
-    const p = new URLSearchParams(window.location.search);
-    if (!p.get("s")) return values;
-    const request = AE.requestFromQuery(p);
-    const out = values.slice();
-    AE.FORM.forEach((name, i) => {
-      if (name === "sentence") out[i] = request.sentence;
-      else if (OPTIONS.includes(name) && request[name] !== undefined) {
-        const number = typeof values[i] === "number";
-        out[i] = number ? Number(request[name]) : request[name];
-        if (number && !Number.isFinite(out[i])) out[i] = values[i];
-      } else if (name.startsWith("ablate_")) {
-        const kind = name.slice("ablate_".length);
-        out[i] = request.ablation.filter(([k]) => k === kind).map(([, l, h]) => "L" + l + " H" + h);
-      } else if (name === "use_own") out[i] = false;
-    });
-    return out;
-  };
-
-  // The view part of the current address (validated against the trace by the viewer).
-  AE.readLink = function () {
-    const p = new URLSearchParams(window.location.search);
-    if (!p.has("s") && !p.has("step")) return null;
-    const view = {};
-    for (const name of ["step", "layer"]) if (p.has(name) && /^\d+$/.test(p.get(name))) view[name] = Number(p.get(name));
-    if (p.has("head")) view.head = /^\d+$/.test(p.get("head")) ? Number(p.get("head")) : p.get("head");
-    if (p.has("kind")) view.kind = p.get("kind");
-    if (p.has("view")) view.view = p.get("view");
-    view.sentence = p.get("s");
-    return view;
-  };
-
-  AE.copyText = function (text) {
-    if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);
-    const area = document.createElement("textarea");
-    area.value = text;
-    document.body.appendChild(area);
-    area.select();
-    try { document.execCommand("copy"); } finally { area.remove(); }
-    return Promise.resolve();
-  };
-})((window.AttentionExplorer = window.AttentionExplorer || {}));
+// The view the current address asks for ({sentence, view: {step, kind, layer, head, view}}), or null; the viewer
+// opens the trace of that sentence there (its store clamps what the trace does not have).
+export function readLink() {
+  const p = new URLSearchParams(window.location.search);
+  if (!p.has("s") && !p.has("step")) return null;
+  const view = {};
+  for (const name of ["step", "layer"]) if (p.has(name) && /^\d+$/.test(p.get(name))) view[name] = Number(p.get(name));
+  if (p.has("head")) view.head = /^\d+$/.test(p.get("head")) ? Number(p.get("head")) : p.get("head");
+  if (p.has("kind")) view.kind = p.get("kind");
+  if (p.has("view")) view.view = p.get("view");
+  return { sentence: p.get("s"), view: view };
+}

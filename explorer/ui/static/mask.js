@@ -1,63 +1,80 @@
 // mask.js: the look-ahead mask at the current target length, and for one decoder layer and head its
 // three stages: raw scores q·k/√d_k, the future set to −∞, and the softmax weights (the future exactly 0).
-(function (AE) {
-  "use strict";
+import { COLORS } from "./colors.js";
+import { fontSize } from "./dom.js";
+import { drawMessage, layout, react, tokenAxis } from "./plot.js";
 
-  AE.drawMask = function (div, trace, t, height) {
-    const font = AE.fontSize();
-    const labels = trace.decoderInputTokens.slice(0, t);
-    if (t === 0) return AE.drawMessage(div, "No target position yet: press → (Next).", height);
-    const z = labels.map((_, i) => labels.map((_, j) => (j <= i ? 1 : 0)));
-    const text = z.map((row) => row.map((v) => (v ? "visible" : "masked (−∞ before softmax)")));
-    const data = [{
-      type: "heatmap", z: z, zmin: 0, zmax: 1, colorscale: [[0, AE.COLORS.masked], [1, AE.COLORS.other]], showscale: false,
-      customdata: text, hovertemplate: "query %{y}, key %{x}: %{customdata}<extra></extra>", xgap: 1, ygap: 1,
-    }];
-    const layout = AE.layout("Look-ahead mask for a target of " + t + " position(s)", height, font, {
-      xaxis: AE.tokenAxis(labels, "key position", font),
-      yaxis: Object.assign(AE.tokenAxis(labels, "query position", font), { autorange: "reversed" }),
-    });
-    return AE.draw(div, data, layout);
-  };
+function drawMask(div, trace, t, height) {
+  const font = fontSize();
+  const labels = trace.decoderInputTokens.slice(0, t);
+  if (t === 0) return drawMessage(div, "No target position yet: press → (Next).", height);
+  const z = labels.map((_, i) => labels.map((_, j) => (j <= i ? 1 : 0)));
+  const text = z.map((row) => row.map((v) => (v ? "visible" : "masked (−∞ before softmax)")));
+  const data = [{
+    type: "heatmap", z: z, zmin: 0, zmax: 1, colorscale: [[0, COLORS.masked], [1, COLORS.other]], showscale: false,
+    customdata: text, hovertemplate: "query %{y}, key %{x}: %{customdata}<extra></extra>", xgap: 1, ygap: 1,
+  }];
+  const chartLayout = layout("Look-ahead mask for a target of " + t + " position(s)", height, font, {
+    xaxis: tokenAxis(labels, "key position", font),
+    yaxis: Object.assign(tokenAxis(labels, "query position", font), { autorange: "reversed" }),
+  });
+  return react(div, data, chartLayout);
+}
 
-  AE.drawStages = function (div, trace, layer, head, t, height) {
-    const font = AE.fontSize();
-    const labels = trace.decoderInputTokens.slice(0, t);
-    if (t === 0) return AE.drawMessage(div, "No target position yet: press → (Next).", height);
-    const scores = trace.scoresAt(layer, head, t);
-    const weights = trace.head("decoder_self", layer, head, t);
-    let lim = 0;
-    scores.forEach((r) => r.forEach((v) => { lim = Math.max(lim, Math.abs(v)); }));
-    lim = lim || 1;
-    const future = scores.map((r, i) => r.map((_, j) => (j > i ? 1 : null)));
-    const allowed = scores.map((r, i) => r.map((v, j) => (j > i ? null : v)));
-    const rawScale = { zmin: -lim, zmax: lim, colorscale: "RdBu", reversescale: true };
-    const grey = [[0, AE.COLORS.masked], [1, AE.COLORS.masked]];
-    const data = [
-      Object.assign({ type: "heatmap", z: scores, xaxis: "x", yaxis: "y",
-        colorbar: { x: 0.3, thickness: 10 }, hovertemplate: "score %{z:.3f}<extra></extra>" }, rawScale),
-      { type: "heatmap", z: future, colorscale: grey, showscale: false, xaxis: "x2", yaxis: "y2", hovertemplate: "−∞ (future)<extra></extra>" },
-      Object.assign({ type: "heatmap", z: allowed, showscale: false, xaxis: "x2", yaxis: "y2", hovertemplate: "score %{z:.3f}<extra></extra>" }, rawScale),
-      { type: "heatmap", z: future, colorscale: grey, showscale: false, xaxis: "x3", yaxis: "y3", hovertemplate: "0 (masked)<extra></extra>" },
-      { type: "heatmap", z: weights, zmin: 0, zmax: 1, colorscale: AE.COLORS.scale, xaxis: "x3", yaxis: "y3",
-        colorbar: { x: 1.0, thickness: 10 }, hovertemplate: "weight %{z:.4f}<extra></extra>" },
-    ];
-    const layout = AE.layout("Decoder self-attention, layer " + layer + ", head " + head + ": scores → mask → softmax", height, font, {
-      annotations: ["1. raw scores q·k/√d_k", "2. future set to −∞", "3. softmax weights"].map((text, n) => ({
-        text: text, showarrow: false, xref: "paper", yref: "paper", x: n * 0.36 + 0.14, y: 1.0, yanchor: "bottom", font: { size: font },
-      })),
-    });
-    [1, 2, 3].forEach((n) => {
-      const s = n === 1 ? "" : String(n);
-      const x = AE.tokenAxis(labels, "key", font);
-      x.domain = [(n - 1) * 0.36, (n - 1) * 0.36 + 0.28];
-      x.anchor = "y" + s;
-      const y = AE.tokenAxis(labels, n === 1 ? "query" : "", font);
-      y.autorange = "reversed";
-      y.anchor = "x" + s;
-      layout["xaxis" + s] = x;
-      layout["yaxis" + s] = y;
-    });
-    return AE.draw(div, data, layout);
-  };
-})((window.AttentionExplorer = window.AttentionExplorer || {}));
+function drawStages(div, trace, layer, head, t, height) {
+  const font = fontSize();
+  const labels = trace.decoderInputTokens.slice(0, t);
+  if (t === 0) return drawMessage(div, "No target position yet: press → (Next).", height);
+  const scores = trace.scoresAt(layer, head, t);
+  const weights = trace.head("decoder_self", layer, head, t);
+  let lim = 0;
+  scores.forEach((r) => r.forEach((v) => { lim = Math.max(lim, Math.abs(v)); }));
+  lim = lim || 1;
+  const future = scores.map((r, i) => r.map((_, j) => (j > i ? 1 : null)));
+  const allowed = scores.map((r, i) => r.map((v, j) => (j > i ? null : v)));
+  const rawScale = { zmin: -lim, zmax: lim, colorscale: "RdBu", reversescale: true };
+  const grey = [[0, COLORS.masked], [1, COLORS.masked]];
+  const data = [
+    Object.assign({ type: "heatmap", z: scores, xaxis: "x", yaxis: "y",
+      colorbar: { x: 0.3, thickness: 10 }, hovertemplate: "score %{z:.3f}<extra></extra>" }, rawScale),
+    { type: "heatmap", z: future, colorscale: grey, showscale: false, xaxis: "x2", yaxis: "y2", hovertemplate: "−∞ (future)<extra></extra>" },
+    Object.assign({ type: "heatmap", z: allowed, showscale: false, xaxis: "x2", yaxis: "y2", hovertemplate: "score %{z:.3f}<extra></extra>" }, rawScale),
+    { type: "heatmap", z: future, colorscale: grey, showscale: false, xaxis: "x3", yaxis: "y3", hovertemplate: "0 (masked)<extra></extra>" },
+    { type: "heatmap", z: weights, zmin: 0, zmax: 1, colorscale: COLORS.scale, xaxis: "x3", yaxis: "y3",
+      colorbar: { x: 1.0, thickness: 10 }, hovertemplate: "weight %{z:.4f}<extra></extra>" },
+  ];
+  const chartLayout = layout("Decoder self-attention, layer " + layer + ", head " + head + ": scores → mask → softmax", height, font, {
+    annotations: ["1. raw scores q·k/√d_k", "2. future set to −∞", "3. softmax weights"].map((text, n) => ({
+      text: text, showarrow: false, xref: "paper", yref: "paper", x: n * 0.36 + 0.14, y: 1.0, yanchor: "bottom", font: { size: font },
+    })),
+  });
+  [1, 2, 3].forEach((n) => {
+    const s = n === 1 ? "" : String(n);
+    const x = tokenAxis(labels, "key", font);
+    x.domain = [(n - 1) * 0.36, (n - 1) * 0.36 + 0.28];
+    x.anchor = "y" + s;
+    const y = tokenAxis(labels, n === 1 ? "query" : "", font);
+    y.autorange = "reversed";
+    y.anchor = "x" + s;
+    chartLayout["xaxis" + s] = x;
+    chartLayout["yaxis" + s] = y;
+  });
+  return react(div, data, chartLayout);
+}
+
+// The mask and, for state.layer's decoder self-attention and state.head (head 0 unless one head is chosen), the
+// three stages; two charts in div, made once.
+export function draw(div, trace, state) {
+  if (!div._mask) {
+    const mask = document.createElement("div"), stages = document.createElement("div");
+    mask.className = stages.className = "ae-plot";
+    div.replaceChildren(mask, stages);
+    div._mask = { mask: mask, stages: stages };
+  }
+  const layer = Math.min(state.layer, trace.nLayers("decoder_self") - 1);
+  const head = Number.isInteger(state.head) ? state.head : 0;
+  return Promise.all([
+    drawMask(div._mask.mask, trace, state.step, Math.min(state.height, 360)),
+    drawStages(div._mask.stages, trace, layer, head, state.step, Math.min(state.height, 380)),
+  ]);
+}

@@ -1,64 +1,81 @@
 // mosaic.js: every layer x head of one attention kind at the current step as ONE heatmap (tiles
 // separated by gaps), with the head that best predicts word alignment outlined. Hover names the
-// layer, head, query, key and the exact weight; clicking a tile selects that layer and head.
-(function (AE) {
-  "use strict";
+// layer, head, query, key and the exact weight; clicking a tile asks for that layer and head ("ae-select").
+import { KIND_TITLES } from "./trace.js";
+import { COLORS } from "./colors.js";
+import { emit, escape, fontSize } from "./dom.js";
+import { drawMessage, layout, plotly, react } from "./plot.js";
 
-  AE.drawMosaic = function (div, trace, kind, t, height, best) {
-    const font = AE.fontSize();
-    const [queries, keys] = trace.labels(kind, t);
-    if (queries.length === 0) return AE.drawMessage(div, "No target token yet: press → (Next) to produce the first one.", height);
-    const L = trace.nLayers(kind), H = trace.H, q = queries.length, k = keys.length;
-    const rows = L * (q + 1) - 1, cols = H * (k + 1) - 1;
-    const z = [], custom = [];
-    for (let r = 0; r < rows; r++) { z.push(new Array(cols).fill(null)); custom.push(new Array(cols).fill(null)); }
-    const masked = z.map((row) => row.slice());
-    for (let l = 0; l < L; l++) {
-      for (let h = 0; h < H; h++) {
-        const w = trace.head(kind, l, h, t);
-        for (let i = 0; i < q; i++) {
-          for (let j = 0; j < k; j++) {
-            const r = l * (q + 1) + i, c = h * (k + 1) + j;
-            if (w[i][j] === null) masked[r][c] = 1;
-            else z[r][c] = w[i][j];
-            custom[r][c] = ["L" + l + " H" + h, AE.escape(queries[i]), AE.escape(keys[j])];
-          }
+// Draw state.kind at state.step, state.height pixels tall; the best-aligning head (the trace's model) outlined.
+export function draw(div, trace, state) {
+  const { kind, step: t, height } = state;
+  const best = trace.model.best_head;
+  const font = fontSize();
+  const [queries, keys] = trace.labels(kind, t);
+  bindClicks(div, trace, state);
+  if (queries.length === 0) return drawMessage(div, "No target token yet: press → (Next) to produce the first one.", height);
+  const L = trace.nLayers(kind), H = trace.H, q = queries.length, k = keys.length;
+  const rows = L * (q + 1) - 1, cols = H * (k + 1) - 1;
+  const z = [], custom = [];
+  for (let r = 0; r < rows; r++) { z.push(new Array(cols).fill(null)); custom.push(new Array(cols).fill(null)); }
+  const masked = z.map((row) => row.slice());
+  for (let l = 0; l < L; l++) {
+    for (let h = 0; h < H; h++) {
+      const w = trace.head(kind, l, h, t);
+      for (let i = 0; i < q; i++) {
+        for (let j = 0; j < k; j++) {
+          const r = l * (q + 1) + i, c = h * (k + 1) + j;
+          if (w[i][j] === null) masked[r][c] = 1;
+          else z[r][c] = w[i][j];
+          custom[r][c] = ["L" + l + " H" + h, escape(queries[i]), escape(keys[j])];
         }
       }
     }
-    const data = [];
-    if (kind === "decoder_self") {
-      data.push({ type: "heatmap", z: masked, colorscale: [[0, AE.COLORS.masked], [1, AE.COLORS.masked]], showscale: false, hoverinfo: "skip" });
-    }
-    data.push({
-      type: "heatmap", z: z, customdata: custom, zmin: 0, zmax: 1, colorscale: AE.COLORS.scale, hoverongaps: false,
-      hovertemplate: "%{customdata[0]}<br>query: %{customdata[1]}<br>key: %{customdata[2]}<br>weight %{z:.4f}<extra></extra>",
-      colorbar: { title: { text: "weight" }, thickness: 12 },
-    });
-    const annotations = [];
-    for (let h = 0; h < H; h++) annotations.push({ x: h * (k + 1) + (k - 1) / 2, y: 1, yref: "paper", yanchor: "bottom", text: "head " + h, showarrow: false });
-    for (let l = 0; l < L; l++) annotations.push({ x: 0, xref: "paper", xanchor: "right", y: l * (q + 1) + (q - 1) / 2, text: "L" + l, showarrow: false });
-    const layout = AE.layout(AE.KIND_TITLES[kind] + ": every layer × head" + (kind === "encoder_self" ? "" : " · step " + t), height, font, {
-      xaxis: { showticklabels: false, showgrid: false, zeroline: false, title: { text: "heads 0.." + (H - 1) + " (keys)" }, range: [-0.5, cols - 0.5] },
-      yaxis: { showticklabels: false, showgrid: false, zeroline: false, autorange: "reversed", title: { text: "layers 0.." + (L - 1) + " (queries)" } },
-      annotations: annotations,
-      margin: { l: 40, r: 10, t: 50 + font, b: 30 },
-    });
-    if (best && best.kind === kind) {
-      layout.shapes = [{
-        type: "rect", x0: best.head * (k + 1) - 0.5, x1: best.head * (k + 1) + k - 0.5,
-        y0: best.layer * (q + 1) - 0.5, y1: best.layer * (q + 1) + q - 0.5, line: { color: AE.COLORS.chosen, width: 3 },
-      }];
-    }
-    return AE.draw(div, data, layout);
-  };
+  }
+  const data = [];
+  if (kind === "decoder_self") {
+    data.push({ type: "heatmap", z: masked, colorscale: [[0, COLORS.masked], [1, COLORS.masked]], showscale: false, hoverinfo: "skip" });
+  }
+  data.push({
+    type: "heatmap", z: z, customdata: custom, zmin: 0, zmax: 1, colorscale: COLORS.scale, hoverongaps: false,
+    hovertemplate: "%{customdata[0]}<br>query: %{customdata[1]}<br>key: %{customdata[2]}<br>weight %{z:.4f}<extra></extra>",
+    colorbar: { title: { text: "weight" }, thickness: 12 },
+  });
+  const annotations = [];
+  for (let h = 0; h < H; h++) annotations.push({ x: h * (k + 1) + (k - 1) / 2, y: 1, yref: "paper", yanchor: "bottom", text: "head " + h, showarrow: false });
+  for (let l = 0; l < L; l++) annotations.push({ x: 0, xref: "paper", xanchor: "right", y: l * (q + 1) + (q - 1) / 2, text: "L" + l, showarrow: false });
+  const chartLayout = layout(KIND_TITLES[kind] + ": every layer × head" + (kind === "encoder_self" ? "" : " · step " + t), height, font, {
+    xaxis: { showticklabels: false, showgrid: false, zeroline: false, title: { text: "heads 0.." + (H - 1) + " (keys)" }, range: [-0.5, cols - 0.5] },
+    yaxis: { showticklabels: false, showgrid: false, zeroline: false, autorange: "reversed", title: { text: "layers 0.." + (L - 1) + " (queries)" } },
+    annotations: annotations,
+    margin: { l: 40, r: 10, t: 50 + font, b: 30 },
+  });
+  if (best && best.kind === kind) {
+    chartLayout.shapes = [{
+      type: "rect", x0: best.head * (k + 1) - 0.5, x1: best.head * (k + 1) + k - 0.5,
+      y0: best.layer * (q + 1) - 0.5, y1: best.layer * (q + 1) + q - 0.5, line: { color: COLORS.chosen, width: 3 },
+    }];
+  }
+  return react(div, data, chartLayout);
+}
 
-  // The (layer, head) of a clicked mosaic cell, or null for a gap.
-  AE.mosaicCell = function (trace, kind, t, point) {
-    const [queries, keys] = trace.labels(kind, t);
-    const q = queries.length, k = keys.length;
-    const l = Math.floor(point.y / (q + 1)), h = Math.floor(point.x / (k + 1));
-    if (point.y % (q + 1) === q || point.x % (k + 1) === k) return null;
-    return { layer: l, head: h };
-  };
-})((window.AttentionExplorer = window.AttentionExplorer || {}));
+// A click on a tile asks for that layer and head in the heatmap ("ae-select"); bound once, after plotly.js is in.
+function bindClicks(div, trace, state) {
+  div._mosaic = { trace: trace, state: state };
+  if (div._mosaicBound) return;
+  div._mosaicBound = true;
+  plotly().then(() => div.on("plotly_click", (event) => {
+    const { trace: t, state: s } = div._mosaic;
+    const cell = mosaicCell(t, s.kind, s.step, event.points[0]);
+    if (cell) emit(div, "ae-select", { view: "heatmap", layer: cell.layer, head: cell.head });
+  }));
+}
+
+// The (layer, head) of a clicked mosaic cell, or null for a gap.
+function mosaicCell(trace, kind, t, point) {
+  const [queries, keys] = trace.labels(kind, t);
+  const q = queries.length, k = keys.length;
+  const l = Math.floor(point.y / (q + 1)), h = Math.floor(point.x / (k + 1));
+  if (point.y % (q + 1) === q || point.x % (k + 1) === k) return null;
+  return { layer: l, head: h };
+}

@@ -1,103 +1,102 @@
 // quiz.js: "predict, then reveal". Before the next step, the student clicks the source token they expect
 // the chosen cross-attention head to attend to most (or moves a cursor with [ and ] and presses Enter);
 // the step is then taken and its row revealed, with the weight of their pick beside the maximum, and a
-// running score over the sentence. Next (→) reveals without a pick. Everything comes from the trace.
-(function (AE) {
-  "use strict";
+// running score over the sentence. Next (→) reveals without a pick. Everything comes from the trace. The quiz
+// keeps its own answers; it changes what is shown only through the viewer's actions (select, go).
+import { el } from "./dom.js";
 
-  const el = AE.el;
-
-  function Quiz(viewer) {
+export class Quiz {
+  constructor(viewer) {
     this.viewer = viewer;
     this.on = false;
+    this.reset();
+  }
+
+  // A new sentence: a new round.
+  reset() {
     this.cursor = 0;
-    this.answers = []; // {step, pick, weight, best, bestWeight}
+    this.answers = []; // {step, pick, weight, best, bestWeight, layer, head}
     this.last = null;
   }
 
   // The head being quizzed: the selected cross-attention head, else the best-aligning one (else head 0).
-  Quiz.prototype.head = function () {
-    const s = this.viewer.state, t = this.viewer.trace;
+  head(state) {
+    const s = state || this.viewer.store.get(), t = this.viewer.trace;
     if (s.kind === "cross" && Number.isInteger(s.head)) return [s.layer, s.head];
     const best = t.model.best_head;
     return best && best.kind === "cross" ? [best.layer, best.head] : [t.nLayers("cross") - 1, 0];
-  };
+  }
 
-  Quiz.prototype.toggle = function () {
+  toggle() {
     this.on = !this.on;
-    this.answers = [];
-    this.last = null;
-    this.cursor = 0;
-    if (!this.on) return this.viewer.render();
-    this.viewer.state.kind = "cross";
-    const [layer, head] = this.head(); // the heatmap shows the quizzed head, so each reveal is its new row
-    this.viewer.select({ view: "heatmap", kind: "cross", layer: layer, head: head });
-  };
+    this.reset();
+    if (!this.on) return this.viewer.refresh();
+    // the heatmap shows the quizzed head, so each reveal is its new row
+    const [layer, head] = this.head(Object.assign({}, this.viewer.store.get(), { kind: "cross" }));
+    this.viewer.select({ view: "heatmap", kind: "cross", layer: layer, head: head }, "quiz", true);
+  }
 
   // The student's answer for the next step: source position `j` (null: revealed without a pick).
-  Quiz.prototype.pick = function (j) {
-    const v = this.viewer, t = v.trace, step = v.state.step + 1;
+  pick(j) {
+    const v = this.viewer, t = v.trace, step = v.store.get().step + 1;
     if (!this.on || step > t.T) return;
     if (j !== null && !(j >= 0 && j < t.S)) return;
     const [layer, head] = this.head();
     const row = t.weights("cross", layer, head, step)[step - 1];
     const best = row.indexOf(Math.max(...row));
     this.last = { step: step, pick: j, weight: j === null ? null : row[j], best: best, bestWeight: row[best], layer: layer, head: head };
-    if (!this.answers.some((a) => a.step === step)) this.answers.push(this.last); // a step scores once: going back
-    // and answering again shows the answer, it does not change the score
+    // a step scores once: going back and answering again shows the answer, it does not change the score
+    if (!this.answers.some((a) => a.step === step)) this.answers.push(this.last);
     v.go(step, "quiz");
-  };
+  }
 
-  Quiz.prototype.move = function (delta) {
+  move(delta) {
     const S = this.viewer.trace.S;
     this.cursor = (this.cursor + delta + S) % S;
-    this.viewer.render();
-  };
+    this.viewer.refresh();
+  }
 
-  Quiz.prototype.score = function () {
+  score() {
     const picked = this.answers.filter((a) => a.pick !== null);
     const right = picked.filter((a) => a.pick === a.best).length;
     const share = picked.length ? picked.reduce((sum, a) => sum + a.weight / a.bestWeight, 0) / picked.length : 0;
     return { right: right, picked: picked.length, share: share };
-  };
+  }
 
   // The quiz bar: the question for the next step, the last answer revealed, the running score.
-  Quiz.prototype.draw = function (bar) {
+  draw(bar, trace, state) {
     bar.hidden = !this.on;
     if (!this.on) return;
-    const v = this.viewer, t = v.trace, s = v.state;
-    const [layer, head] = this.head();
+    const [layer, head] = this.head(state);
     const parts = [];
-    if (this.last && this.last.step === s.step) {
+    if (this.last && this.last.step === state.step) {
       const a = this.last;
       const verdict = a.pick === null ? "Revealed without a guess: " :
-        a.pick === a.best ? "Right: " : "You picked “" + t.sourceTokens[a.pick] + "” (weight " + a.weight.toFixed(2) + "); ";
+        a.pick === a.best ? "Right: " : "You picked “" + trace.sourceTokens[a.pick] + "” (weight " + a.weight.toFixed(2) + "); ";
       parts.push(el("div", "ae-quiz-result " + (a.pick === a.best ? "ae-quiz-right" : ""),
-        verdict + "the head put most weight, " + a.bestWeight.toFixed(2) + ", on “" + t.sourceTokens[a.best] + "”."));
+        verdict + "the head put most weight, " + a.bestWeight.toFixed(2) + ", on “" + trace.sourceTokens[a.best] + "”."));
     }
     const sc = this.score();
     parts.push(el("div", "ae-quiz-score", "Score: " + sc.right + " of " + sc.picked + " right" +
       (sc.picked ? "; your picks got " + Math.round(100 * sc.share) + " % of the largest weight on average" : "")));
-    if (s.step < t.T) {
+    if (state.step < trace.T) {
       parts.unshift(el("div", "ae-quiz-question", "Quiz · layer " + layer + ", head " + head + ": which source token will step " +
-        (s.step + 1) + " attend to most? Click it in Source (or [ ] to move, Enter to choose); → reveals without a guess."));
+        (state.step + 1) + " attend to most? Click it in Source (or [ ] to move, Enter to choose); → reveals without a guess."));
     } else parts.unshift(el("div", "ae-quiz-question", "Quiz finished for this sentence."));
     const stop = el("button", "ae-btn", "End quiz");
     stop.type = "button";
     stop.addEventListener("click", () => this.toggle());
     parts.push(stop);
     bar.replaceChildren(...parts);
-  };
+  }
 
   // Source chips as answers: clickable, the keyboard cursor outlined.
-  Quiz.prototype.decorateChips = function (box) {
+  decorateChips(box) {
     if (!this.on) return;
     Array.from(box.children).forEach((chip, j) => {
       chip.classList.add("ae-quiz-choice");
       chip.classList.toggle("ae-quiz-cursor", j === this.cursor);
       chip.dataset.index = j;
     });
-  };
-
-  AE.Quiz = Quiz;
-})((window.AttentionExplorer = window.AttentionExplorer || {}));
+  }
+}

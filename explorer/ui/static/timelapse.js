@@ -1,14 +1,14 @@
-// timelapse.js: the training time-lapse. For a recorded example (AE.TIMELAPSE, from the checkpoint's
+// timelapse.js: the training time-lapse. For a recorded example (SETTINGS.TIMELAPSE, from the checkpoint's
 // timelapse.json.gz), a "Training step" control shows the same sentence, kind, layer and head as the model
 // decoded it at an earlier point of its training: what it translated then, and how cross-attention found the
 // alignment. The traces come from the server once per sentence (explorer/app/http_api.py); other sentences
 // are not recorded, and the control says so.
-(function (AE) {
-  "use strict";
+import { SETTINGS } from "./settings.js";
+import { el } from "./dom.js";
+import { api } from "./api.js";
 
-  const el = AE.el;
-
-  function TimeLapse(viewer) {
+export class TimeLapse {
+  constructor(viewer) {
     this.viewer = viewer;
     this.traces = {}; // sentence -> promise of {steps, traces}
     this.select = el("select", "ae-training-step");
@@ -22,15 +22,15 @@
   }
 
   // The plain greedy trace of a recorded sentence with the shipped model: the only one the time-lapse has.
-  TimeLapse.prototype.recorded = function (trace) {
-    const r = trace.request, recorded = (AE.TIMELAPSE || { sentences: [] }).sentences;
+  recorded(trace) {
+    const r = trace.request, recorded = SETTINGS.TIMELAPSE.sentences;
     return this.viewer.online && recorded.includes(r.sentence) && r.strategy === "greedy" &&
-      !(r.forced_ids || []).length && !(r.ablation || []).length && !r.prefix && this.viewer.modelKey === "shipped";
-  };
+      !(r.forced_ids || []).length && !(r.ablation || []).length && !r.prefix && trace.modelKey === "shipped";
+  }
 
   // Called after each trace the viewer loads: offer the steps, or say why not.
-  TimeLapse.prototype.update = function () {
-    const steps = (AE.TIMELAPSE || { steps: [] }).steps;
+  update() {
+    const steps = SETTINGS.TIMELAPSE.steps;
     const ok = steps.length > 0 && this.recorded(this.viewer.trace);
     this.row.hidden = !steps.length;
     this.select.disabled = !ok;
@@ -44,13 +44,13 @@
     this.note.textContent = !steps.length ? "" : ok
       ? (this.shown === null ? "" : "The model after " + this.shown + " of " + steps[steps.length - 1] + " training steps.")
       : "Only the Translate tab's examples (greedy, nothing forced or switched off) have a training time-lapse.";
-  };
+  }
 
   // Show point `i` of the time-lapse: the same view of the same sentence, decoded by that model.
-  TimeLapse.prototype.choose = function (i) {
+  choose(i) {
     const v = this.viewer, sentence = v.trace.request.sentence;
     if (!this.traces[sentence]) {
-      this.traces[sentence] = AE.api.timelapse(sentence);
+      this.traces[sentence] = api.timelapse(sentence);
       this.traces[sentence].catch(() => { delete this.traces[sentence]; });
     }
     const seq = ++v.traceSeq; // a sentence translated meanwhile wins over this answer
@@ -58,9 +58,7 @@
       if (seq !== v.traceSeq) return;
       const last = i === recorded.steps.length - 1;
       this.shown = last ? null : recorded.steps[i];
-      v.load(recorded.traces[i], { keepView: true, trainingStep: this.shown });
+      v.load(recorded.traces[i], { keepView: true });
     }, (error) => { if (seq === v.traceSeq) v.say(error.message); });
-  };
-
-  AE.TimeLapse = TimeLapse;
-})((window.AttentionExplorer = window.AttentionExplorer || {}));
+  }
+}

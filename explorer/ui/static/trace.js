@@ -1,24 +1,35 @@
 // trace.js: the decode trace in the browser. Unpacks the wire form (16-bit arrays in base64, see
 // explorer/app/wire.py) and slices the view at step t: rows 0..t-1 of decoder_self and cross, with labels.
 // It computes nothing the server did not send, except the mean of heads; the rollout comes from the server.
-(function (AE) {
-  "use strict";
+export const KINDS = ["encoder_self", "decoder_self", "cross"];
+export const KIND_TITLES = {
+  encoder_self: "Encoder self-attention",
+  decoder_self: "Decoder masked self-attention",
+  cross: "Cross-attention (encoder-decoder)",
+};
+export const AXIS_TITLES = {
+  encoder_self: ["source token (query)", "source token (key)"],
+  decoder_self: ["produced target token (query)", "decoder input so far (key)"],
+  cross: ["produced target token (query)", "source token (key)"],
+};
 
-  function unpack(array) {
-    const bin = atob(array.data);
-    const bytes = new Uint8Array(bin.length);
-    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-    const ints = array.dtype === "<u2" ? new Uint16Array(bytes.buffer) : new Int16Array(bytes.buffer);
-    const values = new Float32Array(ints.length);
-    for (let i = 0; i < ints.length; i++) values[i] = ints[i] * array.scale;
-    return { shape: array.shape, values: values };
-  }
+export function unpack(array) {
+  const bin = atob(array.data);
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  const ints = array.dtype === "<u2" ? new Uint16Array(bytes.buffer) : new Int16Array(bytes.buffer);
+  const values = new Float32Array(ints.length);
+  for (let i = 0; i < ints.length; i++) values[i] = ints[i] * array.scale;
+  return { shape: array.shape, values: values };
+}
 
-  // A decoded trace: the wire object plus typed arrays for every kind.
-  function Trace(wire) {
+// A decoded trace: the wire object plus typed arrays for every kind.
+export class Trace {
+  constructor(wire) {
     this.wire = wire;
     this.request = wire.request;
     this.model = wire.model;
+    this.modelKey = wire.model_key || "shipped";
     this.sourceTokens = wire.source_tokens;
     this.targetTokens = wire.target_tokens;
     this.decoderInputTokens = wire.decoder_input_tokens;
@@ -27,24 +38,24 @@
     this.S = wire.source_tokens.length;
     this.H = wire.model.n_heads;
     this.attention = {};
-    for (const kind of AE.KINDS) this.attention[kind] = unpack(wire.attention[kind]);
+    for (const kind of KINDS) this.attention[kind] = unpack(wire.attention[kind]);
     this.scores = { decoder_self: unpack(wire.scores.decoder_self) };
     this.rollout = { encoder_self: unpack(wire.rollout.encoder_self), cross: unpack(wire.rollout.cross) };
   }
 
-  Trace.prototype.nLayers = function (kind) { return this.model.n_layers[kind]; };
+  nLayers(kind) { return this.model.n_layers[kind]; }
 
   // (query labels, key labels) of a kind at step t.
-  Trace.prototype.labels = function (kind, t) {
+  labels(kind, t) {
     if (kind === "encoder_self") return [this.sourceTokens, this.sourceTokens];
     const produced = this.targetTokens.slice(0, t);
     if (kind === "decoder_self") return [produced, this.decoderInputTokens.slice(0, t)];
     return [produced, this.sourceTokens];
-  };
+  }
 
   // One head's weights at step t as rows (queries x keys); masked cells (decoder_self future) are null.
-  Trace.prototype.head = function (kind, layer, head, t, source) {
-    const a = (source || this.attention)[kind];
+  head(kind, layer, head, t) {
+    const a = this.attention[kind];
     const Q = a.shape[2], K = a.shape[3];
     const rows = kind === "encoder_self" ? Q : Math.min(t, Q);
     const cols = kind === "decoder_self" ? rows : K;
@@ -52,16 +63,14 @@
     const out = new Array(rows);
     for (let i = 0; i < rows; i++) {
       const row = new Array(cols);
-      for (let j = 0; j < cols; j++) {
-        row[j] = kind === "decoder_self" && j > i ? null : a.values[base + i * K + j];
-      }
+      for (let j = 0; j < cols; j++) row[j] = kind === "decoder_self" && j > i ? null : a.values[base + i * K + j];
       out[i] = row;
     }
     return out;
-  };
+  }
 
   // The mean over heads of one layer (masked cells stay null).
-  Trace.prototype.meanOfHeads = function (kind, layer, t) {
+  meanOfHeads(kind, layer, t) {
     let sum = null;
     for (let h = 0; h < this.H; h++) {
       const rows = this.head(kind, layer, h, t);
@@ -69,50 +78,52 @@
       rows.forEach((r, i) => r.forEach((v, j) => { if (v !== null) sum[i][j] += v / this.H; }));
     }
     return sum;
-  };
+  }
 
   // Attention rollout exists for the encoder (after `layer`) and for cross-attention (decoder `layer`, through
   // every encoder layer); decoder self-attention has none.
-  Trace.prototype.hasRollout = function (kind) { return kind === "encoder_self" || kind === "cross"; };
+  hasRollout(kind) { return kind === "encoder_self" || kind === "cross"; }
 
   // The rollout rows of one layer at step t (queries x keys).
-  Trace.prototype.rolloutRows = function (kind, layer, t) {
+  rolloutRows(kind, layer, t) {
     const a = this.rollout[kind];
     const Q = a.shape[1], K = a.shape[2];
     const rows = kind === "encoder_self" ? Q : Math.min(t, Q);
     const out = [];
     for (let i = 0; i < rows; i++) out.push(Array.from(a.values.subarray((layer * Q + i) * K, (layer * Q + i + 1) * K)));
     return out;
-  };
+  }
 
-  // The weights of a selection: a head number, "mean", "rollout", or (for the mosaic) every head.
-  Trace.prototype.weights = function (kind, layer, head, t) {
+  // The weights of a selection: a head number, "mean" or "rollout".
+  weights(kind, layer, head, t) {
     if (head === "rollout") return this.rolloutRows(kind, layer, t);
     return head === "mean" ? this.meanOfHeads(kind, layer, t) : this.head(kind, layer, head, t);
-  };
+  }
 
   // The decoder_self scores q·k/√d_k of one head at step t (t x t), the future included: the trace holds
   // them from a teacher-forced pass, whose lower triangle equals what each decoding step computed.
-  Trace.prototype.scoresAt = function (layer, head, t) {
+  scoresAt(layer, head, t) {
     const a = this.scores.decoder_self;
     const Q = a.shape[2], K = a.shape[3];
     const base = (layer * this.H + head) * Q * K;
     const out = [];
     for (let i = 0; i < t; i++) out.push(Array.from(a.values.subarray(base + i * K, base + i * K + t)));
     return out;
-  };
+  }
 
-  AE.KINDS = ["encoder_self", "decoder_self", "cross"];
-  AE.KIND_TITLES = {
-    encoder_self: "Encoder self-attention",
-    decoder_self: "Decoder masked self-attention",
-    cross: "Cross-attention (encoder-decoder)",
-  };
-  AE.AXIS_TITLES = {
-    encoder_self: ["source token (query)", "source token (key)"],
-    decoder_self: ["produced target token (query)", "decoder input so far (key)"],
-    cross: ["produced target token (query)", "source token (key)"],
-  };
-  AE.Trace = Trace;
-  AE.unpack = unpack;
-})((window.AttentionExplorer = window.AttentionExplorer || {}));
+  // The cross-attention row that shades the source chips at step t: the selected cross head, else the best head.
+  crossRow(state) {
+    if (state.step === 0) return [null, ""];
+    let layer = state.layer, head = state.head;
+    if (state.kind !== "cross" || head === "all") [layer, head] = this.defaultCross();
+    const rows = this.weights("cross", layer, head, state.step);
+    const which = { mean: "mean of heads", rollout: "attention rollout" }[head] || "head " + head;
+    return [rows[state.step - 1], "layer " + layer + ", " + which, layer, head];
+  }
+
+  // The best-aligning cross-attention head, else the last layer's mean of heads.
+  defaultCross() {
+    const best = this.model.best_head;
+    return best && best.kind === "cross" ? [best.layer, best.head] : [this.nLayers("cross") - 1, "mean"];
+  }
+}

@@ -1,0 +1,58 @@
+// main.js: the entry of the viewer's bundle. Puts on window.AttentionExplorer what the page calls: mount() from the
+// Gradio HTML component, translateForm() and formFromLink() from the Translate tab's browser events, standalone()
+// from an exported offline page, and beamPath() for the tests.
+import { SETTINGS } from "./settings.js";
+import { KINDS } from "./trace.js";
+import { OPTIONS } from "./api.js";
+import { formFromLink, requestFromQuery } from "./link.js";
+import { beamPath } from "./beamtree.js";
+import { Viewer } from "./viewer.js";
+
+// In the Gradio page (the gr.HTML component's js_on_load): a deep link's trace comes from the plain route, the
+// opening example's with the page.
+function mount(element) {
+  const viewer = new Viewer(element, true);
+  window.aeViewer = viewer;
+  const link = viewer.pendingView;
+  if (link && link.sentence) {
+    const request = requestFromQuery(new URLSearchParams(window.location.search));
+    viewer.requestTrace(request, request.model);
+  }
+  return viewer;
+}
+
+// The Translate tab's form (the values of viewer.py's FORM, in order): its trace, with the chosen model.
+function translateForm(values) {
+  const viewer = window.aeViewer;
+  if (!viewer) return;
+  const form = {};
+  SETTINGS.FORM.forEach((name, i) => { form[name] = values[i]; });
+  if (form.use_own && !viewer.ownKey) {
+    return viewer.say("You have not trained a model in this session yet (or its trace has not arrived): use the " +
+      "Train tab first, or untick “Explore my trained model”.");
+  }
+  const ablation = [];
+  for (const kind of KINDS) {
+    for (const label of form["ablate_" + kind] || []) {
+      const m = /^L(\d+) H(\d+)$/.exec(label);
+      if (m) ablation.push([kind, Number(m[1]), Number(m[2])]);
+    }
+  }
+  const request = { sentence: form.sentence || "", forced_ids: [], ablation: ablation };
+  for (const name of OPTIONS) request[name] = form[name];
+  viewer.pendingView = null;
+  return viewer.requestTrace(request, form.use_own ? viewer.ownKey : "shipped").then(() => viewer.focus());
+}
+
+// In an exported HTML file: the trace and the view it was exported at are inlined in the page.
+function standalone(element) {
+  const viewer = new Viewer(element, false);
+  viewer.pendingView = { sentence: null, view: JSON.parse(document.getElementById("ae-state").textContent) };
+  viewer.load(JSON.parse(document.getElementById("ae-trace").textContent));
+  window.aeViewer = viewer;
+  return viewer;
+}
+
+Object.assign(window.AttentionExplorer || (window.AttentionExplorer = {}), {
+  mount: mount, translateForm: translateForm, formFromLink: formFromLink, standalone: standalone, beamPath: beamPath,
+});
