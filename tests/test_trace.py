@@ -58,6 +58,7 @@ def test_trace_equals_one_teacher_forced_pass_and_keeps_the_invariants(handle):
     trace = build_trace(handle, trace_request(TEXT))
     T, S = len(trace.steps), len(trace.source_ids)
     assert trace.finished == "length" and T == min(2 * S + 10, handle.config.max_len - 1)  # EOS never wins here
+    assert any(f"stopped at the length limit of {T} tokens" in note for note in trace.notes)  # and it says so
     assert trace.encoder_self.shape == (2, 4, S, S)
     assert trace.decoder_self.shape == (3, 4, T, T) and trace.cross.shape == (3, 4, T, S)
     for kind in ("encoder_self", "decoder_self", "cross"):
@@ -149,7 +150,8 @@ def test_beam_trace_steps_through_the_best_beam(handle):
     source = prepare_source(handle.tokenizer, TEXT, handle.config.max_len)
     best = beam_search(handle.model, source.ids, 3, 0.6)[0]
     assert trace.beams[0].ids == best.ids and len(trace.beams) == 3
-    assert trace.target_ids[: len(best.ids)] == best.ids and all(s.forced for s in trace.steps)
+    assert trace.target_ids[: len(best.ids)] == best.ids
+    assert not any(s.forced for s in trace.steps)  # the model chose every token of its best beam: none is "forced"
     assert any("Beam search" in n for n in trace.notes)
 
 

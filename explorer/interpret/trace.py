@@ -48,7 +48,7 @@ class TraceStep:
     token: str
     token_id: int
     prob: float  # probability of the chosen token under the distribution it was chosen from
-    forced: bool  # taken from the forced prefix (what-if, a clicked candidate, or the best beam)
+    forced: bool  # taken from the request's forced prefix (what-if, a clicked candidate), not chosen by the model
     top_tokens: list[str]
     top_ids: list[int]
     top_probs: list[float]
@@ -200,7 +200,8 @@ def build_traces(handle: ModelHandle, plans: list[TracePlan]) -> list[DecodeTrac
         passed = _teacher_forced(model, [plans[i] for i in group], [targets[i] for i in group])
         for i, (maps, logits) in zip(group, passed):
             p = plans[i]
-            steps = _steps(p, tokenizer, targets[i], len(forced[i]), logits)
+            # the request's own forced tokens (a beam search's best beam is fed the same way, but the model chose it)
+            steps = _steps(p, tokenizer, targets[i], len(p.forced), logits)
             traces[i] = _trace(p, tokenizer, steps, maps, notes[i], beams[i])
     return traces
 
@@ -260,6 +261,14 @@ def _steps(plan: TracePlan, tokenizer, ids: list[int], n_forced: int, logits: to
 
 def _trace(plan: TracePlan, tokenizer, steps: list[TraceStep], maps: dict, notes, beams) -> DecodeTrace:
     ids = [s.token_id for s in steps]
+    finished = "eos" if ids and ids[-1] == EOS_ID else "length"
+    if finished == "length" and plan.request.strategy != "beam":
+        notes = [
+            *notes,
+            f"The model did not finish this translation: it stopped at the length limit of {plan.max_new} tokens "
+            "(twice the source plus 10) without choosing </s>. A small model repeats itself like this on text far "
+            "from what it was trained on, or on very long sentences.",
+        ]
     return DecodeTrace(
         plan.request,
         plan.source.pieces,
@@ -270,7 +279,7 @@ def _trace(plan: TracePlan, tokenizer, steps: list[TraceStep], maps: dict, notes
         maps["cross"],
         maps["decoder_self_scores"],
         [tokenizer.decode(ids[:t]) for t in range(len(ids) + 1)],
-        "eos" if ids and ids[-1] == EOS_ID else "length",
+        finished,
         notes,
         beams,
     )

@@ -33,7 +33,7 @@ export function drawTargetChips(box, trace, t) {
 export function statusText(trace, t) {
   if (t === 0) return "Step 0 of " + trace.T + ": ready. Press → (Next) to produce the first target token.";
   const s = trace.steps[t - 1];
-  const how = s.forced ? "forced" : trace.request.strategy === "sample" ? "sampled" : "argmax";
+  const how = s.forced ? "forced" : { sample: "sampled", beam: "from the best beam" }[trace.request.strategy] || "argmax";
   let text = "Step " + t + " of " + trace.T + ": produced “" + s.token + "” (p = " + (100 * s.prob).toFixed(1) + "%, " + how + ").";
   if (t === trace.T) text += trace.wire.finished === "eos" ? " Decoding finished at </s>." : " Decoding stopped at the length limit.";
   return text;
