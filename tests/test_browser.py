@@ -9,66 +9,15 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import numpy as np
 import pytest
+from browser_fixtures import PROJECTOR, open_page, shot
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-ARTIFACTS = Path(__file__).parent / "artifacts"
 TEXT = "The dog sees the cat."
-TIMEOUT_MS = 30_000
-PROJECTOR = {"width": 1366, "height": 768}
-
-
-def shot(page, name: str, full_page: bool = False) -> Path:
-    ARTIFACTS.mkdir(exist_ok=True)
-    path = ARTIFACTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=full_page)
-    print(f"\nscreenshot: {path}")
-    return path
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is not installed")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    with sync_api.sync_playwright() as p:
-        args = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=args)
-        yield browser
-        browser.close()
-
-
-def open_page(browser, url, **context_options):
-    """A fresh page on `url`, the viewer drawn; `page.dialogs` records any alert()."""
-    from playwright.sync_api import expect
-
-    expect.set_options(timeout=TIMEOUT_MS)
-    context = browser.new_context(viewport=PROJECTOR, **context_options)
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT_MS)
-    page.dialogs = []
-
-    def on_dialog(dialog):
-        page.dialogs.append(dialog.message)
-        dialog.dismiss()
-
-    page.on("dialog", on_dialog)
-    page.goto(url, wait_until="load")  # never "networkidle": gradio keeps a connection open
-    page.wait_for_selector(".ae-viewer .ae-heat canvas[aria-label]")
-    return page
-
-
-@pytest.fixture
-def page(browser, app_url):
-    page = open_page(browser, app_url)
-    yield page
-    page.context.close()
 
 
 def step_of(page) -> int:
@@ -307,8 +256,13 @@ def test_which_heads_matter_and_a_click_switches_one_off(page, tiny_checkpoint):
     page.locator(".ae-panel").scroll_into_view_if_needed()
     shot(page, "08-heads-that-matter")
     page.locator(".ae-heads-grid[data-kind=cross] td[data-layer='1'][data-head='3']").click()
-    expect(page.locator(".ae-status")).to_contain_text("1 head(s) switched off", timeout=20_000)
+    expect(page.locator(".ae-notes")).to_contain_text("1 head(s) switched off", timeout=20_000)
     assert page.evaluate("window.aeViewer.trace.request.ablation") == [["cross", 1, 3]]
+    # one source of truth: the Head ablation tab ticks the head the viewer switched off
+    page.get_by_role("tab", name="Head ablation").click()
+    expect(page.locator("#ablate-cross label", has_text="L1 H3").locator("input")).to_be_checked()
+    assert page.locator("#ablate-cross input:checked").count() == 1
+    page.get_by_role("tab", name="Translate & step").click()
     assert page.evaluate("[window.aeViewer.state.kind, window.aeViewer.state.layer, window.aeViewer.state.head]") == [
         "cross",
         1,

@@ -5,11 +5,12 @@ May import every other folder; the only place besides `app.py` that imports grad
 
 from __future__ import annotations
 
+import html
+
 import gradio as gr
 from gradio.components.api_component import Api
 from gradio.context import get_blocks_context
 
-from ..app import markdown
 from ..app.models import ModelRegistry
 from ..app.schemas import TraceQuery, validate
 from ..app.session import SESSION_IDLE_S, USE_OWN_LABEL, ExplorerSession
@@ -26,6 +27,16 @@ FILES_MAX_AGE_S = (
 )
 # browser sessions whose Gradio state (~0.18 MB each) the server keeps; the least recently active beyond are dropped
 SESSION_CAPACITY = 3000
+
+
+def header_html(model_name: str) -> str:
+    """One line: the app, what it does (hidden in presentation mode), and the model on screen; the viewer keeps
+    `.ae-model-name` naming the model of the trace it shows (the shipped one, or the one trained here)."""
+    return (
+        "<div class='ae-title'><b>Attention Explorer</b><span class='ae-tagline'> · step through English→German "
+        "decoding and look inside every attention head</span> · model: "
+        f"<b class='ae-model-name'>{html.escape(model_name)}</b></div>"
+    )
 
 
 def build_demo(
@@ -48,11 +59,7 @@ def build_demo(
     ) as demo:
         state = gr.State(blank, time_to_live=idle_s, delete_callback=ExplorerSession.close)
         with gr.Row(elem_id="header"):
-            gr.Markdown(
-                f"**Attention Explorer** · step through English→German decoding and look inside every attention head · "
-                f"model: **{markdown.escape(shipped.name)}**",
-                latex_delimiters=[],
-            )
+            gr.HTML(header_html(shipped.name), elem_id="title", container=False, padding=False)
             presentation = gr.Checkbox(
                 False, label="Presentation mode", elem_id="presentation", scale=0, min_width=190, container=False
             )
@@ -61,10 +68,10 @@ def build_demo(
         with gr.Tabs():
             tab = translate_tab.build(ctx, opening)
             positional_tab.build(ctx)
-            heads = ablation_tab.build(ctx, tab)
+            heads, retrace = ablation_tab.build(ctx, tab)
             train_tab.build(ctx)
             about_tab.build(ctx)
-        form = wire_trace(demo, ctx, tab, heads)
+        form = wire_trace(demo, ctx, tab, heads, retrace)
         # a deep link fills the form in the browser (its trace comes from the plain route): no server event
         demo.load(None, form, form, js=viewer.FORM_FROM_LINK_JS, api_name=False, queue=False)
         presentation.change(
@@ -78,7 +85,7 @@ def build_demo(
     return demo
 
 
-def wire_trace(demo: gr.Blocks, ctx: Context, tab: dict, heads: list) -> list:
+def wire_trace(demo: gr.Blocks, ctx: Context, tab: dict, heads: list, retrace: list) -> list:
     """Every way to ask for a new trace: the browser's (Start, Enter, an example: the viewer fetches it from the
     plain route) and the API's (`/trace`, `/translate`, events no component triggers). Returns the form's
     fields, in `viewer.FORM` order."""
@@ -88,6 +95,8 @@ def wire_trace(demo: gr.Blocks, ctx: Context, tab: dict, heads: list) -> list:
     client = {"api_name": False, "queue": False, "js": viewer.TRANSLATE_JS}
     tab["start"].click(None, form, None, **client)
     sentence.submit(None, form, None, **client)
+    for then in retrace:  # the Head ablation tab's buttons: the viewer shows what they ask for
+        then(None, form, None, **client)
     tab["example"].input(None, [tab["example"]], [sentence], api_name=False, queue=False, js="(s) => s").then(
         None, form, None, **client
     )

@@ -1,7 +1,8 @@
 """The "Head ablation" tab: switch heads off, re-translate, compare with the full model.
 
 The ticked heads are part of every trace request, so the viewer shows the ablated model until they
-are switched back on.
+are switched back on; re-translating here (or switching all back on) traces the viewer's sentence again, and a head
+switched off in the viewer ("Heads that matter") is ticked here (`static/page.js`).
 """
 
 from __future__ import annotations
@@ -46,7 +47,9 @@ def groups_of(heads) -> list[list[str]]:
     return [[f"L{layer} H{head}" for k, layer, head in heads if k == kind] for kind in ATTENTION_KINDS]
 
 
-def build(ctx: Context, tab: dict) -> list[gr.CheckboxGroup]:
+def build(ctx: Context, tab: dict) -> tuple[list[gr.CheckboxGroup], list]:
+    """Lay out the tab; returns its checkbox groups and the events after which the viewer traces the sentence again
+    with the heads as ticked (re-translate, switch all back on), so the viewer and this tab agree."""
     config = ctx.shipped.config
     with gr.Tab("Head ablation", id="ablation"):
         gr.Markdown(
@@ -82,7 +85,7 @@ def build(ctx: Context, tab: dict) -> list[gr.CheckboxGroup]:
         api_name="ablate",
         **PLAIN_EVENT,
     )
-    clear_btn.click(
+    cleared = clear_btn.click(
         lambda: ([], [], [], "All heads on."), None, [*groups, note], api_name="clear_ablation", **PLAIN_EVENT
     )
-    return groups
+    return groups, [run_btn.click, cleared.then]

@@ -133,8 +133,13 @@ THEME = gr.themes.Default(
 )
 
 CSS = """
-#header { align-items: center; }
+#header { align-items: center; flex-wrap: nowrap; }
 #header p { margin: 0; }
+#title { flex: 1 1 auto; min-width: 0; }
+#presentation { flex: 0 0 auto !important; width: auto !important; min-width: 0 !important; }
+.ae-title { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+body.presentation .ae-tagline { display: none; }
+@media (max-width: 1500px) { .ae-tagline { display: none; } }
 #example .wrap { min-height: 0; }
 body.presentation {
   --text-xs: 14px; --text-sm: 17px; --text-md: 21px; --text-lg: 24px; --text-xl: 30px; --text-xxl: 36px;

@@ -1,4 +1,5 @@
-"""The "Translate & step" tab: the sentence, the decoding options and the step-through viewer.
+"""The "Translate & step" tab: the sentence, the step-through viewer, and the decoding options below it (opening
+them never pushes the chart below a projector's fold).
 
 The server decodes once per sentence (the viewer asks the plain route `/ae/api/trace`); stepping, switching
 kind/layer/head, the all-heads mosaic and the look-ahead mask then happen in the browser (`viewer.py`, `static/`).
@@ -40,15 +41,18 @@ def build(ctx: Context, initial: dict | None) -> dict:
                 value=None,
                 label="Examples",
                 show_label=False,
+                allow_custom_value=False,
+                filterable=False,
                 info=None,
                 scale=4,
                 elem_id="example",
                 container=False,
             )
             start_btn = gr.Button(
-                "Translate & step", variant="primary", scale=1, min_width=150, elem_id="start-btn", size="md"
+                "Translate & step", variant="primary", scale=0, min_width=230, elem_id="start-btn", size="md"
             )
-        with gr.Accordion("Decoding strategy and what-if", open=False):
+        view = viewer.build(initial)
+        with gr.Accordion("Decoding strategy and what-if", open=False, elem_id="options"):
             with gr.Row():
                 strategy = gr.Radio(
                     [("greedy", "greedy"), ("sampling", "sample"), ("beam search", "beam")],
@@ -68,7 +72,6 @@ def build(ctx: Context, initial: dict | None) -> dict:
                 seed = gr.Number(LIMITS["seed"].default, precision=0, label="Seed (sampling)", elem_id="opt-seed")
                 beam_size = slider("beam_size", "Beam size")
                 alpha = slider("alpha", "Length penalty α (beam)")
-        view = viewer.build(initial)
     return {
         "sentence": sentence,
         "example": example,

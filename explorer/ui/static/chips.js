@@ -1,5 +1,5 @@
 // chips.js: the source tokens shaded by the current step's cross-attention row, the target tokens so
-// far (start, produced, forced, current), and the status line with the notes. Plain DOM, no chart.
+// far (start, produced, forced, current), the status line, and the decode's notes. Plain DOM, no chart.
 
 function chip(text, className, style, title) {
   const span = document.createElement("span");
@@ -43,16 +43,16 @@ export function drawStatus(box, trace, t) {
   const line = document.createElement("div");
   line.className = "ae-status-line";
   line.textContent = statusText(trace, t);
-  const nodes = [line];
-  if (trace.wire.notes.length) {
-    const list = document.createElement("ul");
-    list.className = "ae-notes";
-    for (const note of trace.wire.notes) {
-      const item = document.createElement("li");
-      item.textContent = note;
-      list.appendChild(item);
-    }
-    nodes.push(list);
-  }
-  box.replaceChildren(...nodes);
+  box.replaceChildren(line);
+}
+
+// The notes of the whole decode (what was forced or switched off, a length limit hit), beside the selectors: the
+// status line above the chart stays one line.
+export function drawNotes(box, trace) {
+  box.hidden = !trace.wire.notes.length;
+  box.replaceChildren(...trace.wire.notes.map((note) => {
+    const item = document.createElement("li");
+    item.textContent = note;
+    return item;
+  }));
 }

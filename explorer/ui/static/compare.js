@@ -110,9 +110,11 @@ export function draw(div, pair, state) {
 function drawPair(c, pair, state) {
   const s = state, A = pair.a, B = pair.b, height = state.height;
   const head = s.head === "all" ? "mean" : s.head;
-  const half = Math.max(240, Math.round(height * 0.55));
-  const drawn = [heatmap.draw(c.a, A, Object.assign({}, s, { head: head, height: half }))];
+  // A alone takes the height; with B, A and B side by side and A − B below them
+  const half = B ? Math.max(220, Math.round(height * 0.55)) : height - 60;
+  const drawn = [heatmap.draw(c.a, A, Object.assign({}, s, { head: head, height: half, label: "A" }))];
   c.diff.hidden = true;
+  c.a.parentNode.classList.toggle("ae-compare-single", !B); // A alone takes the width too
   if (!B) {
     c.b.hidden = true;
     c.note.textContent = "Type a second sentence (or choose the other model) and press Compare: B is decoded once, " +
@@ -129,7 +131,7 @@ function drawPair(c, pair, state) {
     c.note.textContent = "Cannot show B here: " + problems.join("; ") + ". Choose a layer and head both models have.";
     return Promise.all(drawn);
   }
-  drawn.push(heatmap.draw(c.b, B, Object.assign({}, s, { head: head, step: stepB, height: half })));
+  drawn.push(heatmap.draw(c.b, B, Object.assign({}, s, { head: head, step: stepB, height: half, label: "B" })));
   const [qa, ka] = A.labels(s.kind, s.step), [qb, kb] = B.labels(s.kind, stepB);
   const label = "B: “" + B.request.sentence + "” (" + B.model.name + ")";
   if (qa.length !== qb.length || ka.length !== kb.length || qa.length === 0) {
@@ -143,6 +145,6 @@ function drawPair(c, pair, state) {
   c.diff.hidden = false;
   const rows = qa.map((q, i) => (q === qb[i] ? q : q + " / " + qb[i]));
   const columns = ka.map((k, j) => (k === kb[j] ? k : k + " / " + kb[j]));
-  drawDiff(c.diff, rows, columns, values, "A − B · " + KIND_TITLES[s.kind] + " · layer " + s.layer, Math.max(200, half - 40));
+  drawDiff(c.diff, rows, columns, values, "A − B · " + KIND_TITLES[s.kind] + " · layer " + s.layer, Math.max(160, Math.round(height * 0.4) - 40));
   return Promise.all(drawn);
 }

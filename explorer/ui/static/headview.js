@@ -63,9 +63,12 @@ export function draw(div, trace, state) {
     chip.title = "show or hide head " + h + "'s lines";
     return chip;
   }));
-  const rowH = Math.max(font + 8, 22);
-  const top = font + 16;
-  const height = top + Math.max(queries.length, keys.length, 1) * rowH + 8;
+  const top = font + 16, rowCount = Math.max(queries.length, keys.length, 1);
+  // rows spread over the height the viewer gives (the chips above it take one line); a long sentence keeps rows
+  // one label apart and scrolls with the page
+  const chipsH = hv.chips.offsetHeight || font + 16;
+  const rowH = Math.max(font + 4, (state.height - chipsH - top - 8) / rowCount);
+  const height = top + rowCount * rowH + 8;
   const width = Math.max(320, div.clientWidth || 600);
   const canvas = hv.canvas;
   const ctx = sizeCanvas(canvas, width, height);

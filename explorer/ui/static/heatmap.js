@@ -48,8 +48,12 @@ export function draw(div, trace, state) {
   ctx.fillStyle = "#1f2937";
   ctx.font = "600 " + (font + 1) + "px " + FAMILY;
   ctx.textAlign = "left";
-  const full = title(kind, layer, head, t);
-  ctx.fillText(ctx.measureText(full).width < width - BAR - 12 ? full : title(kind, layer, head, t, true), 6, font);
+  const fits = { title: true, axes: true }; // read by the browser tests: every text drawn whole
+  const fitted = (texts, room) => texts.find((text) => ctx.measureText(text).width <= room) || texts[texts.length - 1];
+  const titles = [title(kind, layer, head, t), title(kind, layer, head, t, "short"), title(kind, layer, head, t, "shortest")];
+  const shownTitle = fitted((state.label ? titles.map((x) => state.label + " · " + x) : []).concat(titles), width - BAR - 12);
+  fits.title = ctx.measureText(shownTitle).width <= width - BAR - 12;
+  ctx.fillText(shownTitle, 6, font);
   div.dataset.rows = JSON.stringify(queries);
   div.dataset.columns = JSON.stringify(keys);
   div._heat.geom = null;
@@ -64,8 +68,8 @@ export function draw(div, trace, state) {
   const many = heads.length > 1;
   const tickFont = many ? font - 3 : font;
   ctx.font = tickFont + "px " + FAMILY;
-  const rotate = many || keys.length > 8;
   const widest = (labels) => Math.max(...labels.map((s) => ctx.measureText(s).width));
+  const rotate = many || keys.length > 8;
   const [ytitle, xtitle] = AXIS_TITLES[kind];
   const left = 6 + font + 6 + widest(queries) + 6; // axis title, tick labels
   const bottom = (rotate ? widest(keys) * 0.87 + tickFont : tickFont + 6) + font + 12;
@@ -73,6 +77,12 @@ export function draw(div, trace, state) {
   const plotW = width - left - BAR - 8;
   const panelW = (plotW - GAP * (heads.length - 1)) / heads.length;
   const cw = panelW / keys.length, ch = (height - top - bottom) / queries.length;
+  // long sequences: every n-th label, so that no two overlap (the current row is always named)
+  const rowNeed = tickFont + 2, colNeed = rotate ? tickFont + 2 : widest(keys) + 6;
+  const colPitch = rotate ? cw * Math.sin(Math.PI / 3) : cw; // rotated labels stand apart by this much
+  const rowEvery = Math.max(1, Math.ceil(rowNeed / ch)), colEvery = Math.max(1, Math.ceil(colNeed / colPitch));
+  const current = kind === "encoder_self" ? -1 : t - 1;
+  const named = (i) => i === current || (i % rowEvery === 0 && Math.abs(i - current) >= rowEvery);
   const panels = heads.map((h, n) => ({ head: h, x0: left + n * (panelW + GAP), z: trace.weights(kind, layer, h, t) }));
   panels.forEach((p) => {
     const xs = keys.map((_, j) => Math.round(p.x0 + j * cw)).concat([Math.round(p.x0 + keys.length * cw)]);
@@ -92,6 +102,7 @@ export function draw(div, trace, state) {
     ctx.fillStyle = "#1f2937";
     ctx.font = tickFont + "px " + FAMILY;
     keys.forEach((label, j) => {
+      if (j % colEvery !== 0) return;
       const x = p.x0 + (j + 0.5) * cw, y = top + queries.length * ch + 6;
       if (rotate) {
         ctx.save();
@@ -113,17 +124,29 @@ export function draw(div, trace, state) {
   });
   ctx.font = tickFont + "px " + FAMILY;
   ctx.textAlign = "right";
-  queries.forEach((label, i) => ctx.fillText(label, left - 6, top + (i + 0.5) * ch));
+  queries.forEach((label, i) => { if (named(i)) ctx.fillText(label, left - 6, top + (i + 0.5) * ch); });
   ctx.font = font + "px " + FAMILY;
   ctx.textAlign = "center";
-  ctx.fillText(xtitle, left + plotW / 2, height - font / 2 - 2);
+  const axisFits = (text, room) => ctx.measureText(text).width <= room;
+  const xText = axisFits(xtitle, plotW) ? xtitle : xtitle.split(" (")[0];
+  ctx.fillText(xText, left + plotW / 2, height - font / 2 - 2);
   ctx.save();
   ctx.translate(6 + font / 2, top + (height - top - bottom) / 2);
   ctx.rotate(-Math.PI / 2);
-  ctx.fillText(ytitle, 0, 0);
+  const yRoom = height - top - bottom;
+  const yText = [ytitle, ytitle.replace("produced ", ""), ytitle.split(" (")[1].replace(")", "")].find((x) => axisFits(x, yRoom)) || "";
+  ctx.fillText(yText, 0, 0);
+  fits.axes = axisFits(xText, plotW) && (yText === "" || axisFits(yText, yRoom));
   ctx.restore();
   colorBar(ctx, width - BAR + 6, top, height - top - bottom, font, kind === "decoder_self");
-  div._heat.geom = { panels: panels, top: top, cw: cw, ch: ch, queries: queries, keys: keys };
+  div._heat.fits = fits;
+  div._heat.geom = {
+    panels: panels, top: top, cw: cw, ch: ch, queries: queries, keys: keys,
+    labels: { // read by the browser tests: the distance between two drawn labels, and what they need
+      rows: { every: rowEvery, pitch: ch * rowEvery, need: rowNeed },
+      columns: { every: colEvery, pitch: colPitch * colEvery, need: colNeed },
+    },
+  };
   canvas.setAttribute("aria-label", title(kind, layer, head, t) + ". Rows (queries): " + queries.join(" ") + ". Columns (keys): " + keys.join(" ") + ".");
   return Promise.resolve();
 }
@@ -176,10 +199,12 @@ function hover(div, event) {
 
 const SHORT = { encoder_self: "Encoder self", decoder_self: "Decoder self", cross: "Cross" }; // narrow charts
 
-function title(kind, layer, head, t, short) {
+// The chart's title, whole, "short" for narrow charts, or "shortest" for the maps of Compare two.
+function title(kind, layer, head, t, length) {
   const which = { mean: "mean of heads", all: "all heads", rollout: "rollout" }[head] || "head " + head;
   const step = kind === "encoder_self" ? "" : " · step " + t;
-  if (short) return SHORT[kind] + " · L" + layer + " · " + which + step;
+  if (length === "shortest") return "L" + layer + " · " + ({ mean: "mean", all: "all" }[head] || (head === "rollout" ? "rollout" : "H" + head)) + step.replace(" step ", " t=");
+  if (length) return SHORT[kind] + " · L" + layer + " · " + which + step;
   return KIND_TITLES[kind] + " · layer " + layer + " · " + ({ rollout: "attention rollout" }[head] || which) + step;
 }
 

@@ -4,7 +4,7 @@
 // Inert while the person types in a text field. Autoplay is player.js.
 
 export const KEY_HELP = "→ / PageDown next · ← / PageUp previous · Home / End first / last · 0–9 head · M mean · A all heads · " +
-  "R rollout · L layer · K kind · V view · Space play / pause · in the quiz: [ ] choose a source token, Enter answer";
+  "R rollout · L layer · K kind · V view · Space play / pause · Esc closes a panel · in the quiz: [ ] choose a source token, Enter answer";
 
 function typing(target) {
   if (!target || !target.tagName) return false;
@@ -39,6 +39,7 @@ export function bindKeys(viewer) {
     else if (key === "k" || key === "K") viewer.cycle("kind");
     else if (key === "v" || key === "V") viewer.cycle("view");
     else if (key === " " || key === "Spacebar") viewer.togglePlay();
+    else if (key === "Escape" && viewer.store.get().panel) viewer.select({ panel: null }, "key");
     else handled = false;
     if (handled) event.preventDefault();
   });

@@ -74,7 +74,7 @@ export function draw(div, trace, state) {
   const layer = Math.min(state.layer, trace.nLayers("decoder_self") - 1);
   const head = Number.isInteger(state.head) ? state.head : 0;
   return Promise.all([
-    drawMask(div._mask.mask, trace, state.step, Math.min(state.height, 360)),
-    drawStages(div._mask.stages, trace, layer, head, state.step, Math.min(state.height, 380)),
+    drawMask(div._mask.mask, trace, state.step, Math.max(220, Math.round(state.height * 0.42))),
+    drawStages(div._mask.stages, trace, layer, head, state.step, Math.max(240, Math.round(state.height * 0.58))),
   ]);
 }

@@ -16,12 +16,13 @@ import { KEY_HELP, bindKeys } from "./keys.js";
 import { Player } from "./player.js";
 import { Quiz } from "./quiz.js";
 import { TimeLapse } from "./timelapse.js";
-import { drawSourceChips, drawStatus, drawTargetChips } from "./chips.js";
+import { drawNotes, drawSourceChips, drawStatus, drawTargetChips } from "./chips.js";
 import * as compare from "./compare.js";
 import * as headview from "./headview.js";
 import * as heatmap from "./heatmap.js";
 import * as mask from "./mask.js";
 import * as mosaic from "./mosaic.js";
+import * as page from "./page.js";
 import * as panels from "./panels.js";
 import * as topk from "./topk.js";
 
@@ -67,7 +68,9 @@ export class Viewer {
     this.listen();
     bindKeys(this);
     new MutationObserver(() => this.refresh()).observe(document.body, { attributes: true, attributeFilter: ["class"] });
-    window.addEventListener("resize", () => { this.plotHeight = null; this.refresh(); });
+    window.addEventListener("resize", () => this.refresh());
+    // the page above the chart settles after the first draw (Gradio's styles, fonts): draw again when the room changed
+    new ResizeObserver(() => { if (this.trace && this.height() !== this.drawnHeight) this.refresh(); }).observe(document.body);
   }
 
   get state() { return this.store.get(); } // read-only: changes go through store.set (the actions below)
@@ -94,7 +97,8 @@ export class Viewer {
     this.slider.step = 1;
     this.slider.addEventListener("input", () => this.go(Number(this.slider.value), "slider"));
     this.stepLabel = el("span", "ae-step");
-    const tools = el("span", "ae-tools");
+    const tools = el("div", "ae-row ae-tools"); // beside the selectors: the step controls keep one row
+    tools.appendChild(el("span", "ae-row-label", "Tools"));
     this.copyButton = button("Copy link", "Copy a link to exactly this view", () => this.copyLink());
     tools.append(this.copyButton, button("⬇ PNG", "Download the chart on the right as a PNG image", () => this.exportPng()),
       button("⬇ HTML", "Download this sentence as one HTML file that works offline", () => this.exportHtml()));
@@ -106,7 +110,7 @@ export class Viewer {
         button("Heads that matter", "How much the translation loses with each head off alone (asks the server)", () => this.ask("heads")),
         button("⬇ .npz", "Download every attention tensor of this sentence up to this step", () => this.exportNpz()));
     }
-    bar.append(this.buttons.reset, this.buttons.prev, this.buttons.next, this.buttons.end, this.buttons.play, this.pace, this.slider, this.stepLabel, tools);
+    bar.append(this.buttons.reset, this.buttons.prev, this.buttons.next, this.buttons.end, this.buttons.play, this.pace, this.slider, this.stepLabel);
     this.status = el("div", "ae-status");
     this.message = el("div", "ae-message"); // what went wrong with the last request, in words
     this.message.hidden = true;
@@ -114,6 +118,7 @@ export class Viewer {
     this.quizBar.hidden = true;
     const body = el("div", "ae-body");
     const left = el("div", "ae-left");
+    this.notes = el("ul", "ae-notes"); // the decode's notes: forced tokens, switched-off heads, a length limit
     this.sourceLabel = el("div", "ae-label");
     this.sourceBox = el("div", "ae-chips ae-source-chips");
     this.sourceBox.addEventListener("click", (event) => {
@@ -128,7 +133,7 @@ export class Viewer {
     this.kindRow = el("div", "ae-row ae-kinds");
     this.layerRow = el("div", "ae-row ae-layers");
     this.headRow = el("div", "ae-row ae-heads");
-    left.append(this.viewTabs, this.kindRow, this.layerRow, this.headRow, this.timelapse.row, this.sourceLabel, this.sourceBox,
+    left.append(this.notes, this.viewTabs, this.kindRow, this.layerRow, this.headRow, this.timelapse.row, tools, this.sourceLabel, this.sourceBox,
       el("div", "ae-label", "Target so far"), this.targetBox, this.output, this.topk, this.beams);
     const right = el("div", "ae-right");
     this.charts = {
@@ -190,8 +195,8 @@ export class Viewer {
       const sameSentence = previous.request.sentence === wire.request.sentence;
       s.step = forced && sameSentence ? forced : 0;
     }
-    this.plotHeight = null;
     this.timelapse.update();
+    if (this.online) page.agree(this.trace);
     this.store.set(s, "trace", true);
   }
 
@@ -279,21 +284,22 @@ export class Viewer {
     this.kindRow.hidden = s.view === "mask";
   }
 
+  // The chart's height: what is left of the window below where the chart starts (as the page scrolled to the top
+  // lays it out), so the step controls, the status line and the chart are seen together; read before drawing.
   height() {
-    if (!this.plotHeight) {
-      const top = this.charts.heatmap.parentNode.getBoundingClientRect().top + window.scrollY;
-      const room = window.innerHeight - top - 12;
-      this.plotHeight = Math.max(300, Math.min(680, room > 0 ? room : 460));
-    }
-    return this.plotHeight;
+    const top = this.charts.heatmap.parentNode.getBoundingClientRect().top + window.scrollY;
+    const room = window.innerHeight - top - 12;
+    return Math.max(280, Math.min(900, room > 0 ? room : 460));
   }
 
   render() {
     if (!this.trace) return Promise.resolve();
     const s = this.state, t = this.trace;
+    const height = (this.drawnHeight = this.height()); // layout is read before anything is written: no forced reflow
     this.renderToolbar();
     this.renderSelectors();
     drawStatus(this.status, t, s.step);
+    drawNotes(this.notes, t);
     const [row, which] = t.crossRow(s);
     this.sourceLabel.textContent = "Source" + (which ? " (shaded by cross-attention, " + which + ", at step " + s.step + ")" : "");
     drawSourceChips(this.sourceBox, t, row);
@@ -309,7 +315,7 @@ export class Viewer {
       this.topkKey = topkKey;
       drawn.push(topk.draw(this.topk, t, s));
     }
-    const shown = Object.assign({}, s, { height: this.height() });
+    const shown = Object.assign({}, s, { height: height });
     for (const [view, chart] of Object.entries(this.charts)) chart.hidden = view !== s.view;
     this.caption.textContent = s.view === "heatmap" ? CAPTIONS[s.head] || "" : CAPTIONS[s.view] || "";
     this.caption.hidden = !this.caption.textContent;

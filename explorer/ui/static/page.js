@@ -1,0 +1,45 @@
+// page.js: the Gradio page around the viewer, kept in agreement with the trace on screen: the header names the
+// model whose attention is shown, and the Head ablation tab ticks exactly the heads that trace has switched off
+// (a head switched off from "Heads that matter" appears there too). Gradio mounts a tab's components when it is
+// first opened, so the boxes are ticked then if they are not on the page yet. It also gives the Examples menu a
+// placeholder. It only reads the trace and writes these page elements; the trace stays the one source of truth.
+import { KINDS } from "./trace.js";
+
+let pending = null; // the trace whose switched-off heads the Head ablation tab has not shown yet
+let observer = null;
+
+// The model and the switched-off heads of `trace`, shown on the page.
+export function agree(trace) {
+  label();
+  document.querySelectorAll(".ae-model-name").forEach((node) => { node.textContent = trace.model.name; });
+  pending = trace;
+  tick();
+}
+
+function tick() {
+  const groups = KINDS.map((kind) => document.querySelector("#ablate-" + kind));
+  if (!pending || groups.some((group) => !group || !group.querySelector("input[type=checkbox]"))) {
+    if (pending && !observer) { // not mounted yet: wait for the tab's first opening
+      observer = new MutationObserver(tick);
+      observer.observe(document.body, { childList: true, subtree: true });
+    }
+    return;
+  }
+  const trace = pending;
+  pending = null;
+  if (observer) observer.disconnect();
+  observer = null;
+  KINDS.forEach((kind, n) => {
+    const off = new Set(trace.request.ablation.filter(([k]) => k === kind).map(([, layer, head]) => "L" + layer + " H" + head));
+    groups[n].querySelectorAll("label").forEach((label) => {
+      const box = label.querySelector("input[type=checkbox]");
+      if (box && box.checked !== off.has(label.textContent.trim())) box.click(); // Gradio's own value follows
+    });
+  });
+}
+
+// The Examples menu says what it is before anything is chosen (Gradio's Dropdown has no placeholder).
+function label() {
+  const input = document.querySelector("#example input");
+  if (input && !input.placeholder) input.placeholder = "Examples…";
+}

