@@ -122,3 +122,87 @@ def test_every_view_fits_the_projector_with_nothing_overlapping_or_clipped(brows
         assert not problems, "\n".join(problems[:20])
     finally:
         page.context.close()
+
+
+def test_enter_leaves_the_keys_to_the_viewer_and_translating_again_starts_over(page):
+    from playwright.sync_api import expect
+
+    page.fill("#sentence textarea", "The dog sees the cat.")
+    page.press("#sentence textarea", "Enter")
+    page.wait_for_function("window.aeViewer.trace.request.sentence === 'The dog sees the cat.'")
+    expect(page.locator(".ae-step")).to_have_text("Step 0 / " + str(page.evaluate("window.aeViewer.trace.T")))
+    page.keyboard.press("ArrowRight")  # the sentence box let go of the keys: → steps, it does not move a cursor
+    page.keyboard.press("ArrowRight")
+    expect(page.locator(".ae-step")).to_contain_text("Step 2 /")
+    page.locator("#start-btn").click()  # the same sentence again: back to the start
+    expect(page.locator(".ae-step")).to_contain_text("Step 0 /")
+
+
+def test_every_panel_opens_in_view_and_closes(page):
+    from playwright.sync_api import expect
+
+    page.set_viewport_size({"width": 1366, "height": 768})
+    page.keyboard.press("ArrowRight")
+    for label, ready in [
+        ("Heads that matter", ".ae-heads-grid"),
+        ("Attention vs attribution", ".ae-attr"),
+        ("Beam tree", ".ae-beamtree canvas"),
+    ]:
+        page.locator(".ae-tools button", has_text=label).click()
+        expect(page.locator(ready).first).to_be_visible(timeout=30_000)
+        top, bottom = page.evaluate(
+            "(() => { const r = document.querySelector('.ae-panel').getBoundingClientRect(); "
+            "return [r.top, r.bottom]; })()"
+        )
+        assert 0 <= top and bottom <= 768, (label, top, bottom)  # where the eye is, not below the fold
+        shot(page, "projector-panel-" + label.lower().replace(" ", "-"))
+        if label == "Beam tree":
+            page.keyboard.press("Escape")
+        else:
+            page.locator(".ae-panel-close").click()
+        expect(page.locator(".ae-panel")).to_be_hidden()
+    page.evaluate("window.aeViewer.select({view: 'heatmap', kind: 'cross', head: 0})")
+    box = page.evaluate("window.aeViewer.heat._heat.geom")
+    canvas = page.locator(".ae-heat canvas").bounding_box()
+    page.mouse.click(canvas["x"] + box["panels"][0]["x0"] + box["cw"] / 2, canvas["y"] + box["top"] + box["ch"] / 2)
+    expect(page.locator(".ae-explain-row")).to_be_visible(timeout=30_000)  # the explained cell, in view too
+    assert page.evaluate("document.querySelector('.ae-panel').getBoundingClientRect().bottom") <= 768
+
+
+def test_the_header_names_the_model_of_the_trace_on_screen(page):
+    from playwright.sync_api import expect
+
+    name = page.evaluate("window.aeViewer.trace.model.name")
+    expect(page.locator("#title .ae-model-name")).to_have_text(name)
+    page.evaluate(
+        "(() => { const w = structuredClone(window.aeViewer.trace.wire); w.model.name = 'a trained model'; "
+        "w.model_key = 'k'; window.aeViewer.load(w); })()"
+    )
+    expect(page.locator("#title .ae-model-name")).to_have_text("a trained model")
+
+
+def test_the_png_of_compare_holds_both_maps_and_the_head_view_has_its_key(browser, app_url):
+    from PIL import Image
+
+    page = open_page(browser, app_url, accept_downloads=True)
+    try:
+        page.keyboard.press("ArrowRight")
+        page.evaluate("window.aeViewer.select({view: 'compare', kind: 'cross', head: 0})")
+        page.evaluate("window.aeViewer.askCompare('', 'same')")
+        page.wait_for_function("window.aeViewer.compareTrace !== null")
+        page.evaluate("window.aeViewer.rendered")
+        sizes = page.evaluate(
+            "['.ae-compare-a canvas', '.ae-compare-b canvas'].map((s) => document.querySelector(s).width)"
+        )
+        with page.expect_download() as info:
+            page.locator(".ae-tools button", has_text="PNG").click()
+        image = Image.open(info.value.path())
+        assert image.width >= sum(sizes)  # A and B side by side (and A − B below)
+        page.evaluate("window.aeViewer.select({view: 'headview'})")
+        page.evaluate("window.aeViewer.rendered")
+        drawn = page.evaluate("document.querySelector('.ae-headview canvas').height")
+        with page.expect_download() as info:
+            page.locator(".ae-tools button", has_text="PNG").click()
+        assert Image.open(info.value.path()).height > drawn  # the title and the heads' colours above the lines
+    finally:
+        page.context.close()

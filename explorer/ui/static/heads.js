@@ -8,8 +8,9 @@ import { el, emit } from "./dom.js";
 
 const HEADS_CAPTION = "Each tile: how much log-probability the translation above loses when that one head is switched " +
   "off (its output zeroed) and every other head stays on; one batched pass over all heads. It measures heads one at " +
-  "a time: two heads that can stand in for each other both look unimportant alone. Click a tile to switch that head " +
-  "off in the viewer.";
+  "a time: two heads that can stand in for each other both look unimportant alone. A negative number means the " +
+  "translation became more likely without that head: it was pulling away from this output (it stays white). Click a " +
+  "tile to switch that head off in the viewer.";
 
 // Draw an answer ({drops: {kind: [[...]]}, log_prob, translation}) into div; a click on a tile emits
 // "ae-switch-off" {kind, layer, head}.

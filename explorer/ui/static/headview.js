@@ -116,3 +116,37 @@ export function draw(div, trace, state) {
     [...on].sort((p, q) => p - q).join(", ") + (kind === "encoder_self" ? "" : " · step " + t) + ". Lines from queries (left) to keys (right).");
   return Promise.resolve();
 }
+
+// The head view as a picture that explains itself (the PNG button): a title and a key of the heads' colours above
+// the lines, as drawn.
+export function pngCanvas(div) {
+  const hv = parts(div);
+  const [trace, state] = hv.last;
+  const font = fontSize(), dpr = window.devicePixelRatio || 1;
+  const heads = [...hv.on].sort((p, q) => p - q);
+  const band = 2 * font + 24;
+  const out = document.createElement("canvas");
+  out.width = hv.canvas.width;
+  out.height = hv.canvas.height + Math.round(band * dpr);
+  const ctx = out.getContext("2d");
+  ctx.fillStyle = "white";
+  ctx.fillRect(0, 0, out.width, out.height);
+  ctx.drawImage(hv.canvas, 0, Math.round(band * dpr));
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.textBaseline = "middle";
+  ctx.fillStyle = "#1f2937";
+  ctx.font = "600 " + (font + 1) + "px " + FAMILY;
+  const step = state.kind === "encoder_self" ? "" : " · step " + state.step;
+  ctx.fillText(KIND_TITLES[state.kind] + " · layer " + state.layer + " · head view" + step + " · “" + trace.request.sentence + "”", 6, font);
+  ctx.font = font + "px " + FAMILY;
+  let x = 6;
+  heads.forEach((h) => {
+    ctx.fillStyle = headColor(h);
+    ctx.fillRect(x, 2 * font + 4, 14, 14);
+    ctx.fillStyle = "#1f2937";
+    ctx.fillText("head " + h, x + 18, 2 * font + 11);
+    x += ctx.measureText("head " + h).width + 34;
+  });
+  ctx.fillText("line opacity = weight", x + 10, 2 * font + 11);
+  return out;
+}

@@ -84,13 +84,16 @@ export function draw(div, trace, state) {
   const current = kind === "encoder_self" ? -1 : t - 1;
   const named = (i) => i === current || (i % rowEvery === 0 && Math.abs(i - current) >= rowEvery);
   const panels = heads.map((h, n) => ({ head: h, x0: left + n * (panelW + GAP), z: trace.weights(kind, layer, h, t) }));
+  // rollout's products are small and even: its colours span 0 to its largest value (the colour bar says so);
+  // attention weights keep the one fixed 0..1 scale
+  const peak = head === "rollout" ? Math.max(1e-6, ...panels.flatMap((p) => p.z.flat())) : 1;
   panels.forEach((p) => {
     const xs = keys.map((_, j) => Math.round(p.x0 + j * cw)).concat([Math.round(p.x0 + keys.length * cw)]);
     const ys = queries.map((_, i) => Math.round(top + i * ch)).concat([Math.round(top + queries.length * ch)]);
     for (let i = 0; i < queries.length; i++) {
       const row = p.z[i];
       for (let j = 0; j < keys.length; j++) { // cells on whole pixels: no seams between them
-        ctx.fillStyle = row[j] === null ? COLORS.masked : weightColor(row[j]);
+        ctx.fillStyle = row[j] === null ? COLORS.masked : weightColor(row[j] / peak);
         ctx.fillRect(xs[j], ys[i], xs[j + 1] - xs[j], ys[i + 1] - ys[i]);
       }
     }
@@ -138,7 +141,7 @@ export function draw(div, trace, state) {
   ctx.fillText(yText, 0, 0);
   fits.axes = axisFits(xText, plotW) && (yText === "" || axisFits(yText, yRoom));
   ctx.restore();
-  colorBar(ctx, width - BAR + 6, top, height - top - bottom, font, kind === "decoder_self");
+  colorBar(ctx, width - BAR + 6, top, height - top - bottom, font, kind === "decoder_self", peak);
   div._heat.fits = fits;
   div._heat.geom = {
     panels: panels, top: top, cw: cw, ch: ch, queries: queries, keys: keys,
@@ -151,7 +154,7 @@ export function draw(div, trace, state) {
   return Promise.resolve();
 }
 
-function colorBar(ctx, x, top, h, font, masked) {
+function colorBar(ctx, x, top, h, font, masked, peak) {
   for (let n = 0; n < 256; n++) {
     ctx.fillStyle = LUT[n];
     ctx.fillRect(x, top + h - ((n + 1) * h) / 256, 14, Math.ceil(h / 256) + 1);
@@ -159,8 +162,8 @@ function colorBar(ctx, x, top, h, font, masked) {
   ctx.fillStyle = "#1f2937";
   ctx.font = font - 2 + "px " + FAMILY;
   ctx.textAlign = "left";
-  [0, 0.2, 0.4, 0.6, 0.8, 1].forEach((v) => ctx.fillText(v.toFixed(1), x + 18, top + h - v * h));
-  ctx.fillText("weight", x - 4, top - font - 2);
+  [0, 0.2, 0.4, 0.6, 0.8, 1].forEach((v) => ctx.fillText((v * peak).toFixed(peak < 1 ? 2 : 1), x + 18, top + h - v * h));
+  ctx.fillText(peak < 1 ? "rollout" : "weight", x - 4, top - font - 2);
   if (!masked) return;
   ctx.fillStyle = COLORS.masked; // the masked future, in the key under the scale
   ctx.fillRect(x, top + h + 10, 14, 14);

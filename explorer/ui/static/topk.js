@@ -17,7 +17,7 @@ export function draw(div, trace, state) {
     const row = el("button", "ae-cand" + (c.id === step.id ? " ae-chosen" : ""));
     row.type = "button";
     row.dataset.index = i;
-    row.title = "p = " + c.prob.toFixed(4) + (c.id === step.id ? " (chosen)" : "") + " · click to force this token";
+    row.title = "p = " + c.prob.toFixed(4) + (c.id === step.id ? " (chosen)" : "") + (state.online ? " · click to force this token" : "");
     const bar = el("span", "ae-cand-bar");
     bar.style.width = (100 * c.prob).toFixed(2) + "%";
     const track = el("span", "ae-cand-track");
@@ -25,7 +25,7 @@ export function draw(div, trace, state) {
     row.append(el("span", "ae-cand-token", c.token), track, el("span", "ae-cand-p", (100 * c.prob).toFixed(1) + "%"));
     return row;
   });
-  div.replaceChildren(el("div", "ae-label", "Next-token distribution at step " + t + " (click a candidate to force it)"), ...rows);
+  div.replaceChildren(el("div", "ae-label", "Next-token distribution at step " + t + (state.online ? " (click a candidate to force it)" : "")), ...rows);
   return Promise.resolve();
 }
 

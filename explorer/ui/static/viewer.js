@@ -35,7 +35,8 @@ const CAPTIONS = {
     "(the residual), averaged over heads, multiplied through the layers; for cross-attention, this layer's " +
     "head-averaged rows times the encoder's rollout, so each row says which source tokens the step drew on " +
     "through every encoder layer. A model of how attention composes: it ignores the values and the " +
-    "feed-forward layers, so it is not a measurement of what the translation depended on.",
+    "feed-forward layers, so it is not a measurement of what the translation depended on. Its colours span 0 to " +
+    "its largest value (the products are small and even), not the fixed 0–1 scale of the weights.",
 };
 export const VIEWS = [
   ["heatmap", "Heatmap"], ["headview", "Head view"], ["mosaic", "All heads"], ["mask", "Look-ahead mask"],
@@ -149,8 +150,10 @@ export class Viewer {
     this.panel.hidden = true;
     right.append(this.charts.heatmap, this.charts.headview, this.charts.compare, this.caption, this.panel, this.charts.mosaic, this.charts.mask);
     body.append(left, right);
-    const help = el("div", "ae-keys", "Keys: " + KEY_HELP + ". Click a candidate bar to force it; click a tile of All heads " +
-      "to select it; click a cell of a head's heatmap to see how its weight is computed.");
+    const help = el("div", "ae-keys", "Keys: " + KEY_HELP + ". " + (this.online ? "Click a candidate bar to force it; click " +
+      "a tile of All heads to select it; click a cell of a head's heatmap to see how its weight is computed." :
+      "Click a tile of All heads to select it. This page works offline: forcing a candidate and the questions that " +
+      "compute from the model need the app."));
     r.append(bar, this.message, this.status, this.quizBar, body, help);
     this.root.replaceChildren(r);
   }
@@ -313,7 +316,7 @@ export class Viewer {
     if (t !== this.topkTrace || topkKey !== this.topkKey) { // candidates change with the trace and step, not the head
       this.topkTrace = t;
       this.topkKey = topkKey;
-      drawn.push(topk.draw(this.topk, t, s));
+      drawn.push(topk.draw(this.topk, t, Object.assign({ online: this.online }, s)));
     }
     const shown = Object.assign({}, s, { height: height });
     for (const [view, chart] of Object.entries(this.charts)) chart.hidden = view !== s.view;
@@ -431,12 +434,16 @@ export class Viewer {
     a.remove();
   }
 
+  // The link to this view: copied, and put in the address bar too (where it can be copied by hand if the browser
+  // refuses the clipboard); the button says which.
   copyLink() {
     const url = linkUrl(this.trace.request, this.state, this.modelKey);
-    copyText(url).then(() => {
-      this.copyButton.textContent = "✓ Copied";
-      setTimeout(() => { this.copyButton.textContent = "Copy link"; }, 1500);
-    });
+    if (this.online) window.history.replaceState(null, "", url);
+    const say = (text) => {
+      this.copyButton.textContent = text;
+      setTimeout(() => { this.copyButton.textContent = "Copy link"; }, 2000);
+    };
+    copyText(url).then(() => say("✓ Copied"), () => say("In the address bar"));
     return url;
   }
 
@@ -444,7 +451,7 @@ export class Viewer {
     const s = this.state, chart = this.charts[s.view];
     const name = filename(this.trace.request.sentence, "") + "-" + s.view + "-step" + s.step;
     if (s.view === "heatmap") canvasPng(heatmap.canvasOf(chart), name + ".png");
-    else if (s.view === "headview") canvasPng(chart.querySelector("canvas"), name + ".png");
+    else if (s.view === "headview") canvasPng(headview.pngCanvas(chart), name + ".png");
     else if (s.view === "compare") canvasPng(compare.compareCanvas(chart), name + ".png");
     else plotly().then((Plotly) => Plotly.downloadImage(chart.querySelector(".js-plotly-plot") || chart, { format: "png", scale: 2, filename: name }));
   }
