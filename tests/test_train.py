@@ -460,3 +460,12 @@ def test_from_pairs_resumes_with_the_vocabulary_the_weights_were_trained_with(tm
     state = torch.load(first.work_dir / RESUME_FILE, weights_only=True)
     resumed = Trainer.from_pairs(config, pairs[0][:50], pairs[1], resume=state, log=lambda _: None)
     assert resumed.tokenizer.model_proto == first.tokenizer.model_proto and resumed.step == first.step
+
+
+def test_the_loss_curve_draws_bleu_from_zero_even_with_one_point():
+    from explorer.training.loss_curve import loss_curve
+
+    history = [{"step": 1, "loss": 9.0}, {"step": 2, "loss": 8.0}, {"step": 2, "loss": 8.5, "bleu": 0.4, "valid": True}]
+    fig = loss_curve(history)
+    bleu_axis = fig.axes[1]
+    assert bleu_axis.get_ylim() == (0.0, 10.0)  # not an axis of its own few tenths around one point

@@ -37,6 +37,8 @@ def loss_curve(history: list[dict], font_px: float | None = None) -> Figure | No
             [h["step"] for h in valid], [h["bleu"] for h in valid], "s--", label="validation BLEU", color=BLEU_COLOR
         )
         ax2.set_ylabel("BLEU", fontsize=font_size)
+        # BLEU from 0: one point (or two close ones) must not get an axis of its own few tenths
+        ax2.set_ylim(0, max(10.0, 1.15 * max(h["bleu"] for h in valid)))
         ax2.tick_params(labelsize=font_size)
         lines = ax.get_lines() + ax2.get_lines()
     ax.set_xlabel("step", fontsize=font_size)

@@ -63,6 +63,12 @@ def describe(handle: ModelHandle) -> str:
 
 def build(ctx: Context):
     with gr.Tab("About the model", id="about"):
+        gr.Markdown(
+            f"This page describes the shipped model, **{escape(ctx.shipped.name)}**. With *Explore my trained model* "
+            "ticked, the viewer shows the model you trained in the Train tab instead; the header always names the "
+            "model whose attention is on screen.",
+            latex_delimiters=[],
+        )
         gr.Markdown(describe(ctx.shipped), latex_delimiters=[])  # no $$...$$ typesetting of names
         gr.Markdown(
             "Rows of every attention map are queries and columns keys. Decoder and cross-attention rows are labelled "
