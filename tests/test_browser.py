@@ -588,6 +588,10 @@ def test_the_exported_html_opens_offline_and_steps(browser, app_url, tmp_path):
         offline.keyboard.press("ArrowRight")
         expect(offline.locator(".ae-step")).to_have_text(f"Step 1 / {T}")
         assert len(heatmap_rows(offline)) == 1
+        # only what works offline is offered: no empty quiz bar, no question buttons, no "click to force"
+        expect(offline.locator(".ae-quiz")).to_be_hidden()
+        assert offline.locator(".ae-tools button", has_text="Heads that matter").count() == 0
+        assert "force" not in offline.locator(".ae-topk .ae-label").text_content()
         offline.locator(".ae-view-tabs button", has_text="Compare two").click()
         offline.locator(".ae-compare-bar button", has_text="Compare").click()  # no server behind this page
         expect(offline.locator(".ae-compare-note")).to_contain_text("needs the server")

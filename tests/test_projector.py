@@ -206,3 +206,17 @@ def test_the_png_of_compare_holds_both_maps_and_the_head_view_has_its_key(browse
         assert Image.open(info.value.path()).height > drawn  # the title and the heads' colours above the lines
     finally:
         page.context.close()
+
+
+def test_the_head_ablation_tab_and_the_viewer_show_the_same_heads(page):
+    from playwright.sync_api import expect
+
+    page.get_by_role("tab", name="Head ablation").click()
+    page.locator("#ablate-cross label", has_text="L0 H1").click()
+    page.locator("#ablate-btn").click()  # re-translate with these heads off: the viewer follows
+    page.wait_for_function("window.aeViewer.trace.request.ablation.length === 1")
+    assert page.evaluate("window.aeViewer.trace.request.ablation") == [["cross", 0, 1]]
+    page.get_by_role("button", name="Switch all heads back on").click()
+    page.wait_for_function("window.aeViewer.trace.request.ablation.length === 0")
+    page.get_by_role("tab", name="Translate & step").click()
+    expect(page.locator(".ae-notes")).not_to_contain_text("switched off")
