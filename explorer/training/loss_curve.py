@@ -41,6 +41,8 @@ def loss_curve(history: list[dict], font_px: float | None = None) -> Figure | No
         ax2.set_ylim(0, max(10.0, 1.15 * max(h["bleu"] for h in valid)))
         ax2.tick_params(labelsize=font_size)
         lines = ax.get_lines() + ax2.get_lines()
+    # room above the first (highest) losses: the Train tab's "Loss" label sits over the figure's top-left corner
+    ax.set_ylim(0, 1.12 * max(h["loss"] for h in history if h.get("loss") is not None))
     ax.set_xlabel("step", fontsize=font_size)
     ax.set_ylabel("cross-entropy", fontsize=font_size)
     ax.tick_params(labelsize=font_size)
@@ -54,7 +56,7 @@ def loss_curve(history: list[dict], font_px: float | None = None) -> Figure | No
         frameon=False,
         fontsize=font_size,
     )
-    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    fig.tight_layout(rect=(0, 0.07, 1, 0.94))
     return fig
 
 
