@@ -220,3 +220,13 @@ def test_the_head_ablation_tab_and_the_viewer_show_the_same_heads(page):
     page.wait_for_function("window.aeViewer.trace.request.ablation.length === 0")
     page.get_by_role("tab", name="Translate & step").click()
     expect(page.locator(".ae-notes")).not_to_contain_text("switched off")
+
+
+def test_the_selected_button_stays_readable_under_the_mouse(page):
+    page.locator(".ae-heads .ae-btn.ae-on").hover()
+    colours = page.evaluate(
+        "(() => { const s = getComputedStyle(document.querySelector('.ae-heads .ae-btn.ae-on')); "
+        "return [s.color, s.backgroundColor]; })()"
+    )
+    luminance = [sum(int(c) for c in colour[colour.index("(") + 1 : -1].split(",")[:3]) for colour in colours]
+    assert luminance[0] - luminance[1] > 300, colours  # light text on a dark ground, not white on pale blue
