@@ -8,6 +8,7 @@
 - `GET /ae/api/npz?...&step=N`: the attention tensors up to step N, as a .npz download, made in memory.
 - `GET /ae/api/timelapse?s=...`: an example's traces at the recorded points of training (`timelapse.py`).
 - `GET /ae/api/schema`: every route's request and answer as JSON Schema (`schemas.api_schema`).
+- `/ae/api/room/...`: the classroom, a lecturer's view followed live by students (`room_api.py`).
 
 Every refusal is a 4xx with `{"error": message}` naming the value; a bug is logged and answered with a
 generic message. Each browser (the `X-AE-Client` id it makes for itself, not its address: a lecture hall
@@ -32,9 +33,11 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ..interpret.inputs import MAX_REQUEST_BYTES, UserError
+from . import room_api
 from .encoded import Encoded
 from .export import attention_arrays
 from .models import ModelRegistry, UnknownModel
+from .rooms import Rooms
 from .schemas import QUESTIONS, Ask, TraceQuery, api_schema, query_of, validate
 from .session import MAX_IN_FLIGHT
 from .timelapse import TimeLapse
@@ -79,9 +82,10 @@ class UnknownSentence(UserError):
     """A sentence the time-lapse did not record (404)."""
 
 
-def routes(models: ModelRegistry, timelapse: TimeLapse | None = None) -> list[Route]:
-    """The routes, for a Starlette or FastAPI app (mounted before Gradio's catch-all)."""
+def routes(models: ModelRegistry, timelapse: TimeLapse | None = None, rooms: Rooms | None = None) -> list[Route]:
+    """The routes, for a Starlette or FastAPI app (mounted before Gradio's catch-all); the classroom's too."""
     timelapse = timelapse or TimeLapse(None)
+    rooms = rooms if rooms is not None else Rooms()
     fairness = Fairness()
     # a question can cost a second of CPU (integrated gradients): they run on all cores but one at once, so a burst
     # of them waits its turn and a core stays for the traces a class asks for first (bench/class_open.py)
@@ -177,6 +181,7 @@ def routes(models: ModelRegistry, timelapse: TimeLapse | None = None) -> list[Ro
         Route(f"{PREFIX}/trace", guarded(trace), methods=["GET", "HEAD"]),
         *(Route(f"{PREFIX}/ask/{what}", guarded(ask_route(what)), methods=["POST"], name=what) for what in QUESTIONS),
         Route(f"{PREFIX}/npz", guarded(npz), methods=["GET"]),
+        *room_api.routes(PREFIX, rooms, guarded, client_of),
     ]
 
 

@@ -189,6 +189,34 @@ class Ask(Strict):
     own_model: str | None = Field(None, pattern=MODEL_KEY)  # "compare with the other model": the session's own key
 
 
+# ----- a classroom room (explorer/app/rooms.py): what the lecturer sends, what a student answers ---------------
+class RoomView(Strict):
+    """The lecturer's view, as every follower takes it: the trace request (with its model) and the view state."""
+
+    trace: TraceQuery
+    step: Index
+    kind: Kind
+    layer: Index
+    head: Index | Literal["mean", "all", "rollout"]
+    view: Literal["heatmap", "headview", "mosaic", "mask", "compare"]
+
+
+class RoomQuestion(Strict):
+    """Which source token (of `sources`) will cross-attention layer `layer`, head `head` attend to most at `step`?"""
+
+    step: Annotated[int, Field(ge=1, lt=4096)]
+    layer: Index
+    head: Index
+    sources: Annotated[int, Field(ge=1, le=4096)]
+
+
+class RoomAnswer(Strict):
+    """One student's guess for question `question`: a source position."""
+
+    question: Annotated[int, Field(ge=1)]
+    pick: Annotated[int, Field(ge=0, lt=4096)]
+
+
 # ----- what comes back: the wire form of a trace and each question's answer ----------------------------
 class Sent(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -379,6 +407,16 @@ def api_schema() -> dict:
     }
     for what, answer in ANSWERS.items():
         routes[f"POST /ae/api/ask/{what}"] = {"body": schema(Ask), "answer": schema(answer)}
+    routes |= {  # the classroom (explorer/app/room_api.py); the lecturer's routes need the X-AE-Lecturer key
+        "POST /ae/api/room": {"answer": "{code, key}"},
+        "POST /ae/api/room/{code}/view": {"body": schema(RoomView), "lecturer": True},
+        "POST /ae/api/room/{code}/question": {"body": schema(RoomQuestion), "lecturer": True},
+        "POST /ae/api/room/{code}/reveal": {"lecturer": True},
+        "POST /ae/api/room/{code}/end": {"lecturer": True},
+        "POST /ae/api/room/{code}/answer": {"body": schema(RoomAnswer)},
+        "GET /ae/api/room/{code}/events": {"answer": "event stream: state, view, question, answered, following, end"},
+        "GET /ae/api/room/{code}/qr.svg": {"query": {"u": "the students' address"}, "answer": "image/svg+xml"},
+    }
     return {"routes": routes, "refusal": schema(Refusal)}
 
 

@@ -1,0 +1,122 @@
+"""The classroom's plain routes (`rooms.py`), under `/ae/api/room`: the lecturer drives, the students follow.
+
+- `POST /ae/api/room` -> `{code, key}`: a new room; `key` is the lecturer's secret (header `X-AE-Lecturer`).
+- `POST /ae/api/room/{code}/view` (lecturer): `schemas.RoomView`, the view every follower takes.
+- `POST /ae/api/room/{code}/question` (lecturer): `schemas.RoomQuestion`; `.../reveal`, `.../end` (lecturer).
+- `POST /ae/api/room/{code}/answer`: `schemas.RoomAnswer`, one per browser (`X-AE-Client`) and question.
+- `GET /ae/api/room/{code}/events`: server-sent events, the room's state first, then each change: `view`,
+  `question` (asked, then revealed with the class's counts), `answered`, `following`, `end`; a comment every
+  `HEARTBEAT_S` keeps proxies from closing a quiet stream. A follower that reconnects starts from the state again.
+- `GET /ae/api/room/{code}/qr.svg?u=URL`: the students' address as a QR code (the `qrcode` library), for the
+  projector.
+Refusals are 4xx with `{"error": message}` naming the room, the key or the answer, like the other routes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+from collections.abc import Callable
+
+import qrcode
+import qrcode.image.svg
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from ..interpret.inputs import MAX_REQUEST_BYTES, UserError
+from .rooms import Rooms
+from .schemas import RoomAnswer, RoomQuestion, RoomView, validate
+
+LECTURER_HEADER = "x-ae-lecturer"
+HEARTBEAT_S = 15.0
+MAX_URL = 300  # characters of the address a QR code carries
+
+
+def routes(prefix: str, rooms: Rooms, guarded: Callable, client_of: Callable[[Request], str]) -> list[Route]:
+    async def body(request: Request, schema):
+        raw = await request.body()
+        if len(raw) > MAX_REQUEST_BYTES:
+            raise UserError(f"This request is {len(raw):,} bytes; a room accepts at most {MAX_REQUEST_BYTES:,}.")
+        try:
+            data = json.loads(raw or b"null")
+        except ValueError:
+            raise UserError("The request is not JSON.") from None
+        return validate(schema, data)
+
+    def lecturer(request: Request):
+        return rooms.lecturer(request.path_params["code"], request.headers.get(LECTURER_HEADER))
+
+    async def create(request: Request):
+        room = rooms.create()
+        return JSONResponse({"code": room.code, "key": room.key})
+
+    async def view(request: Request):
+        room = lecturer(request)
+        rooms.show(room, (await body(request, RoomView)).model_dump(mode="json"))
+        return JSONResponse({"following": len(room.followers)})
+
+    async def question(request: Request):
+        room = lecturer(request)
+        asked = await body(request, RoomQuestion)
+        return JSONResponse(rooms.ask(room, asked.step, asked.layer, asked.head, asked.sources).public())
+
+    async def reveal(request: Request):
+        return JSONResponse(rooms.reveal(lecturer(request)).public())
+
+    async def end(request: Request):
+        rooms.end(lecturer(request))
+        return JSONResponse({"ended": True})
+
+    async def answer(request: Request):
+        given = await body(request, RoomAnswer)
+        question = rooms.answer(request.path_params["code"], given.question, client_of(request), given.pick)
+        return JSONResponse({"id": question.id, "answered": len(question.answers)})
+
+    async def events(request: Request):
+        try:
+            room, follower, queue = rooms.follow(request.path_params["code"])
+        except UserError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=404 if "no room" in str(exc) else 429)
+
+        async def stream():
+            try:
+                while True:
+                    try:
+                        event, data = await asyncio.wait_for(queue.get(), HEARTBEAT_S)
+                    except TimeoutError:
+                        yield ": still here\n\n"
+                        continue
+                    yield f"event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+                    if event == "end":
+                        return
+            finally:
+                rooms.leave(room, follower)
+
+        headers = {"cache-control": "no-store", "x-accel-buffering": "no"}
+        return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
+
+    async def qr(request: Request):
+        room = rooms.get(request.path_params["code"])
+        url = request.query_params.get("u", "")
+        if len(url) > MAX_URL or not url.startswith(("http://", "https://")) or f"room={room.code}" not in url:
+            raise UserError(
+                f"The address to encode must be an http(s) link to room {room.code}, at most {MAX_URL} characters."
+            )
+        image = qrcode.make(url, image_factory=qrcode.image.svg.SvgPathImage, box_size=10, border=2)
+        out = io.BytesIO()
+        image.save(out)
+        return Response(out.getvalue(), media_type="image/svg+xml", headers={"cache-control": "private, max-age=3600"})
+
+    base = f"{prefix}/room"
+    return [
+        Route(base, guarded(create), methods=["POST"]),
+        Route(base + "/{code}/view", guarded(view), methods=["POST"]),
+        Route(base + "/{code}/question", guarded(question), methods=["POST"]),
+        Route(base + "/{code}/reveal", guarded(reveal), methods=["POST"]),
+        Route(base + "/{code}/end", guarded(end), methods=["POST"]),
+        Route(base + "/{code}/answer", guarded(answer), methods=["POST"]),
+        Route(base + "/{code}/events", events, methods=["GET"]),
+        Route(base + "/{code}/qr.svg", guarded(qr), methods=["GET"]),
+    ]

@@ -1,0 +1,189 @@
+"""Classroom rooms: a lecturer's view, followed live by the students who joined, and the class's guesses.
+
+A room has a short code that students type or scan, and a secret lecturer key that only the lecturer's browser holds:
+only that key changes the room. The room keeps the lecturer's current view (the trace request, the model, the step,
+kind, layer, head and view: a few hundred bytes) and its open question; each follower gets every change on its own
+bounded queue, and a follower that (re)connects first gets the current state, so nobody needs a history. A question
+asks which source token a head will attend to most at the next step: each student answers once, answers after the
+reveal are refused, and the reveal sends the class's guesses as counts per source token.
+
+Nothing personal is kept: a follower is an anonymous browser id, used only to count one answer per question.
+Rooms and followers are bounded (`MAX_ROOMS`, `MAX_FOLLOWERS`); a room ends when its lecturer ends it or after
+`IDLE_S` without a change.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ..interpret.inputs import UserError
+
+MAX_ROOMS = 50
+MAX_FOLLOWERS = 500  # per room
+IDLE_S = 3 * 3600.0  # a room nobody changed for this long ends
+QUEUE_SIZE = 16  # events waiting for one slow follower; beyond, its oldest are dropped (the newest view wins)
+CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"  # no I or O: read off a projector, they look like 1 and 0
+CODE_LENGTH = 4
+
+
+class RoomError(UserError):
+    """A room request refused: the message names the room, the key or the answer."""
+
+
+@dataclass
+class Question:
+    """Which source token will the head attend to most at `step`?"""
+
+    id: int
+    step: int
+    layer: int
+    head: int
+    sources: int  # how many source tokens there are to choose from
+    answers: dict[str, int] = field(default_factory=dict)  # follower id -> source position
+    revealed: bool = False
+
+    def public(self) -> dict:
+        out = {"id": self.id, "step": self.step, "layer": self.layer, "head": self.head, "sources": self.sources}
+        out |= {"answered": len(self.answers), "revealed": self.revealed}
+        if self.revealed:
+            counts = Counter(self.answers.values())
+            out["counts"] = [counts.get(j, 0) for j in range(self.sources)]
+        return out
+
+
+@dataclass
+class Room:
+    code: str
+    key: str
+    view: dict | None = None
+    question: Question | None = None
+    questions: int = 0
+    followers: dict[int, asyncio.Queue] = field(default_factory=dict)
+    last_change: float = field(default_factory=time.monotonic)
+    ended: bool = False
+
+    def state(self) -> dict:
+        """What a follower needs to be where the class is: the view and the open question."""
+        return {
+            "code": self.code,
+            "view": self.view,
+            "question": self.question.public() if self.question else None,
+            "following": len(self.followers),
+        }
+
+
+class Rooms:
+    """Every open room, bounded; its methods run on the server's event loop (no locks needed)."""
+
+    def __init__(self, max_rooms: int = MAX_ROOMS, max_followers: int = MAX_FOLLOWERS, idle_s: float = IDLE_S):
+        self.max_rooms, self.max_followers, self.idle_s = max_rooms, max_followers, idle_s
+        self.rooms: dict[str, Room] = {}
+        self._next_follower = 0
+
+    # ----- the lecturer ------------------------------------------------------------------------------
+    def create(self) -> Room:
+        self.expire()
+        if len(self.rooms) >= self.max_rooms:
+            raise RoomError(
+                f"This server already holds {len(self.rooms)} rooms, its limit; end one or try again when a class "
+                "has finished."
+            )
+        while True:
+            code = "".join(secrets.choice(CODE_LETTERS) for _ in range(CODE_LENGTH))
+            if code not in self.rooms:
+                break
+        room = self.rooms[code] = Room(code, secrets.token_urlsafe(18))
+        return room
+
+    def lecturer(self, code: str, key: str | None) -> Room:
+        """The room `code` if `key` is its lecturer key."""
+        room = self.get(code)
+        if not key or not secrets.compare_digest(str(key), room.key):
+            raise RoomError(f"Only the lecturer's browser can change room {room.code}: this request has no valid key.")
+        room.last_change = time.monotonic()
+        return room
+
+    def show(self, room: Room, view: dict) -> None:
+        room.view = view
+        self.send(room, "view", view)
+
+    def ask(self, room: Room, step: int, layer: int, head: int, sources: int) -> Question:
+        room.questions += 1
+        room.question = Question(room.questions, step, layer, head, sources)
+        self.send(room, "question", room.question.public())
+        return room.question
+
+    def reveal(self, room: Room) -> Question:
+        question = self.open_question(room, None)
+        question.revealed = True
+        self.send(room, "question", question.public())
+        return question
+
+    def end(self, room: Room) -> None:
+        room.ended = True
+        self.send(room, "end", {"code": room.code})
+        self.rooms.pop(room.code, None)
+
+    # ----- the students ------------------------------------------------------------------------------
+    def get(self, code: str) -> Room:
+        self.expire()
+        room = self.rooms.get(str(code).strip().upper()[:16])
+        if room is None:
+            raise RoomError(
+                f"There is no room {str(code)[:16]!r} on this server (the code has {CODE_LENGTH} letters; the room "
+                "may have ended)."
+            )
+        return room
+
+    def answer(self, code: str, question_id: int, follower: str, pick: int) -> Question:
+        room = self.get(code)
+        question = self.open_question(room, question_id)
+        if question.revealed:
+            raise RoomError(f"Question {question.id} has been revealed: answers are closed.")
+        if not 0 <= pick < question.sources:
+            last = question.sources - 1
+            raise RoomError(f"Source token {pick} does not exist: this sentence has tokens 0 to {last}.")
+        if follower in question.answers:
+            raise RoomError(f"This browser has answered question {question.id} already: one answer each.")
+        question.answers[follower] = pick
+        self.send(room, "answered", {"id": question.id, "answered": len(question.answers)})
+        return question
+
+    def follow(self, code: str) -> tuple[Room, int, asyncio.Queue]:
+        """A new follower's queue; its first event is the room's state."""
+        room = self.get(code)
+        if len(room.followers) >= self.max_followers:
+            raise RoomError(f"Room {room.code} has {len(room.followers)} followers already, its limit.")
+        self._next_follower += 1
+        queue: asyncio.Queue = asyncio.Queue(QUEUE_SIZE)
+        self.send(room, "following", {"following": len(room.followers) + 1})  # the others learn the count
+        room.followers[self._next_follower] = queue
+        queue.put_nowait(("state", room.state()))
+        return room, self._next_follower, queue
+
+    def leave(self, room: Room, follower: int) -> None:
+        if room.followers.pop(follower, None) is not None and not room.ended:
+            self.send(room, "following", {"following": len(room.followers)})
+
+    # ----- both ------------------------------------------------------------------------------------
+    def open_question(self, room: Room, question_id: int | None) -> Question:
+        question = room.question
+        if question is None or (question_id is not None and question.id != question_id):
+            raise RoomError(f"Room {room.code} has no question {question_id if question_id is not None else ''} open.")
+        return question
+
+    def send(self, room: Room, event: str, data: dict) -> None:
+        """Put one event on every follower's queue; a full queue drops its oldest event (the newest state wins)."""
+        for queue in room.followers.values():
+            if queue.full():
+                queue.get_nowait()
+            queue.put_nowait((event, data))
+
+    def expire(self) -> None:
+        now = time.monotonic()
+        for room in [r for r in self.rooms.values() if now - r.last_change > self.idle_s]:
+            self.end(room)

@@ -1,0 +1,161 @@
+"""Classroom rooms (explorer/app/rooms.py, room_api.py): only the lecturer's key drives a room, followers get the
+state first and every change after, each student answers a question once and not after the reveal, rooms and
+followers are bounded, and every refusal names what it refuses. Over HTTP, with the streaming route too."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+
+import pytest
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
+
+from explorer.app import http_api
+from explorer.app.models import ModelRegistry
+from explorer.app.rooms import CODE_LENGTH, CODE_LETTERS, RoomError, Rooms
+
+VIEW = {
+    "trace": {"sentence": "The dog sees the cat."},
+    "step": 3,
+    "kind": "cross",
+    "layer": 1,
+    "head": 2,
+    "view": "heatmap",
+}
+
+
+@pytest.fixture
+def app(mini_handle):
+    rooms = Rooms(max_rooms=3, max_followers=2)
+    # one event loop for every request, as under uvicorn: a room's queues belong to the server's loop
+    with TestClient(Starlette(routes=http_api.routes(ModelRegistry(mini_handle), rooms=rooms))) as client:
+        yield client, rooms
+
+
+def lecture(client) -> tuple[str, dict]:
+    made = client.post("/ae/api/room").json()
+    return made["code"], {"x-ae-lecturer": made["key"]}
+
+
+def test_a_room_has_a_short_code_and_only_its_lecturer_key_drives_it(app):
+    client, _ = app
+    code, lecturer = lecture(client)
+    assert len(code) == CODE_LENGTH and set(code) <= set(CODE_LETTERS)
+    assert client.post(f"/ae/api/room/{code}/view", json=VIEW, headers=lecturer).status_code == 200
+    for headers in ({}, {"x-ae-lecturer": "forged"}):  # a student's page has no key
+        refused = client.post(f"/ae/api/room/{code}/view", json=VIEW, headers=headers)
+        assert (
+            refused.status_code == 400
+            and f"Only the lecturer's browser can change room {code}" in refused.json()["error"]
+        )
+    unknown = client.post("/ae/api/room/ZZZZ/view", json=VIEW, headers=lecturer)
+    assert unknown.status_code == 404 or "no room 'ZZZZ'" in unknown.json()["error"]
+    bad = client.post(f"/ae/api/room/{code}/view", json=VIEW | {"kind": "sideways"}, headers=lecturer)
+    assert bad.status_code == 400 and "sideways" in bad.json()["error"]
+
+
+def test_a_follower_gets_the_state_first_then_every_change_and_a_reconnect_catches_up():
+    async def run():
+        rooms = Rooms()
+        room = rooms.create()
+        rooms.show(room, {"step": 1})
+        _, first, queue = rooms.follow(room.code)
+        event, state = await queue.get()
+        assert event == "state" and state["view"] == {"step": 1} and state["following"] == 1
+        rooms.show(room, {"step": 2})
+        events = [queue.get_nowait() for _ in range(queue.qsize())]
+        assert ("view", {"step": 2}) in events
+        rooms.leave(room, first)
+        _, _, again = rooms.follow(room.code)  # reconnected: where the class is now, no history needed
+        event, state = again.get_nowait()
+        assert event == "state" and state["view"] == {"step": 2}
+        for step in range(100):  # a follower that does not read keeps its newest events only
+            rooms.show(room, {"step": step})
+        kept = [again.get_nowait() for _ in range(again.qsize())]
+        assert len(kept) <= 16 and kept[-1] == ("view", {"step": 99})
+
+    asyncio.run(run())
+
+
+def test_each_student_answers_once_and_not_after_the_reveal(app):
+    client, _ = app
+    code, lecturer = lecture(client)
+    asked = client.post(
+        f"/ae/api/room/{code}/question", json={"step": 2, "layer": 1, "head": 0, "sources": 5}, headers=lecturer
+    ).json()
+    answer = {"question": asked["id"], "pick": 3}
+    assert client.post(f"/ae/api/room/{code}/answer", json=answer, headers={"x-ae-client": "a"}).json()["answered"] == 1
+    second = client.post(f"/ae/api/room/{code}/answer", json=answer, headers={"x-ae-client": "a"})
+    assert second.status_code == 400 and "answered question 1 already" in second.json()["error"]
+    missing = client.post(f"/ae/api/room/{code}/answer", json=answer | {"pick": 9}, headers={"x-ae-client": "b"})
+    assert "Source token 9 does not exist: this sentence has tokens 0 to 4" in missing.json()["error"]
+    client.post(f"/ae/api/room/{code}/answer", json=answer | {"pick": 1}, headers={"x-ae-client": "b"})
+    assert client.post(f"/ae/api/room/{code}/reveal", headers={}).status_code == 400  # a student cannot reveal
+    revealed = client.post(f"/ae/api/room/{code}/reveal", headers=lecturer).json()
+    assert revealed["counts"] == [0, 1, 0, 1, 0] and revealed["answered"] == 2
+    late = client.post(f"/ae/api/room/{code}/answer", json=answer, headers={"x-ae-client": "c"})
+    assert late.status_code == 400 and "has been revealed: answers are closed" in late.json()["error"]
+    stale = client.post(f"/ae/api/room/{code}/answer", json={"question": 7, "pick": 0}, headers={"x-ae-client": "d"})
+    assert "has no question 7 open" in stale.json()["error"]
+
+
+def test_rooms_and_followers_are_bounded(app):
+    client, rooms = app
+    codes = [lecture(client)[0] for _ in range(3)]
+    full = client.post("/ae/api/room")
+    assert full.status_code == 400 and "already holds 3 rooms, its limit" in full.json()["error"]
+    rooms.follow(codes[0])
+    rooms.follow(codes[0])
+    with pytest.raises(RoomError, match=f"Room {codes[0]} has 2 followers already"):
+        rooms.follow(codes[0])
+    ended = Rooms(idle_s=0.0)
+    room = ended.create()
+    with pytest.raises(RoomError, match="no room"):  # idle for longer than its limit: gone
+        ended.get(room.code)
+
+
+def test_the_stream_sends_the_state_then_the_lecturers_changes_until_the_room_ends(app):
+    client, _ = app
+    code, lecturer = lecture(client)
+    client.post(f"/ae/api/room/{code}/view", json=VIEW, headers=lecturer)
+    events = []
+    opened = threading.Event()
+
+    def follow():
+        with client.stream("GET", f"/ae/api/room/{code}/events") as stream:
+            assert stream.headers["content-type"].startswith("text/event-stream")
+            name = None
+            for line in stream.iter_lines():
+                if line.startswith("event: "):
+                    name = line[7:]
+                elif line.startswith("data: "):
+                    events.append((name, json.loads(line[6:])))
+                    opened.set()
+                    if name == "end":
+                        return
+
+    follower = threading.Thread(target=follow, daemon=True)
+    follower.start()
+    assert opened.wait(10)
+    client.post(f"/ae/api/room/{code}/view", json=VIEW | {"step": 4}, headers=lecturer)
+    client.post(f"/ae/api/room/{code}/end", headers=lecturer)
+    follower.join(10)
+    assert not follower.is_alive(), events
+    names = [name for name, _ in events]
+    assert names[0] == "state" and events[0][1]["view"]["step"] == 3 and names[-1] == "end"
+    assert ("view", 4) in [(name, data.get("step")) for name, data in events]
+    assert len(json.dumps(events[1][1])) < 600  # a view change is a few hundred bytes
+    gone = client.get(f"/ae/api/room/{code}/events")
+    assert gone.status_code == 404 and "no room" in gone.json()["error"]
+
+
+def test_the_qr_code_carries_the_students_address_only(app):
+    client, _ = app
+    code, _ = lecture(client)
+    svg = client.get(f"/ae/api/room/{code}/qr.svg", params={"u": f"https://example.org/?room={code}"})
+    assert svg.status_code == 200 and svg.headers["content-type"].startswith("image/svg+xml") and b"<svg" in svg.content
+    for url in ("javascript:alert(1)", "https://example.org/?room=NOPE", "https://x.org/?room=" + code + "x" * 400):
+        refused = client.get(f"/ae/api/room/{code}/qr.svg", params={"u": url})
+        assert refused.status_code == 400 and f"link to room {code}" in refused.json()["error"]
