@@ -186,7 +186,7 @@ def test_model_choice_and_an_expired_session(make_client, api_client):
 def test_the_page_names_the_checkpoint_by_its_directory_never_by_a_server_path(app_url, tiny_checkpoint):
     with urllib.request.urlopen(f"{app_url}config", timeout=30) as response:
         config = response.read().decode()
-    assert "model: **tiny**" in config  # no metadata name, no card title: the directory's name
+    assert "model: <b class='ae-model-name'>tiny</b>" in config  # no metadata name, no card title: the directory's
     assert str(tiny_checkpoint) not in config and str(tiny_checkpoint.parent) not in config
 
 

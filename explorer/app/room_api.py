@@ -76,9 +76,11 @@ def routes(prefix: str, rooms: Rooms, guarded: Callable, client_of: Callable[[Re
 
     async def events(request: Request):
         try:
-            room, follower, queue = rooms.follow(request.path_params["code"])
+            # the lecturer's own page names itself with its key (an EventSource cannot send a header)
+            room, follower, queue = rooms.follow(request.path_params["code"], request.query_params.get("key"))
         except UserError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=404 if "no room" in str(exc) else 429)
+            status = 404 if "no room" in str(exc) else 403 if "lecturer" in str(exc) else 429
+            return JSONResponse({"error": str(exc)}, status_code=status)
 
         async def stream():
             try:

@@ -63,6 +63,7 @@ class Room:
     question: Question | None = None
     questions: int = 0
     followers: dict[int, asyncio.Queue] = field(default_factory=dict)
+    watchers: dict[int, asyncio.Queue] = field(default_factory=dict)  # the lecturer's own pages: not counted
     last_change: float = field(default_factory=time.monotonic)
     ended: bool = False
 
@@ -153,19 +154,28 @@ class Rooms:
         self.send(room, "answered", {"id": question.id, "answered": len(question.answers)})
         return question
 
-    def follow(self, code: str) -> tuple[Room, int, asyncio.Queue]:
-        """A new follower's queue; its first event is the room's state."""
+    def follow(self, code: str, key: str | None = None) -> tuple[Room, int, asyncio.Queue]:
+        """A new follower's queue; its first event is the room's state. With the lecturer's key, the lecturer's own
+        page, which gets the same events but is not counted as following."""
         room = self.get(code)
+        if key is not None:
+            room = self.lecturer(code, key)
+            self._next_follower += 1
+            queue: asyncio.Queue = asyncio.Queue(QUEUE_SIZE)
+            room.watchers[self._next_follower] = queue
+            queue.put_nowait(("state", room.state()))
+            return room, self._next_follower, queue
         if len(room.followers) >= self.max_followers:
             raise RoomError(f"Room {room.code} has {len(room.followers)} followers already, its limit.")
         self._next_follower += 1
-        queue: asyncio.Queue = asyncio.Queue(QUEUE_SIZE)
+        queue = asyncio.Queue(QUEUE_SIZE)
         self.send(room, "following", {"following": len(room.followers) + 1})  # the others learn the count
         room.followers[self._next_follower] = queue
         queue.put_nowait(("state", room.state()))
         return room, self._next_follower, queue
 
     def leave(self, room: Room, follower: int) -> None:
+        room.watchers.pop(follower, None)
         if room.followers.pop(follower, None) is not None and not room.ended:
             self.send(room, "following", {"following": len(room.followers)})
 
@@ -178,7 +188,7 @@ class Rooms:
 
     def send(self, room: Room, event: str, data: dict) -> None:
         """Put one event on every follower's queue; a full queue drops its oldest event (the newest state wins)."""
-        for queue in room.followers.values():
+        for queue in [*room.followers.values(), *room.watchers.values()]:
             if queue.full():
                 queue.get_nowait()
             queue.put_nowait((event, data))

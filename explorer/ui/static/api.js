@@ -35,24 +35,24 @@ function answer(response) {
     });
 }
 
-function headers(extra) {
+export function clientHeaders(extra) {
   return Object.assign({ [SETTINGS.CLIENT_HEADER]: clientId() }, extra || {});
 }
 
 export const api = {
   trace: (request, model) =>
-    fetch(SETTINGS.API + "/trace?" + queryParams(request, model), { headers: headers() }).then(answer),
+    fetch(SETTINGS.API + "/trace?" + queryParams(request, model), { headers: clientHeaders() }).then(answer),
   ask: (request, model, question, ownModel) =>
     fetch(SETTINGS.API + "/ask/" + question.what, {
       method: "POST",
-      headers: headers({ "content-type": "application/json" }),
+      headers: clientHeaders({ "content-type": "application/json" }),
       body: JSON.stringify({ trace: Object.assign(requestFields(request), { model: model || "shipped" }), question: question, own_model: ownModel || null }),
     }).then(answer),
   // a download link sends no header: it names the browser in its query instead
   npzUrl: (request, model, step) =>
     SETTINGS.API + "/npz?" + queryParams(request, model) + "&step=" + step + "&client=" + encodeURIComponent(clientId()),
   timelapse: (sentence) =>
-    fetch(SETTINGS.API + "/timelapse?s=" + encodeURIComponent(sentence), { headers: headers() }).then(answer),
+    fetch(SETTINGS.API + "/timelapse?s=" + encodeURIComponent(sentence), { headers: clientHeaders() }).then(answer),
 }
 
 function requestFields(request) {

@@ -13,6 +13,7 @@ import { Viewer } from "./viewer.js";
 function mount(element) {
   const viewer = new Viewer(element, true);
   window.aeViewer = viewer;
+  viewer.room.start(); // a room to drive again, or one to follow (?room=CODE)
   const link = viewer.pendingView;
   if (link && link.sentence) {
     const request = requestFromQuery(new URLSearchParams(window.location.search));

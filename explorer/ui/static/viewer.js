@@ -15,6 +15,7 @@ import { standaloneHtml } from "./export.js";
 import { KEY_HELP, bindKeys } from "./keys.js";
 import { Player } from "./player.js";
 import { Quiz } from "./quiz.js";
+import { Room } from "./room.js";
 import { TimeLapse } from "./timelapse.js";
 import { drawNotes, drawSourceChips, drawStatus, drawTargetChips } from "./chips.js";
 import * as compare from "./compare.js";
@@ -65,6 +66,7 @@ export class Viewer {
     this.asker = new Asker(online);
     this.quiz = new Quiz(this);
     this.timelapse = new TimeLapse(this);
+    this.room = new Room(this); // classroom mode: present to a class, or follow a lecturer
     this.build();
     this.listen();
     bindKeys(this);
@@ -109,7 +111,8 @@ export class Viewer {
         button("Attention vs attribution", "The current step's cross-attention row beside gradient attributions (asks the server)", () => this.ask("attribution")),
         button("Beam tree", "Beam search as a tree of hypotheses (asks the server)", () => this.ask("beam_tree")),
         button("Heads that matter", "How much the translation loses with each head off alone (asks the server)", () => this.ask("heads")),
-        button("⬇ .npz", "Download every attention tensor of this sentence up to this step", () => this.exportNpz()));
+        button("⬇ .npz", "Download every attention tensor of this sentence up to this step", () => this.exportNpz()),
+        button("Present to class", "A room the class follows live: its code and QR code for the projector", () => this.room.present()));
     }
     bar.append(this.buttons.reset, this.buttons.prev, this.buttons.next, this.buttons.end, this.buttons.play, this.pace, this.slider, this.stepLabel);
     this.status = el("div", "ae-status");
@@ -123,8 +126,8 @@ export class Viewer {
     this.sourceLabel = el("div", "ae-label");
     this.sourceBox = el("div", "ae-chips ae-source-chips");
     this.sourceBox.addEventListener("click", (event) => {
-      const chip = event.target.closest(".ae-quiz-choice");
-      if (chip) this.quiz.pick(Number(chip.dataset.index));
+      const chip = event.target.closest(".ae-quiz-choice, .ae-room-choice");
+      if (chip && !this.room.answer(Number(chip.dataset.index))) this.quiz.pick(Number(chip.dataset.index));
     });
     this.targetBox = el("div", "ae-chips ae-target-chips");
     this.output = el("div", "ae-output");
@@ -134,7 +137,7 @@ export class Viewer {
     this.kindRow = el("div", "ae-row ae-kinds");
     this.layerRow = el("div", "ae-row ae-layers");
     this.headRow = el("div", "ae-row ae-heads");
-    left.append(this.notes, this.viewTabs, this.kindRow, this.layerRow, this.headRow, this.timelapse.row, tools, this.sourceLabel, this.sourceBox,
+    left.append(this.room.bar, this.notes, this.viewTabs, this.kindRow, this.layerRow, this.headRow, this.timelapse.row, tools, this.sourceLabel, this.sourceBox,
       el("div", "ae-label", "Target so far"), this.targetBox, this.output, this.topk, this.beams);
     const right = el("div", "ae-right");
     this.charts = {
@@ -307,6 +310,7 @@ export class Viewer {
     this.sourceLabel.textContent = "Source" + (which ? " (shaded by cross-attention, " + which + ", at step " + s.step + ")" : "");
     drawSourceChips(this.sourceBox, t, row);
     this.quiz.decorateChips(this.sourceBox);
+    this.room.decorateChips(this.sourceBox);
     this.quiz.draw(this.quizBar, t, s);
     drawTargetChips(this.targetBox, t, s.step);
     this.output.textContent = "Output so far: " + (t.wire.outputs[s.step] || "—");

@@ -1,0 +1,279 @@
+// room.js: classroom mode (explorer/app/room_api.py). The lecturer presses "Present to class": the room's code, QR
+// code and address go on the projector, and every change of the lecturer's view (the sentence and its options, the
+// step, kind, layer, head and view) goes to the room. A student who opens the address (?room=CODE) follows it live
+// over a server-sent event stream, may explore on their own and follow again; nothing a student does reaches the
+// class. The lecturer asks the class which source token the shown cross-attention head will attend to most at the
+// next step; each student clicks one, the projector counts the answers, and the reveal shows the class's guesses
+// beside the actual row, each student's own guess against it, and a running class score on the lecturer's screen.
+import { SETTINGS } from "./settings.js";
+import { button, el } from "./dom.js";
+import { OPTIONS, clientHeaders, queryParams } from "./api.js";
+
+const KEY = "ae-room"; // sessionStorage: the lecturer's {code, key}, so a reload keeps driving the room
+
+function post(path, body, key) {
+  const headers = clientHeaders({ "content-type": "application/json" });
+  if (key) headers["x-ae-lecturer"] = key;
+  return fetch(SETTINGS.API + "/room" + path, { method: "POST", headers: headers, body: JSON.stringify(body || {}) })
+    .then((r) => r.json().then((answer) => {
+      if (!r.ok || answer.error) throw new Error(answer.error || "HTTP " + r.status);
+      return answer;
+    }));
+}
+
+// The view the room carries: the trace request with its model, and the view state.
+function viewOf(viewer) {
+  const s = viewer.state, request = viewer.trace.request;
+  const trace = { sentence: request.sentence, forced_ids: request.forced_ids, ablation: request.ablation, model: viewer.modelKey };
+  for (const name of OPTIONS) if (request[name] !== undefined) trace[name] = request[name];
+  return { trace: trace, step: s.step, kind: s.kind, layer: s.layer, head: s.head, view: s.view };
+}
+
+export class Room {
+  constructor(viewer) {
+    this.viewer = viewer;
+    this.bar = el("div", "ae-room");
+    this.bar.hidden = true;
+    this.code = null;
+    this.key = null; // the lecturer's secret; null on a student's page
+    this.following = true; // a student's page applies the room's view
+    this.latest = null; // the room's last view
+    this.question = null; // the room's open question
+    this.guess = null; // this student's answer to it
+    this.score = { right: 0, answers: 0 }; // the class, over the revealed questions (the lecturer's screen)
+    this.sending = null;
+  }
+
+  // On page load: a lecturer's room to drive again, or a room to follow (?room=CODE).
+  start() {
+    const code = new URLSearchParams(window.location.search).get("room");
+    let mine = null;
+    try { mine = JSON.parse(sessionStorage.getItem(KEY) || "null"); } catch (e) { mine = null; }
+    if (mine && (!code || code === mine.code)) this.lead(mine.code, mine.key);
+    else if (code) this.join(code);
+  }
+
+  // ---- the lecturer
+
+  present() {
+    return post("", {}).then((made) => {
+      try { sessionStorage.setItem(KEY, JSON.stringify(made)); } catch (e) { /* private mode: this page only */ }
+      this.lead(made.code, made.key);
+    }, (error) => this.viewer.say(error.message));
+  }
+
+  lead(code, key) {
+    this.code = code;
+    this.key = key;
+    this.viewer.store.subscribe(() => this.send());
+    this.listen();
+    this.send();
+  }
+
+  studentUrl() {
+    return window.location.href.split("?")[0].split("#")[0] + "?room=" + this.code;
+  }
+
+  // The lecturer's view to the room: the newest only, one request at a time.
+  send() {
+    if (!this.key || !this.viewer.trace) return;
+    const view = viewOf(this.viewer);
+    if (this.sending) { this.queued = view; return; }
+    this.sending = post("/" + this.code + "/view", view, this.key).catch((error) => this.viewer.say(error.message))
+      .finally(() => {
+        this.sending = null;
+        if (this.queued) { this.queued = null; this.send(); }
+      });
+  }
+
+  ask() {
+    const s = this.viewer.state, t = this.viewer.trace;
+    if (s.step >= t.T) return this.viewer.say("The decode is at its last step: go back one step to ask about the next.");
+    const [layer, head] = s.kind === "cross" && Number.isInteger(s.head) ? [s.layer, s.head] : t.defaultCross().map((x) => (x === "mean" ? 0 : x));
+    this.viewer.select({ view: "heatmap", kind: "cross", layer: layer, head: head }, "room");
+    post("/" + this.code + "/question", { step: s.step + 1, layer: layer, head: head, sources: t.S }, this.key)
+      .catch((error) => this.viewer.say(error.message));
+  }
+
+  // Reveal: the class's guesses, and the step taken, so the heatmap's new row is the answer (the class follows).
+  reveal() {
+    post("/" + this.code + "/reveal", {}, this.key).then((q) => this.viewer.go(q.step, "room"))
+      .catch((error) => this.viewer.say(error.message));
+  }
+
+  end() {
+    post("/" + this.code + "/end", {}, this.key).catch(() => null);
+    try { sessionStorage.removeItem(KEY); } catch (e) { /* nothing kept */ }
+    this.close();
+  }
+
+  // ---- a student
+
+  join(code) {
+    this.code = code.toUpperCase();
+    // a student who steps or switches on their own explores on their own: the room's next change does not undo it
+    this.viewer.store.subscribe((state, changed, source) => {
+      if (this.code && this.following && source !== "room" && source !== "trace") this.detach();
+    });
+    this.listen();
+  }
+
+  detach() { this.following = false; this.draw(); }
+
+  follow() {
+    this.following = true;
+    if (this.latest) this.apply(this.latest);
+    this.draw();
+  }
+
+  // Take the room's view: the trace first if the sentence or its options changed (from the shared cache), then the
+  // state. A lecturer's own page never applies what it sent.
+  apply(view) {
+    this.latest = view;
+    if (this.key || !this.following || !view) return;
+    const v = this.viewer, state = { step: view.step, kind: view.kind, layer: view.layer, head: view.head, view: view.view };
+    const request = Object.assign({ forced_ids: [], ablation: [] }, view.trace);
+    const same = v.trace && queryParams(v.trace.request, v.modelKey).toString() === queryParams(request, request.model).toString();
+    if (same) v.select(state, "room");
+    else {
+      v.pendingView = { sentence: request.sentence, view: state };
+      v.requestTrace(request, request.model);
+    }
+  }
+
+  answer(j) {
+    const q = this.question;
+    if (!q || q.revealed || this.guess !== null || this.key) return false;
+    this.guess = j;
+    post("/" + this.code + "/answer", { question: q.id, pick: j }).catch((error) => {
+      this.guess = null;
+      this.viewer.say(error.message);
+    }).finally(() => this.draw());
+    this.draw();
+    return true;
+  }
+
+  // ---- both: the room's events
+
+  listen() {
+    if (this.source) this.source.close();
+    const mine = this.key ? "?key=" + encodeURIComponent(this.key) : ""; // the lecturer's page is not counted
+    this.source = new EventSource(SETTINGS.API + "/room/" + encodeURIComponent(this.code) + "/events" + mine);
+    const on = (name, handle) => this.source.addEventListener(name, (e) => { handle(JSON.parse(e.data)); this.draw(); });
+    on("state", (state) => {
+      this.count = state.following;
+      this.setQuestion(state.question);
+      this.apply(state.view);
+    });
+    on("view", (view) => this.apply(view));
+    on("following", (data) => { this.count = data.following; });
+    on("question", (q) => this.setQuestion(q));
+    on("answered", (data) => { if (this.question && this.question.id === data.id) this.question.answered = data.answered; });
+    on("end", () => { this.close(); this.viewer.say("The lecturer ended room " + this.code + "."); });
+    this.source.onerror = () => { this.error = "reconnecting…"; this.draw(); }; // EventSource retries by itself
+    this.source.onopen = () => { this.error = null; this.draw(); };
+    this.draw();
+  }
+
+  setQuestion(q) {
+    if (q && (!this.question || this.question.id !== q.id)) this.guess = null;
+    if (q && q.revealed && this.key && !(this.question && this.question.revealed && this.question.id === q.id)) {
+      const row = this.row(q), best = row.indexOf(Math.max(...row)); // the class's running score
+      this.score.right += q.counts[best];
+      this.score.answers += q.answered;
+    }
+    this.question = q;
+    this.viewer.refresh();
+  }
+
+  close() {
+    if (this.source) this.source.close();
+    this.source = null;
+    this.code = this.key = this.question = null;
+    this.bar.hidden = true;
+  }
+
+  // The head's actual row at the question's step, from the trace on screen.
+  row(q) {
+    return this.viewer.trace.weights("cross", q.layer, q.head, q.step)[q.step - 1];
+  }
+
+  // Source chips as answers while a question is open (a student's page).
+  decorateChips(box) {
+    const q = this.question;
+    if (!q || this.key || q.revealed) return;
+    Array.from(box.children).forEach((chip, j) => {
+      chip.classList.add("ae-room-choice");
+      chip.classList.toggle("ae-room-guess", j === this.guess);
+      chip.dataset.index = j;
+    });
+  }
+
+  // ---- the room bar
+
+  draw() {
+    this.bar.hidden = !this.code;
+    if (!this.code) return;
+    const parts = [el("b", "ae-room-code", "Room " + this.code)];
+    if (this.key) {
+      parts.push(el("span", "ae-room-count", (this.count || 0) + " following"),
+        button("Show code", "The code, the address and a QR code, large, for the projector", () => this.showCode()),
+        button("Ask the class", "Which source token will the shown cross-attention head attend to most at the next step?", () => this.ask()),
+        button("Reveal", "Show the class's guesses beside the head's actual row", () => this.reveal()),
+        button("End room", "Close the room: the students' pages stop following", () => this.end()));
+      if (this.score.answers) {
+        parts.push(el("span", "ae-room-score", "Class score: " + this.score.right + " of " + this.score.answers + " right"));
+      }
+    } else {
+      parts.push(el("span", "ae-room-count", this.following ? "following the lecturer" : "exploring on your own"),
+        this.following ? button("Explore on my own", "Stop following; the class is not affected", () => this.detach())
+          : button("Follow again", "Back to the lecturer's view", () => this.follow(), "ae-primary"));
+    }
+    if (this.error) parts.push(el("span", "ae-room-note", this.error));
+    const q = this.question;
+    if (q) parts.push(this.questionPart(q));
+    this.bar.replaceChildren(...parts);
+  }
+
+  questionPart(q) {
+    const box = el("div", "ae-room-question");
+    const trace = this.viewer.trace, tokens = trace.sourceTokens;
+    box.appendChild(el("div", "ae-room-ask", "Class question " + q.id + " · layer " + q.layer + ", head " + q.head +
+      ": which source token will step " + q.step + " attend to most? " + q.answered + " answered."));
+    if (!q.revealed) {
+      box.appendChild(el("div", "ae-room-note", this.key ? "Students click a source token; press Reveal when ready." :
+        this.guess === null ? "Click it in Source." : "Your guess: “" + tokens[this.guess] + "”. Wait for the reveal."));
+      return box;
+    }
+    const row = this.row(q), best = row.indexOf(Math.max(...row)), peak = Math.max(1, ...q.counts);
+    const table = el("div", "ae-room-histogram");
+    tokens.forEach((token, j) => {
+      const bar = el("div", "ae-room-bar" + (j === best ? " ae-room-best" : "") + (j === this.guess ? " ae-room-mine" : ""));
+      const meter = (className, share, text) => {
+        const track = el("span", "ae-room-track " + className), fill = el("span", "ae-room-fill");
+        fill.style.width = (100 * share).toFixed(1) + "%";
+        track.append(fill, el("span", "ae-room-value", text));
+        return track;
+      };
+      bar.append(el("span", "ae-room-token", token), meter("ae-room-guesses", q.counts[j] / peak, String(q.counts[j])),
+        meter("ae-room-weight", row[j], row[j].toFixed(2)));
+      table.appendChild(bar);
+    });
+    box.append(el("div", "ae-room-note", "The class's guesses (blue) beside the head's weights (orange); the head looked most at “" +
+      tokens[best] + "”." + (this.key || this.guess === null ? "" : this.guess === best ? " Your guess was right." :
+        " Your guess, “" + tokens[this.guess] + "”, got weight " + row[this.guess].toFixed(2) + ".")), table);
+    return box;
+  }
+
+  showCode() {
+    const overlay = el("div", "ae-room-overlay");
+    const url = this.studentUrl();
+    const qr = document.createElement("img");
+    qr.alt = "QR code of " + url;
+    qr.src = SETTINGS.API + "/room/" + this.code + "/qr.svg?u=" + encodeURIComponent(url);
+    overlay.append(el("div", "ae-room-big", this.code), qr, el("div", "ae-room-url", url),
+      button("Close", "Back to the viewer", () => overlay.remove(), "ae-primary"));
+    overlay.addEventListener("click", (e) => { if (e.target === overlay) overlay.remove(); });
+    document.body.appendChild(overlay);
+  }
+}

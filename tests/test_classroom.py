@@ -1,0 +1,75 @@
+"""Classroom mode in headless Chromium, two pages: a lecturer presents, a student follows each change live, answers
+the class question and sees the reveal; the lecturer sees the count and the histogram; a student who explores on
+their own stops following, and nothing a student does reaches the room."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from browser_fixtures import open_page, shot
+
+pytestmark = pytest.mark.browser
+
+
+def state(page) -> list:
+    return page.evaluate(
+        "(() => { const s = window.aeViewer.state; return [s.step, s.kind, s.layer, s.head, s.view]; })()"
+    )
+
+
+def test_a_student_follows_the_lecturer_answers_and_sees_the_reveal(browser, app_url):
+    from playwright.sync_api import expect
+
+    lecturer = open_page(browser, app_url)
+    student = None
+    try:
+        lecturer.locator(".ae-tools button", has_text="Present to class").click()
+        expect(lecturer.locator(".ae-room-code")).to_have_text(re.compile(r"Room [A-Z]{4}"))
+        code = lecturer.locator(".ae-room-code").text_content().split()[-1]
+        student = open_page(browser, app_url + "?room=" + code)
+        expect(student.locator(".ae-room-count")).to_have_text("following the lecturer")
+        expect(lecturer.locator(".ae-room-count")).to_have_text("1 following")
+        student.wait_for_function(
+            f"JSON.stringify(window.aeViewer.state) === {lecturer.evaluate('JSON.stringify(window.aeViewer.state)')!r}"
+        )
+        lecturer.keyboard.press("ArrowRight")
+        lecturer.keyboard.press("0")
+        student.wait_for_function("window.aeViewer.state.head === 0")
+        assert state(student) == state(lecturer)
+        # a new sentence on the lecturer's page: the student's viewer fetches its trace and follows
+        lecturer.fill("#sentence textarea", "The dog sees the cat.")
+        lecturer.press("#sentence textarea", "Enter")
+        student.wait_for_function("window.aeViewer.trace.request.sentence === 'The dog sees the cat.'")
+        lecturer.keyboard.press("ArrowRight")
+        student.wait_for_function("window.aeViewer.state.step === 1")
+        # the class question on the shown head: the student answers, the lecturer counts, the reveal shows both
+        lecturer.locator(".ae-room button", has_text="Ask the class").click()
+        expect(student.locator(".ae-room-ask")).to_contain_text("which source token will step 2 attend to most?")
+        student.locator(".ae-source-chips .ae-room-choice").nth(1).click()
+        expect(student.locator(".ae-room-question")).to_contain_text("Your guess")
+        expect(lecturer.locator(".ae-room-ask")).to_contain_text("1 answered")
+        lecturer.locator(".ae-room button", has_text="Reveal").click()
+        expect(lecturer.locator(".ae-room-histogram .ae-room-bar").first).to_be_visible()
+        expect(student.locator(".ae-room-histogram .ae-room-mine")).to_have_count(1)
+        counts = [int(x) for x in lecturer.locator(".ae-room-guesses").all_text_contents()]
+        assert counts[1] == 1 and sum(counts) == 1
+        expect(lecturer.locator(".ae-room-score")).to_contain_text("of 1 right")
+        shot(lecturer, "16-classroom-lecturer")
+        shot(student, "16-classroom-student")
+        # a student who explores stops following; nothing they do reaches the room
+        before = state(lecturer)
+        student.keyboard.press("End")
+        expect(student.locator(".ae-room-count")).to_have_text("exploring on your own")
+        student.wait_for_timeout(300)
+        assert state(lecturer) == before
+        assert student.locator(".ae-room button", has_text="Ask the class").count() == 0  # no lecturer controls
+        lecturer.keyboard.press("ArrowRight")
+        student.wait_for_timeout(500)
+        assert state(student)[0] != state(lecturer)[0]
+        student.locator(".ae-room button", has_text="Follow again").click()
+        student.wait_for_function(f"window.aeViewer.state.step === {state(lecturer)[0]}")
+    finally:
+        lecturer.context.close()
+        if student is not None:
+            student.context.close()
