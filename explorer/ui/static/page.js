@@ -19,7 +19,10 @@ export function agree(trace) {
 function tick() {
   const groups = KINDS.map((kind) => document.querySelector("#ablate-" + kind));
   if (!pending || groups.some((group) => !group || !group.querySelector("input[type=checkbox]"))) {
-    if (pending && !observer) { // not mounted yet: wait for the tab's first opening
+    // not mounted yet: its boxes start unticked, so only a trace with heads off has to wait for the tab's opening
+    if (pending && !pending.request.ablation.length) pending = null;
+    if (!pending && observer) { observer.disconnect(); observer = null; }
+    if (pending && !observer) {
       observer = new MutationObserver(tick);
       observer.observe(document.body, { childList: true, subtree: true });
     }
