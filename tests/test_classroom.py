@@ -34,8 +34,9 @@ def test_a_student_follows_the_lecturer_answers_and_sees_the_reveal(browser, app
             f"JSON.stringify(window.aeViewer.state) === {lecturer.evaluate('JSON.stringify(window.aeViewer.state)')!r}"
         )
         lecturer.keyboard.press("ArrowRight")
-        lecturer.keyboard.press("0")
-        student.wait_for_function("window.aeViewer.state.head === 0")
+        head = (lecturer.evaluate("window.aeViewer.state.head") + 1) % 4  # another head than the one shown
+        lecturer.keyboard.press(str(head))
+        student.wait_for_function(f"window.aeViewer.state.head === {head} && window.aeViewer.state.step === 4")
         assert state(student) == state(lecturer)
         # a new sentence on the lecturer's page: the student's viewer fetches its trace and follows
         lecturer.fill("#sentence textarea", "The dog sees the cat.")
@@ -69,6 +70,13 @@ def test_a_student_follows_the_lecturer_answers_and_sees_the_reveal(browser, app
         assert state(student)[0] != state(lecturer)[0]
         student.locator(".ae-room button", has_text="Follow again").click()
         student.wait_for_function(f"window.aeViewer.state.step === {state(lecturer)[0]}")
+        student.fill("#sentence textarea", "I see a bird.")  # a sentence of their own: exploring again
+        student.press("#sentence textarea", "Enter")
+        expect(student.locator(".ae-room-count")).to_have_text("exploring on your own")
+        student.wait_for_function("window.aeViewer.trace.request.sentence === 'I see a bird.'")
+        lecturer.keyboard.press("ArrowRight")
+        student.wait_for_timeout(500)
+        assert student.evaluate("window.aeViewer.trace.request.sentence") == "I see a bird."
     finally:
         lecturer.context.close()
         if student is not None:

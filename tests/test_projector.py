@@ -72,10 +72,17 @@ def check(m: dict, width: int, height: int, where: str) -> list[str]:
                     problems.append(f"{where}: two elements of {sel} overlap: {a} {b}")
     if m["clipped"]:
         problems.append(f"{where}: clipped text: {m['clipped']}")
-    for axis, label in (m["labels"] or {}).items():
-        if label["pitch"] + 0.01 < label["need"]:
-            apart, need = label["pitch"], label["need"]
-            problems.append(f"{where}: heatmap {axis} labels {apart:.1f} px apart, they need {need:.1f}")
+    labels = m["labels"]
+    if labels:  # the labels as drawn: rows a line apart; columns side by side, or rotated a line apart
+        font, rows, columns = labels["font"], labels["rows"], labels["columns"]
+        for above, below in zip(rows, rows[1:]):
+            if below - above < font:
+                problems.append(f"{where}: row labels at y={above:.0f} and {below:.0f} overlap (font {font} px)")
+        for (x1, w1), (x2, w2) in zip(columns, columns[1:]):
+            apart = (x2 - x1) * (0.866 if labels["rotated"] else 1)  # rotated by 60 degrees: their normal distance
+            need = font if labels["rotated"] else (w1 + w2) / 2 + 2
+            if apart < need:
+                problems.append(f"{where}: column labels at x={x1:.0f} and {x2:.0f} overlap")
     return problems
 
 
@@ -90,8 +97,8 @@ def set_mode(page, presentation: bool, options_open: bool):
     page.wait_for_timeout(150)
 
 
-def show(page, view: str, kind: str):
-    page.evaluate(f"window.aeViewer.select({{view: '{view}', kind: '{kind}', head: 'all'}}, 'test')")
+def show(page, view: str, kind: str, head="'all'"):
+    page.evaluate(f"window.aeViewer.select({{view: '{view}', kind: '{kind}', head: {head}}}, 'test')")
     page.evaluate("window.aeViewer.rendered")
     if view in ("mosaic", "mask"):
         page.wait_for_selector(VIEWS[view] if view == "mosaic" else ".ae-mask .main-svg")
@@ -110,9 +117,9 @@ def test_every_view_fits_the_projector_with_nothing_overlapping_or_clipped(brows
         for presentation in (False, True):
             for options_open in (False, True):
                 set_mode(page, presentation, options_open)
-                for view in VIEWS:
+                for view, head in [*((v, "'all'") for v in VIEWS), ("heatmap", "0")]:  # one head: labels upright
                     for kind in KINDS if view != "mask" else ["decoder_self"]:
-                        show(page, view, kind)
+                        show(page, view, kind, head)
                         where = f"{width}x{height} {'presentation' if presentation else 'normal'} "
                         where += f"options {'open' if options_open else 'closed'} {view} {kind}"
                         problems += check(page.evaluate(MEASURE, VIEWS[view]), width, height, where)

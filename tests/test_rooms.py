@@ -47,11 +47,15 @@ def test_a_room_has_a_short_code_and_only_its_lecturer_key_drives_it(app):
     for headers in ({}, {"x-ae-lecturer": "forged"}):  # a student's page has no key
         refused = client.post(f"/ae/api/room/{code}/view", json=VIEW, headers=headers)
         assert (
-            refused.status_code == 400
+            refused.status_code == 403
             and f"Only the lecturer's browser can change room {code}" in refused.json()["error"]
         )
     unknown = client.post("/ae/api/room/ZZZZ/view", json=VIEW, headers=lecturer)
-    assert unknown.status_code == 404 or "no room 'ZZZZ'" in unknown.json()["error"]
+    assert unknown.status_code == 404 and "no room 'ZZZZ'" in unknown.json()["error"]
+    odd = client.post(
+        f"/ae/api/room/{code}/view", json=VIEW, headers={"x-ae-lecturer": "clé".encode()}
+    )  # not ASCII: no 500
+    assert odd.status_code == 403 and "no valid key" in odd.json()["error"]
     bad = client.post(f"/ae/api/room/{code}/view", json=VIEW | {"kind": "sideways"}, headers=lecturer)
     assert bad.status_code == 400 and "sideways" in bad.json()["error"]
 
@@ -71,41 +75,58 @@ def test_a_follower_gets_the_state_first_then_every_change_and_a_reconnect_catch
         _, _, again = rooms.follow(room.code)  # reconnected: where the class is now, no history needed
         event, state = again.get_nowait()
         assert event == "state" and state["view"] == {"step": 2}
-        for step in range(100):  # a follower that does not read keeps its newest events only
-            rooms.show(room, {"step": step})
+        rooms.ask(room, 2, 0, 1, 5)
+        for step in range(100):  # a page that does not read: its queue is replaced by one fresh state, nothing lost
+            rooms.send(room, "following", {"following": step})
+        rooms.show(room, {"step": 99})
         kept = [again.get_nowait() for _ in range(again.qsize())]
-        assert len(kept) <= 16 and kept[-1] == ("view", {"step": 99})
+        assert len(kept) <= 16 and kept[0][0] == "state" and kept[0][1]["question"]["id"] == 1
+        assert kept[-1] == ("view", {"step": 99})
+        _, _, watcher = rooms.follow(room.code, room.key)  # the lecturer's own page: gets the events, not counted
+        assert watcher.get_nowait()[1]["following"] == 1
+        with pytest.raises(RoomError, match="no valid key"):
+            rooms.follow(room.code, "forged")
 
     asyncio.run(run())
 
 
-def test_each_student_answers_once_and_not_after_the_reveal(app):
-    client, _ = app
+def test_each_following_page_answers_once_and_not_after_the_reveal(app):
+    client, rooms = app
     code, lecturer = lecture(client)
+    # two following pages: each stream's first event gives that page its answer token
+    tokens = [rooms.follow(code)[2].get_nowait()[1]["token"] for _ in range(2)]
     asked = client.post(
         f"/ae/api/room/{code}/question", json={"step": 2, "layer": 1, "head": 0, "sources": 5}, headers=lecturer
     ).json()
-    answer = {"question": asked["id"], "pick": 3}
-    assert client.post(f"/ae/api/room/{code}/answer", json=answer, headers={"x-ae-client": "a"}).json()["answered"] == 1
-    second = client.post(f"/ae/api/room/{code}/answer", json=answer, headers={"x-ae-client": "a"})
+
+    def answer(pick, token, question=asked["id"]):
+        return client.post(f"/ae/api/room/{code}/answer", json={"question": question, "pick": pick, "token": token})
+
+    assert answer(3, tokens[0]).json()["answered"] == 1
+    second = answer(3, tokens[0])
     assert second.status_code == 400 and "answered question 1 already" in second.json()["error"]
-    missing = client.post(f"/ae/api/room/{code}/answer", json=answer | {"pick": 9}, headers={"x-ae-client": "b"})
-    assert "Source token 9 does not exist: this sentence has tokens 0 to 4" in missing.json()["error"]
-    client.post(f"/ae/api/room/{code}/answer", json=answer | {"pick": 1}, headers={"x-ae-client": "b"})
-    assert client.post(f"/ae/api/room/{code}/reveal", headers={}).status_code == 400  # a student cannot reveal
+    stranger = answer(3, "made-up")  # a page that does not follow the room (or a script making up ids)
+    assert stranger.status_code == 400 and f"Only a page following room {code} can answer" in stranger.json()["error"]
+    missing = answer(9, tokens[1])
+    assert (
+        missing.status_code == 400
+        and "Source token 9 does not exist: this sentence has tokens 0 to 4" in missing.json()["error"]
+    )
+    answer(1, tokens[1])
+    assert client.post(f"/ae/api/room/{code}/reveal", headers={}).status_code == 403  # a student cannot reveal
     revealed = client.post(f"/ae/api/room/{code}/reveal", headers=lecturer).json()
     assert revealed["counts"] == [0, 1, 0, 1, 0] and revealed["answered"] == 2
-    late = client.post(f"/ae/api/room/{code}/answer", json=answer, headers={"x-ae-client": "c"})
+    late = answer(2, tokens[1])
     assert late.status_code == 400 and "has been revealed: answers are closed" in late.json()["error"]
-    stale = client.post(f"/ae/api/room/{code}/answer", json={"question": 7, "pick": 0}, headers={"x-ae-client": "d"})
-    assert "has no question 7 open" in stale.json()["error"]
+    stale = answer(0, tokens[1], question=7)
+    assert stale.status_code == 400 and "has no question 7 open" in stale.json()["error"]
 
 
 def test_rooms_and_followers_are_bounded(app):
     client, rooms = app
     codes = [lecture(client)[0] for _ in range(3)]
     full = client.post("/ae/api/room")
-    assert full.status_code == 400 and "already holds 3 rooms, its limit" in full.json()["error"]
+    assert full.status_code == 429 and "already holds 3 rooms, its limit" in full.json()["error"]
     rooms.follow(codes[0])
     rooms.follow(codes[0])
     with pytest.raises(RoomError, match=f"Room {codes[0]} has 2 followers already"):

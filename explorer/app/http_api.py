@@ -107,7 +107,8 @@ def routes(models: ModelRegistry, timelapse: TimeLapse | None = None, rooms: Roo
                 return await handler(request)
             except UserError as exc:
                 missing = isinstance(exc, (UnknownModel, UnknownSentence))
-                return JSONResponse({"error": str(exc)}, status_code=404 if missing else 400)
+                status = getattr(exc, "status", 404 if missing else 400)  # a room's refusal says its own
+                return JSONResponse({"error": str(exc)}, status_code=status)
             except Exception:  # noqa: BLE001 - a bug: logged; the person gets a message, the server goes on
                 log.exception("%s failed", request.url.path)
                 return JSONResponse({"error": GENERIC_ERROR}, status_code=500)
@@ -181,7 +182,7 @@ def routes(models: ModelRegistry, timelapse: TimeLapse | None = None, rooms: Roo
         Route(f"{PREFIX}/trace", guarded(trace), methods=["GET", "HEAD"]),
         *(Route(f"{PREFIX}/ask/{what}", guarded(ask_route(what)), methods=["POST"], name=what) for what in QUESTIONS),
         Route(f"{PREFIX}/npz", guarded(npz), methods=["GET"]),
-        *room_api.routes(PREFIX, rooms, guarded, client_of),
+        *room_api.routes(PREFIX, rooms, guarded),
     ]
 
 

@@ -3,8 +3,10 @@
 - `POST /ae/api/room` -> `{code, key}`: a new room; `key` is the lecturer's secret (header `X-AE-Lecturer`).
 - `POST /ae/api/room/{code}/view` (lecturer): `schemas.RoomView`, the view every follower takes.
 - `POST /ae/api/room/{code}/question` (lecturer): `schemas.RoomQuestion`; `.../reveal`, `.../end` (lecturer).
-- `POST /ae/api/room/{code}/answer`: `schemas.RoomAnswer`, one per browser (`X-AE-Client`) and question.
-- `GET /ae/api/room/{code}/events`: server-sent events, the room's state first, then each change: `view`,
+- `POST /ae/api/room/{code}/answer`: `schemas.RoomAnswer`, one per following page and question: the page's answer
+  token comes in its stream's first event, so only a page that follows can answer, once.
+- `GET /ae/api/room/{code}/events` (`?key=` for the lecturer's own page, not counted): server-sent events, the
+  room's state first (with the page's answer token), then each change: `view`,
   `question` (asked, then revealed with the class's counts), `answered`, `following`, `end`; a comment every
   `HEARTBEAT_S` keeps proxies from closing a quiet stream. A follower that reconnects starts from the state again.
 - `GET /ae/api/room/{code}/qr.svg?u=URL`: the students' address as a QR code (the `qrcode` library), for the
@@ -15,12 +17,14 @@ Refusals are 4xx with `{"error": message}` naming the room, the key or the answe
 from __future__ import annotations
 
 import asyncio
+import functools
 import io
 import json
 from collections.abc import Callable
 
 import qrcode
 import qrcode.image.svg
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
@@ -34,7 +38,16 @@ HEARTBEAT_S = 15.0
 MAX_URL = 300  # characters of the address a QR code carries
 
 
-def routes(prefix: str, rooms: Rooms, guarded: Callable, client_of: Callable[[Request], str]) -> list[Route]:
+@functools.lru_cache(maxsize=64)
+def qr_svg(url: str) -> bytes:
+    """The QR code of `url` as SVG (drawn once per address)."""
+    image = qrcode.make(url, image_factory=qrcode.image.svg.SvgPathImage, box_size=10, border=2)
+    out = io.BytesIO()
+    image.save(out)
+    return out.getvalue()
+
+
+def routes(prefix: str, rooms: Rooms, guarded: Callable) -> list[Route]:
     async def body(request: Request, schema):
         raw = await request.body()
         if len(raw) > MAX_REQUEST_BYTES:
@@ -71,7 +84,7 @@ def routes(prefix: str, rooms: Rooms, guarded: Callable, client_of: Callable[[Re
 
     async def answer(request: Request):
         given = await body(request, RoomAnswer)
-        question = rooms.answer(request.path_params["code"], given.question, client_of(request), given.pick)
+        question = rooms.answer(request.path_params["code"], given.question, given.token, given.pick)
         return JSONResponse({"id": question.id, "answered": len(question.answers)})
 
     async def events(request: Request):
@@ -79,8 +92,7 @@ def routes(prefix: str, rooms: Rooms, guarded: Callable, client_of: Callable[[Re
             # the lecturer's own page names itself with its key (an EventSource cannot send a header)
             room, follower, queue = rooms.follow(request.path_params["code"], request.query_params.get("key"))
         except UserError as exc:
-            status = 404 if "no room" in str(exc) else 403 if "lecturer" in str(exc) else 429
-            return JSONResponse({"error": str(exc)}, status_code=status)
+            return JSONResponse({"error": str(exc)}, status_code=getattr(exc, "status", 400))
 
         async def stream():
             try:
@@ -106,10 +118,8 @@ def routes(prefix: str, rooms: Rooms, guarded: Callable, client_of: Callable[[Re
             raise UserError(
                 f"The address to encode must be an http(s) link to room {room.code}, at most {MAX_URL} characters."
             )
-        image = qrcode.make(url, image_factory=qrcode.image.svg.SvgPathImage, box_size=10, border=2)
-        out = io.BytesIO()
-        image.save(out)
-        return Response(out.getvalue(), media_type="image/svg+xml", headers={"cache-control": "private, max-age=3600"})
+        svg = await run_in_threadpool(qr_svg, url)  # tens of ms: never on the loop that feeds the streams
+        return Response(svg, media_type="image/svg+xml", headers={"cache-control": "private, max-age=3600"})
 
     base = f"{prefix}/room"
     return [

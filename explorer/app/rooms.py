@@ -24,6 +24,8 @@ from ..interpret.inputs import UserError
 
 MAX_ROOMS = 50
 MAX_FOLLOWERS = 500  # per room
+MAX_WATCHERS = 8  # the lecturer's own pages (tabs) of one room
+EMPTY_S = 600.0  # a room nobody has watched or followed for this long ends (a room made and left)
 IDLE_S = 3 * 3600.0  # a room nobody changed for this long ends
 QUEUE_SIZE = 16  # events waiting for one slow follower; beyond, its oldest are dropped (the newest view wins)
 CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"  # no I or O: read off a projector, they look like 1 and 0
@@ -32,6 +34,20 @@ CODE_LENGTH = 4
 
 class RoomError(UserError):
     """A room request refused: the message names the room, the key or the answer."""
+
+    status = 400
+
+
+class NoRoom(RoomError):
+    status = 404
+
+
+class NotLecturer(RoomError):
+    status = 403
+
+
+class RoomFull(RoomError):
+    status = 429
 
 
 @dataclass
@@ -43,11 +59,13 @@ class Question:
     layer: int
     head: int
     sources: int  # how many source tokens there are to choose from
-    answers: dict[str, int] = field(default_factory=dict)  # follower id -> source position
+    trace: dict | None = None  # the trace request the question is about (the room's view when it was asked)
+    answers: dict[str, int] = field(default_factory=dict)  # a follower's token -> source position
     revealed: bool = False
 
     def public(self) -> dict:
         out = {"id": self.id, "step": self.step, "layer": self.layer, "head": self.head, "sources": self.sources}
+        out["trace"] = self.trace
         out |= {"answered": len(self.answers), "revealed": self.revealed}
         if self.revealed:
             counts = Counter(self.answers.values())
@@ -64,6 +82,8 @@ class Room:
     questions: int = 0
     followers: dict[int, asyncio.Queue] = field(default_factory=dict)
     watchers: dict[int, asyncio.Queue] = field(default_factory=dict)  # the lecturer's own pages: not counted
+    tokens: dict[str, int] = field(default_factory=dict)  # a follower's answer token -> its id (one answer each)
+    last_seen: float = field(default_factory=time.monotonic)  # when a page last watched or followed
     last_change: float = field(default_factory=time.monotonic)
     ended: bool = False
 
@@ -89,7 +109,7 @@ class Rooms:
     def create(self) -> Room:
         self.expire()
         if len(self.rooms) >= self.max_rooms:
-            raise RoomError(
+            raise RoomFull(
                 f"This server already holds {len(self.rooms)} rooms, its limit; end one or try again when a class "
                 "has finished."
             )
@@ -103,8 +123,10 @@ class Rooms:
     def lecturer(self, code: str, key: str | None) -> Room:
         """The room `code` if `key` is its lecturer key."""
         room = self.get(code)
-        if not key or not secrets.compare_digest(str(key), room.key):
-            raise RoomError(f"Only the lecturer's browser can change room {room.code}: this request has no valid key.")
+        if not key or not secrets.compare_digest(str(key).encode(), room.key.encode()):
+            raise NotLecturer(
+                f"Only the lecturer's browser can change room {room.code}: this request has no valid key."
+            )
         room.last_change = time.monotonic()
         return room
 
@@ -114,7 +136,8 @@ class Rooms:
 
     def ask(self, room: Room, step: int, layer: int, head: int, sources: int) -> Question:
         room.questions += 1
-        room.question = Question(room.questions, step, layer, head, sources)
+        trace = (room.view or {}).get("trace")
+        room.question = Question(room.questions, step, layer, head, sources, trace)
         self.send(room, "question", room.question.public())
         return room.question
 
@@ -134,14 +157,20 @@ class Rooms:
         self.expire()
         room = self.rooms.get(str(code).strip().upper()[:16])
         if room is None:
-            raise RoomError(
+            raise NoRoom(
                 f"There is no room {str(code)[:16]!r} on this server (the code has {CODE_LENGTH} letters; the room "
                 "may have ended)."
             )
         return room
 
-    def answer(self, code: str, question_id: int, follower: str, pick: int) -> Question:
+    def answer(self, code: str, question_id: int, token: str, pick: int) -> Question:
+        """One follower's answer; `token` is the one its stream's first event gave it (anonymous, one answer each)."""
         room = self.get(code)
+        if room.tokens.get(str(token)) not in room.followers:
+            raise RoomError(
+                f"Only a page following room {room.code} can answer its question (open the room's address)."
+            )
+        follower = str(token)
         question = self.open_question(room, question_id)
         if question.revealed:
             raise RoomError(f"Question {question.id} has been revealed: answers are closed.")
@@ -149,7 +178,7 @@ class Rooms:
             last = question.sources - 1
             raise RoomError(f"Source token {pick} does not exist: this sentence has tokens 0 to {last}.")
         if follower in question.answers:
-            raise RoomError(f"This browser has answered question {question.id} already: one answer each.")
+            raise RoomError(f"This page has answered question {question.id} already: one answer each.")
         question.answers[follower] = pick
         self.send(room, "answered", {"id": question.id, "answered": len(question.answers)})
         return question
@@ -158,24 +187,29 @@ class Rooms:
         """A new follower's queue; its first event is the room's state. With the lecturer's key, the lecturer's own
         page, which gets the same events but is not counted as following."""
         room = self.get(code)
+        room.last_seen = time.monotonic()
+        self._next_follower += 1
+        queue: asyncio.Queue = asyncio.Queue(QUEUE_SIZE)
         if key is not None:
             room = self.lecturer(code, key)
-            self._next_follower += 1
-            queue: asyncio.Queue = asyncio.Queue(QUEUE_SIZE)
+            if len(room.watchers) >= MAX_WATCHERS:
+                raise RoomFull(f"Room {room.code} is open in {len(room.watchers)} of the lecturer's pages already.")
             room.watchers[self._next_follower] = queue
             queue.put_nowait(("state", room.state()))
             return room, self._next_follower, queue
         if len(room.followers) >= self.max_followers:
-            raise RoomError(f"Room {room.code} has {len(room.followers)} followers already, its limit.")
-        self._next_follower += 1
-        queue = asyncio.Queue(QUEUE_SIZE)
+            raise RoomFull(f"Room {room.code} has {len(room.followers)} followers already, its limit.")
         self.send(room, "following", {"following": len(room.followers) + 1})  # the others learn the count
         room.followers[self._next_follower] = queue
-        queue.put_nowait(("state", room.state()))
+        token = secrets.token_urlsafe(12)
+        room.tokens[token] = self._next_follower
+        queue.put_nowait(("state", room.state() | {"token": token}))  # this page's own answer token
         return room, self._next_follower, queue
 
     def leave(self, room: Room, follower: int) -> None:
         room.watchers.pop(follower, None)
+        room.last_seen = time.monotonic()
+        room.tokens = {t: f for t, f in room.tokens.items() if f != follower}
         if room.followers.pop(follower, None) is not None and not room.ended:
             self.send(room, "following", {"following": len(room.followers)})
 
@@ -187,13 +221,20 @@ class Rooms:
         return question
 
     def send(self, room: Room, event: str, data: dict) -> None:
-        """Put one event on every follower's queue; a full queue drops its oldest event (the newest state wins)."""
+        """Put one event on every follower's queue. A queue that is full (a page that does not read) is replaced by
+        one fresh state: it catches up as a reconnecting page does, and no view or question is lost."""
         for queue in [*room.followers.values(), *room.watchers.values()]:
             if queue.full():
-                queue.get_nowait()
-            queue.put_nowait((event, data))
+                while not queue.empty():
+                    queue.get_nowait()
+                queue.put_nowait(("state", room.state()))
+            else:
+                queue.put_nowait((event, data))
 
     def expire(self) -> None:
+        """End the rooms idle for `idle_s`, and those nobody has watched or followed for `EMPTY_S` (made and left)."""
         now = time.monotonic()
-        for room in [r for r in self.rooms.values() if now - r.last_change > self.idle_s]:
-            self.end(room)
+        for room in list(self.rooms.values()):
+            empty = not room.followers and not room.watchers and now - room.last_seen > min(self.idle_s, EMPTY_S)
+            if now - room.last_change > self.idle_s or empty:
+                self.end(room)

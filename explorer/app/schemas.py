@@ -211,10 +211,11 @@ class RoomQuestion(Strict):
 
 
 class RoomAnswer(Strict):
-    """One student's guess for question `question`: a source position."""
+    """One student's guess for question `question`: a source position; `token` is the page's, from its stream."""
 
     question: Annotated[int, Field(ge=1)]
     pick: Annotated[int, Field(ge=0, lt=4096)]
+    token: str = Field(max_length=64)
 
 
 # ----- what comes back: the wire form of a trace and each question's answer ----------------------------

@@ -83,6 +83,7 @@ export function draw(div, trace, state) {
   const rowEvery = Math.max(1, Math.ceil(rowNeed / ch)), colEvery = Math.max(1, Math.ceil(colNeed / colPitch));
   const current = kind === "encoder_self" ? -1 : t - 1;
   const named = (i) => i === current || (i % rowEvery === 0 && Math.abs(i - current) >= rowEvery);
+  const drawnColumns = []; // [x, width] of each column label drawn, read by the browser tests
   const panels = heads.map((h, n) => ({ head: h, x0: left + n * (panelW + GAP), z: trace.weights(kind, layer, h, t) }));
   // rollout's products are small and even: its colours span 0 to its largest value (the colour bar says so);
   // attention weights keep the one fixed 0..1 scale
@@ -107,6 +108,7 @@ export function draw(div, trace, state) {
     keys.forEach((label, j) => {
       if (j % colEvery !== 0) return;
       const x = p.x0 + (j + 0.5) * cw, y = top + queries.length * ch + 6;
+      drawnColumns.push([x, ctx.measureText(label).width]);
       if (rotate) {
         ctx.save();
         ctx.translate(x, y);
@@ -127,7 +129,12 @@ export function draw(div, trace, state) {
   });
   ctx.font = tickFont + "px " + FAMILY;
   ctx.textAlign = "right";
-  queries.forEach((label, i) => { if (named(i)) ctx.fillText(label, left - 6, top + (i + 0.5) * ch); });
+  const drawnRows = [];
+  queries.forEach((label, i) => {
+    if (!named(i)) return;
+    ctx.fillText(label, left - 6, top + (i + 0.5) * ch);
+    drawnRows.push(top + (i + 0.5) * ch);
+  });
   ctx.font = font + "px " + FAMILY;
   ctx.textAlign = "center";
   const axisFits = (text, room) => ctx.measureText(text).width <= room;
@@ -145,10 +152,7 @@ export function draw(div, trace, state) {
   div._heat.fits = fits;
   div._heat.geom = {
     panels: panels, top: top, cw: cw, ch: ch, queries: queries, keys: keys,
-    labels: { // read by the browser tests: the distance between two drawn labels, and what they need
-      rows: { every: rowEvery, pitch: ch * rowEvery, need: rowNeed },
-      columns: { every: colEvery, pitch: colPitch * colEvery, need: colNeed },
-    },
+    labels: { font: tickFont, rotated: rotate, rows: drawnRows, columns: drawnColumns }, // where labels were drawn
   };
   canvas.setAttribute("aria-label", title(kind, layer, head, t) + ". Rows (queries): " + queries.join(" ") + ". Columns (keys): " + keys.join(" ") + ".");
   return Promise.resolve();

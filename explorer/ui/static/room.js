@@ -42,6 +42,9 @@ export class Room {
     this.guess = null; // this student's answer to it
     this.score = { right: 0, answers: 0 }; // the class, over the revealed questions (the lecturer's screen)
     this.sending = null;
+    this.sent = null; // the JSON of the last view sent: an unchanged view is not sent again
+    this.token = null; // a student's answer token, from the stream's first event
+    this.adopting = false; // a reloaded lecturer page takes the room's view before it sends its own
   }
 
   // On page load: a lecturer's room to drive again, or a room to follow (?room=CODE).
@@ -49,22 +52,24 @@ export class Room {
     const code = new URLSearchParams(window.location.search).get("room");
     let mine = null;
     try { mine = JSON.parse(sessionStorage.getItem(KEY) || "null"); } catch (e) { mine = null; }
-    if (mine && (!code || code === mine.code)) this.lead(mine.code, mine.key);
+    if (mine && (!code || code === mine.code)) this.lead(mine.code, mine.key, true);
     else if (code) this.join(code);
   }
 
   // ---- the lecturer
 
   present() {
+    if (this.key) return this.showCode(); // one room per lecturer page: pressed again, it shows the code
     return post("", {}).then((made) => {
       try { sessionStorage.setItem(KEY, JSON.stringify(made)); } catch (e) { /* private mode: this page only */ }
       this.lead(made.code, made.key);
     }, (error) => this.viewer.say(error.message));
   }
 
-  lead(code, key) {
+  lead(code, key, resumed) {
     this.code = code;
     this.key = key;
+    this.adopting = Boolean(resumed);
     this.viewer.store.subscribe(() => this.send());
     this.listen();
     this.send();
@@ -76,9 +81,11 @@ export class Room {
 
   // The lecturer's view to the room: the newest only, one request at a time.
   send() {
-    if (!this.key || !this.viewer.trace) return;
+    if (!this.key || !this.viewer.trace || this.adopting) return;
     const view = viewOf(this.viewer);
+    if (JSON.stringify(view) === this.sent) return;
     if (this.sending) { this.queued = view; return; }
+    this.sent = JSON.stringify(view);
     this.sending = post("/" + this.code + "/view", view, this.key).catch((error) => this.viewer.say(error.message))
       .finally(() => {
         this.sending = null;
@@ -127,25 +134,41 @@ export class Room {
   }
 
   // Take the room's view: the trace first if the sentence or its options changed (from the shared cache), then the
-  // state. A lecturer's own page never applies what it sent.
+  // state. A lecturer's own page never applies what it sent, except once after a reload (it adopts the room's view).
   apply(view) {
     this.latest = view;
-    if (this.key || !this.following || !view) return;
+    if (this.key && this.adopting) {
+      this.adopting = false;
+      if (!view) return this.send();
+    } else if (this.key || !this.following || !view) return;
     const v = this.viewer, state = { step: view.step, kind: view.kind, layer: view.layer, head: view.head, view: view.view };
     const request = Object.assign({ forced_ids: [], ablation: [] }, view.trace);
     const same = v.trace && queryParams(v.trace.request, v.modelKey).toString() === queryParams(request, request.model).toString();
     if (same) v.select(state, "room");
     else {
       v.pendingView = { sentence: request.sentence, view: state };
-      v.requestTrace(request, request.model);
+      v.requestTrace(request, request.model, true);
     }
+  }
+
+  // A student leaves the class's view by a trace of their own (a sentence, a candidate, a head off, a hypothesis).
+  explore() {
+    if (this.code && !this.key && this.following) this.detach();
+  }
+
+  // Is the trace on screen the one question `q` is about?
+  onScreen(q) {
+    const t = this.viewer.trace;
+    if (!q || !t || !q.trace) return false;
+    const asked = Object.assign({ forced_ids: [], ablation: [] }, q.trace);
+    return queryParams(t.request, t.modelKey).toString() === queryParams(asked, asked.model).toString() && q.step <= t.T;
   }
 
   answer(j) {
     const q = this.question;
-    if (!q || q.revealed || this.guess !== null || this.key) return false;
+    if (!q || q.revealed || this.guess !== null || this.key || !this.onScreen(q)) return false;
     this.guess = j;
-    post("/" + this.code + "/answer", { question: q.id, pick: j }).catch((error) => {
+    post("/" + this.code + "/answer", { question: q.id, pick: j, token: this.token }).catch((error) => {
       this.guess = null;
       this.viewer.say(error.message);
     }).finally(() => this.draw());
@@ -162,6 +185,7 @@ export class Room {
     const on = (name, handle) => this.source.addEventListener(name, (e) => { handle(JSON.parse(e.data)); this.draw(); });
     on("state", (state) => {
       this.count = state.following;
+      if (state.token) this.token = state.token;
       this.setQuestion(state.question);
       this.apply(state.view);
     });
@@ -170,14 +194,24 @@ export class Room {
     on("question", (q) => this.setQuestion(q));
     on("answered", (data) => { if (this.question && this.question.id === data.id) this.question.answered = data.answered; });
     on("end", () => { this.close(); this.viewer.say("The lecturer ended room " + this.code + "."); });
-    this.source.onerror = () => { this.error = "reconnecting…"; this.draw(); }; // EventSource retries by itself
+    this.source.onerror = () => { // EventSource retries by itself, except after a refusal (no room, a full room)
+      if (this.source && this.source.readyState === EventSource.CLOSED) {
+        const code = this.code;
+        if (this.key) try { sessionStorage.removeItem(KEY); } catch (e) { /* nothing kept */ }
+        this.close();
+        this.viewer.say("Room " + code + " cannot be followed: it has ended, the server restarted, or it is full.");
+      } else {
+        this.error = "reconnecting…";
+        this.draw();
+      }
+    };
     this.source.onopen = () => { this.error = null; this.draw(); };
     this.draw();
   }
 
   setQuestion(q) {
     if (q && (!this.question || this.question.id !== q.id)) this.guess = null;
-    if (q && q.revealed && this.key && !(this.question && this.question.revealed && this.question.id === q.id)) {
+    if (q && q.revealed && this.key && this.onScreen(q) && !(this.question && this.question.revealed && this.question.id === q.id)) {
       const row = this.row(q), best = row.indexOf(Math.max(...row)); // the class's running score
       this.score.right += q.counts[best];
       this.score.answers += q.answered;
@@ -201,7 +235,7 @@ export class Room {
   // Source chips as answers while a question is open (a student's page).
   decorateChips(box) {
     const q = this.question;
-    if (!q || this.key || q.revealed) return;
+    if (!q || this.key || q.revealed || !this.onScreen(q)) return;
     Array.from(box.children).forEach((chip, j) => {
       chip.classList.add("ae-room-choice");
       chip.classList.toggle("ae-room-guess", j === this.guess);
@@ -240,6 +274,12 @@ export class Room {
     const trace = this.viewer.trace, tokens = trace.sourceTokens;
     box.appendChild(el("div", "ae-room-ask", "Class question " + q.id + " · layer " + q.layer + ", head " + q.head +
       ": which source token will step " + q.step + " attend to most? " + q.answered + " answered."));
+    if (!this.onScreen(q)) {
+      const about = q.trace ? "“" + q.trace.sentence + "”" : "the lecturer's sentence";
+      box.appendChild(el("div", "ae-room-note", "This question is about " + about + (this.key ? ": translate it again to " +
+        "see the answer." : ": follow again to answer and see it.")));
+      return box;
+    }
     if (!q.revealed) {
       box.appendChild(el("div", "ae-room-note", this.key ? "Students click a source token; press Reveal when ready." :
         this.guess === null ? "Click it in Source." : "Your guess: “" + tokens[this.guess] + "”. Wait for the reveal."));

@@ -53,6 +53,7 @@ export class TimeLapse {
       this.traces[sentence] = api.timelapse(sentence);
       this.traces[sentence].catch(() => { delete this.traces[sentence]; });
     }
+    v.room.explore(); // a student looking at an earlier model is exploring on their own
     const seq = ++v.traceSeq; // a sentence translated meanwhile wins over this answer
     return this.traces[sentence].then((recorded) => {
       if (seq !== v.traceSeq) return;

@@ -203,6 +203,7 @@ export class Viewer {
     }
     this.timelapse.update();
     if (this.online) page.agree(this.trace);
+    this.room.draw(); // a question is about one trace: the room bar says whether it is this one
     this.store.set(s, "trace", true);
   }
 
@@ -358,8 +359,10 @@ export class Viewer {
 
   // Ask the server for the trace of `request` (with `model`, default: the model on screen) and show it; a
   // refusal is said in words above the status line. Returns the promise (the tests wait for it).
-  requestTrace(request, model) {
+  // `byRoom`: the classroom's own request; any other is the person's, and a student following a room explores.
+  requestTrace(request, model, byRoom) {
     if (!this.online) return Promise.resolve(null);
+    if (!byRoom) this.room.explore();
     const seq = ++this.traceSeq;
     this.root.classList.add("ae-busy");
     return api.trace(request, model || this.modelKey).then(
