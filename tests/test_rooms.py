@@ -81,6 +81,7 @@ def test_a_follower_gets_the_state_first_then_every_change_and_a_reconnect_catch
         rooms.show(room, {"step": 99})
         kept = [again.get_nowait() for _ in range(again.qsize())]
         assert len(kept) <= 16 and kept[0][0] == "state" and kept[0][1]["question"]["id"] == 1
+        assert kept[0][1]["token"] in room.tokens  # the page can still answer
         assert kept[-1] == ("view", {"step": 99})
         _, _, watcher = rooms.follow(room.code, room.key)  # the lecturer's own page: gets the events, not counted
         assert watcher.get_nowait()[1]["following"] == 1

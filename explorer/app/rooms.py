@@ -223,13 +223,17 @@ class Rooms:
     def send(self, room: Room, event: str, data: dict) -> None:
         """Put one event on every follower's queue. A queue that is full (a page that does not read) is replaced by
         one fresh state: it catches up as a reconnecting page does, and no view or question is lost."""
-        for queue in [*room.followers.values(), *room.watchers.values()]:
-            if queue.full():
-                while not queue.empty():
-                    queue.get_nowait()
-                queue.put_nowait(("state", room.state()))
-            else:
+        tokens = None
+        for follower, queue in [*room.followers.items(), *room.watchers.items()]:
+            if not queue.full():
                 queue.put_nowait((event, data))
+                continue
+            while not queue.empty():
+                queue.get_nowait()
+            if tokens is None:
+                tokens = {f: t for t, f in room.tokens.items()}
+            mine = {"token": tokens[follower]} if follower in tokens else {}  # the page keeps its answer token
+            queue.put_nowait(("state", room.state() | mine))
 
     def expire(self) -> None:
         """End the rooms idle for `idle_s`, and those nobody has watched or followed for `EMPTY_S` (made and left)."""
