@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import io
-import json
 import logging
 import os
 import re
@@ -32,13 +31,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ..interpret.inputs import MAX_REQUEST_BYTES, UserError
+from ..interpret.inputs import UserError
 from . import room_api
 from .encoded import Encoded
 from .export import attention_arrays
 from .models import ModelRegistry, UnknownModel
 from .rooms import Rooms
-from .schemas import QUESTIONS, Ask, TraceQuery, api_schema, query_of, validate
+from .schemas import QUESTIONS, Ask, TraceQuery, api_schema, json_of, query_of, validate
 from .session import MAX_IN_FLIGHT
 from .timelapse import TimeLapse
 
@@ -132,13 +131,7 @@ def routes(models: ModelRegistry, timelapse: TimeLapse | None = None, rooms: Roo
         return ask
 
     async def answer_question(request: Request, what: str):
-        body = await request.body()
-        if len(body) > MAX_REQUEST_BYTES:
-            raise UserError(f"This question is {len(body):,} bytes; the viewer sends at most {MAX_REQUEST_BYTES:,}.")
-        try:
-            data = json.loads(body or b"null")
-        except ValueError:
-            raise UserError("The question is not JSON.") from None
+        data = json_of(await request.body(), "question")
         if isinstance(data, dict) and isinstance(data.get("question", {}), dict):  # the route names the question
             data["question"] = data.get("question", {}) | {"what": what}
         asked = validate(Ask, data)

@@ -29,9 +29,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from ..interpret.inputs import MAX_REQUEST_BYTES, UserError
+from ..interpret.inputs import UserError
 from .rooms import Rooms
-from .schemas import RoomAnswer, RoomQuestion, RoomView, validate
+from .schemas import RoomAnswer, RoomQuestion, RoomView, json_of, validate
 
 LECTURER_HEADER = "x-ae-lecturer"
 HEARTBEAT_S = 15.0
@@ -49,14 +49,7 @@ def qr_svg(url: str) -> bytes:
 
 def routes(prefix: str, rooms: Rooms, guarded: Callable) -> list[Route]:
     async def body(request: Request, schema):
-        raw = await request.body()
-        if len(raw) > MAX_REQUEST_BYTES:
-            raise UserError(f"This request is {len(raw):,} bytes; a room accepts at most {MAX_REQUEST_BYTES:,}.")
-        try:
-            data = json.loads(raw or b"null")
-        except ValueError:
-            raise UserError("The request is not JSON.") from None
-        return validate(schema, data)
+        return validate(schema, json_of(await request.body(), "request"))
 
     def lecturer(request: Request):
         return rooms.lecturer(request.path_params["code"], request.headers.get(LECTURER_HEADER))

@@ -9,6 +9,7 @@ documented at `GET /ae/api/schema` (JSON Schema) and held to these schemas by th
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
@@ -17,6 +18,7 @@ from ..interpret.inputs import (
     LABELS,
     LIMITS,
     MAX_CHARS,
+    MAX_REQUEST_BYTES,
     STRATEGIES,
     TraceRequest,
     UserError,
@@ -439,6 +441,16 @@ NAMES = LABELS | {
     "trace": "The trace request",
     "question": "The question",
 }
+
+
+def json_of(raw: bytes, what: str):
+    """A request's body as JSON data, or one UserError that says why not (too large, not JSON)."""
+    if len(raw) > MAX_REQUEST_BYTES:
+        raise UserError(f"This {what} is {len(raw):,} bytes; the explorer accepts at most {MAX_REQUEST_BYTES:,}.")
+    try:
+        return json.loads(raw or b"null")
+    except ValueError:
+        raise UserError(f"The {what} is not JSON.") from None
 
 
 def validate(schema, data):

@@ -15,8 +15,8 @@ steps, four hours, before it matched that model's BLEU: more than a session (ben
 SIGTERM (or Ctrl-C) finishes the step, validates, saves and exits; the same command resumes from OUT.work.
 """
 
-from explorer.model.config import ModelConfig
 from explorer.training.recipe import DataSource, Recipe
+from explorer.training.recipes.tatoeba_en_de import RECIPE as TATOEBA_MODEL
 from explorer.training.trainer import TrainConfig
 
 TATOEBA = "Tatoeba Project (tatoeba.org) and manythings.org/anki, CC-BY 2.0 France"
@@ -51,17 +51,7 @@ RECIPE = Recipe(
     ),
     config=TrainConfig(
         # The Tatoeba model's architecture (pre-LN, 3+3 layers, 4 heads); init_from brings its weights and vocabulary.
-        model=ModelConfig(
-            vocab_size=8000,
-            d_model=256,
-            n_heads=4,
-            n_encoder_layers=3,
-            n_decoder_layers=3,
-            d_ff=1024,
-            dropout=0.1,
-            max_len=128,
-            norm_first=True,
-        ),
+        model=TATOEBA_MODEL.config.model,
         init_from="checkpoints/tatoeba-en-de",
         valid="../shared/data/tatoeba-en-de/valid.tsv",  # its sources are also removed from the training data
         exclude=["bench/data/lecture_en_de.tsv"],  # the lecture test set: never trained on

@@ -30,7 +30,7 @@ export function drawTargetChips(box, trace, t) {
   box.replaceChildren(...chips);
 }
 
-export function statusText(trace, t) {
+function statusText(trace, t) {
   if (t === 0) return "Step 0 of " + trace.T + ": ready. Press → (Next) to produce the first target token.";
   const s = trace.steps[t - 1];
   const how = s.forced ? "forced" : { sample: "sampled", beam: "from the best beam" }[trace.request.strategy] || "argmax";

@@ -7,7 +7,7 @@ import { COLORS, signedFill } from "./colors.js";
 import { FAMILY, el, emit, fontSize, sizeCanvas } from "./dom.js";
 import * as heatmap from "./heatmap.js";
 
-export const COMPARE_CAPTION = "Two decodes at the same step, kind, layer and head, and their difference A − B where the " +
+const COMPARE_CAPTION = "Two decodes at the same step, kind, layer and head, and their difference A − B where the " +
   "maps have the same shape. A difference compares weights position by position: it says nothing about tokens " +
   "that moved (a different word order puts the same relation in another cell).";
 

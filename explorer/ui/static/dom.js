@@ -45,7 +45,7 @@ export function sizeCanvas(canvas, width, height) {
   return ctx;
 }
 
-export function presenting() { return document.body.classList.contains("presentation"); }
+function presenting() { return document.body.classList.contains("presentation"); }
 export function fontSize() { return presenting() ? SETTINGS.FONT.presentation : SETTINGS.FONT.normal; }
 
 // Any canvas as a PNG download, exactly as drawn.

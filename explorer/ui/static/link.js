@@ -5,7 +5,7 @@
 import { SETTINGS } from "./settings.js";
 import { OPTIONS, queryParams } from "./api.js";
 
-export function linkParams(request, state, model) {
+function linkParams(request, state, model) {
   const p = queryParams(request, model);
   p.set("step", state.step);
   p.set("kind", state.kind);

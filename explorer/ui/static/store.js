@@ -2,7 +2,7 @@
 // set() merges a change, lets the owner clamp it to the trace on screen, and tells every subscriber the new state
 // and which fields changed. Views read the state they are given and never write it; controllers (the keys, the
 // toolbar, the quiz, a deep link) change it only through set().
-export const VIEW_STATE = ["step", "kind", "layer", "head", "view", "panel"];
+const VIEW_STATE = ["step", "kind", "layer", "head", "view", "panel"];
 
 export function createStore(initial, clamp) {
   let state = Object.freeze(Object.assign({}, initial));

@@ -13,7 +13,7 @@ export const AXIS_TITLES = {
   cross: ["produced target token (query)", "source token (key)"],
 };
 
-export function unpack(array) {
+function unpack(array) {
   const bin = atob(array.data);
   const bytes = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);

@@ -39,7 +39,7 @@ const CAPTIONS = {
     "feed-forward layers, so it is not a measurement of what the translation depended on. Its colours span 0 to " +
     "its largest value (the products are small and even), not the fixed 0–1 scale of the weights.",
 };
-export const VIEWS = [
+const VIEWS = [
   ["heatmap", "Heatmap"], ["headview", "Head view"], ["mosaic", "All heads"], ["mask", "Look-ahead mask"],
   ["compare", "Compare two"],
 ];
@@ -202,6 +202,7 @@ export class Viewer {
       s.step = forced && sameSentence ? forced : 0;
     }
     this.timelapse.update();
+    drawNotes(this.notes, this.trace); // the decode's notes change with the trace, not the step
     if (this.online) page.agree(this.trace);
     this.room.draw(); // a question is about one trace: the room bar says whether it is this one
     this.store.set(s, "trace", true);
@@ -306,7 +307,6 @@ export class Viewer {
     this.renderToolbar();
     this.renderSelectors();
     drawStatus(this.status, t, s.step);
-    drawNotes(this.notes, t);
     const [row, which] = t.crossRow(s);
     this.sourceLabel.textContent = "Source" + (which ? " (shaded by cross-attention, " + which + ", at step " + s.step + ")" : "");
     drawSourceChips(this.sourceBox, t, row);
