@@ -1,0 +1,95 @@
+"""Where the step controls, the status line and the chart sit when a lecturer opens the page on a projector.
+
+    python -m bench.projector_fit [--checkpoint checkpoints/tatoeba-en-de] [--old-ref REV] [--json OUT]
+
+Starts `python app.py` (127.0.0.1, stopped by its PID) for this checkout, and with `--old-ref` for a git revision
+checked out into a temporary worktree, and opens the page in Chromium at 1366x768, 1280x720 and 1920x1080, in
+normal and presentation mode, on the opening example's heatmap. For each it measures element boxes: the step
+controls' top and bottom, where the chart starts, and the share of the window's height the chart has in view
+(issue 28's target: at least 55%, with the controls and the status line in view too).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from bench.app_latency import ROOT, free_port, start_app
+
+SIZES = [(1366, 768), (1280, 720), (1920, 1080)]
+MEASURE = """() => {
+  const box = (e) => { const r = e.getBoundingClientRect(); return [r.top, r.bottom]; };
+  const v = window.aeViewer;
+  return { controls: box(v.buttons.next.parentNode), status: box(document.querySelector('.ae-status-line')),
+           chart: box(document.querySelector('.ae-heat canvas')) };
+}"""
+
+
+def measure(cwd: Path, checkpoint: str) -> list[dict]:
+    from playwright.sync_api import sync_playwright
+
+    port = free_port()
+    proc, _ = start_app(checkpoint, port, cwd=cwd)
+    rows = []
+    try:
+        with sync_playwright() as p:
+            args = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=args)
+            for width, height in SIZES:
+                page = browser.new_page(viewport={"width": width, "height": height})
+                page.goto(f"http://127.0.0.1:{port}/", wait_until="load")
+                page.wait_for_selector(".ae-viewer .ae-heat canvas[aria-label]")
+                for mode in ("normal", "presentation"):
+                    if mode == "presentation":
+                        page.locator("#presentation input").check()
+                    page.wait_for_timeout(400)  # the page settles and the viewer draws again
+                    page.evaluate("window.aeViewer.rendered")
+                    m = page.evaluate(MEASURE)
+                    seen = max(0.0, min(m["chart"][1], height) - max(m["chart"][0], 0.0))
+                    rows.append({
+                        "window": f"{width}x{height}", "mode": mode,
+                        "controls_px": [round(x) for x in m["controls"]], "status_px": [round(x) for x in m["status"]],
+                        "chart_top_px": round(m["chart"][0]), "chart_in_view_pct": round(100 * seen / height),
+                    })  # fmt: skip
+                page.close()
+            browser.close()
+    finally:
+        proc.terminate()
+        proc.wait(30)
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--checkpoint", default=str(ROOT / "checkpoints" / "tatoeba-en-de"))
+    parser.add_argument("--old-ref", default=None, help="also measure the design at this git revision")
+    parser.add_argument("--json", default=None)
+    args = parser.parse_args()
+    designs = {"this checkout": measure(ROOT, args.checkpoint)}
+    if args.old_ref:
+        worktree = Path(tempfile.mkdtemp(prefix="projector-old-"))
+        subprocess.run(["git", "worktree", "add", "--detach", str(worktree), args.old_ref], cwd=ROOT, check=True)
+        try:
+            designs[f"old ({args.old_ref[:7]})"] = measure(worktree, args.checkpoint)
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(worktree)], cwd=ROOT, check=False)
+            shutil.rmtree(worktree, ignore_errors=True)
+    print("| design | window | mode | step controls px | status px | chart starts px | chart in view |")
+    print("|---|---|---|---|---|---|---|")
+    for design, rows in designs.items():
+        for r in rows:
+            controls, status = "–".join(map(str, r["controls_px"])), "–".join(map(str, r["status_px"]))
+            print(f"| {design} | {r['window']} | {r['mode']} | {controls} | {status} | {r['chart_top_px']} | "
+                  f"{r['chart_in_view_pct']}% |")  # fmt: skip
+    if args.json:
+        Path(args.json).write_text(json.dumps(designs, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
