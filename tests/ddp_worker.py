@@ -57,7 +57,8 @@ def main(argv: list[str]) -> int:
         "tokenizer_sha256": hashlib.sha256(trainer.tokenizer.model_proto).hexdigest(),
     }
     save_file(initial | final, str(out / f"rank{trainer.rank}.safetensors"), metadata=metadata)
-    if trainer.distributed:
+    if trainer.distributed:  # together, as the training CLI does (a rank tearing gloo down early can abort)
+        dist.barrier()
         dist.destroy_process_group()
     return 0
 

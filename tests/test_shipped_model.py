@@ -31,6 +31,21 @@ EXPECTED = {
     "My mother gets up early.": "Meine Mutter steht früh auf.",  # separable verb
 }
 
+# Every example of the Translate tab, as the shipped model translates it in the app (greedy): each one correct,
+# so no example meant to teach a construction shows it wrong.
+EXAMPLE_TRANSLATIONS = {
+    "I know that he reads a book every day.": "Ich weiß, dass er jeden Tag ein Buch liest.",
+    "The train arrives at eight o'clock.": "Der Zug kommt um acht Uhr an.",
+    "She calls her mother every evening.": "Sie ruft ihre Mutter jeden Abend an.",
+    "I have seen the big dog in the garden.": "Ich habe den großen Hund im Garten gesehen.",
+    "We want to buy a new car tomorrow.": "Wir wollen morgen ein neues Auto kaufen.",
+    "The man gives a book to the woman.": "Der Mann gibt der Frau ein Buch.",
+    "The little girl likes her new teacher.": "Das kleine Mädchen mag ihre neue Lehrerin.",
+    "When I came home yesterday evening, my mother was sitting in the kitchen and reading a book.": (
+        "Als ich gestern Abend nach Hause kam, saß meine Mutter gerade in der Küche und las ein Buch."
+    ),
+}
+
 pytestmark = pytest.mark.skipif(
     not (SHIPPED / "model.safetensors").is_file(), reason="no shipped checkpoint in this checkout"
 )
@@ -54,6 +69,18 @@ def test_shipped_model_translates_gold_sentences_as_expected(shipped):
     assert len(EXPECTED) >= 5
     hyps, _, _ = translate(shipped.model, shipped.tokenizer, list(EXPECTED))
     assert dict(zip(EXPECTED, hyps)) == EXPECTED
+
+
+def test_every_translate_tab_example_translates_correctly_in_the_app():
+    from explorer.app.examples import EXAMPLES
+    from explorer.app.schemas import trace_request
+    from explorer.interpret.trace import build_trace
+
+    assert [s for s, _ in EXAMPLES] == list(EXAMPLE_TRANSLATIONS)  # a new example is checked here too
+    handle = load_handle(SHIPPED)
+    for sentence, german in EXAMPLE_TRANSLATIONS.items():
+        trace = build_trace(handle, trace_request(sentence, "greedy"))
+        assert (trace.outputs[-1], trace.finished) == (german, "eos"), sentence
 
 
 def test_recorded_evaluation_covers_the_whole_valid_set_and_is_what_the_card_says(shipped):

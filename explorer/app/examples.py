@@ -7,8 +7,11 @@ EXAMPLES = [
     ("She calls her mother every evening.", "separable verb (ruft … an)"),
     ("I have seen the big dog in the garden.", "perfect tense: participle at the end"),
     ("We want to buy a new car tomorrow.", "modal verb: infinitive at the end"),
-    ("The man gives the woman the book.", "case: dative and accusative"),
+    ("The man gives a book to the woman.", "case: dative and accusative (der Frau moves before ein Buch)"),
     ("The little girl likes her new teacher.", "gender and adjective agreement"),
-    ("When I was a child, I often went to school by bus because my parents did not have a car.", "a long sentence"),
+    (
+        "When I came home yesterday evening, my mother was sitting in the kitchen and reading a book.",
+        "a long sentence, the verb second after a clause (Als … kam, saß …)",
+    ),
 ]
 OPENING_EXAMPLE = EXAMPLES[0][0]  # the page opens on it, decoded

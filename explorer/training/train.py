@@ -210,7 +210,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-    if trainer.distributed:
+    if trainer.distributed:  # together: a rank that tore gloo down while rank 0 still exported aborted (SIGABRT)
+        dist.barrier()
         dist.destroy_process_group()
     return 0
 
