@@ -8,6 +8,7 @@ when the browser asks for its model, and every file it made (the training run, G
 
 from __future__ import annotations
 
+import os
 import time
 import urllib.request
 from pathlib import Path
@@ -47,7 +48,8 @@ def short_lived(tiny_checkpoint, tmp_path_factory):
 
 
 def files(folders: dict) -> set[Path]:
-    return {p for folder in folders.values() for p in folder.rglob("*") if p.is_file()}
+    """Every file below the folders; os.walk skips a folder the app deletes while it is read (rglob raised)."""
+    return {Path(top, name) for folder in folders.values() for top, _, names in os.walk(folder) for name in names}
 
 
 def wait_for(condition, timeout: float, what: str):
