@@ -11,7 +11,7 @@ EXAMPLES = [
     ("The little girl likes her new teacher.", "gender and adjective agreement"),
     (
         "When I came home yesterday evening, my mother was sitting in the kitchen and reading a book.",
-        "a long sentence, the verb second after a clause (Als … kam, saß …)",
+        "a long sentence: verb second after a clause (Als … kam, saß …)",
     ),
 ]
 OPENING_EXAMPLE = EXAMPLES[0][0]  # the page opens on it, decoded
