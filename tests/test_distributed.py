@@ -18,6 +18,7 @@ from explorer.model.checkpoint import load_checkpoint
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ["--data", "mini", *TINY_MODEL_ARGS]
 TINY += "--max-tokens 512 --warmup 5 --lr 0.003 --eval-every 0 --bleu-sample 4 --threads 1 --log-every 1".split()
+TINY += ["--device", "cpu"]  # two ranks on gloo, also on a machine with one GPU (NCCL needs a GPU per rank)
 
 pytestmark = pytest.mark.slow
 

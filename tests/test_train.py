@@ -232,7 +232,7 @@ def test_events_and_the_exported_checkpoint(tmp_path):
     ckpt = load_checkpoint(out)
     assert ckpt.tokenizer.model_proto == trainer.tokenizer.model_proto
     for name, tensor in trainer.model.state_dict().items():  # saved as float16, loaded as float32
-        torch.testing.assert_close(ckpt.model.state_dict()[name], tensor, atol=1e-3, rtol=1e-3)
+        torch.testing.assert_close(ckpt.model.state_dict()[name], tensor.cpu(), atol=1e-3, rtol=1e-3)
     meta = ckpt.metadata
     assert meta["steps"] == 12 and meta["world_size"] == 1
     assert meta["parameters"] == trainer.model.num_parameters()
@@ -297,7 +297,7 @@ def test_sigterm_stops_the_cli_after_a_step_and_leaves_a_resumable_export(tmp_pa
         proc.kill()
     assert proc.returncode == 0, output
     assert "Traceback" not in output
-    if platform.libc_ver()[0] == "glibc":  # CPU training keeps freed memory (explorer.training.allocator)
+    if platform.libc_ver()[0] == "glibc" and "device cpu" in model_line:  # explorer.training.allocator
         assert "malloc keeps freed memory" in model_line
     steps = load_checkpoint(out).metadata["steps"]
     assert 0 < steps < 100000
@@ -356,7 +356,7 @@ def test_fused_adamw_updates_like_the_per_tensor_loop(tmp_path):
     generator = torch.Generator().manual_seed(0)
     for _ in range(3):
         for mine, theirs in zip(trainer.model.parameters(), reference.parameters()):
-            mine.grad = torch.randn(mine.shape, generator=generator)
+            mine.grad = torch.randn(mine.shape, generator=generator).to(mine.device)
             theirs.grad = mine.grad.clone()
         trainer.optimizer.step()
         loop.step()
@@ -386,8 +386,8 @@ def test_resume_from_a_state_saved_without_the_fused_kernel_uses_it(tmp_path):
 def test_resume_continues_exactly_like_an_uninterrupted_run(tmp_path):
     def config(name, max_steps):
         return tiny_train_config(
-            tmp_path / name, max_steps=max_steps, dropout=0.1, max_tokens=256, log_every=5, bleu_sample=2
-        )  # dropout on: the RNG state must be resumed too
+            tmp_path / name, max_steps=max_steps, dropout=0.1, max_tokens=256, log_every=5, bleu_sample=2, device="cpu"
+        )  # dropout on: the RNG state must be resumed too; CPU: CUDA's atomic-add kernels are not bitwise repeatable
 
     first = build_trainer(config("split", 30), log=lambda _: None)
     run(first)

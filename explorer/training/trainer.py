@@ -129,7 +129,13 @@ def training_device(name: str = "auto") -> torch.device:
     """`pick_device`, and under torchrun on CUDA this process's own GPU."""
     device = pick_device(name)
     if device.type == "cuda" and "LOCAL_RANK" in os.environ:
-        device = torch.device("cuda", int(os.environ["LOCAL_RANK"]))
+        rank, count = int(os.environ["LOCAL_RANK"]), torch.cuda.device_count()
+        if rank >= count:  # NCCL cannot share one GPU between two ranks
+            raise ValueError(
+                f"torchrun started local rank {rank}, but this machine has {count} GPU(s): "
+                f"run at most --nproc-per-node {count}, or pass --device cpu"
+            )
+        device = torch.device("cuda", rank)
     return device
 
 
