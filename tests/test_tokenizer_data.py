@@ -107,6 +107,17 @@ def test_read_mini_corpus():
     assert read_corpus("mini") == pairs
 
 
+def test_a_corpus_folder_reads_its_tsv_files_in_name_order(tmp_path):
+    (tmp_path / "02_b.tsv").write_text("b\tB\n", encoding="utf-8")
+    (tmp_path / "01_a.tsv").write_text("a\tA\nc\tC\n", encoding="utf-8")
+    (tmp_path / "README.md").write_text("not a corpus\tnot one\n", encoding="utf-8")
+    assert read_corpus(str(tmp_path)) == [("a", "A"), ("c", "C"), ("b", "B")]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(ValueError, match=r"corpus folder .*empty holds no \.tsv file"):
+        read_corpus(str(empty))
+
+
 def test_read_parallel_aligned_and_mismatched(tmp_path):
     src, tgt = tmp_path / "train.en", tmp_path / "train.de"
     src.write_text("one\ntwo\n", encoding="utf-8")

@@ -17,6 +17,7 @@ from ..model.transformer import pad_batch
 
 Pair = tuple[str, str]  # (source, target)
 MINI_CORPUS = Path(__file__).parent / "corpus" / "mini_en_de.tsv"
+LECTURE_CORPUS = Path(__file__).parent / "corpus" / "lecture"  # written for this project (its README.md)
 
 
 def read_rows(path: str | Path) -> list[tuple[str, ...]]:
@@ -69,9 +70,14 @@ def read_hf(
 
 
 def read_corpus(spec: str) -> list[Pair]:
-    """One corpus from a command-line spec: `file.tsv`, `src.txt,tgt.txt`, `hf:NAME[:CONFIG[:SPLIT]]`, `mini`."""
+    """One corpus from a command-line spec: `file.tsv`, `DIR` (its *.tsv files), `src.txt,tgt.txt`, `hf:...`, `mini`."""
     if spec == "mini":
         return read_tsv(MINI_CORPUS)
+    if Path(spec).is_dir():  # a corpus kept as several files, e.g. one per topic (corpus/lecture/)
+        files = sorted(Path(spec).glob("*.tsv"))
+        if not files:
+            raise ValueError(f"corpus folder {spec} holds no .tsv file")
+        return [pair for file in files for pair in read_tsv(file)]
     if spec.startswith("hf:"):
         parts = spec[3:].split(":")
         return read_hf(
@@ -105,15 +111,21 @@ def held_out_filter(sentences: Iterable[str], min_words: int = 4):
     """A predicate that is true for a source that is, or contains, one of `sentences` (their near-copies).
 
     Sentences are compared folded (case, punctuation and spacing ignored); a training source that contains
-    a held-out sentence of at least `min_words` words as a run of whole words is held out too.
+    a held-out sentence of at least `min_words` words as a run of whole words is held out too. The runs are
+    looked up in a set, one per held-out length (a regex of thousands of alternatives took minutes over a mix).
     """
     folded = {fold(s) for s in sentences} - {""}
-    long = sorted((f for f in folded if len(f.split()) >= min_words), key=len, reverse=True)
-    pattern = re.compile(r"(?:^| )(?:" + "|".join(map(re.escape, long)) + r")(?: |$)") if long else None
+    long = {f for f in folded if len(f.split()) >= min_words}
+    lengths = sorted({len(f.split()) for f in long})
 
     def held_out(source: str) -> bool:
         text = fold(source)
-        return text in folded or (pattern is not None and pattern.search(text) is not None)
+        if text in folded:
+            return True
+        words = text.split()
+        return any(
+            " ".join(words[i : i + n]) in long for n in lengths if n <= len(words) for i in range(len(words) - n + 1)
+        )
 
     return held_out
 

@@ -55,6 +55,16 @@ def score_translations(hypotheses: list[str], references: list[list[str]]) -> di
     }
 
 
+GOOD_CHRF = 60.0  # a sentence's chrF from which it reads as a usable translation (the lecture model's target)
+
+
+def share_good(hypotheses: list[str], references: list[list[str]], threshold: float = GOOD_CHRF) -> float:
+    """The share of sentences whose own chrF against their references is at least `threshold`."""
+    chrf = sacrebleu.metrics.CHRF()
+    good = sum(chrf.sentence_score(h, refs).score >= threshold for h, refs in zip(hypotheses, references))
+    return round(good / max(1, len(hypotheses)), 4)
+
+
 ALPHA = LIMITS["alpha"].default  # the length penalty of beam search, as in the app
 LENGTH_BUCKETS = ((1, 5), (6, 10), (11, 15), (16, None))  # source words
 
@@ -107,6 +117,7 @@ def evaluate(
     hyps, tokens, seconds = translate(ckpt.model, ckpt.tokenizer, sources, beam, alpha)
     result = score_translations(hyps, references)
     result.update(
+        good_share=share_good(hyps, references),
         sentences=len(groups),
         references=sum(len(r) for _, r in groups),
         beam=beam,

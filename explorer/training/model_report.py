@@ -29,7 +29,7 @@ from ..interpret.inputs import LIMITS
 from ..model.checkpoint import CheckpointError, load_checkpoint, update_metadata
 from ..model.metadata import MAX_LABEL_CHARS, is_plain_text
 from .card import render_card
-from .evaluate import evaluate
+from .evaluate import GOOD_CHRF, evaluate
 
 
 def alignment_section(alignment: dict) -> str:
@@ -247,8 +247,12 @@ def test_sets(specs: list[str]) -> list[tuple[str, str]]:
 def lecture_of(checkpoint: str, path: str) -> dict:
     """The lecture set decoded greedily, every translation kept (for the card)."""
     result = evaluate(checkpoint, path, beam=1, examples=1000)
-    keep = ("bleu", "chrf", "sentences", "references", "examples")
+    keep = ("bleu", "chrf", "good_share", "sentences", "references", "examples")
     return {k: result[k] for k in keep} | {"name": Path(path).name}
+
+
+def _scores(result: dict) -> str:
+    return f"{result['bleu']} | {result['chrf']} | {result['good_share']:.1%}"
 
 
 def compare(args: argparse.Namespace) -> int:
@@ -259,20 +263,16 @@ def compare(args: argparse.Namespace) -> int:
     for set_name, path in sets:
         limit = 0 if path == args.data else args.limit
         results["tests"][set_name] = [evaluate(c, path, beam=1, limit=limit) for c in args.compare]
-    lines = ["| test set (greedy) | " + " | ".join(f"{n} BLEU | {n} chrF" for n in names) + " |"]
-    lines.append("|---|" + "---|---|" * len(names))
+    lines = [
+        "| test set (greedy) | " + " | ".join(f"{n} BLEU | {n} chrF | {n} chrF ≥ {GOOD_CHRF:g}" for n in names) + " |"
+    ]
+    lines.append("|---|" + "---|---|---|" * len(names))
     for set_name, rows in results["tests"].items():
-        lines.append(
-            f"| {set_name} ({rows[0]['sentences']}) | " + " | ".join(f"{r['bleu']} | {r['chrf']}" for r in rows) + " |"
-        )
+        lines.append(f"| {set_name} ({rows[0]['sentences']}) | " + " | ".join(map(_scores, rows)) + " |")
     if args.lecture:
         lecture = [lecture_of(c, args.lecture) for c in args.compare]
         results["lecture"] = lecture
-        lines.append(
-            f"| lecture set ({lecture[0]['sentences']}) | "
-            + " | ".join(f"{r['bleu']} | {r['chrf']}" for r in lecture)
-            + " |"
-        )
+        lines.append(f"| lecture set ({lecture[0]['sentences']}) | " + " | ".join(map(_scores, lecture)) + " |")
     if args.gold:
         for c, n in zip(args.compare, names):
             ckpt = load_checkpoint(c)

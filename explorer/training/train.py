@@ -124,7 +124,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--export-only", action="store_true", default=False, help="export OUT from WORK_DIR's resume state and exit"
     )
-    parser.add_argument("--data", nargs="+", help="corpus specs: FILE.tsv, SRC,TGT, hf:NAME[:CONFIG[:SPLIT]], mini")
+    parser.add_argument(
+        "--data",
+        nargs="+",
+        help="corpus specs: FILE.tsv, DIR (its .tsv files), SRC,TGT, hf:NAME[:CONFIG[:SPLIT]], mini",
+    )
     defaults = TrainConfig()
     options = [(f.name, getattr(defaults.model, f.name)) for f in fields(ModelConfig)]
     options += [(f.name, getattr(defaults, f.name)) for f in fields(TrainConfig) if f.name not in ("model", "data")]
