@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 # After every event Gradio rebuilds a pandas summary of up to 10,000 past events for its monitoring page: at lecture
@@ -20,7 +19,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_MAX_EVENTS", "2000")
 if os.environ.get("SPACES_ZERO_GPU"):
     import spaces  # noqa: F401  # on a ZeroGPU Space: must be imported before torch initializes CUDA
 
-DEFAULT_CHECKPOINT = Path(__file__).parent / "checkpoints" / "tatoeba-en-de"
+from explorer.app import SHIPPED_CHECKPOINT as DEFAULT_CHECKPOINT  # noqa: E402
 
 
 def parse_args(argv=None):

@@ -25,6 +25,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from explorer.app import SHIPPED_CHECKPOINT
+
 ROOT = Path(__file__).resolve().parent.parent
 SENTENCE = "When I was a child, I often went to school by bus because my parents did not have a car."
 
@@ -78,7 +80,7 @@ def payload_bytes(result) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--checkpoint", default=str(ROOT / "checkpoints" / "tatoeba-en-de"))
+    parser.add_argument("--checkpoint", default=str(SHIPPED_CHECKPOINT))
     parser.add_argument("--steps", type=int, default=10, help="new sentences per round")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--json", help="write the results here")

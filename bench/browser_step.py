@@ -18,7 +18,8 @@ import statistics
 import sys
 from pathlib import Path
 
-from bench.app_latency import ROOT, free_port, start_app
+from bench.app_latency import free_port, start_app
+from explorer.app import SHIPPED_CHECKPOINT
 
 LONG = "When I was a child, I often went to school by bus because my parents did not have a car."
 MEASURE = """async (key) => {
@@ -42,7 +43,7 @@ def q(values, p):
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--checkpoint", default=str(ROOT / "checkpoints" / "tatoeba-en-de"))
+    parser.add_argument("--checkpoint", default=str(SHIPPED_CHECKPOINT))
     parser.add_argument("--json", help="write the results here")
     args = parser.parse_args()
     from urllib.parse import urlencode

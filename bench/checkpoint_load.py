@@ -15,6 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from explorer.app import SHIPPED_CHECKPOINT
+
 ROOT = Path(__file__).resolve().parent.parent
 PROBE = """
 import time
@@ -29,7 +31,7 @@ print(t1 - t0, t2 - t1)
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--checkpoint", default=str(ROOT / "checkpoints" / "tatoeba-en-de"))
+    parser.add_argument("--checkpoint", default=str(SHIPPED_CHECKPOINT))
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--json")
     args = parser.parse_args()

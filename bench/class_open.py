@@ -41,6 +41,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from bench.app_latency import ROOT, free_port, start_app
+from explorer.app import SHIPPED_CHECKPOINT
 
 MARK = "The little dog sees the big cat."  # the sentence typed while recording, replaced by each student's own
 OPENING = "I know that he reads a book every day."  # the Translate tab's opening example (cached on the server)
@@ -381,7 +382,7 @@ def table(rows: list[dict]) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--students", type=int, nargs="+", default=[1, 30, 100, 200])
-    parser.add_argument("--checkpoint", default=str(ROOT / "checkpoints" / "tatoeba-en-de"))
+    parser.add_argument("--checkpoint", default=str(SHIPPED_CHECKPOINT))
     parser.add_argument("--old-ref", default=None, help="also measure the design at this git revision")
     parser.add_argument("--json", default=None)
     parser.add_argument(

@@ -23,8 +23,9 @@ import random
 import sys
 import time
 
-from bench.app_latency import ROOT, free_port, start_app
+from bench.app_latency import free_port, start_app
 from bench.class_open import cpu_seconds, pct, rss_mb
+from explorer.app import SHIPPED_CHECKPOINT
 
 HOST = "127.0.0.1"
 CHANGES, QUESTIONS, ANSWER_WITHIN_S = 60, 5, 3.0
@@ -161,7 +162,7 @@ async def one_class(port: int, pid: int, n: int) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--followers", type=int, nargs="+", default=[30, 100, 200])
-    parser.add_argument("--checkpoint", default=str(ROOT / "checkpoints" / "tatoeba-en-de"))
+    parser.add_argument("--checkpoint", default=str(SHIPPED_CHECKPOINT))
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
     port = free_port()

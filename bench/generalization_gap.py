@@ -21,6 +21,7 @@ from pathlib import Path
 import torch
 
 from bench import common  # noqa: F401  (the shared flags and timing)
+from explorer.app import SHIPPED_CHECKPOINT
 from explorer.model.checkpoint import load_checkpoint
 from explorer.training.data import clean, encode_pairs, read_tsv
 from explorer.training.trainer import mean_loss
@@ -41,7 +42,7 @@ def main() -> int:
     torch.set_num_threads(args.threads)
     if args.quick:
         args.data = args.valid = str(ROOT / "tests" / "data" / "gold_alignments.tsv")
-        args.checkpoint = args.checkpoint or [str(ROOT / "checkpoints" / "tatoeba-en-de")]
+        args.checkpoint = args.checkpoint or [str(SHIPPED_CHECKPOINT)]
     if not (args.data and args.valid and args.checkpoint):
         p.error("--data, --valid and --checkpoint are required (or --quick)")
     train = clean(read_tsv(args.data))

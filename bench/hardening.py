@@ -37,6 +37,7 @@ import httpx
 
 from bench.app_latency import ROOT, free_port, start_app
 from bench.lecture_load import EXAMPLES, cpu_s, q, rss_mb
+from explorer.app import SHIPPED_CHECKPOINT
 
 TINY = "tiny (d_model 64, 2+2 layers, 4 heads)"
 DATA_CAP = 6 * 2**30
@@ -340,7 +341,7 @@ async def files_part(app: App, folders, tsv: Path) -> dict:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--checkpoint", default=str(ROOT / "checkpoints" / "tatoeba-en-de"))
+    parser.add_argument("--checkpoint", default=str(SHIPPED_CHECKPOINT))
     parser.add_argument(
         "--app-dir", default=str(ROOT), help="checkout whose app.py to run (an older design, for comparison)"
     )

@@ -33,6 +33,7 @@ from pathlib import Path
 import httpx
 
 from bench.app_latency import ROOT, free_port, start_app
+from explorer.app import SHIPPED_CHECKPOINT
 
 EXAMPLES = [
     "I know that he reads a book every day.",
@@ -163,7 +164,7 @@ def q(values, p):
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--students", type=int, nargs="+", default=[1, 30, 60, 120, 200])
-    parser.add_argument("--checkpoint", default=str(ROOT / "checkpoints" / "tatoeba-en-de"))
+    parser.add_argument("--checkpoint", default=str(SHIPPED_CHECKPOINT))
     parser.add_argument(
         "--app-dir", default=str(ROOT), help="checkout whose app.py to run (the old design for --old-design)"
     )

@@ -20,6 +20,7 @@ import tempfile
 from pathlib import Path
 
 from bench.app_latency import ROOT, free_port, start_app
+from explorer.app import SHIPPED_CHECKPOINT
 
 SIZES = [(1366, 768), (1280, 720), (1920, 1080)]
 MEASURE = """() => {
@@ -66,7 +67,7 @@ def measure(cwd: Path, checkpoint: str) -> list[dict]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--checkpoint", default=str(ROOT / "checkpoints" / "tatoeba-en-de"))
+    parser.add_argument("--checkpoint", default=str(SHIPPED_CHECKPOINT))
     parser.add_argument("--old-ref", default=None, help="also measure the design at this git revision")
     parser.add_argument("--json", default=None)
     args = parser.parse_args()

@@ -17,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench import common
+from explorer.app import SHIPPED_CHECKPOINT
 from explorer.app.schemas import trace_request
 from explorer.app.session import ExplorerSession
 from explorer.app.trace_cache import TraceCache
@@ -50,7 +51,7 @@ def main() -> int:
     p = common.parser(__doc__.split("\n")[0])
     args = p.parse_args()
     common.setup(args, warmup=1, repeat=5, quick_warmup=0, quick_repeat=1)
-    checkpoint = args.checkpoint or str(ROOT / "checkpoints" / "tatoeba-en-de")
+    checkpoint = args.checkpoint or str(SHIPPED_CHECKPOINT)
     handle = load_handle(checkpoint)
     best = handle.best_head or ("cross", handle.config.n_decoder_layers - 1, 0)
     rows, results = [], {}

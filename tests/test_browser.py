@@ -629,3 +629,26 @@ def test_the_training_step_control_draws_the_recorded_trace_of_that_step(page, t
     page.wait_for_function(f"window.aeViewer.trace.request.sentence === {TEXT!r}")
     expect(page.locator(".ae-training-step")).to_be_disabled()
     expect(page.locator(".ae-training-note")).to_contain_text("Only the Translate tab's examples")
+
+
+def test_a_mosaic_tile_opens_its_head_the_first_time_the_view_opens(page):
+    """Issue 36 #3: the click handler was bound before plotly.js had drawn (`div.on is not a function`), never again."""
+    errors = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.locator(".ae-view-tabs button", has_text="All heads").click()
+    page.wait_for_selector(".ae-mosaic .nsewdrag")
+    wait_drawn(page)
+    state = page.evaluate("window.aeViewer.state")
+    queries, keys = page.evaluate(f"window.aeViewer.trace.labels({state['kind']!r}, {state['step']})")
+    layers, heads = page.evaluate(f"[window.aeViewer.trace.nLayers({state['kind']!r}), window.aeViewer.trace.H]")
+    rows, cols = layers * (len(queries) + 1) - 1, heads * (len(keys) + 1) - 1
+    layer, head = layers - 1, 1  # not the head on screen before
+    x = head * (len(keys) + 1) + (len(keys) - 1) / 2  # the tile's centre in the heatmap's cells
+    y = layer * (len(queries) + 1) + (len(queries) - 1) / 2
+    box = page.locator(".ae-mosaic .nsewdrag").first.bounding_box()
+    page.mouse.click(box["x"] + (x + 0.5) / cols * box["width"], box["y"] + (y + 0.5) / rows * box["height"])
+    page.wait_for_function("window.aeViewer.state.view === 'heatmap'")
+    state = page.evaluate("window.aeViewer.state")
+    assert (state["layer"], state["head"]) == (layer, head)
+    assert errors == [], errors

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from explorer.app import SHIPPED_CHECKPOINT
 from explorer.interpret.alignment import read_gold, score_heads
 from explorer.interpret.handle import load_handle
 from explorer.model.checkpoint import load_checkpoint
@@ -14,7 +15,7 @@ from explorer.training.recipe import load_recipe
 from explorer.training.trainer import TrainConfig
 
 ROOT = Path(__file__).resolve().parent.parent
-SHIPPED = ROOT / "checkpoints" / "tatoeba-en-de"
+SHIPPED = SHIPPED_CHECKPOINT
 GOLD = Path(__file__).parent / "data" / "gold_alignments.tsv"
 
 # Sentences from the hand-aligned gold set that the shipped model translates exactly as the gold German

@@ -4,7 +4,7 @@
 import { KIND_TITLES } from "./trace.js";
 import { COLORS } from "./colors.js";
 import { emit, escape, fontSize } from "./dom.js";
-import { drawMessage, layout, plotly, react } from "./plot.js";
+import { drawMessage, layout, react } from "./plot.js";
 
 // Draw state.kind at state.step, state.height pixels tall; the best-aligning head (the trace's model) outlined.
 export function draw(div, trace, state) {
@@ -12,7 +12,7 @@ export function draw(div, trace, state) {
   const best = trace.model.best_head;
   const font = fontSize();
   const [queries, keys] = trace.labels(kind, t);
-  bindClicks(div, trace, state);
+  div._mosaic = { trace: trace, state: state };
   if (queries.length === 0) return drawMessage(div, "No target token yet: press → (Next) to produce the first one.", height);
   const L = trace.nLayers(kind), H = trace.H, q = queries.length, k = keys.length;
   const rows = L * (q + 1) - 1, cols = H * (k + 1) - 1;
@@ -56,19 +56,19 @@ export function draw(div, trace, state) {
       y0: best.layer * (q + 1) - 0.5, y1: best.layer * (q + 1) + q - 0.5, line: { color: COLORS.chosen, width: 3 },
     }];
   }
-  return react(div, data, chartLayout);
+  return react(div, data, chartLayout).then(() => bindClicks(div));
 }
 
-// A click on a tile asks for that layer and head in the heatmap ("ae-select"); bound once, after plotly.js is in.
-function bindClicks(div, trace, state) {
-  div._mosaic = { trace: trace, state: state };
-  if (div._mosaicBound) return;
-  div._mosaicBound = true;
-  plotly().then(() => div.on("plotly_click", (event) => {
+// A click on a tile asks for that layer and head in the heatmap ("ae-select"). Bound after Plotly.react has made
+// `div` a chart (before it, div.on does not exist), and again after every draw: one listener, never a stale one.
+function bindClicks(div) {
+  if (div._mosaicClick) div.removeListener("plotly_click", div._mosaicClick);
+  div._mosaicClick = (event) => {
     const { trace: t, state: s } = div._mosaic;
     const cell = mosaicCell(t, s.kind, s.step, event.points[0]);
     if (cell) emit(div, "ae-select", { view: "heatmap", layer: cell.layer, head: cell.head });
-  }));
+  };
+  div.on("plotly_click", div._mosaicClick);
 }
 
 // The (layer, head) of a clicked mosaic cell, or null for a gap.
