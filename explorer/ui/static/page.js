@@ -1,5 +1,5 @@
 // page.js: the Gradio page around the viewer, kept in agreement with the trace on screen: the header names the
-// model whose attention is shown, and the Head ablation tab ticks exactly the heads that trace has switched off
+// model whose attention is shown, the sentence box holds its sentence, and the Head ablation tab ticks exactly the heads that trace has switched off
 // (a head switched off from "Heads that matter" appears there too). Gradio mounts a tab's components when it is
 // first opened, so the boxes are ticked then if they are not on the page yet. It also gives the Examples menu a
 // placeholder. It only reads the trace and writes these page elements; the trace stays the one source of truth.
@@ -8,12 +8,22 @@ import { KINDS } from "./trace.js";
 let pending = null; // the trace whose switched-off heads the Head ablation tab has not shown yet
 let observer = null;
 
-// The model and the switched-off heads of `trace`, shown on the page.
+// The model, the sentence and the switched-off heads of `trace`, shown on the page.
 export function agree(trace) {
   label();
   document.querySelectorAll(".ae-model-name").forEach((node) => { node.textContent = trace.model.name; });
+  showSentence(trace.request.sentence);
   pending = trace;
   tick();
+}
+
+// The sentence box holds the sentence on screen (a student following the lecturer sees the lecturer's), unless the
+// person is typing in it; the input event keeps Gradio's own value in step with what the box shows.
+function showSentence(sentence) {
+  const box = document.querySelector("#sentence textarea");
+  if (!box || box.value === sentence || document.activeElement === box) return;
+  box.value = sentence;
+  box.dispatchEvent(new Event("input", { bubbles: true }));
 }
 
 function tick() {

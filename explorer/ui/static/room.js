@@ -193,7 +193,7 @@ export class Room {
     on("following", (data) => { this.count = data.following; });
     on("question", (q) => this.setQuestion(q));
     on("answered", (data) => { if (this.question && this.question.id === data.id) this.question.answered = data.answered; });
-    on("end", () => { this.close(); this.viewer.say("The lecturer ended room " + this.code + "."); });
+    on("end", () => { const code = this.code; this.close(); this.viewer.say("The lecturer ended room " + code + "."); });
     this.source.onerror = () => { // EventSource retries by itself, except after a refusal (no room, a full room)
       if (this.source && this.source.readyState === EventSource.CLOSED) {
         const code = this.code;
