@@ -652,3 +652,18 @@ def test_a_mosaic_tile_opens_its_head_the_first_time_the_view_opens(page):
     state = page.evaluate("window.aeViewer.state")
     assert (state["layer"], state["head"]) == (layer, head)
     assert errors == [], errors
+
+
+def test_an_empty_sentence_box_asks_for_a_sentence_not_for_a_link(page):
+    """Issue 36 #8: Enter on an empty box answered "Name a sentence: add ?s=... to the address"."""
+    from playwright.sync_api import expect
+
+    traces = []
+    page.on("request", lambda r: traces.append(r.url) if "/trace" in r.url else None)
+    for empty in ("", "   "):
+        page.fill("#sentence textarea", empty)
+        page.press("#sentence textarea", "Enter")
+        expect(page.locator(".ae-message")).to_have_text(
+            "Type an English sentence in the box first, then press Enter or “Translate & step”."
+        )
+    assert traces == []  # nothing asked of the server

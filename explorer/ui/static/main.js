@@ -28,6 +28,9 @@ function translateForm(values) {
   if (!viewer) return;
   const form = {};
   SETTINGS.FORM.forEach((name, i) => { form[name] = values[i]; });
+  if (!String(form.sentence || "").trim()) { // the server's message for a sentence-less link speaks of ?s=...
+    return viewer.say("Type an English sentence in the box first, then press Enter or “Translate & step”.");
+  }
   if (form.use_own && !viewer.ownKey) {
     return viewer.say("You have not trained a model in this session yet (or its trace has not arrived): use the " +
       "Train tab first, or untick “Explore my trained model”.");
