@@ -8,9 +8,10 @@ learnt over the weighted mix, so the field's words (attention, encoder, network)
 the time-lapse starts from uniform attention. The terms weigh more here (0.3), the lecture corpus less (5).
 
 Sized for one GPU and the app's CPU budget: 4+4 layers, d_model 384, 6 heads (20.4M weights, a 41 MB float16
-checkpoint; the long example's trace stays within 300 ms on a 2-core CPU). On an H100 a 32k-token step took
-~0.18 s (bench/RESULTS.md), so 3,000 steps are about nine minutes; on this project's 2-core CPU a step would
-take over ten seconds, so on a CPU use `lecture_en_de`.
+checkpoint; the long example's trace stays within 300 ms on a 2-core CPU). On an H100 a 32k-token step of the mix
+took ~0.26 s, fed by the CPU (the GPU mostly idle), so 2,100 steps are about ten minutes; on this project's 2-core
+CPU a step would take over ten seconds, so on a CPU use `lecture_en_de`. Ten minutes are not enough: 2,100 steps
+(~69M tokens, 11 epochs of the mix) left it short of the continued model on everyday sentences (bench/RESULTS.md).
 SIGTERM (or Ctrl-C) finishes the step, validates, saves and exits; the same command resumes from OUT.work.
 """
 
@@ -47,9 +48,9 @@ RECIPE = replace(
         max_tokens=32768,  # one GPU: eight of the CPU recipes' batches in one step
         lr=1.2e-3,
         warmup=300,
-        max_steps=3000,
-        cooldown_steps=1000,
-        max_minutes=11.0,  # a safety net for a slower GPU; the step count decides
+        max_steps=2100,  # what a ten-minute GPU lease held (the run: 3,000 planned, resumed at 1,569 with these two)
+        cooldown_steps=600,
+        max_minutes=0.0,  # the step count decides
         eval_every=1000,
         threads=0,  # the GPU does the work; torch's default CPU threads feed it
         # the time-lapse: log-spaced steps from the first ones, and the final model as the last point
