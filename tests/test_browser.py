@@ -435,6 +435,7 @@ def test_clicking_a_candidate_forces_it_and_the_model_continues(page):
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
     wait_drawn(page)
+    expect(page.locator(".ae-target-chips .ae-chip-legend")).to_have_count(0)  # nothing forced, nothing to explain
     candidate = page.locator(".ae-topk .ae-cand").nth(2)
     chosen = page.evaluate("window.aeViewer.trace.steps[1].top[2]")
     expect(candidate.locator(".ae-cand-token")).to_have_text(chosen["token"])
@@ -443,6 +444,8 @@ def test_clicking_a_candidate_forces_it_and_the_model_continues(page):
     assert page.evaluate("window.aeViewer.trace.request.forced_ids[1]") == chosen["id"]
     assert page.evaluate("window.aeViewer.trace.request.forced_ids.length") == 2 and step_of(page) == 2
     expect(page.locator(".ae-target-chips .ae-forced")).to_have_count(1)
+    # issue 36 #8: the pink chip says what it means
+    expect(page.locator(".ae-target-chips .ae-chip-legend")).to_have_text("forced: you chose it, not the model")
     shot(page, "06-forced-candidate")
 
 

@@ -27,7 +27,18 @@ export function drawTargetChips(box, trace, t) {
     const kind = i === t - 1 ? "ae-current" : s.forced ? "ae-forced" : "ae-produced";
     chips.push(chip(s.token, kind, null, "p = " + (100 * s.prob).toFixed(1) + "%" + (s.forced ? " (forced)" : "")));
   }
+  if (trace.steps.slice(0, t).some((s) => s.forced)) chips.push(forcedLegend());
   box.replaceChildren(...chips);
+}
+
+// What the pink chips mean, shown while one is on screen.
+function forcedLegend() {
+  const legend = document.createElement("span");
+  legend.className = "ae-chip-legend";
+  const swatch = document.createElement("span");
+  swatch.className = "ae-swatch ae-swatch-forced";
+  legend.append(swatch, "forced: you chose it, not the model");
+  return legend;
 }
 
 function statusText(trace, t) {
