@@ -268,6 +268,14 @@ def test_which_heads_matter_and_a_click_switches_one_off(page, tiny_checkpoint):
         1,
         3,
     ]
+    # issue 36 #8: the head on screen says it is off; another head does not; the mean names the heads off
+    heat = page.locator(".ae-heat canvas")
+    expect(heat).to_have_attribute("aria-label", re.compile(r"layer 1 · head 3 · step \d+ · switched off\. Rows"))
+    page.locator(".ae-heads button", has_text="2").click()
+    expect(heat).to_have_attribute("aria-label", re.compile(r"layer 1 · head 2 · step \d+\. Rows"))
+    page.locator(".ae-heads button", has_text="mean").click()
+    expect(heat).to_have_attribute("aria-label", re.compile(r"mean of heads · step \d+ · H3 off\. Rows"))
+    page.locator(".ae-heads button", has_text="3").click()
     page.locator(".ae-tools button", has_text="Heads that matter").click()  # asked again: of the ablated translation
     expect(page.locator(".ae-heads-grid")).to_have_count(3, timeout=20_000)
 

@@ -50,7 +50,9 @@ export function draw(div, trace, state) {
   ctx.textAlign = "left";
   const fits = { title: true, axes: true }; // read by the browser tests: every text drawn whole
   const fitted = (texts, room) => texts.find((text) => ctx.measureText(text).width <= room) || texts[texts.length - 1];
-  const titles = [title(kind, layer, head, t), title(kind, layer, head, t, "short"), title(kind, layer, head, t, "shortest")];
+  const off = offNote(trace, kind, layer, head); // a head switched off is marked, never drawn as if it were on
+  const titles = [title(kind, layer, head, t), title(kind, layer, head, t, "short"), title(kind, layer, head, t, "shortest")]
+    .map((text) => text + off);
   const shownTitle = fitted((state.label ? titles.map((x) => state.label + " · " + x) : []).concat(titles), width - BAR - 12);
   fits.title = ctx.measureText(shownTitle).width <= width - BAR - 12;
   ctx.fillText(shownTitle, 6, font);
@@ -154,7 +156,7 @@ export function draw(div, trace, state) {
     panels: panels, top: top, cw: cw, ch: ch, queries: queries, keys: keys,
     labels: { font: tickFont, rotated: rotate, rows: drawnRows, columns: drawnColumns }, // where labels were drawn
   };
-  canvas.setAttribute("aria-label", title(kind, layer, head, t) + ". Rows (queries): " + queries.join(" ") + ". Columns (keys): " + keys.join(" ") + ".");
+  canvas.setAttribute("aria-label", title(kind, layer, head, t) + off + ". Rows (queries): " + queries.join(" ") + ". Columns (keys): " + keys.join(" ") + ".");
   return Promise.resolve();
 }
 
@@ -205,6 +207,15 @@ function hover(div, event) {
 }
 
 const SHORT = { encoder_self: "Encoder self", decoder_self: "Decoder self", cross: "Cross" }; // narrow charts
+
+// " · switched off" when the shown head is off in this trace (its weights are still computed, its output is not
+// used); for the mean or all heads of a layer, which of them are off.
+function offNote(trace, kind, layer, head) {
+  const off = trace.request.ablation.filter(([k, l]) => k === kind && l === layer).map(([, , h]) => h);
+  if (!off.length || head === "rollout") return "";
+  if (typeof head === "number") return off.includes(head) ? " · switched off" : "";
+  return " · " + off.map((h) => "H" + h).join(", ") + " off";
+}
 
 // The chart's title, whole, "short" for narrow charts, or "shortest" for the maps of Compare two.
 function title(kind, layer, head, t, length) {
