@@ -27,6 +27,7 @@ from explorer.training.trainer import (
     inverse_sqrt_schedule,
     pick_device,
     sequence_loss,
+    training_device,
     use_bf16,
 )
 
@@ -469,3 +470,18 @@ def test_the_loss_curve_draws_bleu_from_zero_even_with_one_point():
     fig = loss_curve(history)
     bleu_axis = fig.axes[1]
     assert bleu_axis.get_ylim() == (0.0, 10.0)  # not an axis of its own few tenths around one point
+
+
+def test_more_local_ranks_than_gpus_stop_with_both_counts(monkeypatch):
+    """Seen on a one-GPU machine: rank 1 of two died with 'CUDA error: invalid device ordinal'."""
+    from explorer.training import trainer
+
+    monkeypatch.setattr(trainer, "pick_device", lambda name="auto": torch.device("cuda"))
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    monkeypatch.setenv("LOCAL_RANK", "0")
+    assert training_device() == torch.device("cuda", 0)
+    monkeypatch.setenv("LOCAL_RANK", "1")
+    with pytest.raises(
+        ValueError, match=r"local rank 1, but this machine has 1 GPU\(s\): run at most --nproc-per-node 1"
+    ):
+        training_device()
