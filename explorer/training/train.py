@@ -183,7 +183,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from tqdm import tqdm
 
-    trainer = build_trainer(config, log=tqdm.write, recipe=recipe)
+    try:
+        trainer = build_trainer(config, log=tqdm.write, recipe=recipe)
+    except ValueError as exc:  # what the data or the machine cannot do (e.g. more ranks than GPUs), in one line
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     trainer.command = command_line(argv)
     if args.export_only:
         trainer.command = trainer.resumed_command or trainer.command  # the weights' command, not the export's
