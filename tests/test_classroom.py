@@ -5,6 +5,7 @@ their own stops following, and nothing a student does reaches the room."""
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 
 import pytest
 from browser_fixtures import open_page, shot
@@ -18,7 +19,9 @@ def state(page) -> list:
     )
 
 
-def test_a_student_follows_the_lecturer_answers_and_sees_the_reveal(browser, app_url):
+@contextmanager
+def room(browser, app_url):
+    """(lecturer, student, code): the lecturer presents, the student opens the room's address and follows."""
     from playwright.sync_api import expect
 
     lecturer = open_page(browser, app_url)
@@ -29,6 +32,17 @@ def test_a_student_follows_the_lecturer_answers_and_sees_the_reveal(browser, app
         code = lecturer.locator(".ae-room-code").text_content().split()[-1]
         student = open_page(browser, app_url + "?room=" + code)
         expect(student.locator(".ae-room-count")).to_have_text("following the lecturer")
+        yield lecturer, student, code
+    finally:
+        lecturer.context.close()
+        if student is not None:
+            student.context.close()
+
+
+def test_a_student_follows_the_lecturer_answers_and_sees_the_reveal(browser, app_url):
+    from playwright.sync_api import expect
+
+    with room(browser, app_url) as (lecturer, student, _):
         expect(lecturer.locator(".ae-room-count")).to_have_text("1 following")
         student.wait_for_function(
             f"JSON.stringify(window.aeViewer.state) === {lecturer.evaluate('JSON.stringify(window.aeViewer.state)')!r}"
@@ -77,31 +91,16 @@ def test_a_student_follows_the_lecturer_answers_and_sees_the_reveal(browser, app
         lecturer.keyboard.press("ArrowRight")
         student.wait_for_timeout(500)
         assert student.evaluate("window.aeViewer.trace.request.sentence") == "I see a bird."
-    finally:
-        lecturer.context.close()
-        if student is not None:
-            student.context.close()
 
 
 def test_a_following_student_sees_the_lecturers_sentence_and_the_rooms_end(browser, app_url):
     """Issue 36 #7: the student's sentence box kept their old sentence; the end read "ended room null"."""
     from playwright.sync_api import expect
 
-    lecturer = open_page(browser, app_url)
-    student = None
-    try:
-        lecturer.locator(".ae-tools button", has_text="Present to class").click()
-        expect(lecturer.locator(".ae-room-code")).to_have_text(re.compile(r"Room [A-Z]{4}"))
-        code = lecturer.locator(".ae-room-code").text_content().split()[-1]
-        student = open_page(browser, app_url + "?room=" + code)
-        expect(student.locator(".ae-room-count")).to_have_text("following the lecturer")
+    with room(browser, app_url) as (lecturer, student, code):
         lecturer.fill("#sentence textarea", "The dog sees the cat.")
         lecturer.press("#sentence textarea", "Enter")
         student.wait_for_function("window.aeViewer.trace.request.sentence === 'The dog sees the cat.'")
         expect(student.locator("#sentence textarea")).to_have_value("The dog sees the cat.")
         lecturer.locator(".ae-room button", has_text="End room").click()
         expect(student.locator(".ae-message")).to_have_text(f"The lecturer ended room {code}.")
-    finally:
-        lecturer.context.close()
-        if student is not None:
-            student.context.close()
