@@ -136,7 +136,21 @@ def test_views_heads_and_presentation_mode(page):
         4
     )  # <s> and 3 produced tokens as inputs
     assert page.locator(".ae-mask .ae-plot").first.locator(".ytick text").first.text_content() == "<s>"
-    expect(page.locator(".ae-mask .ae-plot:nth-child(2) .main-svg").first).to_be_visible()
+    expect(page.locator(".ae-mask .ae-plot").nth(1).locator(".main-svg").first).to_be_visible()
+    # issue 36 #6: a legend for the two colours and a caption with this step's numbers
+    expect(page.locator(".ae-mask-legend")).to_contain_text("blocked: set to −∞ before the softmax")
+    state = page.evaluate("window.aeViewer.state")
+    t, layer = state["step"], state["layer"]
+    head = state["head"] if isinstance(state["head"], int) else 0
+    row = page.evaluate(f"window.aeViewer.trace.head('decoder_self', {layer}, {head}, {t})[{t - 1}]")
+    tokens = page.evaluate(f"window.aeViewer.trace.decoderInputTokens.slice(0, {t})")
+    best = max(range(t), key=row.__getitem__)
+    expect(page.locator(".ae-mask-caption")).to_contain_text(
+        f"At step {t} the mask blocks {t * (t - 1) // 2} of the {t * t} query–key pairs"
+    )
+    expect(page.locator(".ae-mask-caption")).to_contain_text(
+        f"the last, “{tokens[-1]}”, sees all {t} and puts {row[best]:.3f} on “{tokens[best]}”."
+    )
     shot(page, "03-lookahead-mask")
     page.locator(".ae-view-tabs button", has_text="Heatmap").click()
     page.locator(".ae-kinds button", has_text="Decoder self").click()

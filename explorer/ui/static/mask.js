@@ -62,19 +62,54 @@ function drawStages(div, trace, layer, head, t, height) {
   return react(div, data, chartLayout);
 }
 
+// What the colours mean and why the mask is there, with this step's numbers: how many pairs it blocks, what the
+// first query (which sees only itself) and the last (which sees every key) do in the head shown. Page text, so a
+// screen reader, a student and a test can read it.
+function drawCaption(box, trace, layer, head, t) {
+  const swatch = (color) => {
+    const span = document.createElement("span");
+    span.className = "ae-swatch";
+    span.style.background = color;
+    return span;
+  };
+  const legend = document.createElement("div");
+  legend.className = "ae-mask-legend";
+  legend.append(swatch(COLORS.other), "allowed: the query may look at this key  ",
+    swatch(COLORS.masked), "blocked: set to −∞ before the softmax, so its weight is exactly 0");
+  const why = document.createElement("p");
+  why.className = "ae-mask-caption";
+  if (t === 0) {
+    why.textContent = "Why a mask: in training the decoder is given the whole German sentence at once; the mask lets " +
+      "each position look only at itself and the words before it, as when it writes one word at a time.";
+  } else {
+    const labels = trace.decoderInputTokens.slice(0, t);
+    const last = trace.head("decoder_self", layer, head, t)[t - 1];
+    const best = last.indexOf(Math.max(...last));
+    why.textContent = "Why a mask: in training the decoder is given the whole German sentence at once; without the " +
+      "mask position i could read the word it has to predict. At step " + t + " the mask blocks " + (t * (t - 1)) / 2 +
+      " of the " + t * t + " query–key pairs (every key right of its query). In layer " + layer + ", head " + head +
+      ", the first query “" + labels[0] + "” sees only itself (weight " + trace.head("decoder_self", layer, head, t)[0][0].toFixed(3) +
+      "); the last, “" + labels[t - 1] + "”, sees all " + t + " and puts " + last[best].toFixed(3) + " on “" + labels[best] + "”.";
+  }
+  box.replaceChildren(legend, why);
+}
+
 // The mask and, for state.layer's decoder self-attention and state.head (head 0 unless one head is chosen), the
-// three stages; two charts in div, made once.
+// three stages, with their legend and caption; made once.
 export function draw(div, trace, state) {
   if (!div._mask) {
-    const mask = document.createElement("div"), stages = document.createElement("div");
+    const caption = document.createElement("div"), mask = document.createElement("div"), stages = document.createElement("div");
+    caption.className = "ae-mask-text";
     mask.className = stages.className = "ae-plot";
-    div.replaceChildren(mask, stages);
-    div._mask = { mask: mask, stages: stages };
+    div.replaceChildren(caption, mask, stages);
+    div._mask = { caption: caption, mask: mask, stages: stages };
   }
   const layer = Math.min(state.layer, trace.nLayers("decoder_self") - 1);
   const head = Number.isInteger(state.head) ? state.head : 0;
+  drawCaption(div._mask.caption, trace, layer, head, state.step);
+  const height = Math.max(300, state.height - div._mask.caption.offsetHeight - 4); // the charts share what is left
   return Promise.all([
-    drawMask(div._mask.mask, trace, state.step, Math.max(220, Math.round(state.height * 0.42))),
-    drawStages(div._mask.stages, trace, layer, head, state.step, Math.max(240, Math.round(state.height * 0.58))),
+    drawMask(div._mask.mask, trace, state.step, Math.max(160, Math.round(height * 0.42))),
+    drawStages(div._mask.stages, trace, layer, head, state.step, Math.max(240, Math.round(height * 0.58))),
   ]);
 }
