@@ -57,3 +57,18 @@ def test_all_rows_ignored_gives_zero_loss_and_gradient():
 def test_rejects_wrong_shapes():
     with pytest.raises(ValueError, match="expected logits"):
         label_smoothed_cross_entropy(torch.randn(2, 3, 4), torch.zeros(2, 3, dtype=torch.long))
+
+
+@pytest.mark.parametrize("eps, vocab", [(0.1, 200), (0.1, 8000), (0.2, 50)])
+def test_the_smoothing_floor_is_the_loss_of_a_model_that_predicts_the_smoothed_target(eps, vocab):
+    """Issue 36 #8: the Train tab's loss sits near 1.0 on the mini corpus; this is the lowest it can go."""
+    from explorer.training.loss import smoothing_floor
+
+    target = torch.tensor([3, 7])
+    smoothed = torch.full((2, vocab), eps / vocab, dtype=torch.float64)
+    smoothed[torch.arange(2), target] += 1 - eps
+    best = F.cross_entropy(smoothed.log(), target, label_smoothing=eps).item()  # the minimum over all logits
+    assert smoothing_floor(eps, vocab) == pytest.approx(best, rel=1e-9)
+    worse = F.cross_entropy(smoothed.log() + torch.randn(2, vocab, dtype=torch.float64), target, label_smoothing=eps)
+    assert worse.item() > best
+    assert smoothing_floor(0.0, vocab) == 0.0

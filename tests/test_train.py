@@ -485,3 +485,21 @@ def test_more_local_ranks_than_gpus_stop_with_both_counts(monkeypatch):
         ValueError, match=r"local rank 1, but this machine has 1 GPU\(s\): run at most --nproc-per-node 1"
     ):
         training_device()
+
+
+def test_the_train_tabs_curve_and_message_say_where_the_loss_must_stop():
+    """Issue 36 #8: a loss flat near 1.0 for 400 steps read as a stalled training; it is label smoothing's floor."""
+    from explorer.app.training_job import step_message
+    from explorer.training.loss import smoothing_floor
+    from explorer.training.loss_curve import loss_curve
+
+    floor = smoothing_floor(0.1, 1000)
+    assert 0.9 < floor < 1.1
+    history = [{"step": s, "loss": 5.0 / s + floor} for s in range(1, 50)]
+    fig = loss_curve(history, floor=floor)
+    dashed = [line for line in fig.axes[0].get_lines() if line.get_linestyle() == "--"]
+    assert len(dashed) == 1 and dashed[0].get_ydata()[0] == pytest.approx(floor)
+    assert dashed[0].get_label() == f"lowest possible ({floor:.2f})"
+    assert "has not stalled" not in step_message(10, floor + 2.0, 900.0, floor)
+    near = step_message(400, floor + 0.05, 900.0, floor)
+    assert f"(lowest possible {floor:.2f})" in near and "training has not stalled" in near

@@ -21,6 +21,7 @@ from ..interpret.inputs import UserError, bounded, shown
 from ..model.checkpoint import load_checkpoint
 from ..model.config import BOS_ID, ModelConfig
 from ..training.data import MINI_CORPUS, clean, read_tsv, split_by_source
+from ..training.loss import smoothing_floor
 from ..training.loss_curve import loss_curve
 from ..training.trainer import TrainConfig, Trainer
 from . import figures
@@ -112,6 +113,17 @@ def read_upload(path: str | Path) -> list[tuple[str, str]]:
     return pairs[:MAX_UPLOAD_PAIRS]
 
 
+def step_message(step: int, loss: float, tokens_per_s: float, floor: float) -> str:
+    """The Train tab's line during training; near the label-smoothing floor it says why the curve is flat."""
+    text = f"Step {step}: loss {loss:.3f} (lowest possible {floor:.2f}), {tokens_per_s:.0f} target tokens/s."
+    if loss < floor + 0.25:
+        text += (
+            " The loss cannot fall below that line: label smoothing keeps some probability on every other word. "
+            "A curve flat near it has learnt the training pairs; training has not stalled."
+        )
+    return text
+
+
 def run_training(
     session: ExplorerSession,
     preset: str,
@@ -155,6 +167,7 @@ def run_training(
         train, valid = split_by_source(pairs, VALID_FRACTION, seed)
         trainer = Trainer.from_pairs(config, train, valid, log=lambda *_: None)
         session.training = trainer
+        floor = smoothing_floor(config.label_smoothing, trainer.model.config.vocab_size)
         probe = train[0]
         yield TrainingUpdate(
             0, 0.0, f"Training on {len(train)} pairs, vocabulary {trainer.tokenizer.vocab_size}.", None, None
@@ -180,12 +193,14 @@ def run_training(
                     f"chrF {valid.get('chrf', '–')}. Tick 'Explore my trained model' to look inside it."
                 )
                 yield TrainingUpdate(
-                    event.step, 1.0, message, loss_curve(trainer.history, font_size), snapshot, True, archive
+                    event.step, 1.0, message, loss_curve(trainer.history, font_size, floor), snapshot, True, archive
                 )
             else:
                 fraction = min(1.0, event.elapsed_s / (minutes * 60))
-                message = f"Step {event.step}: loss {event.loss:.3f}, {event.tokens_per_s:.0f} target tokens/s."
-                yield TrainingUpdate(event.step, fraction, message, loss_curve(trainer.history, font_size), snapshot)
+                message = step_message(event.step, event.loss, event.tokens_per_s, floor)
+                yield TrainingUpdate(
+                    event.step, fraction, message, loss_curve(trainer.history, font_size, floor), snapshot
+                )
     finally:
         session.training = None
         slot.release()

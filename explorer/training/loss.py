@@ -17,6 +17,8 @@ once, in the logits' dtype. Numerics match `F.cross_entropy` on float32 logits t
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 CHUNK_ROWS = 256  # 256 x 8,000 float32 = 8 MB of working set per chunk
@@ -64,3 +66,13 @@ def label_smoothed_cross_entropy(
     if logits.dim() != 2 or target.shape != logits.shape[:1]:
         raise ValueError(f"expected logits (N, V) and target (N,), got {tuple(logits.shape)} and {tuple(target.shape)}")
     return _LabelSmoothedCrossEntropy.apply(logits, target, float(smoothing), int(ignore_index))
+
+
+def smoothing_floor(label_smoothing: float, vocab_size: int) -> float:
+    """The lowest value the label-smoothed loss can take: the entropy of its target, (1 - eps) + eps / V on the
+    right token and eps / V on each other one. A model that has learnt its corpus flattens out here, not at 0."""
+    if not 0.0 < label_smoothing < 1.0:
+        return 0.0
+    right = 1.0 - label_smoothing + label_smoothing / vocab_size
+    other = label_smoothing / vocab_size
+    return -(right * math.log(right) + (vocab_size - 1) * other * math.log(other))

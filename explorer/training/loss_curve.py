@@ -9,10 +9,11 @@ from matplotlib.figure import Figure  # the object API: no pyplot state shared b
 TRAIN_COLOR, VALID_COLOR, BLEU_COLOR = "#0072B2", "#D55E00", "#009E73"  # Okabe-Ito: distinct for colour-blind eyes
 
 
-def loss_curve(history: list[dict], font_px: float | None = None) -> Figure | None:
+def loss_curve(history: list[dict], font_px: float | None = None, floor: float | None = None) -> Figure | None:
     """Training loss (and validation loss and BLEU where present) against step; None before two points exist.
 
     `font_px`: the text size in pixels, as the app's other figures take it (default: matplotlib's 10 points).
+    `floor`: the lowest loss label smoothing allows (`loss.smoothing_floor`), drawn as a dashed line.
     """
     train = [h for h in history if not h.get("valid")]
     if len(train) < 2:
@@ -27,6 +28,8 @@ def loss_curve(history: list[dict], font_px: float | None = None) -> Figure | No
         label="training loss (label-smoothed)",
         color=TRAIN_COLOR,
     )
+    if floor:
+        ax.axhline(floor, color="#64748b", linestyle="--", linewidth=1, label=f"lowest possible ({floor:.2f})")
     lines = ax.get_lines()
     if valid:
         ax.plot(
