@@ -1,12 +1,11 @@
-"""Draw the lecture corpus's in-domain dev set: a random tenth of its pairs, kept out of every training run.
+"""Hold out a random tenth of lecture-corpus pairs as the in-domain dev set, before they are ever trained on.
 
-    python -m bench.lecture_dev            # writes bench/data/lecture_dev_en_de.tsv
-    python -m bench.lecture_dev --check    # says whether the committed file is the one this draw gives
+    python -m bench.lecture_dev explorer/training/corpus/lecture/09_new.tsv [...]
 
-The draw is made once, before any training, with a fixed seed over the corpus's pairs in file order, and the
-file is committed. The recipes list it in `exclude`, so no training source is one of its English sentences or
-contains one (`explorer.training.data.held_out_filter`): the pairs stay in the corpus folder, and the
-training run drops them.
+For each file named (new pairs, not yet trained on): a seeded random tenth of its distinct English sentences moves
+to `bench/data/lecture_dev_en_de.tsv`, and every pair whose English is, or contains, a dev or lecture-set sentence
+(`explorer.training.data.held_out_filter`) leaves the file. The corpus folder then holds training pairs only. The
+first 917 dev pairs were drawn this way over the first eight files together (seed 2026), before any training.
 """
 
 from __future__ import annotations
@@ -16,15 +15,16 @@ import random
 import sys
 from pathlib import Path
 
-from explorer.training.data import LECTURE_CORPUS, fold, read_corpus
+from explorer.training.data import fold, held_out_filter, read_rows, read_tsv
 
 DEV = Path(__file__).parent / "data" / "lecture_dev_en_de.tsv"
+LECTURE_SET = Path(__file__).parent / "data" / "lecture_en_de.tsv"
 FRACTION = 0.1
 SEED = 2026
 
 
 def draw(pairs: list[tuple[str, str]], fraction: float = FRACTION, seed: int = SEED) -> list[tuple[str, str]]:
-    """A random `fraction` of the pairs, one per English sentence (folded), in corpus order."""
+    """A random `fraction` of the pairs, one per English sentence (folded), in their order."""
     first = {}
     for en, de in pairs:
         first.setdefault(fold(en), (en, de))
@@ -33,21 +33,25 @@ def draw(pairs: list[tuple[str, str]], fraction: float = FRACTION, seed: int = S
     return [pair for i, pair in enumerate(unique) if i in chosen]
 
 
-def render(pairs: list[tuple[str, str]]) -> str:
-    return "".join(f"{en}\t{de}\n" for en, de in pairs)
+def split(file: Path) -> tuple[int, int]:
+    """Move a tenth of `file`'s pairs to the dev set and drop every held-out pair from it; (moved, dropped)."""
+    pairs = read_tsv(file)
+    dev = draw(pairs)
+    with DEV.open("a", encoding="utf-8") as out:
+        out.writelines(f"{en}\t{de}\n" for en, de in dev)
+    held_out = held_out_filter(row[0] for path in (DEV, LECTURE_SET) for row in read_rows(path))
+    kept = [(en, de) for en, de in pairs if not held_out(en)]
+    file.write_text("".join(f"{en}\t{de}\n" for en, de in kept), encoding="utf-8")
+    return len(dev), len(pairs) - len(kept)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.lecture_dev", description=__doc__.split("\n")[0])
-    parser.add_argument("--check", action="store_true", help="compare with the committed file instead of writing")
+    parser.add_argument("files", nargs="+", type=Path, help="new corpus files, never trained on")
     args = parser.parse_args()
-    dev = render(draw(read_corpus(str(LECTURE_CORPUS))))
-    if args.check:
-        same = DEV.is_file() and DEV.read_text(encoding="utf-8") == dev
-        print(f"{DEV}: {'the same draw' if same else 'differs from this draw'}")
-        return 0 if same else 1
-    DEV.write_text(dev, encoding="utf-8")
-    print(f"{DEV}: {dev.count(chr(10))} pairs")
+    for file in args.files:
+        moved, dropped = split(file)
+        print(f"{file}: {moved} pairs to {DEV.name}, {dropped} pairs held out in all")
     return 0
 
 

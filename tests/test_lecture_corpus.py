@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bench import lecture_dev
-from explorer.training.data import LECTURE_CORPUS, fold, read_corpus, read_rows
+from explorer.training.data import LECTURE_CORPUS, fold, held_out_filter, read_corpus, read_rows
 from explorer.training.recipe import load_recipe
 from explorer.training.train import read_data
 from explorer.training.trainer import TrainConfig
@@ -34,21 +34,49 @@ def test_every_file_holds_pairs_of_whole_sentences_of_3_to_35_words():
     assert total >= 8000
 
 
-def test_the_dev_set_is_the_recorded_random_tenth():
+def held_out_sentences(*paths) -> list[str]:
+    return [row[0] for path in paths for row in read_rows(path)]
+
+
+def test_the_corpus_holds_no_dev_lecture_set_or_evaluation_sentence():
+    """The corpus folder is training data only: no pair's English is, or contains, a held-out sentence."""
     pairs = read_corpus(str(LECTURE_CORPUS))
-    committed = [tuple(row[:2]) for row in read_rows(lecture_dev.DEV)]
-    assert committed == lecture_dev.draw(pairs)  # `python -m bench.lecture_dev` wrote it; nobody picked them
-    distinct = {fold(en) for en, _ in pairs}
-    assert len(committed) == round(0.1 * len(distinct))
+    held = held_out_filter(held_out_sentences(lecture_dev.DEV, ROOT / LECTURE_SET))
+    assert [en for en, _ in pairs if held(en)] == []
+    distinct = {fold(en) for en, _ in pairs} | {fold(en) for en in held_out_sentences(lecture_dev.DEV)}
+    assert len(read_rows(lecture_dev.DEV)) == round(0.1 * 9170)  # the tenth drawn over the first 9,170 sentences
+    assert len(distinct) >= 9000
+    extra = ROOT.parent / "shared" / "data" / "en-de-extra" / "eval"
+    if not extra.is_dir():
+        pytest.skip(f"{extra} is not here")
+    evaluation = held_out_filter(held_out_sentences(*(extra / f for f in EVAL_SETS)))
+    assert [en for en, _ in pairs if evaluation(en)] == []
+
+
+def test_a_new_file_gives_a_tenth_to_the_dev_set_and_keeps_no_held_out_pair(tmp_path, monkeypatch):
+    dev, lecture_set = tmp_path / "dev.tsv", tmp_path / "lecture.tsv"
+    dev.write_text("The mask hides the future words.\tDie Maske verdeckt die zukünftigen Wörter.\n", encoding="utf-8")
+    lecture_set.write_text("Do you have any questions?\tHabt ihr Fragen?\n", encoding="utf-8")
+    monkeypatch.setattr(lecture_dev, "DEV", dev)
+    monkeypatch.setattr(lecture_dev, "LECTURE_SET", lecture_set)
+    new = tmp_path / "09_new.tsv"
+    pairs = [(f"Layer {n} has four heads.", f"Schicht {n} hat vier Köpfe.") for n in range(30)]
+    pairs += [("Do you have any questions about the loss?", "Habt ihr Fragen zum Verlust?")]
+    new.write_text("".join(f"{en}\t{de}\n" for en, de in pairs), encoding="utf-8")
+    assert lecture_dev.split(new) == (3, 4)  # a tenth of 31 moved; those and the near-copy of the lecture set gone
+    drawn = read_rows(dev)[1:]
+    assert len(drawn) == 3 and all(tuple(row) in pairs for row in drawn)
+    left = read_rows(new)
+    assert len(left) == 27 and not {tuple(r) for r in left} & {tuple(r) for r in drawn}
+    assert all("questions" not in row[0] for row in left)
 
 
 @pytest.mark.parametrize("name", ["lecture_en_de", "lecture_scratch_en_de"])
-def test_the_lecture_recipes_train_on_the_corpus_and_keep_every_test_set_out(name):
+def test_the_lecture_recipes_train_on_the_corpus_and_keep_the_lecture_sets_out(name):
     config = load_recipe(name).recipe.config
     assert str(LECTURE_CORPUS.relative_to(ROOT)) in config.data
-    held_out = set(config.exclude)
-    assert {LECTURE_SET, "bench/data/lecture_dev_en_de.tsv"} <= held_out
-    assert {f"../shared/data/en-de-extra/eval/{f}" for f in EVAL_SETS} <= held_out
+    assert {LECTURE_SET, "bench/data/lecture_dev_en_de.tsv"} <= set(config.exclude)
+    assert not any("/eval/" in spec for spec in config.data + config.exclude)  # evaluation sets: never named
 
 
 def test_no_dev_or_lecture_set_sentence_reaches_training():
@@ -57,8 +85,5 @@ def test_no_dev_or_lecture_set_sentence_reaches_training():
     )
     train, _, _ = read_data(config, log=lambda *_: None)
     trained = {fold(en) for en, _ in train}
-    dev = {fold(row[0]) for row in read_rows(lecture_dev.DEV)}
-    assert not trained & dev
-    assert not trained & {fold(row[0]) for row in read_rows(ROOT / LECTURE_SET)}
-    assert "do you have any questions about the decoder" not in trained  # contains "Do you have any questions?"
+    assert not trained & {fold(s) for s in held_out_sentences(lecture_dev.DEV, ROOT / LECTURE_SET)}
     assert len(train) > 8000
