@@ -7,6 +7,10 @@ checked out into a temporary worktree, and opens the page in Chromium at 1366x76
 normal and presentation mode, on the opening example's heatmap. For each it measures element boxes: the step
 controls' top and bottom, where the chart starts, and the share of the window's height the chart has in view
 (issue 28's target: at least 55%, with the controls and the status line in view too).
+
+Then, at 1366x768 in both modes on a 33-token sentence (issue 36), every view's chart: its size on screen and the
+smallest label it draws (px; the canvas heatmap of old designs reports the font it painted), with how many of the
+heatmap's row labels are drawn.
 """
 
 from __future__ import annotations
@@ -23,6 +27,23 @@ from bench.app_latency import ROOT, free_port, start_app
 from explorer.app import SHIPPED_CHECKPOINT
 
 SIZES = [(1366, 768), (1280, 720), (1920, 1080)]
+LONG = "Yesterday my old friend from school, who now lives in Berlin with his wife and two children, called me."
+VIEWS = {
+    "heatmap": ".ae-heat", "headview": ".ae-headview", "mosaic": ".ae-mosaic",
+    "mask": ".ae-mask", "compare": ".ae-compare",
+}  # fmt: skip
+VIEW = """(sel) => {
+  const c = document.querySelector(sel), r = c.getBoundingClientRect(), fonts = [];
+  c.querySelectorAll('.ae-tick, svg text').forEach((e) => {
+    const f = parseFloat(getComputedStyle(e).fontSize);
+    if (f && e.textContent.trim() && e.getBoundingClientRect().width > 0) fonts.push(f);
+  });
+  const heat = c._heat && c._heat.geom;
+  if (heat && heat.labels && heat.labels.rows) fonts.push(heat.labels.font); // an old design's canvas labels
+  const rows = heat ? (heat.labels.rows ? heat.labels.rows.length : c.querySelectorAll('.ae-tick-row').length) : null;
+  return { w: Math.round(r.width), h: Math.round(r.height), font: fonts.length ? Math.min(...fonts) : null,
+           rows: rows, of: heat ? heat.queries.length : null };
+}"""
 MEASURE = """() => {
   const box = (e) => { const r = e.getBoundingClientRect(); return [r.top, r.bottom]; };
   const v = window.aeViewer;
@@ -41,6 +62,26 @@ def measure(cwd: Path, checkpoint: str) -> list[dict]:
         with sync_playwright() as p:
             args = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
             browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=args)
+            views = []
+            page = browser.new_page(viewport={"width": 1366, "height": 768})
+            page.goto(f"http://127.0.0.1:{port}/", wait_until="load")
+            page.wait_for_selector(".ae-viewer .ae-heat canvas[aria-label]")
+            page.fill("#sentence textarea", LONG)
+            page.press("#sentence textarea", "Enter")
+            page.wait_for_function(f"window.aeViewer.trace.request.sentence === {LONG!r}")
+            page.keyboard.press("End")
+            page.evaluate("window.aeViewer.askCompare('', 'same')")
+            page.wait_for_function("window.aeViewer.compareTrace !== null")
+            for mode in ("normal", "presentation"):
+                if mode == "presentation":
+                    page.locator("#presentation input").check()
+                    page.wait_for_timeout(400)
+                for view, sel in VIEWS.items():
+                    page.evaluate(f"window.aeViewer.select({{view: '{view}', kind: 'cross', head: 0}}, 'bench')")
+                    page.evaluate("window.aeViewer.rendered")
+                    page.wait_for_timeout(600 if view in ("mosaic", "mask") else 150)
+                    views.append(dict(mode=mode, view=view, **page.evaluate(VIEW, sel)))
+            page.close()
             for width, height in SIZES:
                 page = browser.new_page(viewport={"width": width, "height": height})
                 page.goto(f"http://127.0.0.1:{port}/", wait_until="load")
@@ -62,7 +103,7 @@ def measure(cwd: Path, checkpoint: str) -> list[dict]:
     finally:
         proc.terminate()
         proc.wait(30)
-    return rows
+    return {"layout": rows, "views": views}
 
 
 def main() -> int:
@@ -82,11 +123,18 @@ def main() -> int:
             shutil.rmtree(worktree, ignore_errors=True)
     print("| design | window | mode | step controls px | status px | chart starts px | chart in view |")
     print("|---|---|---|---|---|---|---|")
-    for design, rows in designs.items():
-        for r in rows:
+    for design, measured in designs.items():
+        for r in measured["layout"]:
             controls, status = "–".join(map(str, r["controls_px"])), "–".join(map(str, r["status_px"]))
             print(f"| {design} | {r['window']} | {r['mode']} | {controls} | {status} | {r['chart_top_px']} | "
                   f"{r['chart_in_view_pct']}% |")  # fmt: skip
+    print(f"\nEvery view at 1366x768 on a {len(LONG.split())}-word sentence (cross-attention, head 0):\n")
+    print("| design | mode | view | chart px (w × h) | smallest label px | heatmap rows labelled |")
+    print("|---|---|---|---|---|---|")
+    for design, measured in designs.items():
+        for v in measured["views"]:
+            rows = f"{v['rows']} of {v['of']}" if v["rows"] is not None else "–"
+            print(f"| {design} | {v['mode']} | {v['view']} | {v['w']} × {v['h']} | {v['font']} | {rows} |")
     if args.json:
         Path(args.json).write_text(json.dumps(designs, indent=1))
     return 0

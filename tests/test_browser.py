@@ -80,7 +80,7 @@ def test_ten_right_arrows_step_the_heatmap_with_no_server_request(page):
         expect(page.locator(".ae-status-line")).to_contain_text(f"Step {n} of")
         wait_drawn(page)
         rows = heatmap_rows(page)
-        assert len(rows) == n and rows[-1].strip() == targets[n - 1].strip()
+        assert len(rows) == n and rows[-1].split(" → ")[-1].strip() == targets[n - 1].strip()  # "<s> → Das"
     for key in ("1", "m", "a", "k", "l", "v", "PageUp", "PageDown", "ArrowLeft", "End"):
         page.keyboard.press(key)
     wait_drawn(page)
@@ -132,11 +132,15 @@ def test_views_heads_and_presentation_mode(page):
     shot(page, "02-all-heads")
     page.locator(".ae-view-tabs button", has_text="Look-ahead mask").click()
     wait_drawn(page)
-    expect(page.locator(".ae-mask .ae-plot").first.locator(".ytick text")).to_have_count(
-        4
-    )  # <s> and 3 produced tokens as inputs
-    assert page.locator(".ae-mask .ae-plot").first.locator(".ytick text").first.text_content() == "<s>"
-    expect(page.locator(".ae-mask .ae-plot").nth(1).locator(".main-svg").first).to_be_visible()
+    # the three stages (scores, -inf, softmax), every row and column labelled as page text, rows as in the heatmap
+    stages = page.locator(".ae-mask .ae-mask-stages")
+    names = ["1. raw scores q·k/√d_k", "2. future set to −∞", "3. softmax weights"]
+    expect(stages.locator(".ae-tick-panel")).to_have_text(names)
+    tokens = page.evaluate("window.aeViewer.trace.decoderInputTokens.slice(0, 4)")
+    produced = page.evaluate("window.aeViewer.trace.targetTokens.slice(0, 4)")
+    expect(stages.locator(".ae-tick-row")).to_have_text([f"{a} → {b}" for a, b in zip(tokens, produced)])
+    expect(stages.locator(".ae-tick-column")).to_have_count(3 * 4)  # <s> and 3 produced tokens as inputs, per stage
+    assert stages.locator(".ae-tick-column").first.text_content() == "<s>"
     # issue 36 #6: a legend for the two colours and a caption with this step's numbers
     expect(page.locator(".ae-mask-legend")).to_contain_text("blocked: set to −∞ before the softmax")
     state = page.evaluate("window.aeViewer.state")

@@ -104,3 +104,27 @@ def test_a_following_student_sees_the_lecturers_sentence_and_the_rooms_end(brows
         expect(student.locator("#sentence textarea")).to_have_value("The dog sees the cat.")
         lecturer.locator(".ae-room button", has_text="End room").click()
         expect(student.locator(".ae-message")).to_have_text(f"The lecturer ended room {code}.")
+
+
+def test_after_a_reveal_the_lecturers_controls_stay_in_view(browser, app_url):
+    """Issue 36 #7: on a long sentence the class's histogram pushed View, Kind and Layer off a 1366x768 screen."""
+    from playwright.sync_api import expect
+
+    long = "Yesterday my old friend from school, who now lives in Berlin with his wife and two children, called me."
+    with room(browser, app_url) as (lecturer, student, _):
+        lecturer.fill("#sentence textarea", long)
+        lecturer.press("#sentence textarea", "Enter")
+        student.wait_for_function(f"window.aeViewer.trace.request.sentence === {long!r}")
+        lecturer.keyboard.press("ArrowRight")
+        lecturer.locator(".ae-room button", has_text="Ask the class").click()
+        student.locator(".ae-source-chips .ae-room-choice").nth(1).click()
+        expect(lecturer.locator(".ae-room-ask")).to_contain_text("1 answered")
+        lecturer.locator(".ae-room button", has_text="Reveal").click()
+        bars = lecturer.locator(".ae-room-histogram .ae-room-bar")
+        expect(bars.first).to_be_visible()
+        assert bars.count() >= 25  # a bar for every source token: the histogram is long
+        lecturer.evaluate("window.scrollTo(0, 0)")
+        for row in (".ae-view-tabs", ".ae-kinds", ".ae-layers", ".ae-heads"):
+            box = lecturer.locator(row).bounding_box()
+            assert box["y"] >= 0 and box["y"] + box["height"] <= 768, (row, box)
+        shot(lecturer, "16-classroom-reveal-long")

@@ -15,14 +15,18 @@ from browser_fixtures import open_page, shot
 pytestmark = pytest.mark.browser
 
 SIZES = [(1366, 768), (1280, 720), (1920, 1080)]
+LONG = (  # 33 tokens in the tiny test model's vocabulary
+    "Yesterday my old friend from school, who now lives in Berlin with his wife and two children, called me."
+)
 VIEWS = {  # view -> the element that is its chart
-    "heatmap": ".ae-heat canvas",
+    "heatmap": ".ae-heat",
     "headview": ".ae-headview",
     "mosaic": ".ae-mosaic .main-svg",
-    "mask": ".ae-mask",
+    "mask": ".ae-mask-stages",
     "compare": ".ae-compare",
 }
 KINDS = ["encoder_self", "decoder_self", "cross"]
+FLOOR = 11  # px: the smallest label a grid draws (grid.js labelFloor)
 
 MEASURE = """(chartSelector) => {
   const box = (e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
@@ -32,16 +36,43 @@ MEASURE = """(chartSelector) => {
   const rows = ['.ae-toolbar', '.ae-view-tabs', '.ae-kinds', '.ae-layers', '.ae-heads', '.ae-tools', '#header'];
   const children = (sel) => [...document.querySelectorAll(sel + ' > *')].filter(shown);
   const groups = rows.map((sel) => children(sel).map((e) => [sel, box(e)]));
-  const texts = [...document.querySelectorAll('.ae-viewer button, .ae-row-label, .ae-status-line, .ae-step, .ae-title')]
+  const textSel = '.ae-viewer button, .ae-row-label, .ae-status-line, .ae-step, .ae-grid-title, .ae-tick-axis';
+  const texts = [...document.querySelectorAll(textSel)]
     .filter(shown).filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.textContent.slice(0, 40));
-  const heat = document.querySelector('.ae-heat')._heat;
-  const maps = [...document.querySelectorAll('.ae-heat, .ae-compare-map')].filter((d) => shown(d) && d._heat);
-  const cut = maps.filter((d) => d._heat.fits && !(d._heat.fits.title && d._heat.fits.axes)).map((d) => d.className);
+  // every labelled grid on screen: its labels as drawn (page text), its colour scales, its geometry
+  const grids = [...document.querySelectorAll('.ae-right .ae-grid-body')].map((b) => b.parentNode)
+    .filter((d) => shown(d) && d._heat && d._heat.geom).map((d) => {
+    const g = d._heat, geom = g.geom;
+    // a label's box as seen: cut to the scrolling box (or strip) that shows it; null where it is scrolled out of view
+    const seen = (e, frame) => {
+      const a = box(e), f = box(frame);
+      const c = [Math.max(a[0], f[0]), Math.max(a[1], f[1]), Math.min(a[2], f[2]), Math.min(a[3], f[3])];
+      return c[2] > c[0] && c[3] > c[1] ? c : null;
+    };
+    const visible = (sel, frame) => [...d.querySelectorAll(sel)].map((e) => seen(e, frame)).filter((b) => b);
+    return {
+      name: d.className, rows: geom.queries.length, columns: geom.keys.length * geom.panels.length,
+      rowBoxes: [...d.querySelectorAll('.ae-tick-row')].map(box),
+      columnBoxes: [...d.querySelectorAll('.ae-tick-column')].map(box),
+      columnTexts: [...d.querySelectorAll('.ae-tick-column')].map((e) => e.textContent),
+      rowTexts: [...d.querySelectorAll('.ae-tick-row')].map((e) => e.textContent),
+      fonts: [...d.querySelectorAll('.ae-tick-row, .ae-tick-column')].map((e) => parseFloat(e.style.fontSize)),
+      rotated: geom.labels.rotated, cw: geom.cw, ch: geom.ch, font: geom.labels.font,
+      scales: [...d.querySelectorAll('.ae-scale')].map(box),
+      ticks: [...d.querySelectorAll('.ae-scale-tick, .ae-scale-label, .ae-scale-masked')].map(box),
+      seenLabels: visible('.ae-tick-row', g.scroll)
+        .concat(visible('.ae-tick-column', g.strip), visible('.ae-tick-panel', g.headStrip)),
+      names: [...d.querySelectorAll('.ae-tick-panel')].map(box),
+    };
+  });
+  // the plotly charts' text (the mosaic): titles, annotations, axis titles and ticks
+  const svgText = [...document.querySelectorAll('.ae-right .main-svg text')]
+    .filter((t) => shown(t.closest('.ae-plot')) && t.textContent.trim())
+    .map((t) => [t.textContent.slice(0, 30), box(t)]);
   return {
     controls: controls.map(box), status: box(document.querySelector('.ae-status-line')),
     chart: shown(document.querySelector(chartSelector)) ? box(document.querySelector(chartSelector)) : null,
-    groups: groups, clipped: texts.concat(cut.map((c) => 'a title or axis title of ' + c)),
-    labels: v.state.view === 'heatmap' && heat.geom ? heat.geom.labels : null,
+    groups: groups, clipped: texts, grids: grids, svgText: svgText,
   };
 }"""
 
@@ -54,6 +85,43 @@ def inside(box, width, height) -> bool:
     return box[0] >= -1 and box[1] >= -1 and box[2] <= width + 1 and box[3] <= height + 1
 
 
+def check_grid(g: dict, where: str) -> list[str]:
+    """Every row and column label drawn, none under a floor size, none over another or over a colour scale."""
+    problems = []
+    where = f"{where} {g['name']}"
+    if len(g["rowBoxes"]) != g["rows"] or len(g["columnBoxes"]) != g["columns"]:
+        drawn = f"{len(g['rowBoxes'])} of {g['rows']} rows, {len(g['columnBoxes'])} of {g['columns']} columns"
+        problems.append(f"{where}: {drawn} labelled")
+    if g["fonts"] and min(g["fonts"]) < FLOOR:
+        problems.append(f"{where}: a label at {min(g['fonts'])} px, under the {FLOOR} px floor")
+    if g["ch"] < g["font"] + 1:
+        problems.append(f"{where}: rows {g['ch']:.1f} px apart for {g['font']} px labels")
+    for a, b in zip(g["rowBoxes"], g["rowBoxes"][1:]):
+        if overlaps(a, b):
+            problems.append(f"{where}: row labels overlap: {a} {b}")
+            break
+    if g["rotated"]:  # rotated by 60 degrees: their normal distance is the column pitch times sin 60
+        if g["cw"] * 0.866 < g["font"] + 1:
+            problems.append(f"{where}: rotated column labels {g['cw'] * 0.866:.1f} px apart for {g['font']} px")
+    else:
+        for a, b in zip(g["columnBoxes"], g["columnBoxes"][1:]):
+            if overlaps(a, b):
+                problems.append(f"{where}: column labels overlap: {a} {b}")
+                break
+    for scale in g["scales"]:
+        covered = [t for t in g["seenLabels"] if overlaps(scale, t)]
+        if covered:
+            problems.append(f"{where}: a colour scale {scale} covers a label {covered[0]}")
+    for i, a in enumerate(g["ticks"]):
+        if any(overlaps(a, b) for b in g["ticks"][i + 1 :]):
+            problems.append(f"{where}: two texts of the colour scales overlap: {a}")
+            break
+    for a, b in zip(g["names"], g["names"][1:]):
+        if overlaps(a, b):
+            problems.append(f"{where}: the panels' names overlap")
+    return problems
+
+
 def check(m: dict, width: int, height: int, where: str) -> list[str]:
     """What is wrong with one measured layout, in words (empty: it fits)."""
     problems = []
@@ -63,8 +131,8 @@ def check(m: dict, width: int, height: int, where: str) -> list[str]:
         problems.append(f"{where}: the status line leaves the window: {m['status']}")
     chart = m["chart"]
     seen = 0 if chart is None else max(0, min(chart[3], height) - max(chart[1], 0))
-    if seen < 0.55 * height:
-        problems.append(f"{where}: {seen:.0f} px of chart in view, under 55% of {height}")
+    if seen < height / 3:
+        problems.append(f"{where}: {seen:.0f} px of chart in view, under a third of {height}")
     for group in m["groups"]:
         for i, (sel, a) in enumerate(group):
             for _, b in group[i + 1 :]:
@@ -72,17 +140,15 @@ def check(m: dict, width: int, height: int, where: str) -> list[str]:
                     problems.append(f"{where}: two elements of {sel} overlap: {a} {b}")
     if m["clipped"]:
         problems.append(f"{where}: clipped text: {m['clipped']}")
-    labels = m["labels"]
-    if labels:  # the labels as drawn: rows a line apart; columns side by side, or rotated a line apart
-        font, rows, columns = labels["font"], labels["rows"], labels["columns"]
-        for above, below in zip(rows, rows[1:]):
-            if below - above < font:
-                problems.append(f"{where}: row labels at y={above:.0f} and {below:.0f} overlap (font {font} px)")
-        for (x1, w1), (x2, w2) in zip(columns, columns[1:]):
-            apart = (x2 - x1) * (0.866 if labels["rotated"] else 1)  # rotated by 60 degrees: their normal distance
-            need = font if labels["rotated"] else (w1 + w2) / 2 + 2
-            if apart < need:
-                problems.append(f"{where}: column labels at x={x1:.0f} and {x2:.0f} overlap")
+    if chart is not None and not m["grids"] and not m["svgText"] and "headview" not in where:
+        problems.append(f"{where}: the chart's labels are not text in the page")
+    for g in m["grids"]:
+        problems += check_grid(g, where)
+    texts = m["svgText"]
+    for i, (a, box_a) in enumerate(texts):
+        for b, box_b in texts[i + 1 :]:
+            if overlaps(box_a, box_b):
+                problems.append(f"{where}: chart texts overlap: {a!r} and {b!r}")
     return problems
 
 
@@ -93,40 +159,66 @@ def set_mode(page, presentation: bool, options_open: bool):
     accordion = page.locator("#options button").first
     if (page.locator("#opt-strategy").is_visible()) != options_open:
         accordion.click()
-    page.evaluate("() => window.scrollTo(0, 0)")
+    if presentation:  # the viewer fills the window: it scrolls itself there when the mode is switched on
+        page.evaluate("() => document.querySelector('.ae-viewer').scrollIntoView({block: 'start'})")
+    else:
+        page.evaluate("() => window.scrollTo(0, 0)")
     page.wait_for_timeout(150)
 
 
 def show(page, view: str, kind: str, head="'all'"):
     page.evaluate(f"window.aeViewer.select({{view: '{view}', kind: '{kind}', head: {head}}}, 'test')")
     page.evaluate("window.aeViewer.rendered")
-    if view in ("mosaic", "mask"):
-        page.wait_for_selector(VIEWS[view] if view == "mosaic" else ".ae-mask .main-svg")
+    if view == "mosaic":
+        page.wait_for_selector(VIEWS[view])
+
+
+def translate(page, sentence: str):
+    page.fill("#sentence textarea", sentence)
+    page.press("#sentence textarea", "Enter")
+    page.wait_for_function(f"window.aeViewer.trace.request.sentence === {sentence!r}")
+    page.keyboard.press("End")  # the longest rows: every label of the decode
+    page.evaluate("window.aeViewer.askCompare('', 'same')")  # B: the same sentence, so A − B is drawn too
+    same = "window.aeViewer.compareTrace.request.sentence === window.aeViewer.trace.request.sentence"
+    page.wait_for_function(f"window.aeViewer.compareTrace !== null && {same}")
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_every_view_fits_the_projector_with_nothing_overlapping_or_clipped(browser, app_url, size):
+def test_every_view_fits_the_projector_with_every_label_drawn_and_nothing_overlapping(browser, app_url, size):
+    """Issue 36: every view, kind and head (one head: labels upright where they fit; all heads: rotated), a short
+    sentence and a 33-token one, normal and presentation mode, the decoding options open or closed."""
     width, height = size
     page = open_page(browser, app_url)
-    problems = []
+    problems, seen = [], {}
     try:
         page.set_viewport_size({"width": width, "height": height})
-        page.keyboard.press("End")  # the longest rows: every label of the decode
-        page.evaluate("window.aeViewer.askCompare('', 'same')")  # B: the same sentence, so A − B is drawn too
-        page.wait_for_function("window.aeViewer.compareTrace !== null")
-        for presentation in (False, True):
-            for options_open in (False, True):
-                set_mode(page, presentation, options_open)
-                for view, head in [*((v, "'all'") for v in VIEWS), ("heatmap", "0")]:  # one head: labels upright
-                    for kind in KINDS if view != "mask" else ["decoder_self"]:
-                        show(page, view, kind, head)
-                        where = f"{width}x{height} {'presentation' if presentation else 'normal'} "
-                        where += f"options {'open' if options_open else 'closed'} {view} {kind}"
-                        problems += check(page.evaluate(MEASURE, VIEWS[view]), width, height, where)
-                        if kind == "cross" and not options_open:
+        for sentence in ("The dog sees the cat.", LONG):
+            translate(page, sentence)
+            length = "long" if sentence == LONG else "short"
+            if length == "long":
+                assert page.evaluate("window.aeViewer.trace.T") >= 25, "the long sentence decodes to many tokens"
+                assert page.evaluate("window.aeViewer.trace.S") >= 25
+            for presentation in (False, True):
+                for options_open in (False, True) if length == "short" else (False,):
+                    set_mode(page, presentation, options_open)
+                    for view, head in [*((v, "'all'") for v in VIEWS), ("heatmap", "0")]:
+                        for kind in KINDS if view != "mask" else ["decoder_self"]:
+                            show(page, view, kind, head)
                             mode = "presentation" if presentation else "normal"
-                            shot(page, f"projector-{width}-{mode}-{view}")
-        assert not problems, "\n".join(problems[:20])
+                            where = f"{width}x{height} {length} {mode} options {'open' if options_open else 'closed'}"
+                            where += f" {view} {head} {kind}"
+                            m = page.evaluate(MEASURE, VIEWS[view])
+                            problems += check(m, width, height, where)
+                            if m["chart"] and not options_open:
+                                seen[(length, view, head, kind, mode)] = m["chart"][3] - m["chart"][1]
+                            if kind == "cross" or view == "mask":
+                                if not options_open and head != "0":
+                                    shot(page, f"projector-{width}-{length}-{mode}-{view}")
+        for (length, view, head, kind, mode), h in seen.items():  # presentation mode is never smaller
+            if mode == "presentation" and h < seen[(length, view, head, kind, "normal")] - 1:
+                problems.append(f"{width}x{height} {length} {view} {head} {kind}: presentation {h:.0f} px tall, "
+                                f"normal {seen[(length, view, head, kind, 'normal')]:.0f} px")  # fmt: skip
+        assert not problems, "\n".join(problems[:25])
     finally:
         page.context.close()
 
@@ -176,6 +268,41 @@ def test_every_panel_opens_in_view_and_closes(page):
     assert page.evaluate("document.querySelector('.ae-panel').getBoundingClientRect().bottom") <= 768
 
 
+@pytest.mark.parametrize("presentation", [False, True], ids=["normal", "presentation"])
+def test_a_panel_leaves_the_clicked_cell_in_view_and_shows_all_of_itself(page, presentation):
+    """Issue 36 #5: Explain a cell floated over the heatmap and covered the cell that was clicked."""
+    from playwright.sync_api import expect
+
+    sentence = LONG
+
+    page.fill("#sentence textarea", sentence)
+    page.press("#sentence textarea", "Enter")
+    page.wait_for_function(f"window.aeViewer.trace.request.sentence === {sentence!r}")
+    if presentation:
+        page.locator("#presentation input").check()
+    page.keyboard.press("End")
+    page.evaluate("window.aeViewer.select({view: 'heatmap', kind: 'cross', head: 0})")
+    page.evaluate("window.aeViewer.rendered")
+    t = page.evaluate("window.aeViewer.state.step")
+    row, column = t - 2, 3  # a cell low in the chart, where the panel used to open
+    page.evaluate("document.querySelector('.ae-heat')._heat.scroll.scrollTop = 1e6")
+    cell = """([i, j]) => {
+      const d = document.querySelector('.ae-heat'), g = d._heat.geom, r = d._heat.canvas.getBoundingClientRect();
+      return [r.left + g.panels[0].x0 + (j + 0.5) * g.cw, r.top + g.top + (i + 0.5) * g.ch]; }"""
+    x, y = page.evaluate(cell, [row, column])
+    page.mouse.click(x, y)
+    expect(page.locator(".ae-explain-row")).to_be_visible(timeout=30_000)
+    page.evaluate("window.aeViewer.rendered")
+    x, y = page.evaluate(cell, [row, column])
+    box = "(e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; }"
+    scroll = page.evaluate(f"({box})(document.querySelector('.ae-heat')._heat.scroll)")
+    panel = page.evaluate(f"({box})(document.querySelector('.ae-panel'))")[1::2]
+    assert scroll[0] <= x <= scroll[2] and scroll[1] <= y <= scroll[3], (x, y, scroll)  # in the chart's view
+    assert y < panel[0] and panel[1] <= 768 + 1, (y, panel)  # above the panel, which ends in the window
+    assert page.evaluate(f"document.elementFromPoint({x}, {y}) === document.querySelector('.ae-heat canvas')")
+    shot(page, "projector-explain-" + ("presentation" if presentation else "normal"))
+
+
 def test_the_header_names_the_model_of_the_trace_on_screen(page):
     from playwright.sync_api import expect
 
@@ -204,7 +331,7 @@ def test_the_png_of_compare_holds_both_maps_and_the_head_view_has_its_key(browse
         with page.expect_download() as info:
             page.locator(".ae-tools button", has_text="PNG").click()
         image = Image.open(info.value.path())
-        assert image.width >= sum(sizes)  # A and B side by side (and A − B below)
+        assert image.width >= 2 * sum(sizes)  # A and B side by side (and A − B below), at twice the screen's size
         page.evaluate("window.aeViewer.select({view: 'headview'})")
         page.evaluate("window.aeViewer.rendered")
         drawn = page.evaluate("document.querySelector('.ae-headview canvas').height")
@@ -237,3 +364,42 @@ def test_the_selected_button_stays_readable_under_the_mouse(page):
     )
     luminance = [sum(int(c) for c in colour[colour.index("(") + 1 : -1].split(",")[:3]) for colour in colours]
     assert luminance[0] - luminance[1] > 300, colours  # light text on a dark ground, not white on pale blue
+
+
+def test_the_png_is_twice_the_size_with_the_sentence_and_the_step_above_the_chart(browser, app_url):
+    """Issue 36 #8: the PNG held the chart alone, at screen size, without the sentence and the step."""
+    from PIL import Image
+
+    page = open_page(browser, app_url, accept_downloads=True)
+    try:
+        page.keyboard.press("ArrowRight")
+        for view in ("heatmap", "mask", "mosaic"):
+            page.evaluate(f"window.aeViewer.select({{view: '{view}', kind: 'cross', head: 0}})")
+            page.evaluate("window.aeViewer.rendered")
+            chart = {"heatmap": ".ae-heat", "mask": ".ae-mask-stages", "mosaic": ".ae-mosaic"}[view]
+            width = page.locator(chart).bounding_box()["width"]
+            with page.expect_download() as info:
+                page.locator(".ae-tools button", has_text="PNG").click()
+            image = Image.open(info.value.path()).convert("RGB")
+            assert image.width >= 1.9 * width * 0.8, (view, image.width, width)  # 2x (the grid's own width)
+            band = image.crop((0, 0, image.width, 40))  # the header: dark text on white
+            assert min(band.getextrema()[0]) < 100, view
+        header = page.evaluate("window.aeViewer.trace.request.sentence")
+        assert header  # the header's first line is the sentence (drawn text: checked by its ink above)
+    finally:
+        page.context.close()
+
+
+def test_the_decoding_button_says_how_the_trace_was_decoded_and_opens_the_options(page):
+    """Issue 36 #8: beam search, sampling and the what-if prefix sat collapsed below the fold, unannounced."""
+    from playwright.sync_api import expect
+
+    button = page.locator(".ae-tools .ae-decoding")
+    expect(button).to_have_text("Decoding: greedy ▾")
+    assert button.bounding_box()["y"] + button.bounding_box()["height"] <= 768  # on screen with the chart
+    button.click()
+    expect(page.locator("#opt-strategy")).to_be_visible()
+    page.locator("#opt-strategy label", has_text="beam search").click()
+    page.locator("#start-btn").click()
+    page.wait_for_function("window.aeViewer.trace.request.strategy === 'beam'")
+    expect(button).to_contain_text("Decoding: beam search (")

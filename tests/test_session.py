@@ -129,3 +129,19 @@ def test_close_deletes_the_sessions_files_and_model(session, handle):
     assert not marker.exists() and session.own is None
     session.set_own_model(handle)  # a training that finishes after its session ended installs nothing
     assert session.own is None
+
+
+def test_the_positional_waves_are_one_strip_per_dimension_not_one_knot():
+    """Issue 36 #8: dimensions 0, 1, 4 and 16 on one axis tangled into one knot; each has its own strip now, on the
+    same position axis, titled with its wavelength."""
+    import numpy as np
+
+    from explorer.app.figures import pe_waves
+    from explorer.model.transformer import sinusoid_table
+
+    pe = sinusoid_table(40, 64).numpy()
+    fig = pe_waves(pe, [0, 1, 4, 16], 64, "waves")
+    assert [t.yaxis for t in fig.data] == ["y", "y2", "y3", "y4"]  # one strip each
+    titles = [a.text for a in fig.layout.annotations]
+    assert titles[0].startswith("dim 0 (sin, wavelength ≈ 6)") and titles[3].startswith("dim 16 (sin")
+    assert np.allclose(fig.data[2].y, np.round(pe[:, 4], 4))

@@ -139,22 +139,30 @@ def pe_heatmap(pe: np.ndarray, title: str, font_size: int = NORMAL_FONT) -> go.F
 
 
 def pe_waves(pe: np.ndarray, dims: list[int], d_model: int, title: str, font_size: int = NORMAL_FONT) -> go.Figure:
-    """Selected dimensions as waves over position; the legend gives each one's wavelength."""
-    fig = go.Figure()
+    """Selected dimensions as waves over position, one strip each (drawn on one axis, dimensions 0, 1, 4 and 16
+    tangled into one knot), stacked on the same position axis so the frequency ladder reads from top to bottom;
+    each strip's title gives its wavelength."""
+    from plotly.subplots import make_subplots
+
+    dims = list(dims) or [0]
+    names = [
+        f"dim {d} ({'sin' if d % 2 == 0 else 'cos'}, wavelength ≈ {2 * np.pi * 10000 ** ((d - d % 2) / d_model):.0f})"
+        for d in dims
+    ]
+    spacing = min(0.12, 0.6 / len(dims))
+    fig = make_subplots(rows=len(dims), cols=1, shared_xaxes=True, subplot_titles=names, vertical_spacing=spacing)
     positions = list(range(pe.shape[0]))
-    for d in dims:
-        wavelength = 2 * np.pi * 10000 ** ((d - d % 2) / d_model)
+    for row, (d, name) in enumerate(zip(dims, names), start=1):
         fig.add_trace(
-            go.Scatter(
-                x=positions,
-                y=np.round(pe[:, d], 4).tolist(),
-                mode="lines",
-                name=f"dim {d} ({'sin' if d % 2 == 0 else 'cos'}, λ≈{wavelength:.0f})",
-            )
+            go.Scatter(x=positions, y=np.round(pe[:, d], 4).tolist(), mode="lines+markers", name=name),
+            row=row,
+            col=1,
         )
-    fig.update_xaxes(title={"text": "position"})
-    fig.update_yaxes(title={"text": "PE value"}, range=[-1.1, 1.1])
-    return _layout(fig, title, font_size, height=400)
+        fig.update_yaxes(range=[-1.15, 1.15], tickvals=[-1, 0, 1], zeroline=True, row=row, col=1)
+    fig.update_xaxes(title={"text": "position"}, row=len(dims), col=1)
+    fig.update_annotations(font={"size": font_size})
+    fig.update_layout(showlegend=False)  # each strip's title names it
+    return _layout(fig, title, font_size, height=90 + (70 + 2 * font_size) * len(dims))
 
 
 def pe_similarity(pe: np.ndarray, title: str, font_size: int = NORMAL_FONT) -> go.Figure:

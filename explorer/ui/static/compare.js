@@ -3,8 +3,9 @@
 // session), both at the same step, kind, layer and head; below them A − B where both maps have the same
 // shape (blue: B attends more, vermillion: A attends more), and a message saying why not where they differ.
 import { KIND_TITLES } from "./trace.js";
-import { COLORS, signedFill } from "./colors.js";
-import { FAMILY, el, emit, fontSize, sizeCanvas } from "./dom.js";
+import { signedFill } from "./colors.js";
+import { el, emit, fontSize } from "./dom.js";
+import * as grid from "./grid.js";
 import * as heatmap from "./heatmap.js";
 
 const COMPARE_CAPTION = "Two decodes at the same step, kind, layer and head, and their difference A − B where the " +
@@ -35,65 +36,51 @@ function parts(div) {
     pair.append(a, b);
     const note = el("div", "ae-panel-note ae-compare-note");
     const diff = el("div", "ae-compare-diff");
-    diff.appendChild(document.createElement("canvas"));
-    div.replaceChildren(bar, pair, note, diff);
+    div.replaceChildren(bar, pair, diff, note); // A − B right under A and B; the words last
     div._cmp = { input: input, model: model, a: a, b: b, note: note, diff: diff };
   }
   return div._cmp;
 }
 
-// The A − B map of rows x columns (null: masked in either), with its labels and a small key.
-function drawDiff(div, rows, columns, values, title, height) {
-  const canvas = div.querySelector("canvas");
-  const font = fontSize() - 1;
-  const width = Math.max(300, div.clientWidth || 600);
-  const ctx = sizeCanvas(canvas, width, height);
-  ctx.fillStyle = "white";
-  ctx.fillRect(0, 0, width, height);
-  ctx.font = font + "px " + FAMILY;
-  const left = 8 + Math.max(...rows.map((s) => ctx.measureText(s).width)), top = font + 12, bottom = font + 22;
-  const cw = (width - left - 90) / columns.length, ch = (height - top - bottom) / rows.length;
-  ctx.fillStyle = "#1f2937";
-  ctx.font = "600 " + font + "px " + FAMILY;
-  ctx.textBaseline = "middle";
-  ctx.fillText(title, 4, font / 2 + 2);
-  ctx.font = font + "px " + FAMILY;
-  values.forEach((row, i) => row.forEach((v, j) => {
-    ctx.fillStyle = v === null ? COLORS.masked : signedFill(v, 1); // over the white background
-    ctx.fillRect(left + j * cw, top + i * ch, Math.ceil(cw), Math.ceil(ch));
-  }));
-  ctx.fillStyle = "#1f2937";
-  ctx.textAlign = "right";
-  rows.forEach((s, i) => ctx.fillText(s, left - 4, top + (i + 0.5) * ch));
-  ctx.textAlign = "center";
-  columns.forEach((s, j) => ctx.fillText(s, left + (j + 0.5) * cw, height - bottom + font / 2 + 4));
-  [[-1, "B more"], [0, "equal"], [1, "A more"]].forEach(([v, text], n) => {
-    ctx.fillStyle = signedFill(v, 1);
-    ctx.fillRect(width - 80, top + n * (font + 10), 14, font + 4);
-    ctx.strokeStyle = "#cbd5e1";
-    ctx.strokeRect(width - 80, top + n * (font + 10), 14, font + 4);
-    ctx.fillStyle = "#1f2937";
-    ctx.textAlign = "left";
-    ctx.fillText(text, width - 62, top + n * (font + 10) + (font + 4) / 2);
-  });
-  canvas.setAttribute("aria-label", title);
+// The A − B map of rows x columns (null: masked in either), drawn as the heatmaps are (grid.js), with its own
+// signed colour scale and numbers: vermillion where A attends more, blue where B does.
+function drawDiff(div, rows, columns, values, titles, height, current) {
   div._values = values; // read by the browser tests
+  return grid.draw(div, {
+    titles: titles, rows: rows, columns: columns, panels: [{ name: "A − B", z: values, scale: 0 }],
+    scales: [{
+      label: "A − B", min: -1, max: 1, color: (v) => blendOverWhite(signedFill(v, 1)), masked: values.some((r) => r.includes(null)),
+      ticks: [-1, -0.5, 0, 0.5, 1], format: (v) => (v > 0 ? "+" : v < 0 ? "−" : "") + Math.abs(v).toFixed(1) + (v === 1 ? " A more" : v === -1 ? " B more" : ""),
+    }],
+    rowTitles: ["query", ""], columnTitles: ["key", ""], current: current, font: fontSize() - 1, height: height,
+    describe: (p, i, j) => "query: " + rows[i] + " · key: " + columns[j] + " · " +
+      (values[i][j] === null ? "masked" : "A − B = " + (values[i][j] >= 0 ? "+" : "") + values[i][j].toFixed(4)),
+    aria: titles[0] + ". Rows: " + rows.join(" ") + ". Columns: " + columns.join(" ") + ".",
+  });
 }
 
-// One canvas with what the Compare view shows (A and B side by side, A − B below), for the PNG button.
-export function compareCanvas(div) {
-  const shown = (sel) => { const c = div.querySelector(sel); return c && c.offsetParent !== null ? c : null; };
-  const a = shown(".ae-compare-a canvas"), b = shown(".ae-compare-b canvas"), diff = shown(".ae-compare-diff canvas");
+// An rgba colour over white as an opaque rgb (the scale's gradient and the PNG paint it over anything).
+function blendOverWhite(rgba) {
+  const [r, g, b, a] = rgba.match(/[\d.]+/g).map(Number);
+  return "rgb(" + [r, g, b].map((c) => Math.round(255 - a * (255 - c))).join(",") + ")";
+}
+
+// One canvas with what the Compare view shows (A and B side by side, A − B below) at 2x, with `header` above.
+export function compareCanvas(div, header) {
+  const shown = (sel) => { const d = div.querySelector(sel); return d && !d.hidden && d._heat && d._heat.spec ? d : null; };
+  const [a, b, diff] = [".ae-compare-a", ".ae-compare-b", ".ae-compare-diff"].map((sel) => shown(sel));
+  const pics = [a && grid.pngCanvas(a, header, 2), b && grid.pngCanvas(b, [], 2), diff && grid.pngCanvas(diff, [], 2)];
+  const [pa, pb, pd] = pics;
   const out = document.createElement("canvas");
-  const top = Math.max(a ? a.height : 0, b ? b.height : 0);
-  out.width = Math.max((a ? a.width : 0) + (b ? b.width : 0), diff ? diff.width : 0);
-  out.height = top + (diff ? diff.height : 0);
+  const top = Math.max(pa ? pa.height : 0, pb ? pb.height : 0);
+  out.width = Math.max((pa ? pa.width : 0) + (pb ? pb.width : 0), pd ? pd.width : 0);
+  out.height = top + (pd ? pd.height : 0);
   const ctx = out.getContext("2d");
   ctx.fillStyle = "white";
   ctx.fillRect(0, 0, out.width, out.height);
-  if (a) ctx.drawImage(a, 0, 0);
-  if (b) ctx.drawImage(b, a ? a.width : 0, 0);
-  if (diff) ctx.drawImage(diff, 0, top);
+  if (pa) ctx.drawImage(pa, 0, 0);
+  if (pb) ctx.drawImage(pb, pa ? pa.width : 0, top - pb.height);
+  if (pd) ctx.drawImage(pd, 0, top);
   return out;
 }
 
@@ -131,7 +118,7 @@ function drawPair(c, pair, state) {
     c.note.textContent = "Cannot show B here: " + problems.join("; ") + ". Choose a layer and head both models have.";
     return Promise.all(drawn);
   }
-  drawn.push(heatmap.draw(c.b, B, Object.assign({}, s, { head: head, step: stepB, height: half, label: "B" })));
+  drawn.push(heatmap.draw(c.b, B, Object.assign({}, s, { head: head, step: stepB, height: half, label: "B", hideScale: true }))); // A's scale
   const [qa, ka] = A.labels(s.kind, s.step), [qb, kb] = B.labels(s.kind, stepB);
   const label = "B: “" + B.request.sentence + "” (" + B.model.name + ")";
   if (qa.length !== qb.length || ka.length !== kb.length || qa.length === 0) {
@@ -145,6 +132,8 @@ function drawPair(c, pair, state) {
   c.diff.hidden = false;
   const rows = qa.map((q, i) => (q === qb[i] ? q : q + " / " + qb[i]));
   const columns = ka.map((k, j) => (k === kb[j] ? k : k + " / " + kb[j]));
-  drawDiff(c.diff, rows, columns, values, "A − B · " + KIND_TITLES[s.kind] + " · layer " + s.layer, Math.max(160, Math.round(height * 0.4) - 40));
+  const which = Number.isInteger(head) ? "head " + head : head === "mean" ? "mean of heads" : head;
+  const titles = ["A − B · " + KIND_TITLES[s.kind] + " · layer " + s.layer + " · " + which, "A − B · L" + s.layer + " · " + which];
+  drawn.push(drawDiff(c.diff, rows, columns, values, titles, Math.max(200, height - half - 8), s.kind === "encoder_self" ? -1 : s.step - 1));
   return Promise.all(drawn);
 }

@@ -31,9 +31,10 @@ export function emit(element, name, detail) {
   element.dispatchEvent(new CustomEvent(name, { detail: detail, bubbles: true }));
 }
 
-// A canvas of width x height CSS pixels, sharp on high-DPI screens; returns its context in CSS pixels.
-export function sizeCanvas(canvas, width, height) {
-  const dpr = window.devicePixelRatio || 1;
+// A canvas of width x height CSS pixels, sharp on high-DPI screens (or `ratio` device pixels per CSS pixel, for a
+// picture); returns its context in CSS pixels.
+export function sizeCanvas(canvas, width, height, ratio) {
+  const dpr = ratio || window.devicePixelRatio || 1;
   if (canvas.width !== Math.round(width * dpr) || canvas.height !== Math.round(height * dpr)) {
     canvas.width = Math.round(width * dpr);
     canvas.height = Math.round(height * dpr);
@@ -47,6 +48,32 @@ export function sizeCanvas(canvas, width, height) {
 
 function presenting() { return document.body.classList.contains("presentation"); }
 export function fontSize() { return presenting() ? SETTINGS.FONT.presentation : SETTINGS.FONT.normal; }
+
+// `canvas` (drawn at `ratio` device pixels per CSS pixel) below a band `band` CSS pixels tall that `paint(ctx)` fills
+// (in CSS pixels): a picture with its explanation above it.
+export function belowBand(canvas, band, ratio, paint) {
+  const out = document.createElement("canvas");
+  out.width = canvas.width;
+  out.height = canvas.height + Math.round(band * ratio);
+  const ctx = out.getContext("2d");
+  ctx.fillStyle = "white";
+  ctx.fillRect(0, 0, out.width, out.height);
+  ctx.drawImage(canvas, 0, Math.round(band * ratio));
+  ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+  ctx.fillStyle = "#1f2937";
+  ctx.textBaseline = "middle";
+  paint(ctx);
+  return out;
+}
+
+// `canvas` below `lines` of text (the sentence, the step): the picture a slide needs, whatever the view.
+export function withHeader(canvas, lines, ratio) {
+  const font = fontSize();
+  return belowBand(canvas, lines.length * (font + 8) + 8, ratio, (ctx) => lines.forEach((text, n) => {
+    ctx.font = (n === 0 ? "600 " : "") + font + "px " + FAMILY;
+    ctx.fillText(text, 6, (n + 0.5) * (font + 8) + 4);
+  }));
+}
 
 // Any canvas as a PNG download, exactly as drawn.
 export function canvasPng(canvas, filename) {

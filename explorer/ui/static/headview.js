@@ -4,7 +4,7 @@
 // lines. Decoder kinds follow the current step (its query row is drawn last, on top). Canvas, from the trace.
 import { AXIS_TITLES, KIND_TITLES } from "./trace.js";
 import { HEAD_COLORS, headColor } from "./colors.js";
-import { FAMILY, el, fontSize, sizeCanvas } from "./dom.js";
+import { FAMILY, belowBand, el, fontSize, sizeCanvas, withHeader } from "./dom.js";
 
 // The head chips and the canvas of a head view div, made once. Which heads are shown and the hovered token are this
 // view's own state: a toggle or a hover redraws this view only, from the trace and state it last drew.
@@ -71,7 +71,7 @@ export function draw(div, trace, state) {
   const height = top + rowCount * rowH + 8;
   const width = Math.max(320, div.clientWidth || 600);
   const canvas = hv.canvas;
-  const ctx = sizeCanvas(canvas, width, height);
+  const ctx = sizeCanvas(canvas, width, height, state.ratio);
   ctx.fillStyle = "white";
   ctx.fillRect(0, 0, width, height);
   const leftX = width * 0.32, rightX = width * 0.68;
@@ -117,36 +117,33 @@ export function draw(div, trace, state) {
   return Promise.resolve();
 }
 
-// The head view as a picture that explains itself (the PNG button): a title and a key of the heads' colours above
-// the lines, as drawn.
-export function pngCanvas(div) {
+// The head view as a picture that explains itself (the PNG button), drawn again at twice the size: `header` lines
+// (the sentence, the step), a title and a key of the heads' colours above the lines.
+export function pngCanvas(div, header) {
   const hv = parts(div);
   const [trace, state] = hv.last;
-  const font = fontSize(), dpr = window.devicePixelRatio || 1;
+  const shown = hv.canvas, ratio = 2;
+  hv.canvas = document.createElement("canvas"); // drawn off screen at 2x; the page keeps its own
+  draw(div, trace, Object.assign({}, state, { ratio: ratio }));
+  const lines = hv.canvas;
+  hv.canvas = shown;
+  hv.last = [trace, state];
+  const font = fontSize();
   const heads = [...hv.on].sort((p, q) => p - q);
-  const band = 2 * font + 24;
-  const out = document.createElement("canvas");
-  out.width = hv.canvas.width;
-  out.height = hv.canvas.height + Math.round(band * dpr);
-  const ctx = out.getContext("2d");
-  ctx.fillStyle = "white";
-  ctx.fillRect(0, 0, out.width, out.height);
-  ctx.drawImage(hv.canvas, 0, Math.round(band * dpr));
-  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-  ctx.textBaseline = "middle";
-  ctx.fillStyle = "#1f2937";
-  ctx.font = "600 " + (font + 1) + "px " + FAMILY;
-  const step = state.kind === "encoder_self" ? "" : " · step " + state.step;
-  ctx.fillText(KIND_TITLES[state.kind] + " · layer " + state.layer + " · head view" + step + " · “" + trace.request.sentence + "”", 6, font);
-  ctx.font = font + "px " + FAMILY;
-  let x = 6;
-  heads.forEach((h) => {
-    ctx.fillStyle = headColor(h);
-    ctx.fillRect(x, 2 * font + 4, 14, 14);
-    ctx.fillStyle = "#1f2937";
-    ctx.fillText("head " + h, x + 18, 2 * font + 11);
-    x += ctx.measureText("head " + h).width + 34;
+  const key = belowBand(lines, 2 * font + 24, ratio, (ctx) => {
+    ctx.font = "600 " + (font + 1) + "px " + FAMILY;
+    const step = state.kind === "encoder_self" ? "" : " · step " + state.step;
+    ctx.fillText(KIND_TITLES[state.kind] + " · layer " + state.layer + " · head view" + step, 6, font);
+    ctx.font = font + "px " + FAMILY;
+    let x = 6;
+    heads.forEach((h) => {
+      ctx.fillStyle = headColor(h);
+      ctx.fillRect(x, 2 * font + 4, 14, 14);
+      ctx.fillStyle = "#1f2937";
+      ctx.fillText("head " + h, x + 18, 2 * font + 11);
+      x += ctx.measureText("head " + h).width + 34;
+    });
+    ctx.fillText("line opacity = weight", x + 10, 2 * font + 11);
   });
-  ctx.fillText("line opacity = weight", x + 10, 2 * font + 11);
-  return out;
+  return withHeader(key, header, ratio);
 }

@@ -1,65 +1,53 @@
-// mask.js: the look-ahead mask at the current target length, and for one decoder layer and head its
-// three stages: raw scores q·k/√d_k, the future set to −∞, and the softmax weights (the future exactly 0).
+// mask.js: the look-ahead mask at the current step, for one decoder layer and head, in its three stages side by side:
+// the raw scores q·k/√d_k (the future included, as training computes them), the future set to −∞ (grey: the mask),
+// and the softmax weights (the future exactly 0). Drawn by grid.js like the heatmaps, rows labelled as there
+// ("<s> → Das": the decoder input at that position → the token it produces), every label page text; a legend and a
+// caption with this step's own numbers above.
 import { COLORS } from "./colors.js";
 import { fontSize } from "./dom.js";
-import { drawMessage, layout, react, tokenAxis } from "./plot.js";
+import * as grid from "./grid.js";
+import { weightScale } from "./heatmap.js";
 
-function drawMask(div, trace, t, height) {
-  const font = fontSize();
-  const labels = trace.decoderInputTokens.slice(0, t);
-  if (t === 0) return drawMessage(div, "No target position yet: press → (Next).", height);
-  const z = labels.map((_, i) => labels.map((_, j) => (j <= i ? 1 : 0)));
-  const text = z.map((row) => row.map((v) => (v ? "visible" : "masked (−∞ before softmax)")));
-  const data = [{
-    type: "heatmap", z: z, zmin: 0, zmax: 1, colorscale: [[0, COLORS.masked], [1, COLORS.other]], showscale: false,
-    customdata: text, hovertemplate: "query %{y}, key %{x}: %{customdata}<extra></extra>", xgap: 1, ygap: 1,
-  }];
-  const chartLayout = layout("Look-ahead mask for a target of " + t + " position(s)", height, font, {
-    xaxis: tokenAxis(labels, "key position", font),
-    yaxis: Object.assign(tokenAxis(labels, "query position", font), { autorange: "reversed" }),
-  });
-  return react(div, data, chartLayout);
+const STAGES = ["1. raw scores q·k/√d_k", "2. future set to −∞", "3. softmax weights"];
+
+// A score on a diverging scale over white: vermillion-red above zero, blue below (RdBu's ends).
+function scoreColor(lim) {
+  const ends = { pos: [178, 24, 43], neg: [33, 102, 172] };
+  return (v) => {
+    const f = Math.max(-1, Math.min(1, v / lim)), end = f >= 0 ? ends.pos : ends.neg, a = Math.abs(f);
+    return "rgb(" + end.map((c) => Math.round(255 - a * (255 - c))).join(",") + ")";
+  };
 }
 
 function drawStages(div, trace, layer, head, t, height) {
-  const font = fontSize();
-  const labels = trace.decoderInputTokens.slice(0, t);
-  if (t === 0) return drawMessage(div, "No target position yet: press → (Next).", height);
-  const scores = trace.scoresAt(layer, head, t);
-  const weights = trace.head("decoder_self", layer, head, t);
+  const [rows, columns] = trace.labels("decoder_self", t);
+  const scores = t ? trace.scoresAt(layer, head, t) : [];
+  const weights = t ? trace.head("decoder_self", layer, head, t) : [];
   let lim = 0;
   scores.forEach((r) => r.forEach((v) => { lim = Math.max(lim, Math.abs(v)); }));
-  lim = lim || 1;
-  const future = scores.map((r, i) => r.map((_, j) => (j > i ? 1 : null)));
+  lim = Math.ceil((lim || 1) * 10) / 10;
   const allowed = scores.map((r, i) => r.map((v, j) => (j > i ? null : v)));
-  const rawScale = { zmin: -lim, zmax: lim, colorscale: "RdBu", reversescale: true };
-  const grey = [[0, COLORS.masked], [1, COLORS.masked]];
-  const data = [
-    Object.assign({ type: "heatmap", z: scores, xaxis: "x", yaxis: "y",
-      colorbar: { x: 0.3, thickness: 10 }, hovertemplate: "score %{z:.3f}<extra></extra>" }, rawScale),
-    { type: "heatmap", z: future, colorscale: grey, showscale: false, xaxis: "x2", yaxis: "y2", hovertemplate: "−∞ (future)<extra></extra>" },
-    Object.assign({ type: "heatmap", z: allowed, showscale: false, xaxis: "x2", yaxis: "y2", hovertemplate: "score %{z:.3f}<extra></extra>" }, rawScale),
-    { type: "heatmap", z: future, colorscale: grey, showscale: false, xaxis: "x3", yaxis: "y3", hovertemplate: "0 (masked)<extra></extra>" },
-    { type: "heatmap", z: weights, zmin: 0, zmax: 1, colorscale: COLORS.scale, xaxis: "x3", yaxis: "y3",
-      colorbar: { x: 1.0, thickness: 10 }, hovertemplate: "weight %{z:.4f}<extra></extra>" },
-  ];
-  const chartLayout = layout("Decoder self-attention, layer " + layer + ", head " + head + ": scores → mask → softmax", height, font, {
-    annotations: ["1. raw scores q·k/√d_k", "2. future set to −∞", "3. softmax weights"].map((text, n) => ({
-      text: text, showarrow: false, xref: "paper", yref: "paper", x: n * 0.36 + 0.14, y: 1.0, yanchor: "bottom", font: { size: font },
-    })),
+  const z = [scores, allowed, weights];
+  const what = ["score", "score", "weight"];
+  return grid.draw(div, {
+    titles: ["Decoder self-attention · layer " + layer + " · head " + head + " · step " + t + ": scores → mask → softmax",
+      "Decoder self · L" + layer + " · head " + head + " · step " + t, "L" + layer + " · H" + head + " · t=" + t],
+    rows: rows, columns: columns,
+    panels: STAGES.map((name, k) => ({ name: name, z: z[k], scale: k === 2 ? 1 : 0 })),
+    scales: [{
+      label: "score", min: -lim, max: lim, color: scoreColor(lim), masked: false,
+      ticks: [-lim, -lim / 2, 0, lim / 2, lim], format: (v) => v.toFixed(1),
+    }, weightScale(1, true)],
+    rowTitles: ["decoder input → token it produces (query)", "query", ""],
+    columnTitles: ["decoder input so far (key)", "key"], current: t - 1, font: fontSize(), height: height,
+    empty: "No target position yet: press → (Next).",
+    describe: (p, i, j) => {
+      const k = STAGES.indexOf(p.name), v = p.z[i][j];
+      const value = v === null ? (k === 1 ? "−∞ (the future)" : "exactly 0 (masked)") : what[k] + " " + v.toFixed(k === 2 ? 4 : 3);
+      return p.name + " · query: " + rows[i] + " · key: " + columns[j] + " · " + value;
+    },
+    aria: "The look-ahead mask at step " + t + ", layer " + layer + ", head " + head + ": " + STAGES.join(", ") + ".",
   });
-  [1, 2, 3].forEach((n) => {
-    const s = n === 1 ? "" : String(n);
-    const x = tokenAxis(labels, "key", font);
-    x.domain = [(n - 1) * 0.36, (n - 1) * 0.36 + 0.28];
-    x.anchor = "y" + s;
-    const y = tokenAxis(labels, n === 1 ? "query" : "", font);
-    y.autorange = "reversed";
-    y.anchor = "x" + s;
-    chartLayout["xaxis" + s] = x;
-    chartLayout["yaxis" + s] = y;
-  });
-  return react(div, data, chartLayout);
 }
 
 // What the colours mean and why the mask is there, with this step's numbers: how many pairs it blocks, what the
@@ -74,8 +62,8 @@ function drawCaption(box, trace, layer, head, t) {
   };
   const legend = document.createElement("div");
   legend.className = "ae-mask-legend";
-  legend.append(swatch(COLORS.other), "allowed: the query may look at this key  ",
-    swatch(COLORS.masked), "blocked: set to −∞ before the softmax, so its weight is exactly 0");
+  legend.append(swatch(COLORS.masked), "blocked: set to −∞ before the softmax, so its weight is exactly 0; ",
+    "coloured: allowed, the query may look at this key (itself and the positions before it)");
   const why = document.createElement("p");
   why.className = "ae-mask-caption";
   if (t === 0) {
@@ -94,22 +82,22 @@ function drawCaption(box, trace, layer, head, t) {
   box.replaceChildren(legend, why);
 }
 
-// The mask and, for state.layer's decoder self-attention and state.head (head 0 unless one head is chosen), the
-// three stages, with their legend and caption; made once.
+// For state.layer's decoder self-attention and state.head (head 0 unless one head is chosen) the three stages, with
+// their legend and caption above; made once.
 export function draw(div, trace, state) {
   if (!div._mask) {
-    const caption = document.createElement("div"), mask = document.createElement("div"), stages = document.createElement("div");
+    const caption = document.createElement("div"), stages = document.createElement("div");
     caption.className = "ae-mask-text";
-    mask.className = stages.className = "ae-plot";
-    div.replaceChildren(caption, mask, stages);
-    div._mask = { caption: caption, mask: mask, stages: stages };
+    stages.className = "ae-mask-stages";
+    div.replaceChildren(caption, stages);
+    div._mask = { caption: caption, stages: stages };
   }
   const layer = Math.min(state.layer, trace.nLayers("decoder_self") - 1);
   const head = Number.isInteger(state.head) ? state.head : 0;
   drawCaption(div._mask.caption, trace, layer, head, state.step);
-  const height = Math.max(300, state.height - div._mask.caption.offsetHeight - 4); // the charts share what is left
-  return Promise.all([
-    drawMask(div._mask.mask, trace, state.step, Math.max(160, Math.round(height * 0.42))),
-    drawStages(div._mask.stages, trace, layer, head, state.step, Math.max(240, Math.round(height * 0.58))),
-  ]);
+  const height = Math.max(260, state.height - div._mask.caption.offsetHeight - 4); // the stages take what is left
+  return drawStages(div._mask.stages, trace, layer, head, state.step, height);
 }
+
+// The three stages as a picture for a slide, labels and scales included, at 2x, below `header`.
+export function pngCanvas(div, header) { return grid.pngCanvas(div._mask.stages, header, 2); }

@@ -39,7 +39,7 @@ export function draw(div, trace, state) {
   data.push({
     type: "heatmap", z: z, customdata: custom, zmin: 0, zmax: 1, colorscale: COLORS.scale, hoverongaps: false,
     hovertemplate: "%{customdata[0]}<br>query: %{customdata[1]}<br>key: %{customdata[2]}<br>weight %{z:.4f}<extra></extra>",
-    colorbar: { title: { text: "weight" }, thickness: 12 },
+    colorbar: { title: { text: "weight", side: "right" }, thickness: 12 },
   });
   const annotations = [];
   for (let h = 0; h < H; h++) annotations.push({ x: h * (k + 1) + (k - 1) / 2, y: 1, yref: "paper", yanchor: "bottom", text: "head " + h, showarrow: false });

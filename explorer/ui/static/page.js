@@ -2,7 +2,8 @@
 // model whose attention is shown, the sentence box holds its sentence, and the Head ablation tab ticks exactly the heads that trace has switched off
 // (a head switched off from "Heads that matter" appears there too). Gradio mounts a tab's components when it is
 // first opened, so the boxes are ticked then if they are not on the page yet. It also gives the Examples menu a
-// placeholder. It only reads the trace and writes these page elements; the trace stays the one source of truth.
+// placeholder, and opens the decoding options below the viewer when the viewer's "Decoding" button asks. It only reads
+// the trace and writes these page elements; the trace stays the one source of truth.
 import { KINDS } from "./trace.js";
 
 let pending = null; // the trace whose switched-off heads the Head ablation tab has not shown yet
@@ -55,4 +56,20 @@ function tick() {
 function label() {
   const input = document.querySelector("#example input");
   if (input && !input.placeholder) input.placeholder = "Examples…";
+}
+
+// The decoding options (beam search, sampling, the what-if prefix) below the viewer: opened, and scrolled to the middle
+// of the window with the strategy focused.
+export function openOptions() {
+  const options = document.querySelector("#options");
+  if (!options) return;
+  const strategy = () => document.querySelector("#opt-strategy");
+  const open = () => strategy() && strategy().offsetParent !== null;
+  if (!open()) options.querySelector("button").click();
+  const show = () => {
+    options.scrollIntoView({ block: "center" });
+    const first = strategy() && strategy().querySelector("input:checked, input");
+    if (first) first.focus({ preventScroll: true });
+  };
+  requestAnimationFrame(() => requestAnimationFrame(show)); // after Gradio has opened it
 }

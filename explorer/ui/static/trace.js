@@ -9,9 +9,10 @@ export const KIND_TITLES = {
 };
 export const AXIS_TITLES = {
   encoder_self: ["source token (query)", "source token (key)"],
-  decoder_self: ["produced target token (query)", "decoder input so far (key)"],
-  cross: ["produced target token (query)", "source token (key)"],
+  decoder_self: ["decoder input → token it produces (query)", "decoder input so far (key)"],
+  cross: ["decoder input → token it produces (query)", "source token (key)"],
 };
+export const ARROW = " → "; // a decoder row: the decoder input at that position → the token it produces
 
 function unpack(array) {
   const bin = atob(array.data);
@@ -45,12 +46,14 @@ export class Trace {
 
   nLayers(kind) { return this.model.n_layers[kind]; }
 
-  // (query labels, key labels) of a kind at step t.
+  // (query labels, key labels) of a kind at step t. One convention in every view: a decoder query is the decoder
+  // input at its position, labelled with the token it produces ("<s> → Das"), so the row of "Das" in decoder
+  // self-attention is the query "<s>" and its own key, on the diagonal, is "<s>".
   labels(kind, t) {
     if (kind === "encoder_self") return [this.sourceTokens, this.sourceTokens];
-    const produced = this.targetTokens.slice(0, t);
-    if (kind === "decoder_self") return [produced, this.decoderInputTokens.slice(0, t)];
-    return [produced, this.sourceTokens];
+    const inputs = this.decoderInputTokens.slice(0, t);
+    const rows = inputs.map((token, i) => token + ARROW + this.targetTokens[i]);
+    return [rows, kind === "decoder_self" ? inputs : this.sourceTokens];
   }
 
   // One head's weights at step t as rows (queries x keys); masked cells (decoder_self future) are null.

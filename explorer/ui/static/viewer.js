@@ -7,7 +7,7 @@
 // of them is offered.
 import { KINDS, KIND_TITLES, Trace } from "./trace.js";
 import { createStore } from "./store.js";
-import { button, canvasPng, copyText, download, el, filename, fontSize } from "./dom.js";
+import { button, canvasPng, copyText, download, el, filename, fontSize, withHeader } from "./dom.js";
 import { plotly } from "./plot.js";
 import { Asker, api } from "./api.js";
 import { linkUrl, readLink } from "./link.js";
@@ -20,6 +20,7 @@ import { TimeLapse } from "./timelapse.js";
 import { drawNotes, drawSourceChips, drawStatus, drawTargetChips } from "./chips.js";
 import * as compare from "./compare.js";
 import * as headview from "./headview.js";
+import * as grid from "./grid.js";
 import * as heatmap from "./heatmap.js";
 import * as mask from "./mask.js";
 import * as mosaic from "./mosaic.js";
@@ -49,6 +50,12 @@ const OPENING_STEP = 3; // the page opens this many tokens in
 const NEEDS_SERVER = "This needs the server (it computes from the model): open the app rather than the exported page.";
 const KIND_NAMES = { encoder_self: "Encoder self", decoder_self: "Decoder self (masked)", cross: "Cross" };
 
+// How the trace on screen was decoded, in a few words ("greedy", "beam search (4)", "sampling (T 0.8)", "+ what-if").
+function decodingName(request) {
+  const how = { beam: "beam search (" + request.beam_size + ")", sample: "sampling (T " + request.temperature + ")" }[request.strategy] || "greedy";
+  return how + (request.prefix ? " + what-if prefix" : "");
+}
+
 export class Viewer {
   constructor(root, online) {
     this.root = root;
@@ -70,7 +77,13 @@ export class Viewer {
     this.build();
     this.listen();
     bindKeys(this);
-    new MutationObserver(() => this.refresh()).observe(document.body, { attributes: true, attributeFilter: ["class"] });
+    this.presenting = document.body.classList.contains("presentation");
+    new MutationObserver(() => { // presentation mode on: the viewer fills the window, its controls at the top
+      const now = document.body.classList.contains("presentation");
+      if (now && !this.presenting) this.root.scrollIntoView({ block: "start" });
+      this.presenting = now;
+      this.refresh();
+    }).observe(document.body, { attributes: true, attributeFilter: ["class"] });
     window.addEventListener("resize", () => this.refresh());
     // the page above the chart settles after the first draw (Gradio's styles, fonts): draw again when the room changed
     new ResizeObserver(() => { if (this.trace && this.height() !== this.drawnHeight) this.refresh(); }).observe(document.body);
@@ -103,6 +116,11 @@ export class Viewer {
     const tools = el("div", "ae-row ae-tools"); // beside the selectors: the step controls keep one row
     tools.appendChild(el("span", "ae-row-label", "Tools"));
     this.copyButton = button("Copy link", "Copy a link to exactly this view", () => this.copyLink());
+    if (this.online) { // beam search, sampling and the what-if prefix are below the fold: this says they exist
+      this.decoding = button("Decoding: greedy ▾", "Beam search, sampling and a what-if prefix: open the decoding options", () => page.openOptions());
+      this.decoding.classList.add("ae-decoding");
+      tools.append(this.decoding);
+    }
     tools.append(this.copyButton, button("⬇ PNG", "Download the chart on the right as a PNG image", () => this.exportPng()),
       button("⬇ HTML", "Download this sentence as one HTML file that works offline", () => this.exportHtml()));
     tools.append(button("Quiz", "Predict, then reveal: guess where a head will look before each step", () => this.quiz.toggle()));
@@ -151,7 +169,7 @@ export class Viewer {
     this.caption = el("div", "ae-caption");
     this.panel = el("div", "ae-panel"); // the answer to the last question (explain a clicked cell, ...)
     this.panel.hidden = true;
-    right.append(this.charts.heatmap, this.charts.headview, this.charts.compare, this.caption, this.panel, this.charts.mosaic, this.charts.mask);
+    right.append(this.charts.heatmap, this.charts.headview, this.charts.compare, this.charts.mosaic, this.charts.mask, this.caption, this.panel);
     body.append(left, right);
     const help = el("div", "ae-keys", "Keys: " + KEY_HELP + ". " + (this.online ? "Click a candidate bar to force it; click " +
       "a tile of All heads to select it; click a cell of a head's heatmap to see how its weight is computed." :
@@ -204,6 +222,8 @@ export class Viewer {
     this.timelapse.update();
     drawNotes(this.notes, this.trace); // the decode's notes change with the trace, not the step
     if (this.online) page.agree(this.trace);
+    if (this.decoding) this.decoding.textContent = "Decoding: " + decodingName(wire.request) + " ▾";
+    if (this.presenting && previous && !opts.keepView) this.root.scrollIntoView({ block: "start" });
     this.room.draw(); // a question is about one trace: the room bar says whether it is this one
     this.store.set(s, "trace", true);
   }
@@ -292,10 +312,13 @@ export class Viewer {
     this.kindRow.hidden = s.view === "mask";
   }
 
-  // The chart's height: what is left of the window below where the chart starts (as the page scrolled to the top
-  // lays it out), so the step controls, the status line and the chart are seen together; read before drawing.
+  // The chart's height: what is left of the window below where the chart starts, so the step controls, the status
+  // line and the chart are seen together; read before drawing. Normal mode: as the page scrolled to the top lays it
+  // out. Presentation mode: with the viewer scrolled to the top of the window (it scrolls there when the mode is
+  // switched on and when a new sentence arrives): the chart takes the whole window below the controls.
   height() {
-    const top = this.charts.heatmap.parentNode.getBoundingClientRect().top + window.scrollY;
+    const chartTop = this.charts.heatmap.parentNode.getBoundingClientRect().top;
+    const top = this.presenting ? chartTop - this.root.getBoundingClientRect().top : chartTop + window.scrollY;
     const room = window.innerHeight - top - 12;
     return Math.max(280, Math.min(900, room > 0 ? room : 460));
   }
@@ -323,10 +346,14 @@ export class Viewer {
       this.topkKey = topkKey;
       drawn.push(topk.draw(this.topk, t, Object.assign({ online: this.online }, s)));
     }
-    const shown = Object.assign({}, s, { height: height });
+    // a panel open takes the lower part of the window and the chart shrinks above it: the panel covers nothing, and
+    // the explained cell is scrolled into the chart's view
+    const chartHeight = s.panel ? Math.max(200, Math.round(height * 0.5)) : height;
+    const shown = Object.assign({}, s, { height: chartHeight });
     for (const [view, chart] of Object.entries(this.charts)) chart.hidden = view !== s.view;
-    this.caption.textContent = s.view === "heatmap" ? CAPTIONS[s.head] || "" : CAPTIONS[s.view] || "";
+    this.caption.textContent = s.panel ? "" : s.view === "heatmap" ? CAPTIONS[s.head] || "" : CAPTIONS[s.view] || "";
     this.caption.hidden = !this.caption.textContent;
+    this.panel.style.maxHeight = s.panel ? Math.max(160, height - chartHeight - 10) + "px" : "";
     const chart = this.charts[s.view];
     if (s.view === "heatmap") drawn.push(heatmap.draw(chart, t, shown));
     else if (s.view === "headview") drawn.push(headview.draw(chart, t, shown));
@@ -334,6 +361,8 @@ export class Viewer {
     else if (s.view === "mosaic") drawn.push(mosaic.draw(chart, t, shown));
     else drawn.push(mask.draw(chart, t, shown));
     panels.draw(this.panel, s.panel ? this.panelContent : null, s);
+    const cell = this.panelCell;
+    if (s.panel === "explain" && cell && s.view === "heatmap") grid.keepInView(chart, cell.row, cell.column);
     this.root.dataset.step = s.step; // read by the browser tests and benchmarks
     this.rendered = Promise.all(drawn);
     return this.rendered;
@@ -393,6 +422,7 @@ export class Viewer {
 
   // Open panel `what` and ask its question about the trace on screen (`cell`: the clicked cell, for "explain").
   ask(what, cell) {
+    this.panelCell = cell || null;
     const q = panels.question(what, this.trace, this.state, cell);
     const asked = q.question && this.asker.ask(this.trace.request, this.modelKey, q.question, this.ownKey, (answer) => {
       this.lastAnswer = answer; // read by the browser tests
@@ -454,13 +484,30 @@ export class Viewer {
     return url;
   }
 
+  // The chart on screen as a PNG for a slide: at twice the screen's size, with the sentence, the output so far and
+  // the step above it.
   exportPng() {
-    const s = this.state, chart = this.charts[s.view];
-    const name = filename(this.trace.request.sentence, "") + "-" + s.view + "-step" + s.step;
-    if (s.view === "heatmap") canvasPng(heatmap.canvasOf(chart), name + ".png");
-    else if (s.view === "headview") canvasPng(headview.pngCanvas(chart), name + ".png");
-    else if (s.view === "compare") canvasPng(compare.compareCanvas(chart), name + ".png");
-    else plotly().then((Plotly) => Plotly.downloadImage(chart.querySelector(".js-plotly-plot") || chart, { format: "png", scale: 2, filename: name }));
+    const s = this.state, chart = this.charts[s.view], t = this.trace;
+    const name = filename(t.request.sentence, "") + "-" + s.view + "-step" + s.step;
+    const header = ["“" + t.request.sentence + "” → “" + (t.wire.outputs[s.step] || "") + "”",
+      "Step " + s.step + " of " + t.T + " · model: " + t.model.name + " · Attention Explorer"];
+    let picture;
+    if (s.view === "heatmap") picture = Promise.resolve(heatmap.pngCanvas(chart, header));
+    else if (s.view === "mask") picture = Promise.resolve(mask.pngCanvas(chart, header));
+    else if (s.view === "headview") picture = Promise.resolve(headview.pngCanvas(chart, header));
+    else if (s.view === "compare") picture = Promise.resolve(compare.compareCanvas(chart, header));
+    else {
+      picture = plotly().then((Plotly) => Plotly.toImage(chart.querySelector(".js-plotly-plot") || chart, { format: "png", scale: 2 }))
+        .then((url) => new Promise((resolve) => { const img = new Image(); img.onload = () => resolve(img); img.src = url; }))
+        .then((img) => {
+          const c = document.createElement("canvas");
+          c.width = img.width;
+          c.height = img.height;
+          c.getContext("2d").drawImage(img, 0, 0);
+          return withHeader(c, header, 2);
+        });
+    }
+    return picture.then((canvas) => canvasPng(canvas, name + ".png"));
   }
 
   exportHtml() {

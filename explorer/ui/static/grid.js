@@ -1,0 +1,414 @@
+// grid.js: a labelled grid of cells, the one drawing behind the heatmaps, the look-ahead mask's three stages and
+// the A − B map of Compare two. The cells are painted on a <canvas> (a step repaints within a frame); every label
+// (the title, each row and column token, the axis titles, the panels' names, the colour scales and their ticks)
+// is text in the page, so a screen reader reads it, a student can select it and a test can find it. No label is
+// ever dropped: labels shrink down to a floor size, and below that the grid grows and scrolls inside its box, the
+// current row kept in view. `pngCanvas` paints the same layout, labels included, at twice the size for a slide.
+//
+// spec: {titles: [text, shorter, ...], rows, columns, panels: [{name, head, z (rows x columns, null: masked),
+// scale (index into scales)}], scales: [{label, min, max, color(v) -> css, ticks: [v], masked, format(v)}],
+// rowTitles / columnTitles: [text, shorter, ...], current: the outlined row (-1: none), font, height,
+// describe(panel, i, j) -> the hover text, aria: the canvas's description}.
+import { COLORS } from "./colors.js";
+import { FAMILY, el, emit, sizeCanvas } from "./dom.js";
+
+const GAP = 14; // px between panels
+const SIN = Math.sin(Math.PI / 3); // column labels rotated by 60 degrees stand this far apart per px of column
+const SCROLLBAR = 16;
+
+// The floor under which labels never shrink: the grid grows instead.
+export function labelFloor(font) { return Math.max(11, Math.round(font * 0.8)); }
+
+// The parts of a grid div, made once.
+function parts(div) {
+  if (!div._heat) {
+    const title = el("div", "ae-grid-title");
+    const scroll = el("div", "ae-grid-scroll");
+    const sheet = el("div", "ae-grid-sheet");
+    const canvas = document.createElement("canvas");
+    canvas.setAttribute("role", "img");
+    const labels = el("div", "ae-grid-labels");
+    const tip = el("div", "ae-tip");
+    tip.hidden = true;
+    sheet.append(canvas, labels, tip);
+    scroll.appendChild(sheet);
+    // the column labels below the rows, in a strip that follows the grid's horizontal scroll, never its vertical one
+    // and the panels' names above them, in a strip that follows the horizontal scroll too
+    const strip = el("div", "ae-grid-strip"), columns = el("div", "ae-grid-columns");
+    const headStrip = el("div", "ae-grid-strip"), names = el("div", "ae-grid-columns");
+    strip.appendChild(columns);
+    headStrip.appendChild(names);
+    scroll.addEventListener("scroll", () => { strip.scrollLeft = headStrip.scrollLeft = scroll.scrollLeft; });
+    const stack = el("div", "ae-grid-stack");
+    stack.append(headStrip, scroll, strip);
+    const scales = el("div", "ae-grid-scales");
+    const yTitle = el("div", "ae-tick-axis ae-tick-axis-y"), xTitle = el("div", "ae-tick-axis ae-tick-axis-x");
+    const body = el("div", "ae-grid-body");
+    body.append(yTitle, stack, scales);
+    div.replaceChildren(title, body, xTitle);
+    div._heat = {
+      canvas: canvas, tip: tip, title: title, scroll: scroll, sheet: sheet, labels: labels, scales: scales, yTitle: yTitle,
+      xTitle: xTitle, strip: strip, columns: columns, headStrip: headStrip, names: names, geom: null, spec: null,
+    };
+    canvas.addEventListener("mousemove", (e) => hover(div, e));
+    canvas.addEventListener("click", (e) => { // the viewer explains a clicked cell ("ae-cell" on the div)
+      const cell = cellAt(div, e);
+      if (cell) emit(div, "ae-cell", cell);
+    });
+    canvas.addEventListener("mouseleave", () => { tip.hidden = true; });
+  }
+  return div._heat;
+}
+
+function measurer() {
+  const ctx = (measurer.ctx = measurer.ctx || document.createElement("canvas").getContext("2d"));
+  return (texts, size, weight) => {
+    ctx.font = (weight || "") + " " + size + "px " + FAMILY;
+    return Math.max(0, ...texts.map((s) => ctx.measureText(s).width));
+  };
+}
+
+// Where everything goes: label font, cell sizes, margins and the sheet's size (larger than the box: it scrolls).
+function layout(spec, boxW, boxH) {
+  const widest = measurer();
+  const font = spec.font, P = spec.panels.length, n = spec.rows.length, m = spec.columns.length;
+  const top = 4;
+  const floor = labelFloor(font);
+  let size = font, rotate = false, bottom = 0, left = 0, cw = 0, ch = 0;
+  for (let pass = 0; pass < 3; pass++) {
+    left = 4 + widest(spec.rows, size) + 8; // the row labels
+    cw = (boxW - left - 8 - GAP * (P - 1)) / P / m;
+    rotate = P > 1 || m > 8 || widest(spec.columns, size) + 6 > cw;
+    bottom = (rotate ? widest(spec.columns, size) * SIN + size : size + 6) + 8;
+    ch = (boxH - top - bottom) / n;
+    const fits = Math.floor(Math.min(font, ch - 2, rotate ? cw * SIN - 2 : font));
+    const next = Math.max(floor, fits);
+    if (next === size) break;
+    size = next;
+  }
+  ch = Math.max(ch, size + 2);
+  if (rotate) cw = Math.max(cw, (size + 2) / SIN);
+  if (P > 1) cw = Math.max(cw, (widest(spec.panels.map((p) => p.name), font, "600") + 8) / m); // the panels' names fit
+  const panelW = cw * m;
+  return {
+    size: size, rotate: rotate, top: top, left: left, bottom: bottom, cw: cw, ch: ch, panelW: panelW,
+    width: Math.ceil(left + P * panelW + GAP * (P - 1) + 8), height: Math.ceil(top + n * ch + bottom),
+    x0: spec.panels.map((_, k) => left + k * (panelW + GAP)),
+  };
+}
+
+// The first of `texts` that fits `room` px at `size`, else the last.
+function fitted(texts, room, size, weight) {
+  const widest = measurer();
+  return texts.find((t) => widest([t], size, weight) <= room) || texts[texts.length - 1];
+}
+
+function span(className, text, style) {
+  const s = el("span", "ae-tick " + className, text);
+  Object.assign(s.style, style);
+  return s;
+}
+
+// Draw spec into div. Returns a resolved promise.
+export function draw(div, spec) {
+  const g = parts(div);
+  g.spec = spec;
+  div.dataset.rows = JSON.stringify(spec.rows); // the labels drawn, for a test to read
+  div.dataset.columns = JSON.stringify(spec.columns);
+  g.tip.hidden = true;
+  const font = spec.font;
+  const width = Math.max(300, div.clientWidth || 600);
+  const scaleW = scaleWidth(spec);
+  const titleH = font + 12, axisW = font + 10; // the axis titles sit outside the scrolling sheet: always in view
+  const namesH = spec.panels.length > 1 && spec.rows.length ? font + 8 : 0; // the panels' names
+  const boxW = width - scaleW - axisW, boxH = Math.max(120, spec.height - 2 * titleH - namesH);
+  g.title.style.fontSize = font + 1 + "px";
+  g.title.style.height = g.title.style.lineHeight = titleH + "px";
+  g.title.textContent = fitted(spec.titles, width - 8, font + 1, "600");
+  g.title.title = spec.titles[0];
+  g.scroll.style.width = g.strip.style.width = g.headStrip.style.width = boxW + "px";
+  g.headStrip.style.height = g.names.style.height = namesH + "px";
+  g.scroll.style.height = boxH + "px";
+  g.strip.style.height = "0";
+  g.yTitle.style.width = axisW + "px";
+  g.yTitle.style.height = boxH + "px";
+  g.xTitle.style.height = g.xTitle.style.lineHeight = titleH + "px";
+  for (const t of [g.yTitle, g.xTitle]) t.style.fontSize = font + "px";
+  if (!spec.rows.length || !spec.columns.length) {
+    div._heat.geom = null;
+    sizeCanvas(g.canvas, boxW - 4, boxH - 4).clearRect(0, 0, boxW, boxH);
+    g.columns.replaceChildren();
+    g.names.replaceChildren();
+    g.labels.replaceChildren(span("ae-grid-empty", spec.empty || "", { left: "0", right: "0", top: boxH / 2 - font + "px", fontSize: font + 1 + "px" }));
+    g.scales.replaceChildren();
+    g.xTitle.textContent = g.yTitle.textContent = "";
+    g.canvas.setAttribute("aria-label", spec.empty || "");
+    return Promise.resolve();
+  }
+  let L = layout(spec, boxW, boxH);
+  if (L.width > boxW) L = layout(spec, boxW, boxH - SCROLLBAR); // a horizontal scroll bar takes its height
+  if (L.height > boxH) L = layout(spec, boxW - SCROLLBAR, L.width > boxW ? boxH - SCROLLBAR : boxH);
+  const sheetW = Math.max(L.width, 300), sheetH = Math.ceil(L.top + spec.rows.length * L.ch + 2);
+  const scrollH = Math.min(sheetH + (L.width > boxW ? SCROLLBAR : 0), boxH - L.bottom);
+  g.scroll.style.height = scrollH + "px";
+  g.strip.style.height = L.bottom + "px";
+  g.sheet.style.width = g.columns.style.width = g.names.style.width = sheetW + "px";
+  g.sheet.style.height = sheetH + "px";
+  g.columns.style.height = L.bottom + "px";
+  const ctx = sizeCanvas(g.canvas, sheetW, sheetH);
+  paintCells(ctx, spec, L, sheetW, sheetH);
+  const [rowSpans, columnSpans, nameSpans] = labelSpans(spec, L, sheetW);
+  g.columns.replaceChildren(...columnSpans);
+  g.names.replaceChildren(...nameSpans);
+  g.labels.replaceChildren(...rowSpans);
+  const seenW = Math.min(boxW, sheetW) - L.left, seenH = scrollH - L.top;
+  g.xTitle.style.paddingLeft = axisW + L.left + "px";
+  g.xTitle.style.width = axisW + L.left + seenW + "px";
+  g.xTitle.textContent = fitted(spec.columnTitles, seenW, font);
+  g.yTitle.textContent = fitted(spec.rowTitles.concat([""]), seenH, font);
+  g.scales.replaceChildren(...(spec.hideScales ? [] : scaleBlocks(spec, font, L.top, seenH)));
+  div._heat.geom = {
+    panels: spec.panels.map((p, k) => Object.assign({ x0: L.x0[k] }, p)), top: L.top, left: L.left, cw: L.cw, ch: L.ch,
+    queries: spec.rows, keys: spec.columns, width: sheetW, height: namesH + sheetH + L.bottom, bottom: L.bottom, namesH: namesH,
+    labels: { font: L.size, rotated: L.rotate },
+  };
+  div._heat.fits = { title: true, axes: true }; // every text is page text now: a test measures its box
+  g.canvas.setAttribute("aria-label", spec.aria);
+  keepInView(div, spec.current);
+  return Promise.resolve();
+}
+
+// Scroll the grid so that row i (and column j, if given) is in view; nothing moves if it already is.
+export function keepInView(div, i, j) {
+  const g = div._heat, geom = g && g.geom;
+  if (!geom || i === undefined || i < 0) return;
+  const s = g.scroll, y0 = geom.top + i * geom.ch, y1 = y0 + geom.ch;
+  if (y0 < s.scrollTop || y1 > s.scrollTop + s.clientHeight) s.scrollTop = Math.max(0, y1 - s.clientHeight / 2);
+  if (j === undefined || j < 0) return;
+  const x0 = geom.panels[0].x0 + j * geom.cw, x1 = x0 + geom.cw;
+  if (x0 < s.scrollLeft || x1 > s.scrollLeft + s.clientWidth) s.scrollLeft = Math.max(0, x1 - s.clientWidth / 2);
+}
+
+function paintCells(ctx, spec, L, sheetW, sheetH) {
+  ctx.fillStyle = "white";
+  ctx.fillRect(0, 0, sheetW, sheetH);
+  const n = spec.rows.length, m = spec.columns.length;
+  spec.panels.forEach((p, k) => {
+    const scale = spec.scales[p.scale || 0];
+    const x0 = L.x0[k];
+    const xs = [...Array(m + 1).keys()].map((j) => Math.round(x0 + j * L.cw));
+    const ys = [...Array(n + 1).keys()].map((i) => Math.round(L.top + i * L.ch));
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j < m; j++) { // cells on whole pixels: no seams between them
+        const v = p.z[i][j];
+        ctx.fillStyle = v === null ? COLORS.masked : scale.color(v);
+        ctx.fillRect(xs[j], ys[i], xs[j + 1] - xs[j], ys[i + 1] - ys[i]);
+      }
+    }
+    if (spec.current >= 0) {
+      ctx.strokeStyle = COLORS.chosen;
+      ctx.lineWidth = 3;
+      ctx.strokeRect(x0 + 1.5, L.top + spec.current * L.ch + 1.5, L.panelW - 3, L.ch - 3);
+    }
+  });
+}
+
+// Every label as page text, at the layout's places: [the rows' and panels' names on the sheet, the columns' on the
+// strip below it].
+function labelSpans(spec, L, sheetW) {
+  const rows = [], columns = [], names = [], size = L.size, line = size + 2, font = spec.font;
+  spec.rows.forEach((text, i) => {
+    rows.push(span("ae-tick-row" + (i === spec.current ? " ae-tick-current" : ""), text, {
+      right: sheetW - (L.left - 6) + "px", top: L.top + (i + 0.5) * L.ch - line / 2 + "px", fontSize: size + "px", lineHeight: line + "px",
+    }));
+  });
+  const y = 5;
+  spec.panels.forEach((p, k) => {
+    if (spec.panels.length > 1) {
+      names.push(span("ae-tick-panel", p.name, {
+        left: L.x0[k] + "px", width: L.panelW + "px", top: "3px", fontSize: font + "px", lineHeight: font + 2 + "px",
+      }));
+    }
+    spec.columns.forEach((text, j) => {
+      const x = L.x0[k] + (j + 0.5) * L.cw;
+      const style = L.rotate
+        ? { right: sheetW - x + "px", top: y - line / 2 + "px", transform: "rotate(-60deg)", transformOrigin: "100% 50%" }
+        : { left: x + "px", top: y + "px", transform: "translateX(-50%)" };
+      columns.push(span("ae-tick-column" + (L.rotate ? " ae-tick-rotated" : ""), text, Object.assign({ fontSize: size + "px", lineHeight: line + "px" }, style)));
+    });
+  });
+  return [rows, columns, names];
+}
+
+// The width of the colour scales' column: the bar and its widest text (none where the scales are hidden: B of
+// Compare two shares A's).
+function scaleWidth(spec) {
+  if (!spec.scales.length || spec.hideScales) return 0;
+  const size = Math.max(11, spec.font - 2), widest = measurer();
+  const texts = spec.scales.flatMap((sc) => [sc.label, "masked"].concat(sc.ticks.map(sc.format)));
+  return Math.ceil(30 + widest(texts, size));
+}
+
+// The colour scales, beside the scrolling grid (they never scroll away): a gradient, its ticks, and the grey of the
+// masked future where the grid has it.
+function scaleBlocks(spec, font, top, height) {
+  const n = spec.scales.length;
+  const each = (height - 8 * (n - 1)) / n;
+  return spec.scales.map((scale, k) => {
+    const block = el("div", "ae-scale");
+    block.style.top = top + k * (each + 8) + "px";
+    block.style.fontSize = Math.max(11, font - 2) + "px";
+    const barH = Math.max(40, each - (scale.masked ? 2 * font + 8 : 0) - 2 * font - 8);
+    const label = el("div", "ae-scale-label", scale.label);
+    const bar = el("div", "ae-scale-bar");
+    bar.style.height = barH + "px";
+    const stops = [...Array(17).keys()].map((q) => scale.color(scale.min + (q / 16) * (scale.max - scale.min)) + " " + (q / 16) * 100 + "%");
+    bar.style.background = "linear-gradient(to top, " + stops.join(", ") + ")";
+    const ticks = el("div", "ae-scale-ticks");
+    ticks.style.height = barH + "px";
+    const px = Math.max(11, font - 2) + 4, every = Math.ceil(px / (barH / Math.max(1, scale.ticks.length - 1)));
+    const last = scale.ticks.length - 1; // the ends always, and what fits between them
+    scale.ticks.filter((_, n) => n === last || (n % every === 0 && last - n >= every)).forEach((v) => {
+      const t = el("span", "ae-scale-tick", scale.format(v));
+      t.style.bottom = ((v - scale.min) / (scale.max - scale.min)) * 100 + "%";
+      ticks.appendChild(t);
+    });
+    const row = el("div", "ae-scale-row");
+    row.append(bar, ticks);
+    block.append(label, row);
+    if (scale.masked) {
+      const key = el("div", "ae-scale-masked");
+      const swatch = el("span", "ae-swatch");
+      swatch.style.background = COLORS.masked;
+      key.append(swatch, "masked");
+      block.appendChild(key);
+    }
+    return block;
+  });
+}
+
+// The cell under a mouse event: {row, column, head, weight, x, y, panel}, or null outside the cells.
+function cellAt(div, event) {
+  const { canvas, geom } = div._heat;
+  if (!geom) return null;
+  const box = canvas.getBoundingClientRect();
+  const x = event.clientX - box.left, y = event.clientY - box.top;
+  const i = Math.floor((y - geom.top) / geom.ch);
+  const panel = geom.panels.find((p) => x >= p.x0 && x < p.x0 + geom.keys.length * geom.cw);
+  const j = panel ? Math.floor((x - panel.x0) / geom.cw) : -1;
+  if (!panel || i < 0 || i >= geom.queries.length || j < 0 || j >= geom.keys.length) return null;
+  return { row: i, column: j, head: panel.head, weight: panel.z[i][j], x: x, y: y, panel: panel };
+}
+
+function hover(div, event) {
+  const { tip, sheet, spec } = div._heat;
+  const cell = cellAt(div, event);
+  if (!cell) {
+    tip.hidden = true;
+    return;
+  }
+  tip.textContent = spec.describe(cell.panel, cell.row, cell.column);
+  tip.hidden = false;
+  tip.style.left = Math.max(0, Math.min(cell.x + 12, sheet.clientWidth - tip.offsetWidth - 4)) + "px";
+  tip.style.top = cell.y + 14 + "px";
+}
+
+// The grid as a picture for a slide: `header` lines (the sentence, the step) above the title, the cells, every
+// label and the colour scales, at `scale` times the size on screen.
+export function pngCanvas(div, header, scale) {
+  const g = div._heat, spec = g.spec, geom = g.geom, k = scale || 2;
+  const font = spec.font, lines = header || [];
+  const scaleW = scaleWidth(spec), axisW = font + 10, titleH = font + 12;
+  const headH = (lines.length + 1) * (font + 8) + 8;
+  const W = axisW + (geom ? geom.width : g.scroll.clientWidth) + scaleW;
+  const H = headH + (geom ? geom.height : g.scroll.clientHeight) + titleH;
+  const out = document.createElement("canvas");
+  out.width = Math.round(W * k);
+  out.height = Math.round(H * k);
+  const ctx = out.getContext("2d");
+  ctx.scale(k, k);
+  ctx.fillStyle = "white";
+  ctx.fillRect(0, 0, W, H);
+  ctx.fillStyle = "#1f2937";
+  ctx.textBaseline = "middle";
+  lines.forEach((text, n) => {
+    ctx.font = (n === 0 ? "600 " : "") + font + "px " + FAMILY;
+    ctx.fillText(text, 6, (n + 0.5) * (font + 8) + 4);
+  });
+  ctx.font = "600 " + (font + 1) + "px " + FAMILY;
+  ctx.fillText(spec.titles[0], 6, headH - (font + 8) / 2);
+  if (!geom) return out;
+  const gridW = geom.panels.length * geom.cw * geom.keys.length + GAP * (geom.panels.length - 1), gridH = geom.queries.length * geom.ch;
+  ctx.fillStyle = "white";
+  ctx.save();
+  ctx.translate(axisW, headH);
+  paintLabels(ctx, g.names, g.names);
+  ctx.translate(0, geom.namesH);
+  const L = { top: geom.top, cw: geom.cw, ch: geom.ch, panelW: geom.cw * geom.keys.length, x0: geom.panels.map((p) => p.x0) };
+  paintCells(ctx, spec, L, geom.width, geom.height);
+  paintLabels(ctx, g.labels, g.sheet);
+  ctx.translate(0, geom.height - geom.namesH - geom.bottom);
+  paintLabels(ctx, g.columns, g.columns);
+  ctx.restore();
+  ctx.font = font + "px " + FAMILY;
+  ctx.fillStyle = "#1f2937";
+  ctx.textAlign = "center";
+  ctx.fillText(spec.columnTitles[0], axisW + geom.left + gridW / 2, headH + geom.height + titleH / 2);
+  ctx.save();
+  ctx.translate(axisW / 2, headH + geom.namesH + geom.top + gridH / 2);
+  ctx.rotate(-Math.PI / 2);
+  ctx.fillText(spec.rowTitles[0], 0, 0);
+  ctx.restore();
+  paintScales(ctx, g.scales, axisW + geom.width, headH, font);
+  return out;
+}
+
+// The page's label spans painted where they are on screen (their boxes relative to the sheet).
+function paintLabels(ctx, labels, sheet) {
+  const origin = sheet.getBoundingClientRect();
+  ctx.fillStyle = "#1f2937";
+  [...labels.children].forEach((s) => {
+    const style = getComputedStyle(s);
+    ctx.font = style.fontWeight + " " + style.fontSize + " " + FAMILY;
+    const size = parseFloat(style.fontSize);
+    const text = s.textContent, w = ctx.measureText(text).width;
+    const rotated = s.classList.contains("ae-tick-rotated"), vertical = s.classList.contains("ae-tick-axis-y");
+    const r = s.getBoundingClientRect();
+    const cx = r.left - origin.left + r.width / 2, cy = r.top - origin.top + r.height / 2;
+    ctx.save();
+    ctx.translate(cx, cy);
+    if (rotated) ctx.rotate(-Math.PI / 3);
+    if (vertical) ctx.rotate(-Math.PI / 2);
+    ctx.textAlign = "center";
+    ctx.textBaseline = "middle";
+    if (s.classList.contains("ae-tick-current")) ctx.fillStyle = COLORS.chosen;
+    ctx.fillText(text, 0, 0, Math.max(w, size));
+    ctx.restore();
+    ctx.fillStyle = "#1f2937";
+  });
+}
+
+function paintScales(ctx, scales, x0, y0, font) {
+  const origin = scales.getBoundingClientRect();
+  [...scales.querySelectorAll(".ae-scale-bar, .ae-scale-label, .ae-scale-tick, .ae-scale-masked")].forEach((e) => {
+    const r = e.getBoundingClientRect(), x = x0 + r.left - origin.left + 4, y = y0 + r.top - origin.top;
+    if (e.classList.contains("ae-scale-bar")) {
+      const colors = e.style.background.match(/rgba?\([^)]*\)|#[0-9a-fA-F]{6}/g) || [];
+      const grad = ctx.createLinearGradient(0, y + r.height, 0, y);
+      colors.forEach((c, n) => grad.addColorStop(n / Math.max(1, colors.length - 1), c));
+      ctx.fillStyle = grad;
+      ctx.fillRect(x, y, r.width, r.height);
+      return;
+    }
+    ctx.fillStyle = "#1f2937";
+    ctx.font = Math.max(11, font - 2) + "px " + FAMILY;
+    ctx.textAlign = "left";
+    ctx.textBaseline = "middle";
+    if (e.classList.contains("ae-scale-masked")) {
+      ctx.fillStyle = COLORS.masked;
+      ctx.fillRect(x, y + 2, 12, 12);
+      ctx.fillStyle = "#1f2937";
+      ctx.fillText("masked", x + 16, y + r.height / 2);
+    } else ctx.fillText(e.textContent, x, y + r.height / 2);
+  });
+}
