@@ -48,7 +48,7 @@ MEASURE = """() => {
   const box = (e) => { const r = e.getBoundingClientRect(); return [r.top, r.bottom]; };
   const v = window.aeViewer;
   return { controls: box(v.buttons.next.parentNode), status: box(document.querySelector('.ae-status-line')),
-           chart: box(document.querySelector('.ae-heat canvas')) };
+           chart: box(document.querySelector('.ae-heat')) };
 }"""
 
 

@@ -411,6 +411,15 @@ def test_the_beam_tree_and_a_click_on_a_hypothesis_steps_through_it(page, tiny_c
     assert {n["status"] for n in answer["nodes"]} >= {"kept", "pruned"}
     page.locator(".ae-panel").scroll_into_view_if_needed()
     shot(page, "13-beam-tree")
+    # issue 36 #5: every step is drawn; where they do not fit the panel's width, it says so and scrolls sideways
+    steps = max(n["step"] for n in answer["nodes"]) + 1
+    places = page.evaluate("Object.values(document.querySelector('.ae-panel .ae-panel-body')._beam.place)")
+    assert len({round(x) for x, _ in places}) == steps + 1  # and the root
+    wide, shown = page.evaluate(
+        "(() => { const s = document.querySelector('.ae-beamtree'); return [s.scrollWidth, s.clientWidth]; })()"
+    )
+    if wide > shown + 1:
+        expect(page.locator(".ae-beam-scroll-note")).to_contain_text(f"All {steps} steps: scroll sideways")
     target = next(n for n in answer["nodes"] if n["step"] == 2 and n["status"] == "kept")
     x, y = page.evaluate(f"document.querySelector('.ae-panel .ae-panel-body')._beam.place[{target['id']}]")
     page.locator(".ae-beamtree canvas").click(position={"x": x, "y": y + 17})

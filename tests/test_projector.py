@@ -166,8 +166,10 @@ def set_mode(page, presentation: bool, options_open: bool):
     page.wait_for_timeout(150)
 
 
-def show(page, view: str, kind: str, head="'all'"):
-    page.evaluate(f"window.aeViewer.select({{view: '{view}', kind: '{kind}', head: {head}}}, 'test')")
+def show(page, view: str, kind: str, head="'all'", layer=None):
+    if layer is None:  # the last layer: every layer is drawn the same way, the last has the most labels of all
+        layer = page.evaluate(f"window.aeViewer.trace.nLayers('{kind}') - 1")
+    page.evaluate(f"window.aeViewer.select({{view: '{view}', kind: '{kind}', head: {head}, layer: {layer}}}, 'test')")
     page.evaluate("window.aeViewer.rendered")
     if view == "mosaic":
         page.wait_for_selector(VIEWS[view])
@@ -201,18 +203,24 @@ def test_every_view_fits_the_projector_with_every_label_drawn_and_nothing_overla
             for presentation in (False, True):
                 for options_open in (False, True) if length == "short" else (False,):
                     set_mode(page, presentation, options_open)
-                    for view, head in [*((v, "'all'") for v in VIEWS), ("heatmap", "0")]:
+                    # the short sentence: every head and every layer too (the tiny model has 2 layers, 4 heads)
+                    others = [("heatmap", h, None) for h in ("'mean'", "'rollout'", "1", "2", "3")]
+                    others += [("heatmap", "'all'", 0), ("mask", "0", 0)]
+                    shown = [*((v, "'all'", None) for v in VIEWS), ("heatmap", "0", None)]
+                    for view, head, layer in shown + (others if length == "short" else []):
                         for kind in KINDS if view != "mask" else ["decoder_self"]:
-                            show(page, view, kind, head)
+                            show(page, view, kind, head, layer)
                             mode = "presentation" if presentation else "normal"
                             where = f"{width}x{height} {length} {mode} options {'open' if options_open else 'closed'}"
-                            where += f" {view} {head} {kind}"
+                            where += f" {view} {head} layer {layer if layer is not None else 'last'} {kind}"
                             m = page.evaluate(MEASURE, VIEWS[view])
                             problems += check(m, width, height, where)
                             if m["chart"] and not options_open:
-                                seen[(length, view, head, kind, mode)] = m["chart"][3] - m["chart"][1]
+                                seen[(length, view, f"{head} layer {layer}", kind, mode)] = (
+                                    m["chart"][3] - m["chart"][1]
+                                )
                             if kind == "cross" or view == "mask":
-                                if not options_open and head != "0":
+                                if not options_open and head != "0" and layer is None:
                                     shot(page, f"projector-{width}-{length}-{mode}-{view}")
         for (length, view, head, kind, mode), h in seen.items():  # presentation mode is never smaller
             if mode == "presentation" and h < seen[(length, view, head, kind, "normal")] - 1:

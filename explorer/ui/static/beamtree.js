@@ -24,18 +24,21 @@ export function beamPath(nodes, id) {
 // token ids of its path.
 export function draw(div, a) {
   const nodes = a.nodes;
+  // the steps' pitch: as wide as the panel allows, down to a node's width and a gap (then it scrolls sideways)
+  const depth = Math.max(...nodes.map((n) => n.step)) + 2;
+  const room = (div.clientWidth || 700) - PAD * 2 - HALF * 2;
+  const col = Math.max(2 * HALF + 10, Math.min(COL, Math.floor(room / depth)));
   const byStep = {};
   nodes.forEach((n) => { (byStep[n.step] = byStep[n.step] || []).push(n); });
   const place = {};
   Object.values(byStep).forEach((column) => {
     column.sort((p, q) => q.log_prob - p.log_prob); // best on top
-    column.forEach((n, r) => { place[n.id] = [PAD + HALF + (n.step + 1) * COL, PAD + r * ROW]; });
+    column.forEach((n, r) => { place[n.id] = [PAD + HALF + (n.step + 1) * col, PAD + r * ROW]; });
   });
   const winnerPath = new Set();
   for (let n = nodes[a.winner]; n; n = n.parent === -1 ? null : nodes[n.parent]) winnerPath.add(n.id);
-  const depth = Math.max(...nodes.map((n) => n.step)) + 2;
   const rows = Math.max(...Object.values(byStep).map((c) => c.length));
-  const width = PAD * 2 + HALF * 2 + depth * COL, height = PAD * 2 + rows * ROW;
+  const width = PAD * 2 + HALF * 2 + depth * col, height = PAD * 2 + rows * ROW;
   const canvas = document.createElement("canvas");
   canvas.setAttribute("role", "img");
   const ctx = sizeCanvas(canvas, width, height);
@@ -80,8 +83,10 @@ export function draw(div, a) {
     ", winner “" + a.translation + "”.");
   const scroller = el("div", "ae-beamtree");
   scroller.appendChild(canvas);
+  const steps = depth - 1, fits = width <= (div.clientWidth || 700);
+  const note = fits ? "" : "All " + steps + " steps: scroll sideways for the later ones.";
   div.replaceChildren(
     el("div", "ae-panel-title", "Beam search tree (beam " + a.beam_size + ", α " + a.alpha + "): winner “" + a.translation + "”"),
-    scroller, el("div", "ae-caption", BEAM_CAPTION));
+    ...(note ? [el("div", "ae-panel-note ae-beam-scroll-note", note)] : []), scroller, el("div", "ae-caption", BEAM_CAPTION));
   div._beam = { place: place, nodes: nodes }; // read by the browser tests
 }

@@ -47,8 +47,8 @@ export function draw(div, content, state) {
   div._content = content;
   const close = button("✕", "Close this panel", () => emit(div, "ae-close-panel", {}), "ae-panel-close");
   const body = el("div", "ae-panel-body");
+  div.replaceChildren(close, body); // on the page first: a view sizes itself to the panel's width
   if (content.answer && content.answer.error) body.appendChild(el("div", "ae-panel-error", content.answer.error));
   else if (content.answer) VIEWS[content.what](body, content.answer, state);
   else body.appendChild(el("div", "ae-panel-note", content.note));
-  div.replaceChildren(close, body);
 }
