@@ -41,7 +41,7 @@ def main() -> None:
 
     def recorder_only():
         with AttentionRecorder(model) as recorder:
-            tokens = common.greedy_cached(model, ids, n)
+            tokens = common.greedy_cached(model, ids, n, need_weights=True)
         recorder.maps()
         return tokens
 

@@ -116,15 +116,16 @@ def next_token(logits: torch.Tensor) -> torch.Tensor:
 
 
 @torch.no_grad()
-def greedy_cached(model: Transformer, source: list[int], n_tokens: int) -> list[int]:
+def greedy_cached(model: Transformer, source: list[int], n_tokens: int, need_weights: bool = False) -> list[int]:
     """Greedy decoding of exactly n_tokens with the KV cache: encode once, then `model.decode` one token
-    per step with the DecoderState (the loop of `decoding.greedy_decode`, without its EOS stop)."""
-    memory, src_mask = model.encode(torch.tensor([source]))
+    per step with the DecoderState (the loop of `decoding.greedy_decode`, without its EOS stop); `need_weights`:
+    every attention call computes its weights (for a recorder)."""
+    memory, src_mask = model.encode(torch.tensor([source]), need_weights=need_weights)
     state = DecoderState(memory, src_mask)
     token = torch.tensor([[BOS_ID]])
     out = []
     for _ in range(n_tokens):
-        logits, state = model.decode(token, state)  # (1, 1, V)
+        logits, state = model.decode(token, state, need_weights=need_weights)  # (1, 1, V)
         token = next_token(logits[:, -1])
         out.append(int(token))
     return out

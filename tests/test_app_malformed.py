@@ -161,3 +161,13 @@ def test_every_plain_route_field_answers_a_malformed_value_by_name(app_url):
     assert not failures, f"{len(failures)} of {checked} requests:\n" + "\n".join(failures)
     status, answer = plain_route(app_url, "/ae/api/trace?s=The+dog.")
     assert status == 200 and answer["target_tokens"]  # the server is healthy
+
+
+def test_a_deeply_nested_body_is_refused_in_words_not_with_a_500(app_url):
+    """Issue 37: `[[[[…]]]]` 5,000 levels deep on an ask route was HTTP 500 "Something went wrong" (RecursionError)."""
+    for body in (b"[" * 5000 + b"]" * 5000, b'{"a":' * 5000 + b"1" + b"}" * 5000):
+        for what in QUESTIONS:
+            status, answer = plain_route(app_url, f"/ae/api/ask/{what['what']}", body)
+            assert status == 400 and "nested too deeply" in answer["error"], (what["what"], status, answer)
+    status, answer = plain_route(app_url, "/ae/api/trace?s=The+dog.")
+    assert status == 200 and answer["target_tokens"]  # the server is healthy

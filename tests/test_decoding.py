@@ -41,12 +41,12 @@ def test_hooks_are_removed_after_the_context_and_on_error(tiny_model):
     assert hook_count(tiny_model) == 0
     with pytest.raises(RuntimeError, match="boom"):
         with AttentionRecorder(tiny_model):
-            tiny_model(src, tgt)
+            tiny_model(src, tgt, need_weights=True)
             raise RuntimeError("boom")
     assert hook_count(tiny_model) == 0
 
 
-def test_no_recorder_means_fast_path_and_nothing_kept(tiny_model, monkeypatch):
+def test_the_path_is_the_calls_own_choice_and_nothing_is_kept(tiny_model, monkeypatch):
     calls = []
     original = torch.nn.functional.scaled_dot_product_attention
     monkeypatch.setattr(
@@ -57,9 +57,12 @@ def test_no_recorder_means_fast_path_and_nothing_kept(tiny_model, monkeypatch):
     assert len(calls) == 6  # every site used the fused kernel
     calls.clear()
     with AttentionRecorder(tiny_model, ("cross",)) as rec:
-        tiny_model(src, tgt)
-    assert len(calls) == 4  # only the two hooked cross sites took the explicit path
-    assert list(rec.maps().weights) == ["cross"]
+        tiny_model(src, tgt, need_weights=True)
+    assert len(calls) == 0  # the call asked for the weights: every site computed them
+    assert list(rec.maps().weights) == ["cross"]  # the recorder kept the kinds it was asked for
+    assert not any(hasattr(m, "watchers") for _, _, m in tiny_model.attention_modules())  # no shared switch
+    with pytest.raises(RuntimeError, match="without need_weights=True"), AttentionRecorder(tiny_model, ("cross",)):
+        tiny_model(src, tgt)  # recording a call that did not ask for the weights is a mistake, said in words
     for module in tiny_model.modules():
         assert not any(isinstance(v, torch.Tensor) and v.dim() == 4 for v in vars(module).values())
 
@@ -81,7 +84,7 @@ def test_stepwise_rows_equal_teacher_forced_maps():
     assert stepper.finished
     target = torch.tensor([stepper.target_ids()[:-1]])  # BOS + outputs, the last output is never fed
     with AttentionRecorder(model) as rec:
-        model(torch.tensor([stepper.source.ids]), target)
+        model(torch.tensor([stepper.source.ids]), target, need_weights=True)
     full = rec.maps()
     T = target.size(1)
     assert len(stepper.steps) == T
@@ -186,3 +189,40 @@ def test_prepare_source_truncates_and_says_so(mini_tokenizer):
     assert src.truncated and len(src.ids) == 32 and src.ids[-1] == EOS_ID
     short = prepare_source(mini_tokenizer, "The dog sees the cat.", max_len=32)
     assert not short.truncated and short.pieces[-1] == "</s>"
+
+
+def test_a_recorded_and_an_unrecorded_decode_share_one_model_from_two_threads_exactly():
+    """Issue 37: the attention path was a counter on the module, changed with += from several threads; while one
+    thread recorded, every other thread's forward took the explicit path (different bits), and a lost update could
+    leave a hook receiving weights=None. Now each call chooses its own path: both threads' results are exact."""
+    torch.manual_seed(5)
+    model = Transformer(tiny_config()).eval()
+    src, tgt = batch(model.config)
+    with torch.no_grad():
+        fast = model(src, tgt)  # the unrecorded reference: the fused kernel
+    reference = make_stepper(model)
+    reference.run()
+    ids = [s.token_id for s in reference.steps]
+    cross = reference.maps_at("cross")
+    failures, rounds = [], 40
+
+    def unrecorded():
+        for _ in range(rounds):
+            with torch.no_grad():
+                if not torch.equal(model(src, tgt), fast):
+                    failures.append("the unrecorded pass changed while another thread recorded")
+
+    def recorded():
+        for _ in range(rounds):
+            stepper = make_stepper(model)
+            stepper.run()
+            if [s.token_id for s in stepper.steps] != ids or not torch.equal(stepper.maps_at("cross"), cross):
+                failures.append("the recorded decode changed while another thread ran unrecorded")
+
+    threads = [threading.Thread(target=unrecorded), threading.Thread(target=recorded)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not any(t.is_alive() for t in threads)
+    assert failures == [], failures[:3]

@@ -25,7 +25,7 @@ def test_masks_shapes_and_values():
 def test_attention_rows_sum_to_one_and_masked_positions_get_exactly_zero(tiny_model):
     src, tgt = batch(tiny_model.config)
     with AttentionRecorder(tiny_model) as rec:
-        tiny_model(src, tgt)
+        tiny_model(src, tgt, need_weights=True)
     maps = rec.maps()
     assert maps.kinds() == ["encoder_self", "decoder_self", "cross"]
     for kind in maps.kinds():
@@ -45,7 +45,7 @@ def test_fast_and_explicit_paths_agree(tiny_model):
     src, tgt = batch(tiny_model.config)
     fast = tiny_model(src, tgt)
     with AttentionRecorder(tiny_model):
-        recorded = tiny_model(src, tgt)
+        recorded = tiny_model(src, tgt, need_weights=True)
     torch.testing.assert_close(fast, recorded, atol=1e-5, rtol=1e-5)
     # the explicit path reproduces the module's own output, not just the final logits
     attn = tiny_model.encoder.layers[0].self_attn
@@ -55,12 +55,8 @@ def test_fast_and_explicit_paths_agree(tiny_model):
 
 
 def explicit(attn, *args, **kwargs):
-    """Call an attention module on its explicit path, which a registered forward hook switches on."""
-    handle = attn.watch(lambda *_: None)
-    try:
-        return attn(*args, **kwargs)
-    finally:
-        handle.remove()
+    """Call an attention module on its explicit path: the call asks for the weights."""
+    return attn(*args, need_weights=True, **kwargs)
 
 
 def test_explicit_path_equals_textbook_formula(tiny_model):

@@ -49,7 +49,7 @@ def teacher_forced(handle, trace):
     src = torch.tensor([trace.source_ids])
     tgt = torch.tensor([[BOS_ID] + trace.target_ids[:-1]])
     with torch.no_grad(), AttentionRecorder(handle.model) as recorder:
-        handle.model(src, tgt)
+        handle.model(src, tgt, need_weights=True)
     maps = recorder.maps()
     return {kind: maps.stacked(kind).numpy() for kind in maps.kinds()}, maps.scores["decoder_self"]
 

@@ -451,6 +451,8 @@ def json_of(raw: bytes, what: str):
         return json.loads(raw or b"null")
     except ValueError:
         raise UserError(f"The {what} is not JSON.") from None
+    except RecursionError:  # [[[[…]]]] thousands deep: Python's parser gives up; nothing we take nests past ~5
+        raise UserError(f"The {what} is JSON nested too deeply to read; send the object the schema shows.") from None
 
 
 def validate(schema, data):

@@ -52,10 +52,6 @@ class TraceCache:
         """
         return self.entry(key, job, run_batch, group)[0]
 
-    def get_encoded(self, key: Hashable, job, run_batch: RunBatch, group: Hashable = None) -> Encoded:
-        """As `get`, the value's JSON as it was encoded once."""
-        return self.entry(key, job, run_batch, group)[1]
-
     def peek_encoded(self, key: Hashable) -> Encoded | None:
         """The encoded value if it is cached now (never waits; for an event loop's fast path)."""
         with self._lock:

@@ -24,7 +24,7 @@ import numpy as np
 import torch
 
 from ..model.config import BOS_ID
-from ..model.transformer import Ablation, DecoderState, Transformer
+from ..model.transformer import Ablation, DecoderState, Transformer, evaluating
 
 IG_STEPS = 32  # Riemann midpoints along the straight path to start with
 IG_MAX_STEPS = 512  # doubling stops here, whatever the gap
@@ -83,9 +83,7 @@ def attribute(
     if not 0 <= step < len(target_ids):
         raise ValueError(f"step={step} is outside the translation's {len(target_ids)} steps")
     device = next(model.parameters()).device
-    was_training = model.training
-    model.eval()
-    try:
+    with evaluating(model):
         src = torch.tensor([source_ids], device=device)
         inputs, token = [BOS_ID] + list(target_ids[:step]), int(target_ids[step])
         with torch.no_grad():
@@ -107,8 +105,6 @@ def attribute(
             if result.completeness_gap <= tolerance or steps * 2 > max_steps:
                 return result
             steps *= 2
-    finally:
-        model.train(was_training)
 
 
 def _mean_gradient(model, src, embedded, inputs, token, ablation, steps: int) -> torch.Tensor:

@@ -18,9 +18,9 @@ from ..model.config import BOS_ID, EOS_ID
 from ..model.tokenizer import Tokenizer
 from ..model.transformer import Ablation, DecoderState, Transformer, pad_batch
 from .hooks import AttentionMaps, AttentionRecorder
-from .inputs import LIMITS
+from .inputs import LIMITS, STRATEGIES
 
-STRATEGIES = ("greedy", "sample")
+STEPPED = ("greedy", "sample")  # the strategies a Stepper chooses by; beam search steps through its winner, forced
 
 
 @dataclass
@@ -225,8 +225,11 @@ class StepperOptions:
     max_new_tokens: int | None = None
 
     def __post_init__(self):
-        if self.strategy not in STRATEGIES:
-            raise ValueError(f"strategy={self.strategy!r} must be one of {STRATEGIES}")
+        if self.strategy not in STEPPED:
+            raise ValueError(
+                f"strategy={self.strategy!r} must be one of {STEPPED} to step (of {STRATEGIES}: beam search runs "
+                "beam_search and steps through its best beam)"
+            )
         if not 0 < self.temperature < float("inf"):
             raise ValueError(f"temperature={self.temperature} must be a positive number")
         if self.top_k < 0:
@@ -249,7 +252,7 @@ class Stepper:
         self._generator = torch.Generator().manual_seed(self.options.seed)
         src = torch.tensor([self.source.ids], device=device)
         with torch.no_grad(), AttentionRecorder(self.model, ("encoder_self",)) as recorder:
-            memory, src_mask = self.model.encode(src, self.ablation)
+            memory, src_mask = self.model.encode(src, self.ablation, need_weights=True)
         maps = recorder.maps()
         self.encoder_self = maps.stacked("encoder_self")  # (L, H, S, S)
         self.steps: list[Step] = []
@@ -284,7 +287,7 @@ class Stepper:
         device = self._state.memory.device
         token = torch.tensor([[self.target_ids()[-1]]], device=device)
         with AttentionRecorder(self.model, ("decoder_self", "cross")) as recorder:
-            logits, self._state = self.model.decode(token, self._state, self.ablation)
+            logits, self._state = self.model.decode(token, self._state, self.ablation, need_weights=True)
         maps: AttentionMaps = recorder.maps()
         probs = self._distribution(logits[0, -1].float())
         forced = index < len(self.forced_prefix)

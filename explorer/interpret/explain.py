@@ -8,8 +8,9 @@ For a cell (row i, column j) of head h at one site, the weight is
 where the look-ahead mask (decoder_self: j' ≤ i) or the padding mask removes the columns a query may not
 see. q and k are not part of the decode trace; `explain_cell` recomputes them in one teacher-forced pass
 over the trace's tokens with a forward hook on that one attention module (it records only its own thread's
-call, like `AttentionRecorder`), so every number comes from the model's own projections, and the weight it
-ends at is the one the trace captured.
+call, like `AttentionRecorder`), so every number comes from the model's own projections; the row's scores and
+softmax come from the model's own `attention` function (in float64), so the weight it ends at is the one the
+trace captured.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import numpy as np
 import torch
 
 from ..model.config import BOS_ID
-from ..model.transformer import Ablation, Transformer, pad_batch
+from ..model.transformer import Ablation, Transformer, attention, evaluating, pad_batch
 
 
 @dataclass
@@ -81,28 +82,26 @@ def explain_cell(
             return
         query = args[0] if args else kwargs["query"]
         seen["q"] = module._split(module.q_proj(query))[0, head]  # (T, d_k)
-        seen["k"] = output.key_value[0][0, head]  # (K, d_k)
+        seen["k"], seen["v"] = output.key_value[0][0, head], output.key_value[1][0, head]  # (K, d_k) each
         mask = kwargs.get("mask")
         seen["allowed"] = None if mask is None else mask[0, 0].expand(output.weights.shape[-2:]).clone()  # (T, K)
-        seen["weights"] = output.weights[0, head]  # (T, K)
 
-    was_training = model.training
-    model.eval()
-    handle = module.watch(hook, with_kwargs=True)
+    handle = module.register_forward_hook(hook, with_kwargs=True)
     try:
         device = next(model.parameters()).device
-        model(pad_batch([source_ids], device), pad_batch([[BOS_ID] + list(target_ids[:-1])], device), ablation)
+        src, tgt_in = pad_batch([source_ids], device), pad_batch([[BOS_ID] + list(target_ids[:-1])], device)
+        with evaluating(model):
+            model(src, tgt_in, ablation, need_weights=True)
     finally:
         handle.remove()
-        model.train(was_training)
-    q, k = seen["q"][row].double(), seen["k"].double()  # (d_k,), (K, d_k)
+    q, k, v = seen["q"][row].double(), seen["k"].double(), seen["v"].double()  # (d_k,), (K, d_k), (K, d_k)
     K = k.size(0)
     allowed = torch.ones(K, dtype=torch.bool) if seen["allowed"] is None else seen["allowed"][row].cpu()
     scale = math.sqrt(q.numel())
-    scores = (k @ q) / scale  # (K,)
+    _, weights, scores = attention(q[None], k, v, allowed.to(q.device)[None])  # the model's own arithmetic
+    weights, scores = weights[0], scores[0]  # (K,) each
     m = scores[allowed].max()
-    exp = torch.where(allowed, torch.exp(scores - m), torch.zeros_like(scores))
-    weights = exp / exp.sum()
+    exp = torch.where(allowed, torch.exp(scores - m), torch.zeros_like(scores))  # the terms the panel shows
     return CellExplanation(
         kind=kind,
         layer=layer,

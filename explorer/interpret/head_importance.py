@@ -15,7 +15,7 @@ import numpy as np
 import torch
 
 from ..model.config import ATTENTION_KINDS, BOS_ID
-from ..model.transformer import Ablation, DecoderState, Transformer, pad_batch
+from ..model.transformer import Ablation, DecoderState, Transformer, evaluating, pad_batch
 
 HEADS_PER_PASS = 64  # rows of one forward pass (the shipped model has 36 heads: one pass)
 
@@ -54,9 +54,7 @@ def head_importance(model: Transformer, source_ids: list[int], target_ids: list[
         if (kind, layer, h) not in off
     ]
     rows = [off] + [off + (head,) for head in heads]
-    was_training = model.training
-    model.eval()
-    try:
+    with evaluating(model):
         device = next(model.parameters()).device
         src = pad_batch([source_ids], device)
         tgt_in = pad_batch([[BOS_ID] + list(target_ids[:-1])], device)
@@ -70,8 +68,6 @@ def head_importance(model: Transformer, source_ids: list[int], target_ids: list[
             log_probs = torch.log_softmax(logits.float(), dim=-1)  # (B, T, V)
             scores.append(log_probs[:, torch.arange(len(target_ids)), gold].sum(-1))  # (B,)
         scores = torch.cat(scores).cpu().numpy()
-    finally:
-        model.train(was_training)
     drops = {kind: np.full((config.n_layers(kind), config.n_heads), np.nan) for kind in ATTENTION_KINDS}
     for (kind, layer, h), score in zip(heads, scores[1:]):
         drops[kind][layer, h] = scores[0] - score

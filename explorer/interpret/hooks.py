@@ -1,16 +1,17 @@
 """Attention capture by forward hooks: a context manager that yields typed attention maps.
 
     with AttentionRecorder(model) as recorder:
-        model(src, tgt_in)
+        model(src, tgt_in, need_weights=True)
     maps = recorder.maps()
 
 or, for id lists, `maps, logits = record(model, sources, decoder_inputs)`.
     maps.weights["cross"][layer]   # (B, H, T, S) post-softmax
     maps.scores["cross"][layer]    # (B, H, T, S) pre-mask, pre-softmax
 
-Registering a hook is what switches an attention module to its explicit path, so outside a recorder
-nothing is computed or kept. Hooks are removed in `finally`. A recorder only records calls made from
-the thread that opened it, so concurrent users of one shared model never see each other's maps.
+The hooks only read: the calls inside the block ask for the weights themselves (`need_weights=True`), so a
+recorder changes nothing on the model, and a thread that does not record keeps the fused fast path while
+another records. Hooks are removed in `finally`. A recorder only records calls made from the thread that
+opened it, so concurrent users of one shared model never see each other's maps.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import torch
 import torch.nn.functional as F
 
 from ..model.config import ATTENTION_KINDS
-from ..model.transformer import Ablation, AttentionOutput, Transformer, pad_batch
+from ..model.transformer import Ablation, AttentionOutput, Transformer, evaluating, pad_batch
 
 
 @dataclass
@@ -61,7 +62,7 @@ class AttentionRecorder:
         try:
             for kind, layer, module in self.model.attention_modules():
                 if kind in self.kinds:
-                    self._handles.append(module.watch(self._hook(kind, layer)))
+                    self._handles.append(module.register_forward_hook(self._hook(kind, layer)))
         except BaseException:
             self._remove()
             raise
@@ -79,6 +80,8 @@ class AttentionRecorder:
         def hook(module, args, output: AttentionOutput) -> None:
             if threading.get_ident() != self._thread:
                 return
+            if output.weights is None:
+                raise RuntimeError(f"{kind} layer {layer} ran without need_weights=True inside an AttentionRecorder")
             weights, scores = output.weights.detach().float().cpu(), output.scores.detach().float().cpu()
             self._calls[(kind, layer)].append((weights, scores))
 
@@ -119,11 +122,6 @@ def record(
     The maps keep the padding (slice each sentence's own rows and columns); logits are float32 on the CPU.
     """
     device = next(model.parameters()).device
-    was_training = model.training
-    model.eval()
-    try:
-        with AttentionRecorder(model, kinds) as recorder:
-            logits = model(pad_batch(sources, device), pad_batch(decoder_inputs, device), ablation)
-    finally:
-        model.train(was_training)
+    with evaluating(model), AttentionRecorder(model, kinds) as recorder:
+        logits = model(pad_batch(sources, device), pad_batch(decoder_inputs, device), ablation, need_weights=True)
     return recorder.maps(), logits.float().cpu()

@@ -9,15 +9,20 @@ Attention lives at three sites under stable names:
     encoder.layers[i].self_attn   kind "encoder_self"
     decoder.layers[i].self_attn   kind "decoder_self" (masked)
     decoder.layers[i].cross_attn  kind "cross"        (queries: target, keys: source)
-Each site is a MultiHeadAttention that takes torch's fused scaled_dot_product_attention unless a
-forward hook is registered on it (a recorder is looking); then it computes
-scores -> mask -> softmax explicitly and returns both, so hooks see the probabilities that were used.
-CPU training with dropout takes the explicit path too, for the cheaper dropout mask of `dropout.py`.
+Each site is a MultiHeadAttention that takes torch's fused scaled_dot_product_attention unless its caller
+asks for the weights (`need_weights=True`, passed down from `encode`, `decode` and `forward`, as Marian's
+`output_attentions`); then the pure `attention` computes scores -> mask -> softmax explicitly and returns both,
+so a forward hook sees the probabilities that were used. The path is chosen by each call's own argument, never
+by state on the module: a thread that records and one that does not can share one model. CPU training with
+dropout takes the explicit path too, for the cheaper dropout mask of `dropout.py`. `evaluating(model)` is the
+one way to run a model in eval mode and put it back as it was.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -65,18 +70,30 @@ def sinusoid_table(max_len: int, d_model: int) -> torch.Tensor:
     return table.float()
 
 
-class Watch:
-    """A hook registered by `MultiHeadAttention.watch`: counted on the module until it is removed (once)."""
+def attention(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None = None, dropout_p: float = 0.0
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Scaled dot-product attention written out: (heads (..., T, Dh), weights (..., T, K), scores (..., T, K)).
 
-    def __init__(self, module: MultiHeadAttention, handle):
-        self.module, self.handle = module, handle
-        module.watchers += 1
+    scores = q·kᵀ / √Dh; the mask (True: may attend) sets the others to −∞; weights = softmax(scores) in float32
+    (float64 stays float64); heads = dropout(weights)·v. The model's explicit path and the explanation of one cell
+    (`interpret/explain.py`) both compute with it.
+    """
+    scores = (q @ k.transpose(-2, -1)) / math.sqrt(q.size(-1))  # (..., T, K)
+    masked = scores if mask is None else scores.masked_fill(~mask, float("-inf"))
+    weights = torch.softmax(masked if masked.dtype == torch.float64 else masked.float(), dim=-1).to(q.dtype)
+    return dropout(weights, dropout_p, dropout_p > 0) @ v, weights, scores
 
-    def remove(self) -> None:
-        if self.handle is not None:
-            self.handle.remove()
-            self.handle = None
-            self.module.watchers -= 1
+
+@contextmanager
+def evaluating(model: nn.Module) -> Iterator[nn.Module]:
+    """The model in eval mode (dropout off) for the block, then back in the mode it was in."""
+    was_training = model.training
+    model.eval()
+    try:
+        yield model
+    finally:
+        model.train(was_training)
 
 
 class MultiHeadAttention(nn.Module):
@@ -91,11 +108,6 @@ class MultiHeadAttention(nn.Module):
         self.v_proj = nn.Linear(config.d_model, config.d_model)
         self.out_proj = nn.Linear(config.d_model, config.d_model)
         self.dropout = config.dropout
-        self.watchers = 0  # forward hooks that read the weights (`watch`): while any is on, the explicit path runs
-
-    def watch(self, hook, with_kwargs: bool = False) -> Watch:
-        """Register a forward hook that reads this module's weights; `remove()` the returned handle when done."""
-        return Watch(self, self.register_forward_hook(hook, with_kwargs=with_kwargs))
 
     def _split(self, x: torch.Tensor) -> torch.Tensor:
         B, L, _ = x.shape
@@ -112,8 +124,9 @@ class MultiHeadAttention(nn.Module):
         mask: torch.Tensor | None = None,
         past: KeyValue | None = None,
         head_mask: torch.Tensor | None = None,
+        need_weights: bool = False,
     ) -> AttentionOutput:
-        """Attend from `query` (B, T, D) to keys/values.
+        """Attend from `query` (B, T, D) to keys/values; with `need_weights`, the weights and scores too.
 
         Self-attention: keys/values come from `query`, appended to `past` when given (the cache).
         Cross-attention: keys/values come from `key_value_input` (B, S, D), or from `past` when the
@@ -132,13 +145,12 @@ class MultiHeadAttention(nn.Module):
 
         dropout_p = self.dropout if self.training else 0.0
         weights = scores = None
-        # explicit scores -> mask -> softmax when someone looks at the weights, and in CPU training, where
+        # explicit scores -> mask -> softmax when the caller wants the weights, and in CPU training, where
         # SDPA's math backend would run the same ops but draw its dropout mask the slow way
-        if self.watchers or (dropout_p and q.device.type == "cpu"):
-            scores = (q @ k.transpose(-2, -1)) / math.sqrt(self.d_head)  # (B, H, T, K)
-            masked = scores if mask is None else scores.masked_fill(~mask, float("-inf"))
-            weights = torch.softmax(masked.float(), dim=-1).to(q.dtype)  # (B, H, T, K)
-            heads = dropout(weights, dropout_p, self.training) @ v  # (B, H, T, Dh)
+        if need_weights or (dropout_p and q.device.type == "cpu"):
+            heads, weights, scores = attention(q, k, v, mask, dropout_p)  # (B, H, T, Dh), (B, H, T, K) twice
+            if not need_weights:
+                weights = scores = None
         else:
             heads = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p)  # (B, H, T, Dh)
 
@@ -190,9 +202,12 @@ class EncoderLayer(nn.Module):
         self.feed_forward = FeedForward(config)
         self.sublayers = nn.ModuleList([Sublayer(config) for _ in range(2)])
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor, head_mask: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self, x: torch.Tensor, mask: torch.Tensor, head_mask: torch.Tensor | None = None, need_weights: bool = False
+    ) -> torch.Tensor:
         attn, ff = self.sublayers
-        x = attn.outer(x, self.self_attn(attn.inner(x), mask=mask, head_mask=head_mask).output)
+        out = self.self_attn(attn.inner(x), mask=mask, head_mask=head_mask, need_weights=need_weights)
+        x = attn.outer(x, out.output)
         return ff.outer(x, self.feed_forward(ff.inner(x)))
 
 
@@ -223,10 +238,15 @@ class DecoderLayer(nn.Module):
         cache: LayerCache | None = None,
         self_head_mask: torch.Tensor | None = None,
         cross_head_mask: torch.Tensor | None = None,
+        need_weights: bool = False,
     ) -> tuple[torch.Tensor, LayerCache]:
         sa, ca, ff = self.sublayers
         self_out = self.self_attn(
-            sa.inner(y), mask=self_mask, past=cache.self_attn if cache else None, head_mask=self_head_mask
+            sa.inner(y),
+            mask=self_mask,
+            past=cache.self_attn if cache else None,
+            head_mask=self_head_mask,
+            need_weights=need_weights,
         )
         y = sa.outer(y, self_out.output)
         cross_out = self.cross_attn(
@@ -235,6 +255,7 @@ class DecoderLayer(nn.Module):
             mask=cross_mask,
             past=cache.cross_attn if cache else None,
             head_mask=cross_head_mask,
+            need_weights=need_weights,
         )
         y = ca.outer(y, cross_out.output)
         y = ff.outer(y, self.feed_forward(ff.inner(y)))
@@ -380,17 +401,22 @@ class Transformer(nn.Module):
         return self.dropout(self.pos_encoding(x, offset))
 
     def encode(
-        self, src: torch.Tensor, ablation: Ablation | None = None, src_embeddings: torch.Tensor | None = None
+        self,
+        src: torch.Tensor,
+        ablation: Ablation | None = None,
+        src_embeddings: torch.Tensor | None = None,
+        need_weights: bool = False,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Source ids (B, S) -> encoder output (B, S, D) and source padding mask (B, 1, 1, S).
 
         `src_embeddings` (B, S, D) replaces the embedding lookup of `src` (gradient attributions differentiate
-        with respect to it); the mask still comes from `src`.
+        with respect to it); the mask still comes from `src`. `need_weights`: every attention call computes its
+        weights and scores explicitly and returns them (to the forward hooks that record them).
         """
         src_mask = padding_mask(src, PAD_ID)
         x = self._embed(src, embedded=src_embeddings)
         for i, layer in enumerate(self.encoder.layers):
-            x = layer(x, src_mask, _head_mask(ablation, "encoder_self", i, x.device))
+            x = layer(x, src_mask, _head_mask(ablation, "encoder_self", i, x.device), need_weights)
         return self.encoder.norm(x), src_mask
 
     def decode(
@@ -398,6 +424,7 @@ class Transformer(nn.Module):
         tgt: torch.Tensor,
         state: DecoderState,
         ablation: Ablation | None = None,
+        need_weights: bool = False,
     ) -> tuple[torch.Tensor, DecoderState]:
         """Target ids (B, T) that follow the cached positions -> logits (B, T, V) and the new state."""
         offset = state.length
@@ -415,15 +442,18 @@ class Transformer(nn.Module):
                 state.layers[i] if state.layers is not None else None,
                 _head_mask(ablation, "decoder_self", i, y.device),
                 _head_mask(ablation, "cross", i, y.device),
+                need_weights,
             )
             caches.append(cache)
         logits = F.linear(self.decoder.norm(y), self.embed.weight)  # (B, T, V), tied output embedding
         return logits, DecoderState(state.memory, state.src_mask, caches, offset + tgt.size(1), state.has_padding)
 
-    def forward(self, src: torch.Tensor, tgt_in: torch.Tensor, ablation: Ablation | None = None) -> torch.Tensor:
+    def forward(
+        self, src: torch.Tensor, tgt_in: torch.Tensor, ablation: Ablation | None = None, need_weights: bool = False
+    ) -> torch.Tensor:
         """Teacher-forced pass: source (B, S) and shifted target (B, T) -> logits (B, T, V)."""
-        memory, src_mask = self.encode(src, ablation)
-        logits, _ = self.decode(tgt_in, DecoderState(memory, src_mask), ablation)
+        memory, src_mask = self.encode(src, ablation, need_weights=need_weights)
+        logits, _ = self.decode(tgt_in, DecoderState(memory, src_mask), ablation, need_weights)
         return logits
 
     def attention_modules(self) -> list[tuple[str, int, MultiHeadAttention]]:

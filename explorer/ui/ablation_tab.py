@@ -42,11 +42,6 @@ def parse_all(encoder_self, decoder_self, cross) -> list[tuple[str, int, int]]:
     )
 
 
-def groups_of(heads) -> list[list[str]]:
-    """The checkbox values of each kind for a list of (kind, layer, head)."""
-    return [[f"L{layer} H{head}" for k, layer, head in heads if k == kind] for kind in ATTENTION_KINDS]
-
-
 def build(ctx: Context, tab: dict) -> tuple[list[gr.CheckboxGroup], list]:
     """Lay out the tab; returns its checkbox groups and the events after which the viewer traces the sentence again
     with the heads as ticked (re-translate, switch all back on), so the viewer and this tab agree."""
