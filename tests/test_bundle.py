@@ -88,3 +88,23 @@ def test_the_bundle_is_valid_javascript():
     joined = bundle(STATIC, "main")
     run = subprocess.run(["node", "--check", "-"], input=joined, capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
+
+
+def test_the_viewer_names_no_view_each_is_registered_once_in_views_js():
+    """Issue 37 #5: each view's name was switched on in seven places in viewer.js; now the viewer builds its tabs,
+    charts, selector rows, caption, drawing and PNG from the registry, so adding a view is its file and one line."""
+    static = STATIC
+    registry = (static / "views.js").read_text(encoding="utf-8")
+    registered = re.findall(r'^import \{ VIEW as (\w+) \} from "\./([\w-]+)\.js";$', registry, re.M)
+    assert [name for name, _ in registered] == ["heatmap", "headview", "mosaic", "mask", "compare"]
+    ids = []
+    for _, module in registered:
+        source = (static / f"{module}.js").read_text(encoding="utf-8")
+        view = source[source.index("export const VIEW = {") :]
+        ids.append(re.search(r'id: "([\w-]+)"', view).group(1))
+        for member in ("label:", "className:", "controls:", "caption:", "draw:", "png:"):
+            assert member in view, f"{module}.js's VIEW has no {member}"
+    viewer = (static / "viewer.js").read_text(encoding="utf-8")
+    viewer = re.sub(r'what: "\w+"', "", viewer)  # the questions asked of the server ("compare": B's trace)
+    for view_id in ids:  # no string names a view: not in a switch, a default, a list or a caption table
+        assert f'"{view_id}"' not in viewer and f"'{view_id}'" not in viewer, view_id

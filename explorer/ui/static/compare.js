@@ -137,3 +137,11 @@ function drawPair(c, pair, state) {
   drawn.push(drawDiff(c.diff, rows, columns, values, titles, Math.max(200, height - half - 8), s.kind === "encoder_self" ? -1 : s.step - 1));
   return Promise.all(drawn);
 }
+
+// The view, as the viewer's registry (views.js) knows it: the trace on screen (A) and the second one (B).
+export const VIEW = {
+  id: "compare", label: "Compare two", className: "ae-compare", controls: ["kind", "layer", "head"],
+  caption: () => "",
+  draw: (div, context, state) => draw(div, { a: context.trace, b: context.compare.trace, error: context.compare.error }, state),
+  png: (div, header) => compareCanvas(div, header),
+};

@@ -147,3 +147,13 @@ export function pngCanvas(div, header) {
   });
   return withHeader(key, header, ratio);
 }
+
+// The view, as the viewer's registry (views.js) knows it.
+export const VIEW = {
+  id: "headview", label: "Head view", className: "ae-headview", controls: ["kind", "layer"],
+  caption: () => "Head view (as in BertViz): each line joins a query token (left) to a key token (right); its " +
+    "opacity is the weight, its colour the head. Weights under 0.01 are not drawn. It shows where each head looked " +
+    "at this step, not what the head passed on (the values) nor how the layers combine it.",
+  draw: (div, context, state) => draw(div, context.trace, state),
+  png: (div, header) => pngCanvas(div, header),
+};

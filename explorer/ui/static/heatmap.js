@@ -70,3 +70,19 @@ function title(kind, layer, head, t, length) {
 
 // The heatmap as a picture for a slide: the header lines above it, labels and colour scale included, at 2x.
 export function pngCanvas(div, header) { return grid.pngCanvas(div, header, 2); }
+
+const ROLLOUT = "Attention rollout (Abnar & Zuidema, 2020): each encoder layer taken as ½·attention + ½·identity " +
+  "(the residual), averaged over heads, multiplied through the layers; for cross-attention, this layer's " +
+  "head-averaged rows times the encoder's rollout, so each row says which source tokens the step drew on " +
+  "through every encoder layer. A model of how attention composes: it ignores the values and the " +
+  "feed-forward layers, so it is not a measurement of what the translation depended on. Its colours span 0 to " +
+  "its largest value (the products are small and even), not the fixed 0–1 scale of the weights.";
+
+// The view, as the viewer's registry (views.js) knows it. `focus`: keep a clicked cell in view.
+export const VIEW = {
+  id: "heatmap", label: "Heatmap", className: "ae-heat", controls: ["kind", "layer", "head"],
+  caption: (state) => (state.head === "rollout" ? ROLLOUT : ""),
+  draw: (div, context, state) => draw(div, context.trace, state),
+  png: (div, header) => pngCanvas(div, header),
+  focus: (div, cell) => grid.keepInView(div, cell.row, cell.column),
+};

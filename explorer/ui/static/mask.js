@@ -101,3 +101,11 @@ export function draw(div, trace, state) {
 
 // The three stages as a picture for a slide, labels and scales included, at 2x, below `header`.
 export function pngCanvas(div, header) { return grid.pngCanvas(div._mask.stages, header, 2); }
+
+// The view, as the viewer's registry (views.js) knows it.
+export const VIEW = {
+  id: "mask", label: "Look-ahead mask", className: "ae-mask", controls: ["layer", "head"],
+  caption: () => "",
+  draw: (div, context, state) => draw(div, context.trace, state),
+  png: (div, header) => pngCanvas(div, header),
+};

@@ -7,8 +7,7 @@
 // of them is offered.
 import { KINDS, KIND_TITLES, Trace } from "./trace.js";
 import { createStore } from "./store.js";
-import { button, canvasPng, copyText, download, el, filename, fontSize, withHeader } from "./dom.js";
-import { plotly } from "./plot.js";
+import { button, canvasPng, copyText, download, el, filename, fontSize } from "./dom.js";
 import { Asker, api } from "./api.js";
 import { linkUrl, readLink } from "./link.js";
 import { standaloneHtml } from "./export.js";
@@ -18,32 +17,11 @@ import { Quiz } from "./quiz.js";
 import { Room } from "./room.js";
 import { TimeLapse } from "./timelapse.js";
 import { drawNotes, drawSourceChips, drawStatus, drawTargetChips } from "./chips.js";
-import * as compare from "./compare.js";
-import * as headview from "./headview.js";
-import * as grid from "./grid.js";
-import * as heatmap from "./heatmap.js";
-import * as mask from "./mask.js";
-import * as mosaic from "./mosaic.js";
+import { VIEWS, viewOf } from "./views.js";
 import * as page from "./page.js";
 import * as panels from "./panels.js";
 import * as topk from "./topk.js";
 
-// What a selection shows and what it does not, under the heatmap.
-const CAPTIONS = {
-  headview: "Head view (as in BertViz): each line joins a query token (left) to a key token (right); its opacity " +
-    "is the weight, its colour the head. Weights under 0.01 are not drawn. It shows where each head looked at " +
-    "this step, not what the head passed on (the values) nor how the layers combine it.",
-  rollout: "Attention rollout (Abnar & Zuidema, 2020): each encoder layer taken as ½·attention + ½·identity " +
-    "(the residual), averaged over heads, multiplied through the layers; for cross-attention, this layer's " +
-    "head-averaged rows times the encoder's rollout, so each row says which source tokens the step drew on " +
-    "through every encoder layer. A model of how attention composes: it ignores the values and the " +
-    "feed-forward layers, so it is not a measurement of what the translation depended on. Its colours span 0 to " +
-    "its largest value (the products are small and even), not the fixed 0–1 scale of the weights.",
-};
-const VIEWS = [
-  ["heatmap", "Heatmap"], ["headview", "Head view"], ["mosaic", "All heads"], ["mask", "Look-ahead mask"],
-  ["compare", "Compare two"],
-];
 const PANELS = ["explain", "heads", "attribution", "beam_tree"];
 const PACES = [0.5, 1, 2, 3];
 const OPENING_STEP = 3; // the page opens this many tokens in
@@ -66,7 +44,7 @@ export class Viewer {
     this.compareTrace = null; // the second trace of "Compare two"
     this.compareError = null; // why the last second trace asked for was refused
     this.panelContent = null; // what the panel shows: {what, note} or {what, answer}
-    this.store = createStore({ step: 0, kind: "cross", layer: 0, head: 0, view: "heatmap", panel: null }, (s) => this.clamp(s));
+    this.store = createStore({ step: 0, kind: "cross", layer: 0, head: 0, view: VIEWS[0].id, panel: null }, (s) => this.clamp(s));
     this.store.subscribe(() => this.render());
     this.pendingView = readLink(); // {sentence, view}: where the next trace of that sentence opens (a deep link)
     this.player = new Player(this);
@@ -157,19 +135,13 @@ export class Viewer {
     this.headRow = el("div", "ae-row ae-heads");
     left.append(this.room.bar, this.notes, this.viewTabs, this.kindRow, this.layerRow, this.headRow, this.timelapse.row, tools, this.sourceLabel, this.sourceBox,
       el("div", "ae-label", "Target so far"), this.targetBox, this.output, this.topk, this.beams);
-    const right = el("div", "ae-right");
-    this.charts = {
-      heatmap: el("div", "ae-heat"),
-      headview: el("div", "ae-headview"),
-      mosaic: el("div", "ae-plot ae-mosaic"),
-      mask: el("div", "ae-mask"),
-      compare: el("div", "ae-compare"),
-    };
+    const right = (this.right = el("div", "ae-right"));
+    this.charts = Object.fromEntries(VIEWS.map((view) => [view.id, el("div", view.className)])); // one per view
     this.heat = this.charts.heatmap; // read by the browser tests and benchmarks
     this.caption = el("div", "ae-caption");
     this.panel = el("div", "ae-panel"); // the answer to the last question (explain a clicked cell, ...)
     this.panel.hidden = true;
-    right.append(this.charts.heatmap, this.charts.headview, this.charts.compare, this.charts.mosaic, this.charts.mask, this.caption, this.panel);
+    right.append(...Object.values(this.charts), this.caption, this.panel);
     body.append(left, right);
     const help = el("div", "ae-keys", "Keys: " + KEY_HELP + ". " + (this.online ? "Click a candidate bar to force it; click " +
       "a tile of All heads to select it; click a cell of a head's heatmap to see how its weight is computed." :
@@ -234,7 +206,7 @@ export class Viewer {
     if (!t) return s;
     const out = Object.assign({}, s);
     if (!KINDS.includes(out.kind)) out.kind = "cross";
-    if (!VIEWS.some(([v]) => v === out.view)) out.view = "heatmap";
+    out.view = viewOf(out.view).id;
     if (!PANELS.includes(out.panel)) out.panel = null;
     out.step = Math.max(0, Math.min(t.T, Number(out.step) || 0));
     out.layer = Math.max(0, Math.min(t.nLayers(out.kind) - 1, Number(out.layer) || 0));
@@ -262,7 +234,7 @@ export class Viewer {
     const s = this.state, t = this.trace;
     if (what === "layer") this.select({ layer: (s.layer + 1) % t.nLayers(s.kind) }, "key");
     if (what === "kind") this.select({ kind: KINDS[(KINDS.indexOf(s.kind) + 1) % KINDS.length] }, "key");
-    if (what === "view") this.select({ view: VIEWS[(VIEWS.findIndex(([v]) => v === s.view) + 1) % VIEWS.length][0] }, "key");
+    if (what === "view") this.select({ view: VIEWS[(VIEWS.indexOf(viewOf(s.view)) + 1) % VIEWS.length].id }, "key");
   }
 
   togglePlay() {
@@ -295,7 +267,7 @@ export class Viewer {
         return b;
       }));
     };
-    row(this.viewTabs, "View", VIEWS.map(([v, text]) => [v, text, "V cycles the views"]), s.view, (v) => this.select({ view: v }));
+    row(this.viewTabs, "View", VIEWS.map((v) => [v.id, v.label, "V cycles the views"]), s.view, (v) => this.select({ view: v }));
     row(this.kindRow, "Kind", KINDS.map((k) => [k, KIND_NAMES[k], KIND_TITLES[k] + " (K cycles)"]), s.kind, (k) => this.select({ kind: k }));
     const layers = [...Array(t.nLayers(s.kind)).keys()];
     row(this.layerRow, "Layer", layers.map((l) => [l, String(l), "layer " + l + " (L cycles)"]), s.layer, (l) => this.select({ layer: l }));
@@ -307,9 +279,10 @@ export class Viewer {
     heads.push(["mean", "mean", "mean of heads (M)"], ["all", "all", "all heads of this layer (A)"]);
     if (t.hasRollout(s.kind)) heads.push(["rollout", "rollout", "attention rollout through every encoder layer (R)"]);
     row(this.headRow, "Head", heads, s.head, (h) => this.select({ head: h }));
-    this.layerRow.hidden = s.view === "mosaic";
-    this.headRow.hidden = s.view === "mosaic" || s.view === "headview";
-    this.kindRow.hidden = s.view === "mask";
+    const controls = viewOf(s.view).controls; // the rows that apply to the view on screen
+    this.kindRow.hidden = !controls.includes("kind");
+    this.layerRow.hidden = !controls.includes("layer");
+    this.headRow.hidden = !controls.includes("head");
   }
 
   // The chart's height: what is left of the window below where the chart starts, so the step controls, the status
@@ -317,7 +290,7 @@ export class Viewer {
   // out. Presentation mode: with the viewer scrolled to the top of the window (it scrolls there when the mode is
   // switched on and when a new sentence arrives): the chart takes the whole window below the controls.
   height() {
-    const chartTop = this.charts.heatmap.parentNode.getBoundingClientRect().top;
+    const chartTop = this.right.getBoundingClientRect().top;
     const top = this.presenting ? chartTop - this.root.getBoundingClientRect().top : chartTop + window.scrollY;
     const room = window.innerHeight - top - 12;
     return Math.max(280, Math.min(900, room > 0 ? room : 460));
@@ -351,18 +324,15 @@ export class Viewer {
     const chartHeight = s.panel ? Math.max(200, Math.round(height * 0.5)) : height;
     const shown = Object.assign({}, s, { height: chartHeight });
     for (const [view, chart] of Object.entries(this.charts)) chart.hidden = view !== s.view;
-    this.caption.textContent = s.panel ? "" : s.view === "heatmap" ? CAPTIONS[s.head] || "" : CAPTIONS[s.view] || "";
+    const view = viewOf(s.view);
+    this.caption.textContent = s.panel ? "" : view.caption(s);
     this.caption.hidden = !this.caption.textContent;
     this.panel.style.maxHeight = s.panel ? Math.max(160, height - chartHeight - 10) + "px" : "";
-    const chart = this.charts[s.view];
-    if (s.view === "heatmap") drawn.push(heatmap.draw(chart, t, shown));
-    else if (s.view === "headview") drawn.push(headview.draw(chart, t, shown));
-    else if (s.view === "compare") drawn.push(compare.draw(chart, { a: t, b: this.compareTrace, error: this.compareError }, shown));
-    else if (s.view === "mosaic") drawn.push(mosaic.draw(chart, t, shown));
-    else drawn.push(mask.draw(chart, t, shown));
+    const chart = this.charts[view.id];
+    drawn.push(view.draw(chart, { trace: t, compare: { trace: this.compareTrace, error: this.compareError } }, shown));
     panels.draw(this.panel, s.panel ? this.panelContent : null, s);
     const cell = this.panelCell;
-    if (s.panel === "explain" && cell && s.view === "heatmap") grid.keepInView(chart, cell.row, cell.column);
+    if (s.panel === "explain" && cell && view.focus) view.focus(chart, cell); // the explained cell stays in view
     this.root.dataset.step = s.step; // read by the browser tests and benchmarks
     this.rendered = Promise.all(drawn);
     return this.rendered;
@@ -487,26 +457,12 @@ export class Viewer {
   // The chart on screen as a PNG for a slide: at twice the screen's size, with the sentence, the output so far and
   // the step above it.
   exportPng() {
-    const s = this.state, chart = this.charts[s.view], t = this.trace;
+    const s = this.state, t = this.trace;
     const name = filename(t.request.sentence, "") + "-" + s.view + "-step" + s.step;
     const header = ["“" + t.request.sentence + "” → “" + (t.wire.outputs[s.step] || "") + "”",
       "Step " + s.step + " of " + t.T + " · model: " + t.model.name + " · Attention Explorer"];
-    let picture;
-    if (s.view === "heatmap") picture = Promise.resolve(heatmap.pngCanvas(chart, header));
-    else if (s.view === "mask") picture = Promise.resolve(mask.pngCanvas(chart, header));
-    else if (s.view === "headview") picture = Promise.resolve(headview.pngCanvas(chart, header));
-    else if (s.view === "compare") picture = Promise.resolve(compare.compareCanvas(chart, header));
-    else {
-      picture = plotly().then((Plotly) => Plotly.toImage(chart.querySelector(".js-plotly-plot") || chart, { format: "png", scale: 2 }))
-        .then((url) => new Promise((resolve) => { const img = new Image(); img.onload = () => resolve(img); img.src = url; }))
-        .then((img) => {
-          const c = document.createElement("canvas");
-          c.width = img.width;
-          c.height = img.height;
-          c.getContext("2d").drawImage(img, 0, 0);
-          return withHeader(c, header, 2);
-        });
-    }
+    const view = viewOf(s.view);
+    const picture = Promise.resolve(view.png(this.charts[view.id], header));
     return picture.then((canvas) => canvasPng(canvas, name + ".png"));
   }
 
