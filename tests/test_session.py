@@ -12,7 +12,7 @@ from explorer.app.schemas import trace_request
 from explorer.app.session import ExplorerSession
 from explorer.app.trace_cache import TraceCache
 from explorer.interpret.handle import ModelHandle
-from explorer.interpret.inputs import UserError, clean_text
+from explorer.interpret.request import UserError, clean_text
 from explorer.model.transformer import Transformer
 
 TEXT = "The dog sees the cat."

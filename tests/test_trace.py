@@ -10,13 +10,14 @@ import numpy as np
 import pytest
 import torch
 
+from explorer.app.limits import LIMITS
 from explorer.app.schemas import query_of, trace_request
 from explorer.app.trace_cache import TraceCache
 from explorer.app.wire import WEIGHT_ERROR, to_wire, unpack
 from explorer.interpret.decoding import Stepper, StepperOptions, beam_search, greedy_decode, prepare_source
 from explorer.interpret.handle import ModelHandle
 from explorer.interpret.hooks import AttentionRecorder
-from explorer.interpret.inputs import LIMITS, TraceRequest, UserError
+from explorer.interpret.request import TraceRequest, UserError
 from explorer.interpret.rollout import cross_rollout, encoder_rollout
 from explorer.interpret.trace import build_trace, build_traces, plan_trace
 from explorer.model.config import BOS_ID, EOS_ID, PAD_ID, ModelConfig

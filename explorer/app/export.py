@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..interpret.inputs import UserError, number, shown
+from ..interpret.request import UserError, shown
 from ..interpret.trace import DecodeTrace
 from ..model.config import ATTENTION_KINDS
+from .limits import number
 
 
 def attention_arrays(trace: DecodeTrace, step) -> dict[str, np.ndarray]:

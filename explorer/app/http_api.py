@@ -31,7 +31,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ..interpret.inputs import UserError
+from ..interpret.request import UserError
 from . import room_api
 from .encoded import Encoded
 from .export import attention_arrays

@@ -13,7 +13,7 @@ import threading
 from dataclasses import dataclass
 
 from ..interpret.handle import ModelHandle
-from ..interpret.inputs import TraceRequest, UserError
+from ..interpret.request import TraceRequest, UserError
 from ..interpret.trace import DecodeTrace, build_traces, plan_trace
 from . import probes
 from .encoded import Encoded

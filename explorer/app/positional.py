@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from ..interpret.handle import ModelHandle
-from ..interpret.inputs import UserError, number, shown
+from ..interpret.request import UserError, shown
 from . import figures
+from .limits import number
 
 MAX_WAVES = 12  # dimensions drawn as waves at once
 

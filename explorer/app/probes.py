@@ -16,10 +16,11 @@ from ..interpret.decoding import beam_search
 from ..interpret.explain import explain_cell
 from ..interpret.handle import ModelHandle
 from ..interpret.head_importance import head_importance
-from ..interpret.inputs import LIMITS, TraceRequest, UserError, shown
+from ..interpret.request import TraceRequest, UserError, shown
 from ..interpret.rollout import cross_rollout
 from ..interpret.trace import DecodeTrace
 from ..model.transformer import Ablation
+from .limits import LIMITS
 from .schemas import Attribution, BeamTree, Explain, Question
 
 DIGITS = 5  # decimals of the numbers sent (the panel shows 3 or 4; the browser test compares to 1e-5)

@@ -29,7 +29,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from ..interpret.inputs import UserError
+from ..interpret.request import UserError
 from .rooms import Rooms
 from .schemas import RoomAnswer, RoomQuestion, RoomView, json_of, validate
 

@@ -20,7 +20,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ..interpret.inputs import UserError
+from ..interpret.request import UserError
 
 MAX_ROOMS = 50
 MAX_FOLLOWERS = 500  # per room

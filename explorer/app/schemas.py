@@ -1,7 +1,7 @@
 """The API's schemas, in pydantic: what the browser and API users may send (the trace request, the viewer's
 questions) and what they get back (the wire form of a trace, each question's answer).
 
-Each limit is declared once, on its field (from `explorer.interpret.inputs.LIMITS`), and every refusal is one
+Each limit is declared once, on its field (from `explorer.app.limits.LIMITS`), and every refusal is one
 `UserError` that names the field and the value (`refusal`). The routes of `explorer.app.http_api` and the
 Gradio events both validate here; the decoders get a `TraceRequest` that is already valid. The answers are
 documented at `GET /ae/api/schema` (JSON Schema) and held to these schemas by the tests, not on every request.
@@ -14,18 +14,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
-from ..interpret.inputs import (
-    LABELS,
-    LIMITS,
-    MAX_CHARS,
-    MAX_REQUEST_BYTES,
-    STRATEGIES,
-    TraceRequest,
-    UserError,
-    clean_text,
-    shown,
-)
+from ..interpret.request import MAX_CHARS, STRATEGIES, TraceRequest, UserError, clean_text, shown
 from ..model.config import ATTENTION_KINDS
+from .limits import LABELS, LIMITS, MAX_REQUEST_BYTES
 
 MAX_FORCED = 256  # forced target tokens in one request (more than any model here produces)
 MAX_HEADS = 1024  # switched-off heads listed in one request

@@ -17,8 +17,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..interpret.handle import ModelHandle
-from ..interpret.inputs import TraceRequest, UserError, flag
+from ..interpret.request import TraceRequest, UserError
 from . import markdown
+from .limits import flag
 from .models import ModelRegistry
 from .schemas import TraceQuery, validate
 from .trace_cache import TraceCache

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..interpret.handle import ModelHandle
 from ..interpret.hooks import record
-from ..interpret.inputs import UserError, bounded, shown
+from ..interpret.request import UserError, shown
 from ..model.checkpoint import load_checkpoint
 from ..model.config import BOS_ID, ModelConfig
 from ..training.data import MINI_CORPUS, clean, read_tsv, split_by_source
@@ -25,6 +25,7 @@ from ..training.loss import smoothing_floor
 from ..training.loss_curve import loss_curve
 from ..training.trainer import TrainConfig, Trainer
 from . import figures
+from .limits import bounded
 from .session import ExplorerSession
 
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024

@@ -18,7 +18,7 @@ from ..model.config import BOS_ID, EOS_ID
 from ..model.tokenizer import Tokenizer
 from ..model.transformer import Ablation, DecoderState, Transformer, pad_batch
 from .hooks import AttentionMaps, AttentionRecorder
-from .inputs import LIMITS, STRATEGIES
+from .request import DEFAULTS, STRATEGIES
 
 STEPPED = ("greedy", "sample")  # the strategies a Stepper chooses by; beam search steps through its winner, forced
 
@@ -124,8 +124,8 @@ def length_penalty(length: int, alpha: float) -> float:
 def beam_search(
     model: Transformer,
     source: list[int],
-    beam_size: int = int(LIMITS["beam_size"].default),
-    alpha: float = LIMITS["alpha"].default,
+    beam_size: int = DEFAULTS["beam_size"],
+    alpha: float = DEFAULTS["alpha"],
     max_new_tokens: int | None = None,
     ablation: Ablation | None = None,
     tree: list[BeamNode] | None = None,

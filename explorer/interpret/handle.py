@@ -12,7 +12,7 @@ import torch
 from ..model.metadata import MAX_NAME_CHARS, is_plain_text
 from ..model.tokenizer import Tokenizer
 from ..model.transformer import Transformer
-from .inputs import HEAD_MEAN
+from .request import HEAD_MEAN
 
 if TYPE_CHECKING:
     from ..model.checkpoint import Checkpoint

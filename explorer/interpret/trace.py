@@ -38,7 +38,7 @@ from .decoding import (
 )
 from .handle import ModelHandle
 from .hooks import record
-from .inputs import TOP_CANDIDATES, TraceRequest, UserError
+from .request import TOP_CANDIDATES, TraceRequest, UserError
 
 
 @dataclass

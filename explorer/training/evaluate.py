@@ -17,7 +17,7 @@ import sacrebleu
 import torch
 
 from ..interpret.decoding import beam_search, greedy_decode
-from ..interpret.inputs import LIMITS
+from ..interpret.request import DEFAULTS
 from ..model.checkpoint import CheckpointError, load_checkpoint
 from ..model.config import EOS_ID, PAD_ID
 from ..model.tokenizer import normalize
@@ -65,7 +65,7 @@ def share_good(hypotheses: list[str], references: list[list[str]], threshold: fl
     return round(good / max(1, len(hypotheses)), 4)
 
 
-ALPHA = LIMITS["alpha"].default  # the length penalty of beam search, as in the app
+ALPHA = DEFAULTS["alpha"]  # the length penalty of beam search, as in the app
 LENGTH_BUCKETS = ((1, 5), (6, 10), (11, 15), (16, None))  # source words
 
 

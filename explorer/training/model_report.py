@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 from ..interpret.alignment import read_gold, score_heads, score_methods
-from ..interpret.inputs import LIMITS
+from ..interpret.request import DEFAULTS
 from ..model.checkpoint import CheckpointError, load_checkpoint, update_metadata
 from ..model.metadata import MAX_LABEL_CHARS, is_plain_text
 from .card import render_card
@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--checkpoint")
     parser.add_argument("--data", help="multi-reference TSV (source TAB reference ...)")
     parser.add_argument("--gold", help="gold word alignments TSV")
-    parser.add_argument("--beam", type=int, default=int(LIMITS["beam_size"].default))
+    parser.add_argument("--beam", type=int, default=DEFAULTS["beam_size"])
     parser.add_argument("--reference-checkpoint", help="an fp32 export of the same weights, for the fp16 comparison")
     parser.add_argument("--data-name", default=None, help="how the test set is named in the card")
     parser.add_argument(

@@ -12,7 +12,7 @@ import re
 import gradio as gr
 
 from ..app.figures import KIND_TITLES
-from ..interpret.inputs import UserError
+from ..interpret.request import UserError
 from ..model.config import ATTENTION_KINDS
 from .common import PLAIN_EVENT, Context, session_event
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 
-from ..interpret.inputs import MAX_CHARS, MAX_REQUEST_BYTES
+from ..app.limits import MAX_REQUEST_BYTES
+from ..interpret.request import MAX_CHARS
 
 UPLOAD_ROUTE = "/gradio_api/upload"
 MULTIPART_SLACK = 64 * 1024  # boundaries and part headers around an uploaded file

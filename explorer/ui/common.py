@@ -13,9 +13,10 @@ import gradio as gr
 
 from ..app.figures import NORMAL_FONT, PRESENTATION_FONT
 from ..app.http_api import GENERIC_ERROR
+from ..app.limits import flag
 from ..app.session import ExplorerSession
 from ..interpret.handle import ModelHandle
-from ..interpret.inputs import UserError, flag
+from ..interpret.request import UserError
 
 log = logging.getLogger("explorer.ui")
 

@@ -7,8 +7,9 @@ import html
 import gradio as gr
 from gradio.utils import get_upload_folder, is_in_or_equal
 
+from ..app.limits import LIMITS
 from ..app.training_job import CORPORA, MAX_UPLOAD_BYTES, PRESETS, run_training
-from ..interpret.inputs import LIMITS, UserError
+from ..interpret.request import UserError
 from .common import Context, font_size, session_event
 
 
@@ -33,7 +34,7 @@ def build(ctx: Context):
                 minutes_limit.low,
                 minutes_limit.high,
                 value=minutes_limit.default,
-                step=minutes_limit.step,
+                step=0.1,  # minutes, in tenths
                 label="Training time (minutes)",
                 elem_id="train-minutes",
             )

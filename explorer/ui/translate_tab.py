@@ -10,14 +10,17 @@ from __future__ import annotations
 import gradio as gr
 
 from ..app.examples import EXAMPLES, OPENING_EXAMPLE
-from ..interpret.inputs import LIMITS, MAX_CHARS
+from ..app.limits import LIMITS
+from ..interpret.request import MAX_CHARS
 from . import viewer
 from .common import Context
 
+STEPS = {"temperature": 0.05, "top_k": 1, "beam_size": 1, "alpha": 0.1}  # a slider's step: the UI's own
+
 
 def slider(key: str, label: str) -> gr.Slider:
-    limit = LIMITS[key]
-    return gr.Slider(limit.low, limit.high, value=limit.default, step=limit.step, label=label, elem_id=f"opt-{key}")
+    limit = LIMITS[key]  # the range and default every request is held to (explorer/app/limits.py)
+    return gr.Slider(limit.low, limit.high, value=limit.default, step=STEPS[key], label=label, elem_id=f"opt-{key}")
 
 
 def build(ctx: Context, initial: dict | None) -> dict:

@@ -19,7 +19,7 @@ import plotly
 
 from ..app.figures import NORMAL_FONT, PRESENTATION_FONT
 from ..app.http_api import CLIENT_HEADER, PREFIX
-from ..interpret.inputs import LIMITS
+from ..app.limits import LIMITS
 from .bundle import bundle as join_modules
 
 STATIC = Path(__file__).parent / "static"
