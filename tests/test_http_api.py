@@ -228,3 +228,44 @@ def test_the_schema_route_documents_every_route_and_answer(client):
     explain = routes["POST /ae/api/ask/explain"]["answer"]
     assert {"query", "key", "scores", "weight"} <= set(explain["properties"])
     assert "sentence" in routes["GET /ae/api/trace"]["query"]["properties"]
+
+
+def test_a_question_is_computed_once_whoever_asks_and_however_many_ask_at_once(client, models, monkeypatch):
+    """Issue 37: 200 students asking *Heads that matter* about the same example computed it 200 times (questions p95
+    12-18 s at 200 in bench/class_open.py). Answers are kept like traces: one computation per (model, request,
+    question); those who ask while it runs wait for that one; another question or sentence is its own."""
+    import threading
+
+    from explorer.app import probes
+    from explorer.app.schemas import Ask, validate
+
+    calls, gate = [], threading.Event()
+    original = probes.answer
+
+    def counted(handle, trace, question):
+        calls.append(question.what)
+        gate.wait(10)  # every student has asked before the first answer is done
+        return original(handle, trace, question)
+
+    monkeypatch.setattr(probes, "answer", counted)
+
+    def asked(sentence=TEXT, what="heads"):
+        return validate(Ask, {"trace": {"sentence": sentence}, "question": {"what": what}})
+
+    answers = []
+    threads = [threading.Thread(target=lambda: answers.append(models.answer(asked()))) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for _ in range(200):  # the first asker computes; the others wait for its answer
+        if calls:
+            break
+        threading.Event().wait(0.05)
+    gate.set()
+    for t in threads:
+        t.join(60)
+    assert len(answers) == 8 and all(a == answers[0] for a in answers) and answers[0]["what"] == "heads"
+    assert calls == ["heads"]  # eight asked, one computed
+    assert models.answer(asked()) == answers[0] and calls == ["heads"]  # later: from memory
+    assert ask(client, {"what": "heads"}).json() == answers[0] and calls == ["heads"]  # over HTTP too
+    models.answer(asked("The cat sees the dog."))  # another sentence: its own answer
+    assert calls == ["heads", "heads"]

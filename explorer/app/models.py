@@ -112,13 +112,22 @@ class ModelRegistry:
 
     # ----- questions ------------------------------------------------------------------------------
     def answer(self, asked: Ask) -> dict:
-        """The answer to one of the viewer's questions about the trace of `asked.trace`."""
+        """The answer to one of the viewer's questions about the trace of `asked.trace`, computed once per (model,
+        request, question) whoever asks and kept in the shared cache: a class asking *Heads that matter* about the
+        same example costs one computation, and the students who ask while it runs wait for that one."""
         handle = self.get(asked.trace.model)
         request = asked.trace.to_request()
         question = asked.question
         if isinstance(question, Compare):
             return self.compare(asked.trace, question, asked.own_model)
-        return probes.answer(handle, self.traced(handle, request).trace, question)
+        traced = self.traced(handle, request)
+
+        def run_batch(jobs):  # one model's questions, each about its own trace
+            return [probes.answer(handle, trace, q) for trace, q in jobs]
+
+        key = ("answer", handle.fingerprint, request, question)  # questions are frozen: hashable, equal by value
+        job = (traced.trace, question)
+        return self.cache.entry(key, job, run_batch, group=("answer", handle.fingerprint))[0]
 
     def compare(self, query: TraceQuery, question: Compare, own_model: str | None) -> dict:
         """The second trace of "compare two": `question.sentence` (or the same) with the request's options,
