@@ -269,3 +269,46 @@ def test_a_question_is_computed_once_whoever_asks_and_however_many_ask_at_once(c
     assert ask(client, {"what": "heads"}).json() == answers[0] and calls == ["heads"]  # over HTTP too
     models.answer(asked("The cat sees the dog."))  # another sentence: its own answer
     assert calls == ["heads", "heads"]
+
+
+MALFORMED_BODIES = {
+    "deep nesting": b"[" * 5000 + b"]" * 5000,
+    "deep object": b'{"a":' * 5000 + b"1" + b"}" * 5000,
+    "NaN": b'{"trace": {"sentence": NaN}, "question": {"what": "heads"}, "token": NaN, "pick": NaN}',
+    "wrong types": b'{"trace": [1, 2], "question": "heads", "view": 7, "pick": "x", "token": {}}',
+    "a string": b'"The dog sees the cat."',
+    "3 MB": b'{"trace": {"sentence": "' + b"a" * (3 << 20) + b'"}}',
+    "non-UTF-8": b'{"trace": {"sentence": "\xff\xfe\xfa"}}',
+    "empty": b"",
+}
+
+
+def test_every_plain_route_answers_any_malformed_body_or_header_in_words_never_a_5xx(client, caplog):
+    """Issue 37: every route, every malformed body (deep nesting, NaN, wrong types, 3 MB, non-UTF-8 bytes) and a
+    non-ASCII header: a 4xx whose message is words, no 5xx, and nothing logged as a failure (no traceback)."""
+    import logging
+
+    caplog.set_level(logging.WARNING)
+    created = client.post("/ae/api/room", content=b"{}")
+    assert created.status_code == 200, created.text[:200]
+    code = created.json()["code"]
+    posts = [f"/ae/api/ask/{what}" for what in QUESTIONS] + ["/ae/api/room"]
+    posts += [f"/ae/api/room/{code}/{action}" for action in ("view", "question", "reveal", "end", "answer")]
+    failures = []
+    for path in posts:
+        for name, body in MALFORMED_BODIES.items():
+            for headers in ({"x-ae-client": "fuzz"}, {"x-ae-client": "é∂ 学生".encode()}):
+                answer = client.post(path, content=body, headers=headers)
+                said = answer.json().get("error") if "json" in answer.headers.get("content-type", "") else None
+                if answer.status_code >= 500 or (answer.status_code >= 400 and not said):  # creating reads no body
+                    failures.append(f"POST {path} {name}: {answer.status_code} {answer.text[:100]}")
+    gets = ["/ae/api/trace", "/ae/api/npz", "/ae/api/timelapse", f"/ae/api/room/{code}/qr.svg"]
+    for path in gets:
+        for query in ("?s=%FF%FE", "?s=" + "a" * 5000, "?s=The+dog.&temperature=NaN&step=-1&beam_size=1e999", "?s[]=1"):
+            answer = client.get(path + query, headers={"x-ae-client": "ñ 学生".encode()})
+            if answer.status_code >= 500:
+                failures.append(f"GET {path}{query[:30]}: {answer.status_code} {answer.text[:100]}")
+    assert not failures, "\n".join(failures[:20])
+    logged = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+    assert logged == [], logged[:5]
+    assert client.get("/ae/api/trace", params={"s": TEXT}).status_code == 200  # the server is healthy
