@@ -1,0 +1,92 @@
+"""Every place the explorer relies on Gradio beyond its documented API, held to what the code assumes: after a Gradio
+upgrade, the test of a touch point that moved fails with a message that names the file relying on it and what to
+do. `requirements.txt` pins the minor version these ran on; the README's Space front matter names the same one."""
+
+from __future__ import annotations
+
+import inspect
+import re
+from pathlib import Path
+
+import gradio as gr
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def relied_on(what: str, where: str) -> str:
+    return f"Gradio {gr.__version__} changed {what}, which {where} relies on: adapt {where} (or pin the old Gradio)."
+
+
+def test_the_pinned_gradio_is_the_one_installed_and_the_space_names_it():
+    pin = re.search(r"^gradio>=([\d.]+),<([\d.]+)", (ROOT / "requirements.txt").read_text(), re.M)
+    assert pin, "requirements.txt pins gradio to one minor version: gradio>=X.Y.Z,<X.(Y+1)"
+    space = re.search(r"^sdk_version: ([\d.]+)$", (ROOT / "README.md").read_text(), re.M).group(1)
+    assert space == pin.group(1), f"the README's Space runs gradio {space}, requirements.txt pins {pin.group(1)}"
+    major, minor = (int(x) for x in gr.__version__.split(".")[:2])
+    low = tuple(int(x) for x in pin.group(1).split(".")[:2])
+    assert (major, minor) == low, f"installed gradio {gr.__version__}, pinned {pin.group(1)}: the tests ran on the pin"
+
+
+def test_an_api_endpoint_with_the_sessions_state_is_made_by_set_event_trigger():
+    from gradio.context import get_blocks_context
+
+    with gr.Blocks():
+        context = get_blocks_context()
+        assert context is not None, relied_on("gradio.context.get_blocks_context", "explorer/ui/__init__.py")
+        parameters = inspect.signature(context.set_event_trigger).parameters
+    needed = {"targets", "fn", "inputs", "outputs", "api_name", "concurrency_limit", "preprocess"}
+    assert needed <= set(parameters), relied_on("set_event_trigger's parameters", "explorer/ui/__init__.py")
+
+
+def test_the_values_gradio_refuses_are_named_through_preprocess_data():
+    method = gr.Blocks.preprocess_data
+    where = "explorer/ui/app_blocks.py"
+    assert inspect.iscoroutinefunction(method), relied_on("Blocks.preprocess_data (no longer async)", where)
+    assert list(inspect.signature(method).parameters) == ["self", "block_fn", "inputs", "state", "explicit_call"], (
+        relied_on("Blocks.preprocess_data's parameters", where)
+    )
+
+
+def test_an_uploaded_file_is_checked_against_gradios_upload_folder(tmp_path):
+    from gradio.utils import get_upload_folder, is_in_or_equal
+
+    folder = Path(get_upload_folder())
+    assert is_in_or_equal(str(folder / "a" / "b.tsv"), str(folder)), relied_on("is_in_or_equal", "ui/train_tab.py")
+    assert not is_in_or_equal(str(tmp_path / "b.tsv"), str(folder)), relied_on("is_in_or_equal", "ui/train_tab.py")
+
+
+def test_gradios_built_front_end_is_where_the_front_door_serves_it_from():
+    from gradio.route_utils import BUILD_PATH_LIB, STATIC_PATH_LIB
+
+    assets = list(Path(str(BUILD_PATH_LIB)).glob("*.js"))
+    assert len(assets) > 50, relied_on("route_utils.BUILD_PATH_LIB (the built assets)", "explorer/ui/server.py")
+    assert Path(str(STATIC_PATH_LIB)).is_dir(), relied_on("route_utils.STATIC_PATH_LIB", "explorer/ui/server.py")
+
+
+def test_the_number_of_sessions_kept_is_the_blocks_state_session_capacity():
+    with gr.Blocks() as demo:
+        pass
+    assert isinstance(getattr(demo, "state_session_capacity", None), int), relied_on(
+        "Blocks.state_session_capacity", "explorer/ui/server.py"
+    )
+    assert "state_session_capacity" in inspect.getsource(gr.blocks), relied_on(
+        "where Blocks reads state_session_capacity", "explorer/ui/server.py"
+    )
+
+
+@pytest.mark.parametrize("path", ["/", "/theme.css"])
+def test_the_page_gradio_renders_is_the_same_for_every_visitor_at_one_address(app_url, path):
+    """FrontDoor renders the page and the theme once per address and serves the copy: Gradio must render them from
+    the request's address alone, the same bytes for two visitors."""
+    import urllib.request
+
+    def fetch(client):
+        request = urllib.request.Request(app_url.rstrip("/") + path, headers={"x-ae-client": client})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, response.read()
+
+    first, second = fetch("one"), fetch("two")
+    assert first[0] == second[0] == 200 and first[1] == second[1] and first[1], relied_on(
+        f"the page at {path} (now different per visitor)", "explorer/ui/front_door.py"
+    )
