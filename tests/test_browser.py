@@ -7,7 +7,6 @@ Screenshots at 1366x768 (a projector) go to tests/artifacts/ (gitignored) for a 
 
 from __future__ import annotations
 
-import json
 import re
 from urllib.parse import parse_qs, urlencode, urlsplit
 
@@ -21,12 +20,12 @@ TEXT = "The dog sees the cat."
 
 
 def step_of(page) -> int:
-    return int(page.locator(".ae-root").get_attribute("data-step"))
+    return int(page.locator(".ae-step").text_content().split()[1])  # "Step 3 / 12", as the person reads it
 
 
 def heatmap_rows(page) -> list[str]:
-    """The query labels the canvas heatmap drew (it records them on its element)."""
-    return json.loads(page.locator(".ae-heat").get_attribute("data-rows"))
+    """The heatmap's row labels as the page shows them (text, one per query)."""
+    return page.locator(".ae-heat .ae-tick-row").all_text_contents()
 
 
 CELL_COLOUR = """([i, j]) => {
@@ -495,9 +494,7 @@ def test_a_new_sentence_and_markup_is_shown_as_text(page):
     assert "".join(source).replace("·", "").replace("\u2581", "") == text.replace(" ", "") + "</s>"
     page.keyboard.press("ArrowRight")
     wait_drawn(page)
-    shown = json.loads(
-        page.locator(".ae-heat").get_attribute("data-columns")
-    )  # drawn on the canvas with fillText: text only
+    shown = page.locator(".ae-heat .ae-tick-column").all_text_contents()  # labels are text: no markup runs
     assert shown == source, (len(shown), len(source), shown)
     assert page.locator(".ae-viewer img").count() == 0
     page.wait_for_timeout(300)

@@ -269,7 +269,7 @@ def test_every_panel_opens_in_view_and_closes(page):
             page.locator(".ae-panel-close").click()
         expect(page.locator(".ae-panel")).to_be_hidden()
     page.evaluate("window.aeViewer.select({view: 'heatmap', kind: 'cross', head: 0})")
-    box = page.evaluate("window.aeViewer.heat._heat.geom")
+    box = page.evaluate("window.aeViewer.charts.heatmap._heat.geom")
     canvas = page.locator(".ae-heat canvas").bounding_box()
     page.mouse.click(canvas["x"] + box["panels"][0]["x0"] + box["cw"] / 2, canvas["y"] + box["top"] + box["ch"] / 2)
     expect(page.locator(".ae-explain-row")).to_be_visible(timeout=30_000)  # the explained cell, in view too

@@ -113,8 +113,6 @@ function span(className, text, style) {
 export function draw(div, spec) {
   const g = parts(div);
   g.spec = spec;
-  div.dataset.rows = JSON.stringify(spec.rows); // the labels drawn, for a test to read
-  div.dataset.columns = JSON.stringify(spec.columns);
   g.tip.hidden = true;
   const font = spec.font;
   const width = Math.max(300, div.clientWidth || 600);

@@ -137,7 +137,6 @@ export class Viewer {
       el("div", "ae-label", "Target so far"), this.targetBox, this.output, this.topk, this.beams);
     const right = (this.right = el("div", "ae-right"));
     this.charts = Object.fromEntries(VIEWS.map((view) => [view.id, el("div", view.className)])); // one per view
-    this.heat = this.charts.heatmap; // read by the browser tests and benchmarks
     this.caption = el("div", "ae-caption");
     this.panel = el("div", "ae-panel"); // the answer to the last question (explain a clicked cell, ...)
     this.panel.hidden = true;
@@ -333,7 +332,6 @@ export class Viewer {
     panels.draw(this.panel, s.panel ? this.panelContent : null, s);
     const cell = this.panelCell;
     if (s.panel === "explain" && cell && view.focus) view.focus(chart, cell); // the explained cell stays in view
-    this.root.dataset.step = s.step; // read by the browser tests and benchmarks
     this.rendered = Promise.all(drawn);
     return this.rendered;
   }
