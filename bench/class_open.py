@@ -385,18 +385,12 @@ def main() -> int:
     parser.add_argument("--checkpoint", default=str(SHIPPED_CHECKPOINT))
     parser.add_argument("--old-ref", default=None, help="also measure the design at this git revision")
     parser.add_argument("--json", default=None)
-    parser.add_argument(
-        "--plain-uvicorn", action="store_true", help="also this checkout with uvicorn's pure-Python parser and loop"
-    )
     args = parser.parse_args()
     if any(n < 1 or n > 500 for n in args.students):
         parser.error("--students must be 1 to 500")
     random.seed(0)
     checkpoint = str(Path(args.checkpoint).resolve())
     rows = measure("new", ROOT, checkpoint, args.students)
-    if args.plain_uvicorn:
-        env = dict(os.environ, EXPLORER_PLAIN_UVICORN="1")
-        rows += measure("new, h11 + asyncio", ROOT, checkpoint, args.students, env)
     if args.old_ref:
         worktree = Path(tempfile.mkdtemp(prefix="class-open-old-"))
         subprocess.run(["git", "worktree", "add", "--detach", str(worktree), args.old_ref], cwd=ROOT, check=True)

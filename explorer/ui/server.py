@@ -9,7 +9,6 @@ are installed (`uvicorn[standard]`): they halve what a visitor's hundred request
 from __future__ import annotations
 
 import importlib.util
-import os
 from pathlib import Path
 
 import gradio as gr
@@ -83,7 +82,5 @@ def serve(app, host: str, port: int) -> None:
         "http": "httptools" if importlib.util.find_spec("httptools") else "h11",
         "loop": "uvloop" if importlib.util.find_spec("uvloop") else "asyncio",
     }
-    if os.environ.get("EXPLORER_PLAIN_UVICORN"):  # uvicorn's pure-Python parts, for bench/class_open.py's comparison
-        fast = {"http": "h11", "loop": "asyncio"}
     print(f"* Running on http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}", flush=True)
     uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2, **fast)
