@@ -83,18 +83,16 @@ def record(url: str) -> dict:
         page.wait_for_function("() => window.aeViewer.state.step === 1")
         page.wait_for_timeout(500)
         current[0] = "explain"
-        page.evaluate("() => { window.aeViewer.lastAnswer = null; }")
         x, y = page.evaluate(  # the first cell of the first row: it exists for every student's sentence
             """() => { const g = document.querySelector('.ae-heat')._heat.geom, p = g.panels[0];
                return [p.x0 + 0.5 * g.cw, g.top + 0.5 * g.ch]; }"""
         )
-        page.locator(".ae-heat canvas").click(position={"x": x, "y": y})
-        page.wait_for_function("() => window.aeViewer.lastAnswer && window.aeViewer.lastAnswer.what === 'explain'")
+        with page.expect_response(lambda r: "/ae/api/ask/explain" in r.url, timeout=120_000):  # the answer arrived
+            page.locator(".ae-heat canvas").click(position={"x": x, "y": y})
         page.wait_for_timeout(300)
         current[0] = "heads"
-        page.evaluate("() => { window.aeViewer.lastAnswer = null; }")
-        page.get_by_role("button", name="Heads that matter").click()
-        page.wait_for_function("() => window.aeViewer.lastAnswer && window.aeViewer.lastAnswer.what === 'heads'")
+        with page.expect_response(lambda r: "/ae/api/ask/heads" in r.url, timeout=120_000):
+            page.get_by_role("button", name="Heads that matter").click()
         page.wait_for_timeout(300)
         browser.close()
     return phases

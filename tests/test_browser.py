@@ -226,9 +226,10 @@ def test_clicking_a_cell_explains_its_weight(page, kind, label):
 
     show(page, 4, label, "2", layer="1")
     row, column = (3, 1) if kind != "encoder_self" else (2, 4)
-    click_cell(page, row, column)
+    with page.expect_response(lambda r: "/ae/api/ask/explain" in r.url) as asked:  # the answer, as the network has it
+        click_cell(page, row, column)
     expect(page.locator(".ae-panel-title")).to_contain_text("layer 1, head 2", timeout=20_000)
-    answer = page.evaluate("window.aeViewer.lastAnswer")
+    answer = asked.value.json()
     shown = page.evaluate(f"window.aeViewer.trace.weights('{kind}', 1, 2, 4)[{row}][{column}]")
     assert (answer["kind"], answer["row"], answer["column"]) == (kind, row, column)
     assert answer["weight"] == pytest.approx(shown, abs=2e-5)  # 16-bit wire precision
@@ -309,9 +310,10 @@ def test_attention_against_attribution_for_the_current_step(page, tiny_checkpoin
     page.locator("#start-btn").click()
     page.wait_for_function("window.aeViewer.trace.request.sentence === 'The dog sees the cat.'")
     show(page, 3, "Cross", "2", layer="1")
-    page.locator(".ae-tools button", has_text="Attention vs attribution").click()
+    with page.expect_response(lambda r: "/ae/api/ask/attribution" in r.url, timeout=30_000) as asked:
+        page.locator(".ae-tools button", has_text="Attention vs attribution").click()
     expect(page.locator(".ae-attr")).to_be_visible(timeout=30_000)
-    answer = page.evaluate("window.aeViewer.lastAnswer")
+    answer = asked.value.json()
     drawn = page.evaluate("window.aeViewer.trace.weights('cross', 1, 2, 3)[2]")
     np.testing.assert_allclose(answer["attention"]["weights"], drawn, atol=1e-4)
     wire = page.evaluate("window.aeViewer.trace.wire")
@@ -400,12 +402,14 @@ def test_the_beam_tree_and_a_click_on_a_hypothesis_steps_through_it(page, tiny_c
     from explorer.interpret.decoding import beam_search
     from explorer.interpret.handle import load_handle
 
-    page.locator(".ae-tools button", has_text="Beam tree").click()
+    with page.expect_response(lambda r: "/ae/api/ask/beam_tree" in r.url, timeout=20_000) as asked:
+        page.locator(".ae-tools button", has_text="Beam tree").click()
     expect(page.locator(".ae-beamtree canvas")).to_be_visible(timeout=20_000)
-    answer = page.evaluate("window.aeViewer.lastAnswer")
+    answer = asked.value.json()
+    path_of = "([nodes, id]) => AttentionExplorer.beamPath(nodes, id)"
     wire = page.evaluate("window.aeViewer.trace.wire")
     best = beam_search(load_handle(tiny_checkpoint).model, wire["source_ids"], answer["beam_size"], answer["alpha"])[0]
-    winner_path = page.evaluate(f"AttentionExplorer.beamPath(window.aeViewer.lastAnswer.nodes, {answer['winner']})")
+    winner_path = page.evaluate(path_of, [answer["nodes"], answer["winner"]])
     assert winner_path[: len(best.ids)] == best.ids
     assert {n["status"] for n in answer["nodes"]} >= {"kept", "pruned"}
     page.locator(".ae-panel").scroll_into_view_if_needed()
@@ -422,7 +426,7 @@ def test_the_beam_tree_and_a_click_on_a_hypothesis_steps_through_it(page, tiny_c
     target = next(n for n in answer["nodes"] if n["step"] == 2 and n["status"] == "kept")
     x, y = page.evaluate(f"document.querySelector('.ae-panel .ae-panel-body')._beam.place[{target['id']}]")
     page.locator(".ae-beamtree canvas").click(position={"x": x, "y": y + 17})
-    path = page.evaluate(f"AttentionExplorer.beamPath(window.aeViewer.lastAnswer.nodes, {target['id']})")
+    path = page.evaluate(path_of, [answer["nodes"], target["id"]])
     page.wait_for_function(f"window.aeViewer.trace.request.forced_ids.length === {len(path)}")
     assert page.evaluate("window.aeViewer.trace.request.forced_ids") == path and step_of(page) == len(path)
 

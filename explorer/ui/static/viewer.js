@@ -393,7 +393,6 @@ export class Viewer {
     this.panelCell = cell || null;
     const q = panels.question(what, this.trace, this.state, cell);
     const asked = q.question && this.asker.ask(this.trace.request, this.modelKey, q.question, this.ownKey, (answer) => {
-      this.lastAnswer = answer; // read by the browser tests
       this.panelContent = { what: what, answer: answer };
       this.store.set({ panel: what }, "answer", true);
     });
@@ -406,7 +405,6 @@ export class Viewer {
   askCompare(sentence, model) {
     const question = { what: "compare", sentence: sentence.trim(), model: model };
     const asked = this.asker.ask(this.trace.request, this.modelKey, question, this.ownKey, (answer) => {
-      this.lastAnswer = answer;
       this.compareError = answer.error || null;
       if (!answer.error) this.compareTrace = new Trace(answer.wire);
       this.refresh();
