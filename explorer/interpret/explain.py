@@ -96,9 +96,10 @@ def explain_cell(
         handle.remove()
     q, k, v = seen["q"][row].double(), seen["k"].double(), seen["v"].double()  # (d_k,), (K, d_k), (K, d_k)
     K = k.size(0)
-    allowed = torch.ones(K, dtype=torch.bool) if seen["allowed"] is None else seen["allowed"][row].cpu()
+    allowed = torch.ones(K, dtype=torch.bool) if seen["allowed"] is None else seen["allowed"][row]
+    allowed = allowed.to(q.device)  # one device for every number of the row (the model's: a GPU's too)
     scale = math.sqrt(q.numel())
-    _, weights, scores = attention(q[None], k, v, allowed.to(q.device)[None])  # the model's own arithmetic
+    _, weights, scores = attention(q[None], k, v, allowed[None])  # the model's own arithmetic
     weights, scores = weights[0], scores[0]  # (K,) each
     m = scores[allowed].max()
     exp = torch.where(allowed, torch.exp(scores - m), torch.zeros_like(scores))  # the terms the panel shows
@@ -113,7 +114,7 @@ def explain_cell(
         dot=float(q @ k[column]),
         scale=scale,
         scores=scores.cpu().numpy(),
-        allowed=allowed.numpy(),
+        allowed=allowed.cpu().numpy(),
         max_score=float(m),
         denominator=float(exp.sum()),
         weights=weights.cpu().numpy(),
