@@ -392,8 +392,16 @@ def test_the_png_is_twice_the_size_with_the_sentence_and_the_step_above_the_char
             assert image.width >= 1.9 * width * 0.8, (view, image.width, width)  # 2x (the grid's own width)
             band = image.crop((0, 0, image.width, 40))  # the header: dark text on white
             assert min(band.getextrema()[0]) < 100, view
-        header = page.evaluate("window.aeViewer.trace.request.sentence")
-        assert header  # the header's first line is the sentence (drawn text: checked by its ink above)
+            # taller than the chart alone at 2x by the two header lines (the sentence, the step): each is font + 8
+            font = 13  # the normal font (explorer/app/figures.py NORMAL_FONT)
+            if view == "mosaic":
+                chart_alone = page.locator(".ae-mosaic .main-svg").first.bounding_box()["height"]
+            else:  # the strips of the panels' names and the column labels, and every row (the whole sheet)
+                strips = page.locator(f"{chart} .ae-grid-stack > .ae-grid-strip")
+                drawn = sum(strips.nth(n).bounding_box()["height"] for n in range(strips.count()))
+                drawn += page.locator(f"{chart} .ae-grid-sheet").bounding_box()["height"]
+                chart_alone = drawn + 2 * font + 28  # its title line and its axis title, as a header-less picture has
+            assert image.height >= 2 * (chart_alone + font + 8), (view, image.height, chart_alone)
     finally:
         page.context.close()
 

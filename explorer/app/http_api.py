@@ -119,7 +119,8 @@ def routes(models: ModelRegistry, timelapse: TimeLapse | None = None, rooms: Roo
     async def trace(request: Request):
         query = _query(request)
         handle = models.get(query.model)
-        encoded = models.cache.peek_encoded((handle.fingerprint, query.model, query.to_request()))
+        cached = models.cache.peek((handle.fingerprint, query.model, query.to_request()))
+        encoded = cached[1] if cached is not None else None
         if encoded is None:
             encoded = await run_in_threadpool(models.trace_encoded, handle, query.to_request())
         return EncodedResponse(encoded, request)

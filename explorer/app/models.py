@@ -120,13 +120,15 @@ class ModelRegistry:
         question = asked.question
         if isinstance(question, Compare):
             return self.compare(asked.trace, question, asked.own_model)
-        traced = self.traced(handle, request)
+        key = ("answer", handle.fingerprint, request, question)  # questions are frozen: hashable, equal by value
+        cached = self.cache.peek(key)
+        if cached is not None:  # answered already: the trace it was about is not needed (nor decoded again if evicted)
+            return cached[0]
 
         def run_batch(jobs):  # one model's questions, each about its own trace
             return [probes.answer(handle, trace, q) for trace, q in jobs]
 
-        key = ("answer", handle.fingerprint, request, question)  # questions are frozen: hashable, equal by value
-        job = (traced.trace, question)
+        job = (self.traced(handle, request).trace, question)
         return self.cache.entry(key, job, run_batch, group=("answer", handle.fingerprint))[0]
 
     def compare(self, query: TraceQuery, question: Compare, own_model: str | None) -> dict:

@@ -52,15 +52,16 @@ class TraceCache:
         """
         return self.entry(key, job, run_batch, group)[0]
 
-    def peek_encoded(self, key: Hashable) -> Encoded | None:
-        """The encoded value if it is cached now (never waits; for an event loop's fast path)."""
+    def peek(self, key: Hashable) -> tuple[Any, Encoded] | None:
+        """(value, encoded) if `key` is cached now, else None; never waits (an event loop's fast path, or a caller
+        that would otherwise prepare a job for nothing)."""
         with self._lock:
             entry = self._entries.get(key)
             if entry is None:
                 return None
             self._entries.move_to_end(key)
             self.hits += 1
-            return entry[1]
+            return entry
 
     def entry(
         self, key: Hashable, job, run_batch: RunBatch, group: Hashable = None, encode: Encode = Encoded.json
