@@ -3,11 +3,11 @@
     python -m bench.app_latency [--checkpoint checkpoints/tatoeba-en-de] [--steps 15] [--json OUT]
 
 Starts `python app.py` as a subprocess (as a user would), measures the time until it answers HTTP,
-then drives it with gradio_client: `/trace` of a long sentence the server has not seen (one whole decode
-with every attention map) and of the same sentence again (from the shared cache), with the payload size.
-Stepping and switching heads cost no request in the trace design (bench/browser_step.py times them).
-The reference measured in the same run is `/clear_ablation`, an endpoint whose handler does almost
-nothing, which is the floor that Gradio's queue and HTTP add to every call.
+then drives it through its API as the README shows (httpx): `GET /ae/api/trace` of a long sentence the server has
+not seen (one whole decode with every attention map) and of the same sentence again (from the shared cache), with
+the payload size. Stepping and switching heads cost no request in the trace design (bench/browser_step.py times
+them). The reference measured in the same run is `GET /ae/api/positional?positions=1`, a route whose handler does
+almost nothing, which is the floor that HTTP and the API's validation add to every call.
 Targets: ready <= 8 s, payload <= 150 KB.
 """
 
@@ -86,20 +86,24 @@ def main() -> int:
     parser.add_argument("--json", help="write the results here")
     args = parser.parse_args()
     os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
-    from gradio_client import Client
+    import httpx
 
     proc, ready_s = start_app(args.checkpoint, free_port())
     try:
-        client = Client(f"http://127.0.0.1:{proc.args[-1]}/", verbose=False)
+        api = httpx.Client(base_url=f"http://127.0.0.1:{proc.args[-1]}/ae/api", timeout=120)
+
+        def trace(sentence):
+            return api.get("/trace", params={"sentence": sentence}).json()
+
         floor, cold, warm, sizes = [], [], [], []
         for r in range(args.rounds):
             for i in range(args.steps):
-                _, ms = timed(client.predict, api_name="/clear_ablation")
+                _, ms = timed(api.get, "/positional", params={"positions": 1})
                 floor.append(ms)
-                out, ms = timed(client.predict, f"{SENTENCE} ({r}.{i})", api_name="/trace")  # a new sentence: decoded
+                out, ms = timed(trace, f"{SENTENCE} ({r}.{i})")  # a new sentence: decoded
                 cold.append(ms)
                 sizes.append(payload_bytes(out))
-                _, ms = timed(client.predict, f"{SENTENCE} ({r}.{i})", api_name="/trace")  # again: from the cache
+                _, ms = timed(trace, f"{SENTENCE} ({r}.{i})")  # again: from the cache
                 warm.append(ms)
     finally:
         proc.terminate()
@@ -125,7 +129,7 @@ def main() -> int:
         f"({result['trace_new_p90_ms']} ms) | ≤ 150 ms + floor |"
     )
     print(f"| /trace of the same sentence again (cache), median | {result['trace_cached_median_ms']} ms | |")
-    print(f"| reference: /clear_ablation (no-op) round trip, median | {result['floor_median_ms']} ms | |")
+    print(f"| reference: /positional?positions=1 (no-op) round trip, median | {result['floor_median_ms']} ms | |")
     print(f"| new trace / no-op ratio | {result['trace_over_floor']}× | |")
     print(f"| /trace payload, largest | {result['trace_payload_kb_max']} KB | ≤ 150 KB |")
     if args.json:

@@ -51,7 +51,7 @@ def main() -> int:
     from playwright.sync_api import sync_playwright
 
     proc, _ = start_app(args.checkpoint, free_port())
-    url = f"http://127.0.0.1:{proc.args[-1]}/?" + urlencode({"s": LONG, "step": 0})
+    url = f"http://127.0.0.1:{proc.args[-1]}/?" + urlencode({"sentence": LONG, "step": 0})
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(

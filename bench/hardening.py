@@ -3,10 +3,14 @@
     python -m bench.hardening [--checkpoint DIR] [--app-dir OLD] [--parts oversized flood visitors files] [--json OUT]
 
 Each part runs against `python app.py` started here (127.0.0.1 only, stopped by its PID, under a 6 GiB cap on
-its data segment), through Gradio's REST protocol; the arguments of every call are filled from the app's own
-API description, so the same script drives an older checkout (`--app-dir`, e.g. `git worktree add OLD a268da4`):
-1. oversized: a /trace of a 50 MB sentence, three times: its answer, the server's CPU seconds until it is idle
-   again (less its idle rate, measured just before) and its RSS growth;
+its data segment). Traces and translations go through the app's API (`/ae/api`, one GET each, the caller named by
+`X-AE-Client`) where it has one, else through Gradio's REST protocol (the design before issue 37, whose /trace and
+/translate were Gradio events; their arguments filled from the app's own API description), so the same script
+drives an older checkout (`--app-dir`, e.g. `git worktree add OLD a268da4`). The Train tab's events are Gradio's
+in both.
+1. oversized: a 50 MB request (a question about a 50 MB sentence; before, a /trace event of one), three times: its
+   answer, the server's CPU seconds until it is idle again (less its idle rate, measured just before) and its RSS
+   growth;
    then a victim's /trace of new sentences, alone and while four 50 MB requests are sent at once.
 2. flood: one session sends 150 /translate calls at once (distinct sentences); a victim's /trace latency
    meanwhile; how many of the flood were served, refused with a message, or failed otherwise.
@@ -59,6 +63,8 @@ class App:
         self.base = f"http://127.0.0.1:{self.port}/"
         self.info = httpx.get(self.base + "gradio_api/info", timeout=30).json()["named_endpoints"]
         self.config = httpx.get(self.base + "config", timeout=30).json()
+        # the one API (issue 37) serves traces and translations; before it, Gradio's /trace and /translate did
+        self.api = httpx.get(self.base + "ae/api/openapi.json", timeout=30).status_code == 200
 
     def stop(self):
         self.proc.terminate()
@@ -83,8 +89,22 @@ class App:
         return {"data": data, "fn_index": dep.get("id", index), "session_hash": session, "trigger_id": None}
 
     async def call(self, client: httpx.AsyncClient, api: str, values: dict, session: str, timeout: float = 300):
-        """One event via /gradio_api/call; returns (ok, output or message, seconds)."""
+        """One call (the API's GET, or a Gradio event via /gradio_api/call): (ok, output or message, seconds)."""
         t0 = time.perf_counter()
+        if self.api and api in ("/trace", "/translate"):
+            sentence = values.get("sentence", values.get("text"))
+            r = await client.get(
+                f"{self.base}ae/api{api}",
+                params={"sentence": sentence},
+                headers={"x-ae-client": session},
+                timeout=timeout,
+            )
+            answer = r.json()
+            return (
+                r.status_code == 200,
+                answer if r.status_code == 200 else answer.get("error"),
+                time.perf_counter() - t0,
+            )
         r = await client.post(
             f"{self.base}gradio_api/call{api}",
             json={"data": self.data(api, values), "session_hash": session},
@@ -108,13 +128,17 @@ class App:
 
 # ----- 1. oversized ---------------------------------------------------------------------------
 def post_huge(app: App, size: int) -> tuple[int, str, float]:
-    """A /trace event whose sentence is `size` characters, joined to the queue as a browser would send it."""
-    body = json.dumps(app.join_body("/trace", {"sentence": "x" * size}, uuid.uuid4().hex)).encode()
+    """A request about a sentence of `size` characters: a question to the API (before it: a /trace event joined to
+    Gradio's queue, as a browser sent it)."""
+    if app.api:
+        url = app.base + "ae/api/ask/heads"
+        body = json.dumps({"trace": {"sentence": "x" * size}, "question": {"what": "heads"}}).encode()
+    else:
+        url = app.base + "gradio_api/queue/join"
+        body = json.dumps(app.join_body("/trace", {"sentence": "x" * size}, uuid.uuid4().hex)).encode()
     t0 = time.perf_counter()
     try:
-        r = httpx.post(
-            app.base + "gradio_api/queue/join", content=body, headers={"Content-Type": "application/json"}, timeout=120
-        )
+        r = httpx.post(url, content=body, headers={"Content-Type": "application/json"}, timeout=120)
         return r.status_code, r.text[:160], time.perf_counter() - t0
     except httpx.HTTPError as exc:
         return -1, f"{type(exc).__name__}: {exc}"[:160], time.perf_counter() - t0
@@ -199,36 +223,22 @@ def part_oversized(app: App) -> dict:
 
 # ----- 2. flood -------------------------------------------------------------------------------
 async def flood(app: App, n: int) -> dict:
-    """One session (one browser's protocol: n joins, one event stream) sends `n` /translate calls at once."""
+    """One browser sends `n` /translate calls at once (the API's GETs with one X-AE-Client; before it, one Gradio
+    session's protocol: n joins, one event stream)."""
     session = uuid.uuid4().hex
     outcomes: dict[str, tuple[bool, object]] = {}
     async with httpx.AsyncClient(limits=httpx.Limits(max_connections=n + 10)) as client:
         victim_task = asyncio.create_task(victim(app, 10, "flooded"))
         t0 = time.perf_counter()
-        bodies = [
-            app.join_body("/translate", {"text": f"The flood sends sentence number {i} to the server."}, session)
-            for i in range(n)
-        ]
-        joined = await asyncio.gather(
-            *(client.post(app.base + "gradio_api/queue/join", json=b, timeout=60) for b in bodies)
-        )
-        events = {r.json()["event_id"] for r in joined if r.status_code == 200}
-        rejected = [f"HTTP {r.status_code}: {r.text[:100]}" for r in joined if r.status_code != 200]
-        async with client.stream(
-            "GET", f"{app.base}gradio_api/queue/data?session_hash={session}", timeout=300
-        ) as stream:
-            async for line in stream.aiter_lines():
-                if not line.startswith("data:"):
-                    continue
-                message = json.loads(line[5:])
-                if message.get("msg") == "process_completed" and message.get("event_id") in events:
-                    output = message.get("output") or {}
-                    outcomes[message["event_id"]] = (
-                        bool(message.get("success")),
-                        output.get("data") or output.get("error"),
-                    )
-                    if len(outcomes) == len(events):
-                        break
+        events, rejected = set(), []
+        if app.api:
+            sentences = [f"The flood sends sentence number {i} to the server." for i in range(n)]
+            calls = [app.call(client, "/translate", {"sentence": text}, session) for text in sentences]
+            answers = await asyncio.gather(*calls)
+            outcomes = {str(i): (ok, out) for i, (ok, out, _) in enumerate(answers)}
+            events = set(outcomes)
+        else:
+            await join_flood(app, client, n, session, outcomes, events, rejected)
         flood_s = time.perf_counter() - t0
         victim_s = await victim_task
     served = sum(ok for ok, _ in outcomes.values())
@@ -246,6 +256,32 @@ async def flood(app: App, n: int) -> dict:
         "victim_p50_s": round(q(victim_s, 0.5), 3),
         "victim_max_s": round(max(victim_s), 3),
     }
+
+
+async def join_flood(app: App, client: httpx.AsyncClient, n: int, session: str, outcomes, events, rejected):
+    """The flood through Gradio's queue (the design before the API): n joins of /translate, one event stream."""
+    bodies = [
+        app.join_body("/translate", {"text": f"The flood sends sentence number {i} to the server."}, session)
+        for i in range(n)
+    ]
+    joined = await asyncio.gather(
+        *(client.post(app.base + "gradio_api/queue/join", json=b, timeout=60) for b in bodies)
+    )
+    events.update(r.json()["event_id"] for r in joined if r.status_code == 200)
+    rejected.extend(f"HTTP {r.status_code}: {r.text[:100]}" for r in joined if r.status_code != 200)
+    async with client.stream("GET", f"{app.base}gradio_api/queue/data?session_hash={session}", timeout=300) as stream:
+        async for line in stream.aiter_lines():
+            if not line.startswith("data:"):
+                continue
+            message = json.loads(line[5:])
+            if message.get("msg") == "process_completed" and message.get("event_id") in events:
+                output = message.get("output") or {}
+                outcomes[message["event_id"]] = (
+                    bool(message.get("success")),
+                    output.get("data") or output.get("error"),
+                )
+                if len(outcomes) == len(events):
+                    break
 
 
 # ----- 3. visitors ----------------------------------------------------------------------------
@@ -305,7 +341,7 @@ def count_files(folders) -> int:
 
 async def export(app: App, client: httpx.AsyncClient, session: str, sentence: str, step: int) -> bool:
     """One .npz download as the viewer makes it: the plain route, made in memory (no file on the server)."""
-    params = {"s": sentence, "step": step, "client": session}
+    params = {"sentence" if app.api else "s": sentence, "step": step, "client": session}  # before the API: s=
     r = await client.get(app.base + "ae/api/npz", params=params, timeout=60)
     return r.status_code == 200 and r.content[:2] == b"PK"
 

@@ -195,3 +195,47 @@ def make_client(app_url, tmp_path):
 @pytest.fixture
 def api_client(make_client):
     return make_client()
+
+
+class Refused(Exception):
+    """The API's refusal: its status and the message a person reads."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+class ApiUser:
+    """One API user (a browser, a script) of the app's API at `/ae/api`, as the README shows it: plain HTTP."""
+
+    def __init__(self, app_url: str):
+        import uuid
+
+        import httpx
+
+        self.http = httpx.Client(base_url=f"{app_url}ae/api", headers={"x-ae-client": uuid.uuid4().hex}, timeout=120)
+
+    def get(self, path: str, **params):
+        """The JSON answer of GET `path`; a refusal raises `Refused`."""
+        answer = self.http.get(path, params=params)
+        if answer.status_code != 200:
+            raise Refused(answer.status_code, answer.json()["error"])
+        return answer.json()
+
+
+@pytest.fixture
+def make_api(app_url):
+    users = []
+
+    def make():
+        users.append(ApiUser(app_url))
+        return users[-1]
+
+    yield make
+    for user in users:
+        user.http.close()
+
+
+@pytest.fixture
+def api(make_api):
+    return make_api()

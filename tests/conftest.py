@@ -69,7 +69,17 @@ def batch(model_config: ModelConfig, seed: int = 0):
 
 # The real app in a subprocess and gradio_client clients for it (test_app_api.py, test_browser.py). Imported
 # here so one server is shared by every module that asks for `app_url`; nothing starts unless a test does.
-from app_fixtures import READY, api_client, app_server, app_url, make_client, tiny_checkpoint, tiny_tokenizer  # noqa: E402,F401
+from app_fixtures import (  # noqa: E402,F401
+    READY,
+    api,
+    api_client,
+    app_server,
+    app_url,
+    make_api,
+    make_client,
+    tiny_checkpoint,
+    tiny_tokenizer,
+)
 from browser_fixtures import browser, page  # noqa: E402,F401
 
 

@@ -1,7 +1,8 @@
-"""The running app through gradio_client: every named endpoint, what a person would see, bad inputs, concurrency.
+"""The running app through its API (`/ae/api`, plain HTTP as the README shows it) and the Train tab's events
+(gradio_client, as the page sends them): what a person would see, bad inputs, concurrency.
 
 One real server (`python app.py` on a tiny random-weight checkpoint, see app_fixtures.py) serves the whole
-module; each test gets its own Client, hence its own browser-like session.
+module; each test gets its own API user (its own `X-AE-Client` id) or Client (its own browser-like session).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from app_fixtures import REPO, app_env
+from app_fixtures import REPO, Refused, app_env
 from gradio_client import handle_file
 from gradio_client.exceptions import AppError
 
@@ -34,7 +35,7 @@ GENERIC = "upstream Gradio app has raised an exception"
 
 # ----- helpers ---------------------------------------------------------------------------------
 def trace(
-    c,
+    api,
     text=TEXT,
     strategy="greedy",
     temperature=1.0,
@@ -43,23 +44,16 @@ def trace(
     beam_size=4,
     alpha=0.6,
     prefix="",
-    heads=((), (), ()),
-    use_own=False,
+    ablation=(),
+    model="shipped",
 ):
-    """/trace with every argument given (the app's own defaults are tested separately)."""
-    return c.predict(
-        text,
-        strategy,
-        temperature,
-        top_k,
-        seed,
-        beam_size,
-        alpha,
-        prefix,
-        *map(list, heads),
-        use_own,
-        api_name="/trace",
-    )
+    """GET /ae/api/trace with every option given (the API's own defaults are tested separately)."""
+    options = dict(strategy=strategy, temperature=temperature, top_k=top_k, seed=seed, beam_size=beam_size)
+    return api.get("/trace", sentence=text, alpha=alpha, prefix=prefix, ablation=list(ablation), model=model, **options)
+
+
+def translate(api, text=TEXT, **options) -> str:
+    return api.get("/translate", sentence=text, **options)["translation"]
 
 
 def figure(plot) -> dict:
@@ -78,8 +72,9 @@ def weights(wire, kind) -> np.ndarray:
 
 
 def expect_app_error(call, *needles) -> str:
-    """The call fails with a human-readable AppError naming every needle; returns the message."""
-    with pytest.raises(AppError) as info:
+    """The call fails with a human-readable refusal (the API's, or an AppError from a Gradio event) naming every
+    needle; returns the message."""
+    with pytest.raises((AppError, Refused)) as info:
         call()
     message = str(info.value)
     assert GENERIC not in message
@@ -95,8 +90,8 @@ def assert_healthy(c, tokenizer):
 
 
 # ----- the decode trace ------------------------------------------------------------------------
-def test_trace_with_only_a_sentence_uses_the_apps_defaults(api_client, tiny_tokenizer):
-    wire = api_client.predict(TEXT, api_name="/trace")
+def test_trace_with_only_a_sentence_uses_the_apps_defaults(api, tiny_tokenizer):
+    wire = api.get("/trace", sentence=TEXT)
     assert {"source_tokens", "target_tokens", "steps", "attention"} <= set(wire)
     assert set(wire["attention"]) == {"encoder_self", "decoder_self", "cross"}
     assert wire["source_tokens"] == source_pieces(tiny_tokenizer, TEXT)
@@ -107,79 +102,82 @@ def test_trace_with_only_a_sentence_uses_the_apps_defaults(api_client, tiny_toke
     assert weights(wire, "decoder_self").shape == (2, 4, T, T) and weights(wire, "cross").shape == (2, 4, T, S)
     for kind in ("encoder_self", "decoder_self", "cross"):
         np.testing.assert_allclose(weights(wire, kind).sum(-1), 1.0, atol=1e-3)
-    assert api_client.predict(TEXT, api_name="/translate") == wire["outputs"][-1]
+    assert translate(api) == wire["outputs"][-1]
 
 
-def test_trace_matches_the_core_on_the_same_checkpoint(api_client, tiny_checkpoint):
+def test_trace_matches_the_core_on_the_same_checkpoint(api, tiny_checkpoint):
     from explorer.app.schemas import trace_request
     from explorer.interpret.handle import load_handle
     from explorer.interpret.trace import build_trace
 
     handle = load_handle(tiny_checkpoint)
-    wire = trace(api_client, "The cat is small.", "sample", temperature=1.5, seed=3)
+    wire = trace(api, "The cat is small.", "sample", temperature=1.5, seed=3)
     local = build_trace(handle, trace_request("The cat is small.", "sample", temperature=1.5, seed=3))
     assert wire["target_ids"] == local.target_ids
     np.testing.assert_allclose(weights(wire, "cross"), local.cross, atol=1e-5)
 
 
-def test_beam_search_trace_carries_the_ranked_beams(api_client):
-    wire = trace(api_client, strategy="beam", beam_size=3)
+def test_beam_search_trace_carries_the_ranked_beams(api):
+    wire = trace(api, strategy="beam", beam_size=3)
     assert len(wire["beams"]) == 3 and wire["beams"][0]["score"] >= wire["beams"][-1]["score"]
     assert not any(s["forced"] for s in wire["steps"])  # the best beam is the model's choice, not a forced prefix
     assert wire["target_ids"][: len(wire["beams"][0]["ids"])] == wire["beams"][0]["ids"]
 
 
-def test_sampling_with_a_seed_is_reproducible_across_clients(make_client):
-    a, b = make_client(), make_client()
+def test_sampling_with_a_seed_is_reproducible_across_users(make_api):
+    a, b = make_api(), make_api()
     assert trace(a, strategy="sample", seed=7)["target_ids"] == trace(b, strategy="sample", seed=7)["target_ids"]
 
 
-def test_a_german_prefix_forces_the_first_tokens(api_client, tiny_tokenizer):
-    wire = trace(api_client, prefix="Der Hund")
+def test_a_german_prefix_forces_the_first_tokens(api, tiny_tokenizer):
+    wire = trace(api, prefix="Der Hund")
     forced = tiny_tokenizer.encode("Der Hund")
     assert wire["target_ids"][: len(forced)] == forced and wire["steps"][0]["forced"]
     assert any("What-if" in n for n in wire["notes"])
 
 
-def test_ablated_heads_travel_with_the_request(api_client):
-    plain = trace(api_client)
-    every = [f"L{layer} H{h}" for layer in range(2) for h in range(4)]
-    off = trace(api_client, heads=((), (), every))
+EVERY_CROSS_HEAD = [f"cross.{layer}.{h}" for layer in range(2) for h in range(4)]
+
+
+def test_ablated_heads_travel_with_the_request(api):
+    plain = trace(api)
+    off = trace(api, ablation=EVERY_CROSS_HEAD)
     assert off["request"]["ablation"] == [["cross", layer, h] for layer in range(2) for h in range(4)]
     assert any("8 head(s) switched off" in n for n in off["notes"])
-    assert trace(api_client) == plain  # nothing stays switched off on the server
+    assert trace(api) == plain  # nothing stays switched off on the server
 
 
-def test_ablation_tab_compares_and_clears(api_client):
-    c = api_client
-    baseline = c.predict(TEXT, api_name="/translate")
-    heads = [f"L{layer} H{h}" for layer in range(2) for h in range(4)]
-    before, after, note = c.predict(TEXT, heads, heads, heads, api_name="/ablate")
-    assert before == baseline and after != baseline and "changed" in note
-    assert c.predict(api_name="/clear_ablation") == ([], [], [], "All heads on.")
+def test_a_translation_with_heads_switched_off_is_the_ablated_traces_output(api):
+    baseline = translate(api)
+    every = [
+        f"{kind}.{layer}.{h}"
+        for kind in ("encoder_self", "decoder_self", "cross")
+        for layer in range(2)
+        for h in range(4)
+    ]
+    after = translate(api, ablation=every)
+    assert after != baseline and after == trace(api, ablation=every)["outputs"][-1]
 
 
-def test_positional_encoding_figures_and_bad_wave_dims(api_client, app_url):
-    c = api_client
-    heat, waves, similarity = (figure(p) for p in c.predict(20, 16, "0, 1, 4", api_name="/positional"))
-    z = heat["data"][0]["z"]
-    assert len(z) == 20 and len(z[0]) == 16 and all(-1 <= v <= 1 for row in z for v in row)
-    assert [t["name"].split()[1] for t in waves["data"]] == ["0", "1", "4"]
-    assert len(similarity["data"][0]["z"]) == 20
-    message = expect_app_error(
-        lambda: c.predict(20, 16, "abc", api_name="/positional"), "wave dimensions must be numbers", "'abc'"
-    )
-    assert "&#x27;" not in message
+def test_the_positional_encoding_is_the_models_own_table(api):
+    from explorer.model.transformer import sinusoid_table
+
+    table = api.get("/positional", positions=20)
+    d = table["d_model"]
+    assert len(table["encoding"]) == 20 and len(table["encoding"][0]) == d
+    np.testing.assert_allclose(table["encoding"], sinusoid_table(table["max_len"], d)[:20].numpy(), atol=1e-6)
+    expect_app_error(lambda: api.get("/positional", positions=table["max_len"] + 1), "out of range", "rows")
+    expect_app_error(lambda: api.get("/positional", positions="abc"), "positions must be a whole number", "'abc'")
 
 
-def test_model_choice_and_an_expired_session(make_client, api_client):
+def test_model_choice_and_a_model_the_server_no_longer_holds(api_client, api):
     assert api_client.predict(False, api_name="/choose_model")[0].startswith("Exploring")
     note, ticked = api_client.predict(True, api_name="/choose_model")  # refused: said, and the box unticked
     assert "not trained a model" in note and ticked is False
     # a browser whose session the server no longer has still asks for the model it trained: told so in plain words
-    returning = make_client()
-    expect_app_error(lambda: trace(returning, use_own=True), "your session expired", "untick")
-    assert trace(returning)["request"]["sentence"] == TEXT  # and the shipped model goes on working
+    gone = expect_app_error(lambda: trace(api, model="a-key-from-yesterday"), "not on the server any more", "untick")
+    assert "a-key-from-y" in gone
+    assert trace(api)["request"]["sentence"] == TEXT  # and the shipped model goes on working
     assert api_client.predict(api_name="/stop_training") == "No training is running in this session."
 
 
@@ -234,29 +232,26 @@ BAD_INPUTS = {
     "beam size 99": (lambda c: trace(c, strategy="beam", beam_size=99), ["beam size 99 is out of range", "1 to 8"]),
     "temperature 0": (lambda c: trace(c, strategy="sample", temperature=0), ["temperature 0", "0.05 to 5"]),
     "seed 2**80": (lambda c: trace(c, strategy="sample", seed=2**80), ["seed", "out of range"]),
-    "ablate layer 7": (lambda c: trace(c, heads=((), (), ["L7 H0"])), ["layer 7"]),
-    "translate empty": (lambda c: c.predict("", api_name="/translate"), ["empty"]),
-    "ablate empty": (lambda c: c.predict("", ["L0 H0"], [], [], api_name="/ablate"), ["empty"]),
-    "ablate unknown head": (
-        lambda c: c.predict(TEXT, ["L5 H0"], [], [], api_name="/ablate"),
-        ["layer 5 out of range", "encoder_self"],
-    ),
-    "ablate malformed head": (
-        lambda c: c.predict(TEXT, ["drop table"], [], [], api_name="/ablate"),
-        ["'drop table' is not a head"],
-    ),
-    "upload corpus without a file": (
-        lambda c: c.predict("upload", None, TINY, 0.2, 0, api_name="/train"),
-        ["choose a tsv file"],
-    ),
+    "ablate layer 7": (lambda c: trace(c, ablation=["cross.7.0"]), ["layer 7"]),
+    "translate empty": (lambda c: translate(c, ""), ["empty"]),
+    "translate without heads empty": (lambda c: translate(c, "", ablation=["cross.0.0"]), ["empty"]),
+    "ablate unknown head": (lambda c: translate(c, ablation=["encoder_self.5.0"]), ["layer 5", "encoder_self"]),
+    "ablate malformed head": (lambda c: translate(c, ablation=["drop table"]), ["'drop table' is not a head"]),
+    "no sentence": (lambda c: c.get("/trace", strategy="beam"), ["name a sentence", "sentence="]),
+    "an option it does not take": (lambda c: c.get("/trace", sentence=TEXT, s=TEXT), ["'s' is not something"]),
 }
 
 
 @pytest.mark.parametrize("case", list(BAD_INPUTS))
-def test_bad_input_gets_a_clear_message_and_the_server_stays_healthy(case, api_client, tiny_tokenizer):
+def test_bad_input_gets_a_clear_message_and_the_server_stays_healthy(case, api, tiny_tokenizer):
     call, needles = BAD_INPUTS[case]
-    expect_app_error(lambda: call(api_client), *needles)
-    assert_healthy(api_client, tiny_tokenizer)
+    expect_app_error(lambda: call(api), *needles)
+    assert_healthy(api, tiny_tokenizer)
+
+
+def test_the_train_tab_refuses_an_upload_corpus_without_a_file(api_client, api, tiny_tokenizer):
+    expect_app_error(lambda: api_client.predict("upload", None, TINY, 0.2, 0, api_name="/train"), "choose a tsv file")
+    assert_healthy(api, tiny_tokenizer)
 
 
 @pytest.mark.parametrize(
@@ -264,33 +259,33 @@ def test_bad_input_gets_a_clear_message_and_the_server_stays_healthy(case, api_c
     [
         (lambda c: trace(c, strategy="sample", temperature="abc"), ["temperature must be a number", "'abc'"]),
         (lambda c: trace(c, strategy="sample", seed="abc"), ["seed must be a whole number", "'abc'"]),
-        (lambda c: c.predict("abc", 16, "0", api_name="/positional"), ["positions must be a number", "'abc'"]),
+        (lambda c: c.get("/positional", positions="1e3"), ["positions must be a whole number", "'1e3'"]),
     ],
     ids=["trace temperature", "trace seed", "positional positions"],
 )
-def test_text_in_other_number_fields(call, needles, api_client, tiny_tokenizer):
-    expect_app_error(lambda: call(api_client), *needles)
-    assert_healthy(api_client, tiny_tokenizer)
+def test_text_in_other_number_fields(call, needles, api, tiny_tokenizer):
+    expect_app_error(lambda: call(api), *needles)
+    assert_healthy(api, tiny_tokenizer)
 
 
 @pytest.mark.parametrize("text", ["I ❤ 東京 שלום", "<script>alert(1)</script> <b>bold</b>"], ids=["unicode", "html"])
-def test_unusual_text_comes_back_literally(text, api_client, tiny_tokenizer):
-    shown = trace(api_client, text)["source_tokens"]
+def test_unusual_text_comes_back_literally(text, api, tiny_tokenizer):
+    shown = trace(api, text)["source_tokens"]
     assert shown == source_pieces(tiny_tokenizer, text)
     literal = "".join(shown[:-1]).replace("·", "").replace("\u2581", "")
     assert literal == text.replace(" ", "")  # every character comes back as itself, nothing escaped or dropped
     assert "<unk>" not in shown and not any("&lt;" in t or "&#" in t for t in shown)
-    assert isinstance(api_client.predict(text, api_name="/translate"), str)
+    assert isinstance(translate(api, text), str)
 
 
-def test_characters_outside_the_vocabulary_show_as_unk_with_a_note(api_client):
-    wire = trace(api_client, "The dog 🙂 sees Ω.")
+def test_characters_outside_the_vocabulary_show_as_unk_with_a_note(api):
+    wire = trace(api, "The dog 🙂 sees Ω.")
     assert "<unk>" in wire["source_tokens"] and any("outside the model" in n for n in wire["notes"])
 
 
-def test_an_over_long_sentence_is_truncated_with_a_note(api_client):
+def test_an_over_long_sentence_is_truncated_with_a_note(api):
     text = " ".join(["the dog sees the cat and"] * 25)  # 150 words, under the 1,000-character limit, ~200 pieces
-    wire = trace(api_client, text)
+    wire = trace(api, text)
     assert len(wire["source_tokens"]) == 64 and wire["source_tokens"][-1] == "</s>"  # max_len 64: 63 pieces and </s>
     assert any("more tokens than the model accepts" in n and "first 63" in n for n in wire["notes"])
 
@@ -310,14 +305,14 @@ UPLOADS = {
 
 
 @pytest.mark.parametrize("case", list(UPLOADS))
-def test_bad_training_upload_gets_a_clear_message(case, api_client, tmp_path, tiny_tokenizer):
+def test_bad_training_upload_gets_a_clear_message(case, api_client, api, tmp_path, tiny_tokenizer):
     make, needles = UPLOADS[case]
     path = make(tmp_path)
     expect_app_error(lambda: api_client.predict("upload", handle_file(path), TINY, 0.2, 0, api_name="/train"), *needles)
-    assert_healthy(api_client, tiny_tokenizer)
+    assert_healthy(api, tiny_tokenizer)
 
 
-def test_an_oversized_upload_is_refused(api_client, app_url, tmp_path, tiny_tokenizer):
+def test_an_oversized_upload_is_refused(api_client, api, app_url, tmp_path, tiny_tokenizer):
     big = tmp_path / "big.tsv"
     big.write_bytes(b"I am tired.\tIch bin muede.\n" * (2 * 2**20 // 26 + 100))
     assert big.stat().st_size > 2 * 2**20
@@ -337,7 +332,7 @@ def test_an_oversized_upload_is_refused(api_client, app_url, tmp_path, tiny_toke
         timeout=60,
     )
     assert response.status_code == 413 and b"accepts files of up to 2,097,152 bytes" in response.content
-    assert_healthy(api_client, tiny_tokenizer)
+    assert_healthy(api, tiny_tokenizer)
 
 
 # ----- several people at once ------------------------------------------------------------------
@@ -355,12 +350,13 @@ SENTENCES = [
 ]
 
 
-def test_ten_clients_at_once_each_get_their_own_sentence(make_client, tiny_tokenizer):
+def test_ten_users_at_once_each_get_their_own_sentence(make_api, tiny_tokenizer):
     n = len(SENTENCES)
     start = threading.Barrier(n, timeout=120)
+    users = [make_api() for _ in range(n)]
 
     def person(i):
-        c = make_client()
+        c = users[i]
         start.wait()
         return [trace(c, SENTENCES[i]) for _ in range(2)]
 
@@ -430,7 +426,7 @@ def test_a_broken_checkpoint_exits_with_one_error_line(case, broken_runs):
 
 # ----- training (slow: really trains) ----------------------------------------------------------
 @pytest.mark.slow
-def test_train_streams_progress_then_the_trained_model_can_be_explored(make_client, tmp_path):
+def test_train_streams_progress_then_the_trained_model_can_be_explored(make_client, make_api, tmp_path):
     from explorer.interpret.decoding import beam_search, prepare_source
     from explorer.model.checkpoint import load_checkpoint
 
@@ -454,18 +450,20 @@ def test_train_streams_progress_then_the_trained_model_can_be_explored(make_clie
 
     note, ticked = c.predict(True, api_name="/choose_model")
     assert "your model" in note and ticked is True
-    wire = trace(c, "The dog is big.", use_own=True)
+    key = re.search(r"model=([A-Za-z0-9_-]+)\)", message).group(1)  # the trained model, named for the API
+    api = make_api()
+    wire = trace(api, "The dog is big.", model=key)
     assert wire["source_tokens"] == source_pieces(trained.tokenizer, "The dog is big.") and wire["model"][
         "name"
     ].startswith("your model")
     source = prepare_source(trained.tokenizer, "The dog is big.", trained.model.config.max_len)
     expected = trained.tokenizer.decode(beam_search(trained.model, source.ids, beam_size=1, alpha=0.0)[0].ids)
-    assert c.predict("The dog is big.", True, api_name="/translate") == expected  # the session now runs the zip's model
+    assert translate(api, "The dog is big.", model=key) == expected  # the server now runs the zip's model
     assert "Exploring" in c.predict(False, api_name="/choose_model")[0]
 
 
 @pytest.mark.slow
-def test_a_second_trainer_is_told_to_wait_and_stop_ends_a_job_early(make_client, tiny_tokenizer):
+def test_a_second_trainer_is_told_to_wait_and_stop_ends_a_job_early(make_client, api, tiny_tokenizer):
     a, b = make_client(), make_client()
     started = time.monotonic()
     job = a.submit("mini", None, TINY, 2, 0, api_name="/train")
@@ -477,7 +475,7 @@ def test_a_second_trainer_is_told_to_wait_and_stop_ends_a_job_early(make_client,
     t = time.monotonic()
     expect_app_error(lambda: b.predict("mini", None, TINY, 0.2, 0, api_name="/train"), "Another person is training")
     assert time.monotonic() - t < 10  # told at once, not queued behind the running job
-    assert_healthy(b, tiny_tokenizer)  # exploring works meanwhile
+    assert_healthy(api, tiny_tokenizer)  # exploring works meanwhile
     assert b.predict(api_name="/stop_training") == "No training is running in this session."
 
     assert "Stopping" in a.predict(api_name="/stop_training")
@@ -492,7 +490,7 @@ def _rss_mb(pid: int) -> float:
         return next(int(line.split()[1]) for line in status if line.startswith("VmRSS")) / 1024
 
 
-def test_a_50_mb_request_is_refused_unread_with_a_message_naming_the_limit(app_server, api_client, tiny_tokenizer):
+def test_a_50_mb_request_is_refused_unread_with_a_message_naming_the_limit(app_server, api, tiny_tokenizer):
     import httpx  # what gradio_client speaks
 
     url, proc = app_server
@@ -510,21 +508,22 @@ def test_a_50_mb_request_is_refused_unread_with_a_message_naming_the_limit(app_s
         f"{url}gradio_api/queue/join", content=chunks, headers={"Content-Type": "application/json"}, timeout=60
     )
     assert response.status_code == 413 and "at most 65,536 bytes" in response.json()["error"]
-    assert_healthy(api_client, tiny_tokenizer)
+    assert_healthy(api, tiny_tokenizer)
 
 
-def test_one_session_cannot_run_more_than_its_share_at_once(make_client, tiny_tokenizer):
+def test_one_browser_cannot_run_more_than_its_share_at_once(make_api, tiny_tokenizer):
     from explorer.app.session import MAX_IN_FLIGHT
 
-    flood, victim = make_client(), make_client()
+    flood, victim = make_api(), make_api()
     long = " ".join(["the dog sees the cat and"] * 25)  # ~200 pieces: each decode takes the model's whole max_len
-    jobs = [flood.submit(f"{long} {i}", False, api_name="/translate") for i in range(5 * MAX_IN_FLIGHT)]
-    outcomes = []
-    for job in jobs:
-        try:
-            outcomes.append(isinstance(job.result(timeout=120), str))
-        except AppError as exc:
-            assert f"already has {MAX_IN_FLIGHT} requests running" in str(exc)
-            outcomes.append(False)
+    with ThreadPoolExecutor(5 * MAX_IN_FLIGHT) as pool:
+        jobs = [pool.submit(translate, flood, f"{long} {i}") for i in range(5 * MAX_IN_FLIGHT)]
+        outcomes = []
+        for job in jobs:
+            try:
+                outcomes.append(isinstance(job.result(timeout=120), str))
+            except Refused as exc:
+                assert exc.status == 429 and f"already has {MAX_IN_FLIGHT} requests running" in str(exc)
+                outcomes.append(False)
     assert MAX_IN_FLIGHT <= sum(outcomes) < len(jobs)  # some were served, the rest told to wait
     assert_healthy(victim, tiny_tokenizer)

@@ -8,8 +8,11 @@ when the browser asks for its model, and every file it made (the training run, G
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 from urllib.parse import quote
@@ -17,7 +20,6 @@ from urllib.parse import quote
 import pytest
 from app_fixtures import app_env, free_port, run_app, stop_app, wait_until_ready
 from gradio_client import Client
-from gradio_client.exceptions import AppError
 
 pytestmark = pytest.mark.slow  # its own server and one real (12 s) training run
 
@@ -68,7 +70,7 @@ def test_an_active_session_lives_an_idle_one_expires_and_its_files_go(short_live
 
     # five .npz exports, as the viewer's button fetches them: made in memory, no file left behind
     for step in range(1, 6):
-        with urllib.request.urlopen(f"{url}ae/api/npz?s={quote(TEXT)}&step={step}", timeout=60) as response:
+        with urllib.request.urlopen(f"{url}ae/api/npz?sentence={quote(TEXT)}&step={step}", timeout=60) as response:
             assert response.status == 200 and response.read(2) == b"PK"
     made = files(folders) - at_start
     assert not any(p.suffix == ".npz" for p in made) and any(p.suffix == ".zip" for p in made)
@@ -77,14 +79,19 @@ def test_an_active_session_lives_an_idle_one_expires_and_its_files_go(short_live
     # events every 2 s for 3 idle times: the session, and the model it trained, stay
     started = time.monotonic()
     while time.monotonic() - started < 3 * IDLE_S:
-        assert client.predict(TEXT, True, api_name="/translate")
+        assert client.predict(True, api_name="/choose_model")[1] is True  # "Explore my trained model" ticked
         time.sleep(2)
-    assert client.predict(TEXT, True, api_name="/translate")
+    key = re.search(r"model=([A-Za-z0-9_-]+)\)", message).group(1)
+    with urllib.request.urlopen(f"{url}ae/api/translate?sentence={quote(TEXT)}&model={key}", timeout=60) as response:
+        assert json.load(response)["model"].startswith("your model")  # the API reaches it while the session lives
 
     # idle: the session expires, and every file it made is deleted
     wait_for(
         lambda: files(folders) <= at_start, 6 * IDLE_S, f"files left: {sorted(map(str, files(folders) - at_start))}"
     )
-    with pytest.raises(AppError, match="Your session expired"):
-        client.predict(TEXT, True, api_name="/translate")
-    assert isinstance(client.predict(TEXT, False, api_name="/translate"), str)
+    note, ticked = client.predict(True, api_name="/choose_model")
+    assert "Your session expired" in note and ticked is False
+    with pytest.raises(urllib.error.HTTPError) as gone:
+        urllib.request.urlopen(f"{url}ae/api/translate?sentence={quote(TEXT)}&model={key}", timeout=60)
+    assert gone.value.code == 404 and "not on the server any more" in json.load(gone.value)["error"]
+    assert client.predict(False, api_name="/choose_model")[0].startswith("Exploring")

@@ -565,7 +565,7 @@ def test_a_deep_link_restores_its_view(browser, app_url):
     from playwright.sync_api import expect
 
     params = {
-        "s": TEXT,
+        "sentence": TEXT,
         "strategy": "sample",
         "seed": "4",
         "step": "5",
@@ -587,6 +587,23 @@ def test_a_deep_link_restores_its_view(browser, app_url):
         for name, value in params.items():
             assert link[name] == [value], (name, link)  # the copied link names the same view
         shot(page, "08-deep-link")
+    finally:
+        page.context.close()
+
+
+def test_a_link_made_before_the_api_named_its_fields_still_opens(browser, app_url):
+    """Issue 37: links now use the API's names (sentence=, forced_ids=, ablation=); a slide's older link
+    (s=, forced=5,9, ablate=cross.0.1,...) opens the same trace, and its copied link uses the new names."""
+    from playwright.sync_api import expect
+
+    old = {"s": TEXT, "ablate": "cross.0.1,encoder_self.1.0", "step": "2"}
+    page = open_page(browser, app_url + "?" + urlencode(old))
+    try:
+        expect(page.locator(".ae-status-line")).to_contain_text("Step 2 of")
+        request = page.evaluate("window.aeViewer.trace.request")
+        assert request["sentence"] == TEXT and request["ablation"] == [["cross", 0, 1], ["encoder_self", 1, 0]]
+        link = parse_qs(urlsplit(page.evaluate("window.aeViewer.copyLink()")).query)
+        assert link["sentence"] == [TEXT] and link["ablation"] == ["cross.0.1", "encoder_self.1.0"] and "s" not in link
     finally:
         page.context.close()
 
@@ -694,7 +711,7 @@ def test_a_mosaic_tile_opens_its_head_the_first_time_the_view_opens(page):
 
 
 def test_an_empty_sentence_box_asks_for_a_sentence_not_for_a_link(page):
-    """Issue 36 #8: Enter on an empty box answered "Name a sentence: add ?s=... to the address"."""
+    """Issue 36 #8: Enter on an empty box answered "Name a sentence: add ?s=... to the address" (the API's words)."""
     from playwright.sync_api import expect
 
     traces = []

@@ -4,7 +4,6 @@ the questions, the .npz, the schema refusals of every field, one browser's fair 
 from __future__ import annotations
 
 import io
-import json
 
 import numpy as np
 import pytest
@@ -14,11 +13,12 @@ from starlette.testclient import TestClient
 
 from explorer.app import http_api
 from explorer.app.models import ModelRegistry
-from explorer.app.schemas import ANSWERS, QUESTIONS, Refusal, Wire
+from explorer.app.schemas import ANSWERS, QUESTIONS, Refusal, TraceQuery, Translation, Wire
 from explorer.app.session import MAX_IN_FLIGHT
 from explorer.app.wire import WEIGHT_ERROR, unpack
 from explorer.interpret.handle import ModelHandle
 from explorer.model.transformer import Transformer
+from explorer.ui.body_limit import BodyLimit
 
 TEXT = "The dog sees the cat."
 
@@ -42,27 +42,29 @@ def ask(client, question, **trace):
     """POST the question to its own route (/ae/api/ask/WHAT); a question without a known `what` to "explain"."""
     body = {"trace": {"sentence": TEXT} | trace, "question": question}
     what = question.get("what") if question.get("what") in QUESTIONS else "explain"
-    return client.post(f"/ae/api/ask/{what}", content=json.dumps(body))
+    return client.post(f"/ae/api/ask/{what}", json=body)
 
 
 def test_identical_requests_are_computed_once_and_a_changed_option_is_a_new_entry(client, models):
-    first = client.get("/ae/api/trace", params={"s": TEXT})
+    first = client.get("/ae/api/trace", params={"sentence": TEXT})
     assert first.status_code == 200 and first.json()["request"]["sentence"] == TEXT
     assert first.json()["model_key"] == "shipped"
-    again = client.get("/ae/api/trace", params={"s": "  The dog\tsees the cat. "})  # the same request, normalized
+    again = client.get(
+        "/ae/api/trace", params={"sentence": "  The dog\tsees the cat. "}
+    )  # the same request, normalized
     assert again.content == first.content and again.headers["etag"] == first.headers["etag"]
     assert models.cache.computed == 1 and models.cache.hits >= 1
-    current = client.get("/ae/api/trace", params={"s": TEXT}, headers={"if-none-match": first.headers["etag"]})
+    current = client.get("/ae/api/trace", params={"sentence": TEXT}, headers={"if-none-match": first.headers["etag"]})
     assert current.status_code == 304 and current.content == b""
-    sampled = client.get("/ae/api/trace", params={"s": TEXT, "strategy": "sample", "seed": "3"})
+    sampled = client.get("/ae/api/trace", params={"sentence": TEXT, "strategy": "sample", "seed": "3"})
     assert sampled.status_code == 200 and models.cache.computed == 2
-    ignored = client.get("/ae/api/trace", params={"s": TEXT, "seed": "9"})  # greedy ignores the seed: same entry
+    ignored = client.get("/ae/api/trace", params={"sentence": TEXT, "seed": "9"})  # greedy ignores the seed: same entry
     assert ignored.headers["etag"] == first.headers["etag"] and models.cache.computed == 2
 
 
 def test_a_hit_is_sent_as_it_was_compressed_once(client):
-    plain = client.get("/ae/api/trace", params={"s": TEXT}, headers={"accept-encoding": "identity"})
-    br = client.get("/ae/api/trace", params={"s": TEXT}, headers={"accept-encoding": "br"})
+    plain = client.get("/ae/api/trace", params={"sentence": TEXT}, headers={"accept-encoding": "identity"})
+    br = client.get("/ae/api/trace", params={"sentence": TEXT}, headers={"accept-encoding": "br"})
     assert "content-encoding" not in plain.headers and br.headers["content-encoding"] == "br"
     assert br.json() == plain.json()  # the client decoded the brotli body
     assert int(br.headers["content-length"]) < len(plain.content)
@@ -72,23 +74,29 @@ def test_a_hit_is_sent_as_it_was_compressed_once(client):
     "params, needle",
     [
         ({}, "Name a sentence"),
-        ({"s": " "}, "the box is empty"),
-        ({"s": "x" * 5000}, "5,000 characters long"),
-        ({"s": TEXT, "strategy": "bogus"}, "Strategy 'bogus' is not one of the choices"),
-        ({"s": TEXT, "strategy": "sample", "temperature": "abc"}, "Temperature must be a number (got 'abc')"),
-        ({"s": TEXT, "strategy": "sample", "temperature": "9"}, "Temperature '9' is out of range: choose 0.05 to 5"),
-        ({"s": TEXT, "strategy": "sample", "top_k": "1.5"}, "Top-k must be a whole number (got '1.5')"),
-        ({"s": TEXT, "strategy": "sample", "seed": "-1"}, "Seed '-1' is out of range: choose 0 to 2,147,483,647"),
-        ({"s": TEXT, "strategy": "beam", "beam_size": "99"}, "Beam size '99' is out of range: choose 1 to 8"),
-        ({"s": TEXT, "strategy": "beam", "alpha": "7"}, "Length penalty '7' is out of range: choose 0 to 2"),
-        ({"s": TEXT, "prefix": "y" * 5000}, "The German prefix is 5,000 characters long"),
-        ({"s": TEXT, "forced": "a,b"}, "forced='a,b' must be whole numbers"),
-        ({"s": TEXT, "forced": "99999999"}, "Forced token id 99999999 is outside the vocabulary"),
-        ({"s": TEXT, "ablate": "cross.1"}, "heads look like cross.2.1"),
-        ({"s": TEXT, "ablate": "bogus.0.0"}, "'bogus' is not one of the choices"),
-        ({"s": TEXT, "ablate": "cross.7.0"}, "layer 7"),
-        ({"s": TEXT, "model": "../etc"}, "The model key '../etc' is not valid"),
-        ({"s": TEXT, "model": "nosuchmodel"}, "is not on the server any more"),
+        ({"sentence": " "}, "the box is empty"),
+        ({"sentence": "x" * 5000}, "5,000 characters long"),
+        ({"sentence": TEXT, "strategy": "bogus"}, "Strategy 'bogus' is not one of the choices"),
+        ({"sentence": TEXT, "strategy": "sample", "temperature": "abc"}, "Temperature must be a number (got 'abc')"),
+        (
+            {"sentence": TEXT, "strategy": "sample", "temperature": "9"},
+            "Temperature 9 is out of range: choose 0.05 to 5",
+        ),
+        ({"sentence": TEXT, "strategy": "sample", "top_k": "1.5"}, "Top-k must be a whole number (got '1.5')"),
+        (
+            {"sentence": TEXT, "strategy": "sample", "seed": "-1"},
+            "Seed -1 is out of range: choose 0 to 2,147,483,647",
+        ),
+        ({"sentence": TEXT, "strategy": "beam", "beam_size": "99"}, "Beam size 99 is out of range: choose 1 to 8"),
+        ({"sentence": TEXT, "strategy": "beam", "alpha": "7"}, "Length penalty 7 is out of range: choose 0 to 2"),
+        ({"sentence": TEXT, "prefix": "y" * 5000}, "The German prefix is 5,000 characters long"),
+        ({"sentence": TEXT, "forced_ids": "a,b"}, "Forced token ids must be a whole number (got 'a,b')"),
+        ({"sentence": TEXT, "forced_ids": "99999999"}, "Forced token id 99999999 is outside the vocabulary"),
+        ({"sentence": TEXT, "ablation": "cross.1"}, "heads look like cross.2.1"),
+        ({"sentence": TEXT, "ablation": "bogus.0.0"}, "'bogus' is not one of the choices"),
+        ({"sentence": TEXT, "ablation": "cross.7.0"}, "layer 7"),
+        ({"sentence": TEXT, "model": "../etc"}, "The model key '../etc' is not valid"),
+        ({"sentence": TEXT, "model": "nosuchmodel"}, "is not on the server any more"),
     ],
 )
 def test_every_trace_field_is_refused_with_a_message_that_names_its_value(client, params, needle):
@@ -120,12 +128,17 @@ def test_every_question_field_is_refused_with_a_message_that_names_its_value(cli
     assert answer.status_code == 400 and needle in answer.json()["error"], answer.json()
 
 
-def test_a_question_body_that_is_not_json_or_too_large_is_refused(client):
-    assert "not JSON" in client.post("/ae/api/ask/heads", content=b"{").json()["error"]
-    huge = client.post("/ae/api/ask/heads", content=b" " * (70 * 1024))
-    assert huge.status_code == 400 and "at most 65,536" in huge.json()["error"]
-    assert "The trace request is missing" in client.post("/ae/api/ask/heads", content=b"{}").json()["error"]
-    assert client.post("/ae/api/ask/nope", content=b"{}").status_code == 404  # no such question: no such route
+def test_a_question_body_that_is_not_json_or_too_large_is_refused(client, models):
+    sent = {"headers": {"content-type": "application/json"}}
+    assert "not JSON" in client.post("/ae/api/ask/heads", content=b"{", **sent).json()["error"]
+    untyped = client.post("/ae/api/ask/heads", content=b'{"trace": {}}', headers={"content-type": "text/plain"})
+    assert "content-type: application/json" in untyped.json()["error"]
+    assert "The trace request is missing" in client.post("/ae/api/ask/heads", json={}).json()["error"]
+    nope = client.post("/ae/api/ask/nope", json={})  # no such question: no such route
+    assert nope.status_code == 404 and "no API route /ae/api/ask/nope" in nope.json()["error"]
+    served = TestClient(BodyLimit(Starlette(routes=http_api.routes(models))))  # the served app's cap, in front of it
+    huge = served.post("/ae/api/ask/heads", content=b" " * (70 * 1024), **sent)
+    assert huge.status_code == 413 and "at most 65,536" in huge.json()["error"]
 
 
 def plain(value) -> bool:
@@ -150,8 +163,8 @@ def test_every_answer_is_plain_json_held_to_its_schema_and_keeps_the_traces_swit
         assert answer.status_code == 200 and answer.json()["what"] == question["what"], answer.json()
         assert plain(answer.json()), question["what"]
         ANSWERS[question["what"]].model_validate(answer.json())  # the documented schema, extra fields refused
-    Wire.model_validate(client.get("/ae/api/trace", params={"s": TEXT}).json())
-    Refusal.model_validate(client.get("/ae/api/trace", params={"s": ""}).json())
+    Wire.model_validate(client.get("/ae/api/trace", params={"sentence": TEXT}).json())
+    Refusal.model_validate(client.get("/ae/api/trace", params={"sentence": ""}).json())
     heads = ask(client, {"what": "heads"}, ablation=[["cross", 1, 2]]).json()
     assert heads["drops"]["cross"][1][2] is None  # switched off in the trace: no drop of its own
     compared = ask(client, questions[-1]).json()
@@ -161,21 +174,21 @@ def test_every_answer_is_plain_json_held_to_its_schema_and_keeps_the_traces_swit
 def test_compare_with_the_other_model_uses_the_sessions_key(client, models, handle, mini_tokenizer):
     torch.manual_seed(1)
     key = models.register(ModelHandle("own", Transformer(handle.config).eval(), mini_tokenizer))
-    own = client.get("/ae/api/trace", params={"s": TEXT, "model": key}).json()
+    own = client.get("/ae/api/trace", params={"sentence": TEXT, "model": key}).json()
     assert own["model"]["name"] == "own" and own["model_key"] == key
     body = {"trace": {"sentence": TEXT}, "question": {"what": "compare", "model": "other"}, "own_model": key}
-    other = client.post("/ae/api/ask/compare", content=json.dumps(body)).json()
+    other = client.post("/ae/api/ask/compare", json=body).json()
     assert other["wire"]["model"]["name"] == "own" and other["wire"]["request"]["sentence"] == TEXT
     back = {"trace": {"sentence": TEXT, "model": key}, "question": {"what": "compare", "model": "other"}}
-    assert client.post("/ae/api/ask/compare", content=json.dumps(back)).json()["wire"]["model"]["name"] == "tiny"
+    assert client.post("/ae/api/ask/compare", json=back).json()["wire"]["model"]["name"] == "tiny"
     models.unregister(key)
-    gone = client.get("/ae/api/trace", params={"s": TEXT, "model": key})
+    gone = client.get("/ae/api/trace", params={"sentence": TEXT, "model": key})
     assert gone.status_code == 404 and "not on the server any more" in gone.json()["error"]
 
 
 def test_the_npz_has_every_tensor_up_to_the_step_with_tokens(client):
-    wire = client.get("/ae/api/trace", params={"s": TEXT}).json()
-    answer = client.get("/ae/api/npz", params={"s": TEXT, "step": "3"})
+    wire = client.get("/ae/api/trace", params={"sentence": TEXT}).json()
+    answer = client.get("/ae/api/npz", params={"sentence": TEXT, "step": "3"})
     assert answer.status_code == 200 and 'filename="attention_step3.npz"' in answer.headers["content-disposition"]
     data = np.load(io.BytesIO(answer.content))
     S = len(wire["source_ids"])
@@ -187,8 +200,10 @@ def test_the_npz_has_every_tensor_up_to_the_step_with_tokens(client):
     np.testing.assert_allclose(data["cross_weights"].sum(-1), 1.0, atol=1e-5)
     assert data["cross_weights"].dtype == np.float32  # the typed trace's weights, not the 16-bit wire form
     np.testing.assert_allclose(data["cross_weights"], unpack(wire["attention"]["cross"])[:, :, :3], atol=WEIGHT_ERROR)
-    assert "Step 999 does not exist" in client.get("/ae/api/npz", params={"s": TEXT, "step": "999"}).json()["error"]
-    assert "must be a whole number" in client.get("/ae/api/npz", params={"s": TEXT, "step": "x"}).json()["error"]
+    assert (
+        "Step 999 does not exist" in client.get("/ae/api/npz", params={"sentence": TEXT, "step": "999"}).json()["error"]
+    )
+    assert "must be a whole number" in client.get("/ae/api/npz", params={"sentence": TEXT, "step": "x"}).json()["error"]
 
 
 def test_one_browser_has_its_fair_share_of_requests_in_flight():
@@ -208,9 +223,9 @@ def test_the_time_lapse_route_answers_recorded_sentences_only(models):
     wire = {"request": {"sentence": TEXT}, "attention": {}}
     lapse = TimeLapse({"sentences": [TEXT], "points": [{"step": 5, "traces": [wire]}, {"step": 9, "traces": [wire]}]})
     client = TestClient(Starlette(routes=http_api.routes(models, lapse)), headers={"x-ae-client": "test"})
-    answer = client.get("/ae/api/timelapse", params={"s": TEXT})
+    answer = client.get("/ae/api/timelapse", params={"sentence": TEXT})
     assert answer.status_code == 200 and answer.json() == {"sentence": TEXT, "steps": [5, 9], "traces": [wire, wire]}
-    missing = client.get("/ae/api/timelapse", params={"s": "Another sentence."})
+    missing = client.get("/ae/api/timelapse", params={"sentence": "Another sentence."})
     assert missing.status_code == 404 and "No training time-lapse was recorded for 'Another sentence.'" in missing.text
 
 
@@ -220,14 +235,29 @@ def test_a_second_sentence_to_compare_is_checked_like_the_first(client):
         assert answer.status_code == 400 and needle in answer.json()["error"], answer.json()
 
 
-def test_the_schema_route_documents_every_route_and_answer(client):
-    documented = client.get("/ae/api/schema")
-    assert documented.status_code == 200
-    routes = documented.json()["routes"]
-    assert {f"POST /ae/api/ask/{what}" for what in QUESTIONS} <= set(routes) and "GET /ae/api/trace" in routes
-    explain = routes["POST /ae/api/ask/explain"]["answer"]
-    assert {"query", "key", "scores", "weight"} <= set(explain["properties"])
-    assert "sentence" in routes["GET /ae/api/trace"]["query"]["properties"]
+def test_fastapis_own_openapi_document_names_what_the_routes_read_and_answer(client):
+    """Issue 37: the schema documented `forced_ids` while the route read `forced`. Now FastAPI documents what it
+    validates: the trace's query parameters are `TraceQuery`'s fields, each question's route takes its own body,
+    every route documents its refusal, and a request built from the document alone is answered."""
+    document = client.get("/ae/api/openapi.json").json()
+    paths = document["paths"]
+    names = {p["name"] for p in paths["/trace"]["get"]["parameters"]}
+    assert names == set(TraceQuery.model_fields)
+    assert {f"/ask/{what}" for what in QUESTIONS} | {"/translate", "/npz", "/positional", "/room"} <= set(paths)
+    for what, answer in ANSWERS.items():
+        post = paths[f"/ask/{what}"]["post"]
+        body = post["requestBody"]["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[1]
+        question = document["components"]["schemas"][body]["properties"]["question"]["$ref"].rsplit("/", 1)[1]
+        assert question == {"beam_tree": "BeamTree"}.get(what, what.capitalize())
+        assert post["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].endswith(answer.__name__)
+        assert post["responses"]["400"]["content"]["application/json"]["schema"]["$ref"].endswith("Refusal")
+    assert client.get("/ae/api/docs").status_code == 200
+    # what the document says, sent as it says: a repeated parameter per list item
+    params = [("sentence", TEXT), ("strategy", "greedy"), ("ablation", "cross.0.1"), ("ablation", "encoder_self.1.0")]
+    wire = client.get("/ae/api/trace", params=params).json()
+    assert wire["request"]["ablation"] == [["cross", 0, 1], ["encoder_self", 1, 0]]
+    translated = Translation.model_validate(client.get("/ae/api/translate", params=params).json())
+    assert translated.translation == wire["outputs"][-1] and translated.model == wire["model"]["name"]
 
 
 def test_a_question_is_computed_once_whoever_asks_and_however_many_ask_at_once(client, models, monkeypatch):
@@ -298,17 +328,24 @@ def test_every_plain_route_answers_any_malformed_body_or_header_in_words_never_a
     for path in posts:
         for name, body in MALFORMED_BODIES.items():
             for headers in ({"x-ae-client": "fuzz"}, {"x-ae-client": "é∂ 学生".encode()}):
-                answer = client.post(path, content=body, headers=headers)
+                answer = client.post(path, content=body, headers=headers | {"content-type": "application/json"})
                 said = answer.json().get("error") if "json" in answer.headers.get("content-type", "") else None
                 if answer.status_code >= 500 or (answer.status_code >= 400 and not said):  # creating reads no body
                     failures.append(f"POST {path} {name}: {answer.status_code} {answer.text[:100]}")
-    gets = ["/ae/api/trace", "/ae/api/npz", "/ae/api/timelapse", f"/ae/api/room/{code}/qr.svg"]
+    gets = ["/ae/api/trace", "/ae/api/translate", "/ae/api/npz", "/ae/api/positional", "/ae/api/timelapse"]
+    gets += [f"/ae/api/room/{code}/qr.svg", "/ae/api/room/NOROOM/events"]  # a real room streams forever
     for path in gets:
-        for query in ("?s=%FF%FE", "?s=" + "a" * 5000, "?s=The+dog.&temperature=NaN&step=-1&beam_size=1e999", "?s[]=1"):
+        for query in (
+            "?sentence=%FF%FE",
+            "?sentence=" + "a" * 5000,
+            "?sentence=The+dog.&temperature=NaN&step=-1&beam_size=1e999",
+            "?sentence[]=1",
+            "?positions=x",
+        ):
             answer = client.get(path + query, headers={"x-ae-client": "ñ 学生".encode()})
             if answer.status_code >= 500:
                 failures.append(f"GET {path}{query[:30]}: {answer.status_code} {answer.text[:100]}")
     assert not failures, "\n".join(failures[:20])
     logged = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
     assert logged == [], logged[:5]
-    assert client.get("/ae/api/trace", params={"s": TEXT}).status_code == 200  # the server is healthy
+    assert client.get("/ae/api/trace", params={"sentence": TEXT}).status_code == 200  # the server is healthy

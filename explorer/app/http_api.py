@@ -1,52 +1,54 @@
-"""The viewer's plain HTTP routes (no Gradio queue): the trace, its questions and its .npz, under `/ae/api/`.
+"""The API: one FastAPI app, mounted at `/ae/api`, that the viewer, the classroom and API users all call.
 
-- `GET /ae/api/trace?s=...&strategy=...&model=...`: the wire trace. The request is the URL (the deep link's
-  parameters), so identical requests share one cache entry and one ETag; a hit is sent from the bytes the
+Every operation is one typed function: its request is a pydantic model (`schemas.py`) that FastAPI validates and
+documents, its answer a pydantic model too (documented; the tests hold the answers to them). The OpenAPI document
+is FastAPI's own, at `/ae/api/openapi.json` (and `/ae/api/docs`).
+
+- `GET /trace?sentence=...&strategy=...`: the decode trace (`schemas.Wire`). The request is the URL (a deep link's
+  names are the same), so identical requests share one cache entry and one ETag; a hit is sent from the bytes the
   cache compressed when it computed the trace. Misses are batched (`TraceCache`).
-- `POST /ae/api/ask/{explain,heads,attribution,beam_tree,compare}`: `schemas.Ask` (the trace request, the question's
-  fields, for compare the session's own model) -> the answer as JSON; one named route per question.
-- `GET /ae/api/npz?...&step=N`: the attention tensors up to step N, as a .npz download, made in memory.
-- `GET /ae/api/timelapse?s=...`: an example's traces at the recorded points of training (`timelapse.py`).
-- `GET /ae/api/schema`: every route's request and answer as JSON Schema (`schemas.api_schema`).
-- `/ae/api/room/...`: the classroom, a lecturer's view followed live by students (`room_api.py`).
+- `GET /translate?sentence=...`: the greedy translation (a trace, cached and batched the same way).
+- `POST /ask/{explain,heads,attribution,beam_tree,compare}`: a question about a trace -> its answer.
+- `GET /npz?...&step=N`: the attention tensors up to step N, as a .npz download, made in memory.
+- `GET /positional?positions=N`: the model's positional-encoding table.
+- `GET /timelapse?sentence=...`: an example's traces at the recorded points of training (`timelapse.py`).
+- `/room/...`: the classroom, a lecturer's view followed live by students (`room_api.py`).
 
-Every refusal is a 4xx with `{"error": message}` naming the value; a bug is logged and answered with a
-generic message. Each browser (the `X-AE-Client` id it makes for itself, not its address: a lecture hall
-shares one) has at most `MAX_IN_FLIGHT` requests running; more are refused until one finishes.
+One error wrapper (`refusals.Guarded`): a refusal is a 4xx `{"error": message}` (`schemas.Refusal`) naming the value,
+from a validation error, a `UserError` or an unknown route alike; a bug is logged and answered with a generic one.
+One limiter (`fair_share`): each browser (the `X-AE-Client` id it makes for itself, not its address: a lecture
+hall shares one) has at most `MAX_IN_FLIGHT` requests running; more are refused until one finishes.
 """
 
-from __future__ import annotations
+# no `from __future__ import annotations`: FastAPI reads the routes' annotations, some made in a loop (ask_route)
 
-import asyncio
 import io
-import logging
 import os
-import re
 import threading
 from collections import Counter
+from typing import Annotated
 
 import numpy as np
+from fastapi import APIRouter, Depends, FastAPI, Query, Request
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
+from starlette.exceptions import HTTPException
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import Mount
 
 from ..interpret.request import UserError
 from . import room_api
 from .encoded import Encoded
 from .export import attention_arrays
-from .models import ModelRegistry, UnknownModel
+from .models import ModelRegistry
+from .positional import positional_table
+from .refusals import REFUSED, Guarded, unrouted
 from .rooms import Rooms
-from .schemas import QUESTIONS, Ask, TraceQuery, api_schema, json_of, query_of, validate
+from .schemas import ANSWERS, ASKS, NpzQuery, Positional, PositionalQuery, TraceQuery, Translation, Wire
 from .session import MAX_IN_FLIGHT
 from .timelapse import TimeLapse
 
-log = logging.getLogger("explorer.api")
 PREFIX = "/ae/api"
 CLIENT_HEADER = "x-ae-client"
-GENERIC_ERROR = (
-    "Something went wrong on the server while doing that (it has been logged). Try again, or reload the page."
-)
 
 
 class Fairness:
@@ -76,78 +78,84 @@ class Fairness:
 class Busy(UserError):
     """Too many requests from one browser at once (429)."""
 
+    status = 429
+
 
 class UnknownSentence(UserError):
     """A sentence the time-lapse did not record (404)."""
 
+    status = 404
 
-def routes(models: ModelRegistry, timelapse: TimeLapse | None = None, rooms: Rooms | None = None) -> list[Route]:
-    """The routes, for a Starlette or FastAPI app (mounted before Gradio's catch-all); the classroom's too."""
+
+def client_of(request: Request) -> str:
+    """The browser's own id (a download link cannot send a header: it names the browser in its query)."""
+    client = request.headers.get(CLIENT_HEADER, "") or request.query_params.get("client", "")
+    return client[:64] if client else f"address:{request.client.host if request.client else '?'}"
+
+
+def build_api(models: ModelRegistry, timelapse: TimeLapse | None = None, rooms: Rooms | None = None) -> FastAPI:
+    """The API app, to mount at `PREFIX` (before Gradio's catch-all); the classroom's routes too."""
     timelapse = timelapse or TimeLapse(None)
     rooms = rooms if rooms is not None else Rooms()
     fairness = Fairness()
+
+    async def fair_share(request: Request):
+        client = client_of(request)
+        fairness.enter(client)
+        try:
+            yield
+        finally:
+            fairness.leave(client)
+
+    async def turn():
+        yield
+
+    fair = [Depends(fair_share, scope="function")]
     # a question can cost a second of CPU (integrated gradients): they run on all cores but one at once, so a burst
     # of them waits its turn and a core stays for the traces a class asks for first (bench/class_open.py)
-    questions = asyncio.Semaphore(max(1, (os.cpu_count() or 1) - 1))
+    questions = Depends(turn, scope="function", max_concurrency=max(1, (os.cpu_count() or 1) - 1))
+    router = APIRouter(route_class=Guarded, dependencies=fair, responses=REFUSED)
 
-    def client_of(request: Request) -> str:
-        # a download link cannot send a header: it names the browser in its query (`client=`)
-        client = request.headers.get(CLIENT_HEADER, "") or request.query_params.get("client", "")
-        return client[:64] if client else f"address:{request.client.host if request.client else '?'}"
-
-    def guarded(handler):
-        async def endpoint(request: Request):
-            client = client_of(request)
-            try:
-                fairness.enter(client)
-            except Busy as exc:
-                return JSONResponse({"error": str(exc)}, status_code=429)
-            try:
-                return await handler(request)
-            except UserError as exc:
-                missing = isinstance(exc, (UnknownModel, UnknownSentence))
-                status = getattr(exc, "status", 404 if missing else 400)  # a room's refusal says its own
-                return JSONResponse({"error": str(exc)}, status_code=status)
-            except Exception:  # noqa: BLE001 - a bug: logged; the person gets a message, the server goes on
-                log.exception("%s failed", request.url.path)
-                return JSONResponse({"error": GENERIC_ERROR}, status_code=500)
-            finally:
-                fairness.leave(client)
-
-        return endpoint
-
-    async def trace(request: Request):
-        query = _query(request)
+    @router.get("/trace", responses={200: {"model": Wire}})
+    async def trace(request: Request, query: Annotated[TraceQuery, Query()]) -> Response:
+        """The decode trace of a sentence: tokens, steps, every attention map, packed (`explorer/app/wire.py`)."""
         handle = models.get(query.model)
         cached = models.cache.peek((handle.fingerprint, query.model, query.to_request()))
         encoded = cached[1] if cached is not None else None
         if encoded is None:
             encoded = await run_in_threadpool(models.trace_encoded, handle, query.to_request())
-        return EncodedResponse(encoded, request)
+        return EncodedResponse(encoded)
+
+    @router.get("/translate")
+    async def translate(query: Annotated[TraceQuery, Query()]) -> Translation:
+        """The translation of a sentence (the decode `trace` would show, without its attention)."""
+        return await run_in_threadpool(models.translation, query)
 
     def ask_route(what: str):
-        async def ask(request: Request):
-            return await answer_question(request, what)
+        body = ASKS[what]
 
+        async def ask(asked: body) -> JSONResponse:  # type: ignore[valid-type]
+            return JSONResponse(await run_in_threadpool(models.answer, asked))
+
+        ask.__doc__ = body.__doc__
         return ask
 
-    async def answer_question(request: Request, what: str):
-        data = json_of(await request.body(), "question")
-        if isinstance(data, dict) and isinstance(data.get("question", {}), dict):  # the route names the question
-            data["question"] = data.get("question", {}) | {"what": what}
-        asked = validate(Ask, data)
-        async with questions:
-            answer = await run_in_threadpool(models.answer, asked)
-        return JSONResponse(answer)
+    for what in ASKS:
+        router.add_api_route(
+            f"/ask/{what}",
+            ask_route(what),
+            methods=["POST"],
+            name=what,
+            dependencies=[questions],
+            responses={200: {"model": ANSWERS[what]}},
+        )
 
-    async def npz(request: Request):
-        query = _query(request)
-        step = request.query_params.get("step", "0")
-        if not re.fullmatch(r"[0-9]{1,6}", step):
-            raise UserError(f"The step {step[:40]!r} must be a whole number.")
+    @router.get("/npz", response_class=Response, responses={200: {"content": {"application/octet-stream": {}}}})
+    async def npz(query: Annotated[NpzQuery, Query()]) -> Response:
+        """The attention tensors of a trace up to `step`, as a numpy .npz download."""
         handle = models.get(query.model)
         traced = await run_in_threadpool(models.traced, handle, query.to_request())
-        arrays = attention_arrays(traced.trace, int(step))
+        arrays = attention_arrays(traced.trace, query.step)
         buffer = io.BytesIO()
         np.savez_compressed(buffer, **arrays)
         name = f"attention_step{int(arrays['step'])}.npz"
@@ -157,42 +165,44 @@ def routes(models: ModelRegistry, timelapse: TimeLapse | None = None, rooms: Roo
             headers={"content-disposition": f'attachment; filename="{name}"'},
         )
 
-    async def training_steps(request: Request):
-        sentence = request.query_params.get("s", "")
+    @router.get("/positional")
+    async def positional(query: Annotated[PositionalQuery, Query()]) -> Positional:
+        """The first rows of a model's positional-encoding table (the buffer the model adds to its embeddings)."""
+        return positional_table(models.get(query.model), query)
+
+    @router.get("/timelapse", responses={200: {"description": "{steps, traces}"}})
+    async def training_steps(sentence: Annotated[str, Query(max_length=4000)]) -> Response:
+        """An example's traces at the recorded points of training (the shipped checkpoint's time-lapse)."""
         encoded = timelapse.encoded.get(sentence)
         if encoded is None:
             recorded = "; ".join(timelapse.sentences) or "none: this checkpoint has no time-lapse"
             raise UnknownSentence(f"No training time-lapse was recorded for {sentence[:80]!r}. Recorded: {recorded}.")
-        return EncodedResponse(encoded, request)
+        return EncodedResponse(encoded)
 
-    documented = Encoded.json(api_schema())
+    api = FastAPI(
+        title="Attention Explorer API",
+        summary="Trace an English→German decode, ask about it, follow a classroom.",
+        docs_url="/docs",
+        redoc_url=None,
+        openapi_url="/openapi.json",
+    )
+    api.include_router(router)
+    api.include_router(room_api.router(rooms, fair))
 
-    async def schema(request: Request):
-        return EncodedResponse(documented, request)
-
-    return [
-        Route(f"{PREFIX}/schema", schema, methods=["GET", "HEAD"]),
-        Route(f"{PREFIX}/timelapse", guarded(training_steps), methods=["GET", "HEAD"]),
-        Route(f"{PREFIX}/trace", guarded(trace), methods=["GET", "HEAD"]),
-        *(Route(f"{PREFIX}/ask/{what}", guarded(ask_route(what)), methods=["POST"], name=what) for what in QUESTIONS),
-        Route(f"{PREFIX}/npz", guarded(npz), methods=["GET"]),
-        *room_api.routes(PREFIX, rooms, guarded),
-    ]
+    api.add_exception_handler(HTTPException, unrouted)
+    return api
 
 
-def _query(request: Request) -> TraceQuery:
-    query = query_of(request.query_params)
-    if query is None:
-        raise UserError("Name a sentence: add ?s=... (and the options of the link) to the address.")
-    return query
+def routes(models: ModelRegistry, timelapse: TimeLapse | None = None, rooms: Rooms | None = None) -> list[Mount]:
+    """The API mounted at `PREFIX`, for a Starlette or FastAPI app's routes (before Gradio's catch-all)."""
+    return [Mount(PREFIX, app=build_api(models, timelapse, rooms))]
 
 
 class EncodedResponse(Response):
     """An `Encoded` body sent as the browser prefers (304 while its ETag matches)."""
 
-    def __init__(self, encoded: Encoded, request: Request):
+    def __init__(self, encoded: Encoded):
         self.encoded = encoded
-        self.request = request
         super().__init__(status_code=200)
 
     async def __call__(self, scope, receive, send):

@@ -17,7 +17,7 @@ from ..interpret.request import TraceRequest, UserError
 from ..interpret.trace import DecodeTrace, build_traces, plan_trace
 from . import probes
 from .encoded import Encoded
-from .schemas import SHIPPED, Ask, Compare, TraceQuery, validate
+from .schemas import SHIPPED, Ask, Compare, TraceQuery, Translation, validate
 from .trace_cache import TraceCache
 from .wire import to_wire
 
@@ -42,7 +42,9 @@ class Traced:
 
 
 class UnknownModel(UserError):
-    """A model key the server does not hold (any more)."""
+    """A model key the server does not hold (any more) (404)."""
+
+    status = 404
 
 
 class ModelRegistry:
@@ -109,6 +111,11 @@ class ModelRegistry:
 
     def trace_encoded(self, handle: ModelHandle, request: TraceRequest) -> Encoded:
         return self._entry(handle, request)[1]
+
+    def translation(self, query: TraceQuery) -> Translation:
+        """The translation of `query` (its decode's output): a trace, so batched and cached like one."""
+        wire = self.trace(self.get(query.model), query.to_request())
+        return Translation(sentence=query.sentence, translation=wire["outputs"][-1], model=wire["model"]["name"])
 
     # ----- questions ------------------------------------------------------------------------------
     def answer(self, asked: Ask) -> dict:

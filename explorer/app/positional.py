@@ -1,4 +1,5 @@
-"""The Positional encoding tab's figures, drawn from the model's own positional-encoding buffer."""
+"""The model's own positional-encoding buffer: its rows for the API (`positional_table`) and the Positional
+encoding tab's figures of it."""
 
 from __future__ import annotations
 
@@ -6,8 +7,19 @@ from ..interpret.handle import ModelHandle
 from ..interpret.request import UserError, shown
 from . import figures
 from .limits import number
+from .schemas import Positional, PositionalQuery
 
 MAX_WAVES = 12  # dimensions drawn as waves at once
+
+
+def positional_table(handle: ModelHandle, query: PositionalQuery) -> Positional:
+    """The first `query.positions` rows of `handle`'s table (rounded to 6 decimals: the JSON stays small)."""
+    pe = handle.model.pos_encoding.pe
+    max_len, d_model = pe.shape
+    if query.positions > max_len:
+        raise UserError(f"Positions {query.positions} is out of range: the model's table has {max_len} rows.")
+    rows = pe[: query.positions].cpu().double().numpy().round(6)
+    return Positional(model=handle.name, d_model=d_model, max_len=max_len, encoding=rows.tolist())
 
 
 def positional_figures(handle: ModelHandle, n_positions, n_dims, wave_dims: str, font_size: int = figures.NORMAL_FONT):

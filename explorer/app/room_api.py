@@ -11,31 +11,33 @@
   `HEARTBEAT_S` keeps proxies from closing a quiet stream. A follower that reconnects starts from the state again.
 - `GET /ae/api/room/{code}/qr.svg?u=URL`: the students' address as a QR code (the `qrcode` library), for the
   projector.
-Refusals are 4xx with `{"error": message}` naming the room, the key or the answer, like the other routes.
+Refusals are 4xx with `{"error": message}` naming the room, the key or the answer, like every route of the API.
 """
 
-from __future__ import annotations
+# no `from __future__ import annotations`: FastAPI reads the routes' annotations
 
 import asyncio
 import functools
 import io
 import json
-from collections.abc import Callable
+from typing import Annotated
 
 import qrcode
 import qrcode.image.svg
+from fastapi import APIRouter, Header, Path, Query
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
-from starlette.routing import Route
+from starlette.responses import Response, StreamingResponse
 
 from ..interpret.request import UserError
+from .refusals import REFUSED, Guarded
 from .rooms import Rooms
-from .schemas import RoomAnswer, RoomQuestion, RoomView, json_of, validate
+from .schemas import RoomAnswer, RoomQuestion, RoomView
 
 LECTURER_HEADER = "x-ae-lecturer"
 HEARTBEAT_S = 15.0
 MAX_URL = 300  # characters of the address a QR code carries
+Code = Annotated[str, Path(max_length=16, description="the room's code")]
+Key = Annotated[str | None, Header(alias=LECTURER_HEADER, max_length=128, description="the lecturer's key")]
 
 
 @functools.lru_cache(maxsize=64)
@@ -47,45 +49,54 @@ def qr_svg(url: str) -> bytes:
     return out.getvalue()
 
 
-def routes(prefix: str, rooms: Rooms, guarded: Callable) -> list[Route]:
-    async def body(request: Request, schema):
-        return validate(schema, json_of(await request.body(), "request"))
+def router(rooms: Rooms, fair: list) -> APIRouter:
+    """The classroom's routes; `fair` is the API's limiter (the event stream, open for a whole lecture, is not
+    counted by it)."""
+    room = APIRouter(prefix="/room", tags=["classroom"], route_class=Guarded, responses=REFUSED)
+    limited = {"dependencies": fair}
 
-    def lecturer(request: Request):
-        return rooms.lecturer(request.path_params["code"], request.headers.get(LECTURER_HEADER))
+    @room.post("", **limited)
+    async def create() -> dict:
+        """A new room: `{code, key}`; `key` is the lecturer's secret (header `X-AE-Lecturer`)."""
+        made = rooms.create()
+        return {"code": made.code, "key": made.key}
 
-    async def create(request: Request):
-        room = rooms.create()
-        return JSONResponse({"code": room.code, "key": room.key})
+    @room.post("/{code}/view", **limited)
+    async def view(code: Code, shown: RoomView, key: Key = None) -> dict:
+        """The lecturer's view, which every follower takes."""
+        lecturing = rooms.lecturer(code, key)
+        rooms.show(lecturing, shown.model_dump(mode="json"))
+        return {"following": len(lecturing.followers)}
 
-    async def view(request: Request):
-        room = lecturer(request)
-        rooms.show(room, (await body(request, RoomView)).model_dump(mode="json"))
-        return JSONResponse({"following": len(room.followers)})
+    @room.post("/{code}/question", **limited)
+    async def question(code: Code, asked: RoomQuestion, key: Key = None) -> dict:
+        """Ask the class which source token a cross-attention head will attend to most."""
+        return rooms.ask(rooms.lecturer(code, key), asked.step, asked.layer, asked.head, asked.sources).public()
 
-    async def question(request: Request):
-        room = lecturer(request)
-        asked = await body(request, RoomQuestion)
-        return JSONResponse(rooms.ask(room, asked.step, asked.layer, asked.head, asked.sources).public())
+    @room.post("/{code}/reveal", **limited)
+    async def reveal(code: Code, key: Key = None) -> dict:
+        """Show the class's answers and the head's own."""
+        return rooms.reveal(rooms.lecturer(code, key)).public()
 
-    async def reveal(request: Request):
-        return JSONResponse(rooms.reveal(lecturer(request)).public())
+    @room.post("/{code}/end", **limited)
+    async def end(code: Code, key: Key = None) -> dict:
+        """End the lecture: every follower is told, and the room goes."""
+        rooms.end(rooms.lecturer(code, key))
+        return {"ended": True}
 
-    async def end(request: Request):
-        rooms.end(lecturer(request))
-        return JSONResponse({"ended": True})
+    @room.post("/{code}/answer", **limited)
+    async def answer(code: Code, given: RoomAnswer) -> dict:
+        """One student's answer (once per following page and question)."""
+        asked = rooms.answer(code, given.question, given.token, given.pick)
+        return {"id": asked.id, "answered": len(asked.answers)}
 
-    async def answer(request: Request):
-        given = await body(request, RoomAnswer)
-        question = rooms.answer(request.path_params["code"], given.question, given.token, given.pick)
-        return JSONResponse({"id": question.id, "answered": len(question.answers)})
-
-    async def events(request: Request):
-        try:
-            # the lecturer's own page names itself with its key (an EventSource cannot send a header)
-            room, follower, queue = rooms.follow(request.path_params["code"], request.query_params.get("key"))
-        except UserError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=getattr(exc, "status", 400))
+    @room.get("/{code}/events", response_class=StreamingResponse)
+    async def events(
+        code: Code, key: Annotated[str | None, Query(max_length=128, description="the lecturer's own page")] = None
+    ):
+        """Server-sent events: the room's state, then each change (an EventSource cannot send a header: the
+        lecturer's own page names itself with `?key=`)."""
+        followed, follower, queue = rooms.follow(code, key)
 
         async def stream():
             try:
@@ -99,29 +110,21 @@ def routes(prefix: str, rooms: Rooms, guarded: Callable) -> list[Route]:
                     if event == "end":
                         return
             finally:
-                rooms.leave(room, follower)
+                rooms.leave(followed, follower)
 
         headers = {"cache-control": "no-store", "x-accel-buffering": "no"}
         return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
 
-    async def qr(request: Request):
-        room = rooms.get(request.path_params["code"])
-        url = request.query_params.get("u", "")
-        if len(url) > MAX_URL or not url.startswith(("http://", "https://")) or f"room={room.code}" not in url:
+    @room.get("/{code}/qr.svg", response_class=Response, **limited)
+    async def qr(code: Code, u: Annotated[str, Query(description="the students' address")] = "") -> Response:
+        """The students' address as a QR code, for the projector."""
+        shown_room = rooms.get(code)
+        if len(u) > MAX_URL or not u.startswith(("http://", "https://")) or f"room={shown_room.code}" not in u:
             raise UserError(
-                f"The address to encode must be an http(s) link to room {room.code}, at most {MAX_URL} characters."
+                f"The address to encode must be an http(s) link to room {shown_room.code}, at most {MAX_URL} "
+                "characters."
             )
-        svg = await run_in_threadpool(qr_svg, url)  # tens of ms: never on the loop that feeds the streams
+        svg = await run_in_threadpool(qr_svg, u)  # tens of ms: never on the loop that feeds the streams
         return Response(svg, media_type="image/svg+xml", headers={"cache-control": "private, max-age=3600"})
 
-    base = f"{prefix}/room"
-    return [
-        Route(base, guarded(create), methods=["POST"]),
-        Route(base + "/{code}/view", guarded(view), methods=["POST"]),
-        Route(base + "/{code}/question", guarded(question), methods=["POST"]),
-        Route(base + "/{code}/reveal", guarded(reveal), methods=["POST"]),
-        Route(base + "/{code}/end", guarded(end), methods=["POST"]),
-        Route(base + "/{code}/answer", guarded(answer), methods=["POST"]),
-        Route(base + "/{code}/events", events, methods=["GET"]),
-        Route(base + "/{code}/qr.svg", guarded(qr), methods=["GET"]),
-    ]
+    return room

@@ -1,22 +1,33 @@
 """The API's schemas, in pydantic: what the browser and API users may send (the trace request, the viewer's
-questions) and what they get back (the wire form of a trace, each question's answer).
+questions, the classroom's messages) and what they get back (the wire form of a trace, each answer).
 
-Each limit is declared once, on its field (from `explorer.app.limits.LIMITS`), and every refusal is one
-`UserError` that names the field and the value (`refusal`). The routes of `explorer.app.http_api` and the
-Gradio events both validate here; the decoders get a `TraceRequest` that is already valid. The answers are
-documented at `GET /ae/api/schema` (JSON Schema) and held to these schemas by the tests, not on every request.
+Each limit is declared once, on its field (from `explorer.app.limits.LIMITS`), and every refusal is one sentence
+that names the field and the value (`refusal`). FastAPI validates the API's requests with these models and
+documents them (`/ae/api/openapi.json`, `explorer.app.http_api`); the Gradio tabs validate here too
+(`validate`); the decoders get a `TraceRequest` that is already valid. The answers are held to these schemas
+by the tests, not on every request. A trace request's names are the same in a JSON body, in the API's query
+string and in the page's deep links: `?sentence=...&forced_ids=5&forced_ids=9&ablation=cross.2.1`.
 """
 
 from __future__ import annotations
 
-import json
-from typing import Annotated, Any, Literal
+import re
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    create_model,
+    field_validator,
+)
 
 from ..interpret.request import MAX_CHARS, STRATEGIES, TraceRequest, UserError, clean_text, shown
 from ..model.config import ATTENTION_KINDS
-from .limits import LABELS, LIMITS, MAX_REQUEST_BYTES
+from .limits import LABELS, LIMITS
 
 MAX_FORCED = 256  # forced target tokens in one request (more than any model here produces)
 MAX_HEADS = 1024  # switched-off heads listed in one request
@@ -40,6 +51,19 @@ BeamSize, BEAM_SIZE = _limited("beam_size", integer=True)
 Alpha, ALPHA = _limited("alpha")
 
 
+def _head(value):
+    """A switched-off head as `[kind, layer, head]`; a query string or a link names it `cross.2.1`."""
+    if isinstance(value, str):
+        parts = value.split(".")
+        if len(parts) != 3:
+            raise UserError(f"{shown(value)} is not a head: heads look like cross.2.1 (kind.layer.head).")
+        return parts
+    return value
+
+
+Head = Annotated[tuple[Kind, Index, Index], BeforeValidator(_head)]
+
+
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -55,9 +79,13 @@ class TraceQuery(Strict):
     beam_size: BeamSize = BEAM_SIZE
     alpha: Alpha = ALPHA
     prefix: str = Field("", max_length=4 * MAX_CHARS)  # German text forced first (what-if)
-    forced_ids: tuple[TokenId, ...] = Field((), max_length=MAX_FORCED)  # a clicked candidate; overrides prefix
-    ablation: tuple[tuple[Kind, Index, Index], ...] = Field((), max_length=MAX_HEADS)
-    model: str = Field(SHIPPED, pattern=MODEL_KEY)
+    forced_ids: tuple[TokenId, ...] = Field(  # a clicked candidate; overrides prefix
+        (), max_length=MAX_FORCED, description="target token ids forced first, in order (overrides prefix)"
+    )
+    ablation: tuple[Head, ...] = Field(
+        (), max_length=MAX_HEADS, description="heads switched off: [kind, layer, head], or kind.layer.head"
+    )
+    model: str = Field(SHIPPED, pattern=MODEL_KEY, description='"shipped", or the key of a model trained here')
 
     @field_validator("sentence")
     @classmethod
@@ -87,53 +115,11 @@ class TraceQuery(Strict):
         )
 
 
-# ----- the query string (deep links and the plain trace route share it) ---------------------------
-QUERY_NAMES = {  # URL parameter -> field; explorer/ui/static/link.js writes the same names
-    "s": "sentence",
-    "strategy": "strategy",
-    "temperature": "temperature",
-    "top_k": "top_k",
-    "seed": "seed",
-    "beam_size": "beam_size",
-    "alpha": "alpha",
-    "prefix": "prefix",
-    "forced": "forced_ids",
-    "ablate": "ablation",
-    "model": "model",
-    "client": None,  # the browser's name for its fair share (http_api), not part of the request
-}
-
-
-def query_of(params) -> TraceQuery | None:
-    """The trace a URL's query parameters describe (`?s=...&strategy=...`), or None when it names no sentence."""
-    if not params.get("s"):
-        return None
-    values: dict[str, Any] = {field: params[name] for name, field in QUERY_NAMES.items() if field and name in params}
-    if "forced_ids" in values:
-        values["forced_ids"] = _ints(values["forced_ids"], "forced")
-    if "ablation" in values:
-        heads = []
-        for item in str(values["ablation"]).split(",") if values["ablation"] else []:
-            parts = item.split(".")
-            if len(parts) != 3:
-                raise UserError(f"The link's ablate={shown(item)} is not a head: heads look like cross.2.1.")
-            heads.append([parts[0], *_ints(",".join(parts[1:]), "ablate")])
-        values["ablation"] = heads
-    return validate(TraceQuery, values)
-
-
-def _ints(text, name: str) -> list[int]:
-    try:
-        return [int(x) for x in str(text)[:4000].split(",") if x.strip()]
-    except ValueError:
-        raise UserError(f"The link's {name}={shown(str(text))} must be whole numbers separated by commas.") from None
-
-
 # ----- the viewer's questions about a trace ----------------------------------------------------------
 class Explain(Strict):
     """One attention weight's arithmetic: q, k, q·k/√d_k, the mask, the softmax."""
 
-    what: Literal["explain"]
+    what: Literal["explain"] = "explain"
     kind: Kind
     layer: Index
     head: Index
@@ -144,13 +130,13 @@ class Explain(Strict):
 class Heads(Strict):
     """The log-probability the translation loses with each head off alone."""
 
-    what: Literal["heads"]
+    what: Literal["heads"] = "heads"
 
 
 class Attribution(Strict):
     """Step `step`'s token attributed to the source, beside one cross-attention row (a head, the mean, rollout)."""
 
-    what: Literal["attribution"]
+    what: Literal["attribution"] = "attribution"
     step: Annotated[int, Field(ge=1, lt=4096)]
     layer: Index
     head: Index | Literal["mean", "rollout"]
@@ -159,13 +145,13 @@ class Attribution(Strict):
 class BeamTree(Strict):
     """Every hypothesis beam search kept, pruned, finished or cut."""
 
-    what: Literal["beam_tree"]
+    what: Literal["beam_tree"] = "beam_tree"
 
 
 class Compare(Strict):
     """A second trace: another sentence with the same options, or the same one with the other model."""
 
-    what: Literal["compare"]
+    what: Literal["compare"] = "compare"
     sentence: str = Field("", max_length=4 * MAX_CHARS)
     model: Literal["same", "other"] = "same"
 
@@ -180,6 +166,44 @@ class Ask(Strict):
     trace: TraceQuery
     question: Question
     own_model: str | None = Field(None, pattern=MODEL_KEY)  # "compare with the other model": the session's own key
+
+
+# each question's route takes its own body (`POST /ae/api/ask/explain` an `AskExplain`, ...): typed and documented
+ASKS = {
+    what: create_model(f"Ask{kind.__name__}", __base__=Ask, __doc__=kind.__doc__, question=(kind, ...))
+    for what, kind in zip(QUESTIONS, (Explain, Heads, Attribution, BeamTree, Compare), strict=True)
+}
+
+
+class NpzQuery(TraceQuery):
+    """A trace's attention up to `step`, as a .npz download (a link: it names the browser in `client`)."""
+
+    step: Annotated[int, Field(ge=0, lt=10**6, description="the last step whose attention is included")] = 0
+    client: str = Field("", max_length=64, description="the browser's id for its fair share (a link sends no header)")
+
+
+class Translation(Strict):
+    """A whole translation: the greedy decode of `sentence` (with its switched-off heads), cached like a trace."""
+
+    sentence: str
+    translation: str
+    model: str
+
+
+class PositionalQuery(Strict):
+    """The first `positions` rows of a model's positional-encoding table."""
+
+    positions: Annotated[int, Field(ge=1, le=4096)] = 64
+    model: str = Field(SHIPPED, pattern=MODEL_KEY)
+
+
+class Positional(Strict):
+    """PE[pos, 2i] = sin(pos / 10000^(2i/d_model)), PE[pos, 2i+1] = cos(...): rows of the model's own buffer."""
+
+    model: str
+    d_model: int
+    max_len: int
+    encoding: list[list[float]]  # [position][dimension]
 
 
 # ----- a classroom room (explorer/app/rooms.py): what the lecturer sends, what a student answers ---------------
@@ -388,32 +412,6 @@ ANSWERS = {
 }
 
 
-def api_schema() -> dict:
-    """The API as JSON Schema, for `GET /ae/api/schema`: each route's request and answer."""
-
-    def schema(model) -> dict:
-        return TypeAdapter(model).json_schema()
-
-    routes = {
-        "GET /ae/api/trace": {"query": schema(TraceQuery), "answer": schema(Wire)},
-        "GET /ae/api/npz": {"query": schema(TraceQuery), "answer": "application/octet-stream (numpy .npz)"},
-        "GET /ae/api/timelapse": {"query": {"s": "a recorded example sentence"}, "answer": "{steps, traces: [Wire]}"},
-    }
-    for what, answer in ANSWERS.items():
-        routes[f"POST /ae/api/ask/{what}"] = {"body": schema(Ask), "answer": schema(answer)}
-    routes |= {  # the classroom (explorer/app/room_api.py); the lecturer's routes need the X-AE-Lecturer key
-        "POST /ae/api/room": {"answer": "{code, key}"},
-        "POST /ae/api/room/{code}/view": {"body": schema(RoomView), "lecturer": True},
-        "POST /ae/api/room/{code}/question": {"body": schema(RoomQuestion), "lecturer": True},
-        "POST /ae/api/room/{code}/reveal": {"lecturer": True},
-        "POST /ae/api/room/{code}/end": {"lecturer": True},
-        "POST /ae/api/room/{code}/answer": {"body": schema(RoomAnswer)},
-        "GET /ae/api/room/{code}/events": {"answer": "event stream: state, view, question, answered, following, end"},
-        "GET /ae/api/room/{code}/qr.svg": {"query": {"u": "the students' address"}, "answer": "image/svg+xml"},
-    }
-    return {"routes": routes, "refusal": schema(Refusal)}
-
-
 # ----- refusals ----------------------------------------------------------------------------------------
 NAMES = LABELS | {
     "sentence": "The sentence",
@@ -431,19 +429,12 @@ NAMES = LABELS | {
     "step": "Step",
     "trace": "The trace request",
     "question": "The question",
+    "positions": "Positions",
+    "own_model": "The other model's key",
+    "pick": "The answer",
+    "token": "The answer token",
+    "sources": "Source tokens",
 }
-
-
-def json_of(raw: bytes, what: str):
-    """A request's body as JSON data, or one UserError that says why not (too large, not JSON)."""
-    if len(raw) > MAX_REQUEST_BYTES:
-        raise UserError(f"This {what} is {len(raw):,} bytes; the explorer accepts at most {MAX_REQUEST_BYTES:,}.")
-    try:
-        return json.loads(raw or b"null")
-    except ValueError:
-        raise UserError(f"The {what} is not JSON.") from None
-    except RecursionError:  # [[[[…]]]] thousands deep: Python's parser gives up; nothing we take nests past ~5
-        raise UserError(f"The {what} is JSON nested too deeply to read; send the object the schema shows.") from None
 
 
 def validate(schema, data):
@@ -451,12 +442,7 @@ def validate(schema, data):
     try:
         return TypeAdapter(schema).validate_python(data)
     except ValidationError as exc:
-        exc.data = data  # what was sent, for the message (`refusal` quotes the offending part)
-        raise UserError(refusal(exc)) from None
-
-
-def data_of(exc: ValidationError):
-    return getattr(exc, "data", None)
+        raise UserError(refusal(exc.errors(include_url=False), data)) from None
 
 
 def _item(data, loc):
@@ -470,13 +456,27 @@ def _item(data, loc):
         return None
 
 
+def _as_typed(value) -> str:
+    """A number as the person typed it (a query string's "99" is 99), anything else quoted."""
+    if isinstance(value, str) and re.fullmatch(r"[-+]?[0-9.]+(e[-+]?[0-9]+)?", value.strip(), re.IGNORECASE):
+        return value.strip()
+    return shown(value)
+
+
 def _figure(x: float) -> str:
     return f"{int(x):,}" if float(x).is_integer() else f"{x:g}"
 
 
-def refusal(exc: ValidationError) -> str:
-    """One sentence for the first error: the field's name, the value given and what it may be."""
-    error = exc.errors(include_url=False)[0]
+def refusal(errors: list[dict], data=None) -> str:
+    """One sentence for the first of pydantic's (or FastAPI's) `errors` about `data`: the field's name, the value
+    given and what it may be. FastAPI's locations start with where the value was ("query", "body")."""
+    error = errors[0]
+    if error["type"] == "json_invalid":
+        return f"The request's body is not JSON ({(error.get('ctx') or {}).get('error', 'it cannot be read')})."
+    if error["loc"] and error["loc"][0] in ("query", "body", "path", "header"):
+        if error["loc"] == ("body",) and isinstance(error.get("input"), bytes | str):  # sent, but not as JSON
+            return "The request's body must be a JSON object, sent with the header content-type: application/json."
+        error = error | {"loc": tuple(error["loc"][1:])}
     fields = [part for part in error["loc"] if isinstance(part, str) and part in NAMES]
     name = NAMES.get(fields[-1], fields[-1]) if fields else "The request"
     value, kind, ctx = error.get("input"), error["type"], error.get("ctx") or {}
@@ -484,9 +484,12 @@ def refusal(exc: ValidationError) -> str:
         return str(ctx["error"])
     loc = error["loc"]
     if "ablation" in loc and len(loc) > 2 and kind not in ("literal_error", "greater_than_equal", "less_than"):
-        return f"{shown(_item(data_of(exc), loc))} is not a head: give [kind, layer, head], e.g. ['cross', 2, 1]."
+        item = _item(data, loc) if data is not None else value
+        return f"{shown(item)} is not a head: give [kind, layer, head], e.g. ['cross', 2, 1]."
     if fields and fields[-1] == "sentence" and kind == "string_type":
         return "Type an English sentence first."
+    if kind == "missing" and fields == ["sentence"]:
+        return "Name a sentence: the request has no sentence=... (the English text to translate)."
     if kind == "missing":
         return f"{name} is missing."
     if kind == "extra_forbidden":
@@ -499,7 +502,7 @@ def refusal(exc: ValidationError) -> str:
         key = fields[-1] if fields else ""
         limit = LIMITS.get(key)
         span = f"choose {_figure(limit.low)} to {_figure(limit.high)}" if limit else error["msg"].lower()
-        return f"{name} {shown(value)} is out of range: {span}."
+        return f"{name} {_as_typed(value)} is out of range: {span}."
     if kind == "string_too_long" and isinstance(value, str):
         return (
             f"{name} is {len(value):,} characters long; the explorer takes up to {MAX_CHARS:,} characters "

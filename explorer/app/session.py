@@ -150,8 +150,10 @@ class ExplorerSession:
     # ----- whole translations ---------------------------------------------------------------
     def translate(self, text, heads=(), use_own=False) -> str:
         """The greedy translation with the chosen model, `heads` switched off (a trace: batched and cached)."""
-        query = validate(TraceQuery, {"sentence": text, "ablation": list(heads)})
-        return self.trace(query.to_request(), use_own)["outputs"][-1]
+        model = self.models.key_of(self.handle(use_own))
+        return self.models.translation(
+            validate(TraceQuery, {"sentence": text, "ablation": list(heads), "model": model})
+        ).translation
 
     def compare_ablation(self, text, heads: list[tuple[str, int, int]], use_own=False) -> tuple[str, str, str]:
         """(translation with all heads, translation with `heads` off, a sentence saying what changed)."""

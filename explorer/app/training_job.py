@@ -191,7 +191,8 @@ def run_training(
                 message = (
                     f"Done ({stopped}{event.step} steps in {event.elapsed_s:.0f} s). Validation BLEU "
                     f"{valid.get('bleu', '–')}, "
-                    f"chrF {valid.get('chrf', '–')}. Tick 'Explore my trained model' to look inside it."
+                    f"chrF {valid.get('chrf', '–')}. Tick 'Explore my trained model' to look inside it (through the "
+                    f"API, while this session lasts: model={session.own_key})."
                 )
                 yield TrainingUpdate(
                     event.step, 1.0, message, loss_curve(trainer.history, font_size, floor), snapshot, True, archive

@@ -8,8 +8,6 @@ from __future__ import annotations
 import html
 
 import gradio as gr
-from gradio.components.api_component import Api
-from gradio.context import get_blocks_context
 
 from ..app.models import ModelRegistry
 from ..app.schemas import TraceQuery, validate
@@ -18,15 +16,13 @@ from ..app.trace_cache import TraceCache
 from ..interpret.handle import ModelHandle
 from . import ablation_tab, about_tab, positional_tab, train_tab, translate_tab, viewer
 from .app_blocks import Blocks
-from .common import PLAIN_EVENT, Context, session_event, zero_gpu
+from .common import PLAIN_EVENT, Context, session_event
 
-__all__ = ["build_demo", "FILES_MAX_AGE_S", "SESSION_CAPACITY"]
+__all__ = ["build_demo", "FILES_MAX_AGE_S"]
 
 FILES_MAX_AGE_S = (
     3600  # files Gradio serves (exports, trained zips, uploads) are deleted this long after they were made
 )
-# browser sessions whose Gradio state (~0.18 MB each) the server keeps; the least recently active beyond are dropped
-SESSION_CAPACITY = 3000
 
 
 def header_html(model_name: str) -> str:
@@ -86,9 +82,8 @@ def build_demo(
 
 
 def wire_trace(demo: gr.Blocks, ctx: Context, tab: dict, heads: list, retrace: list) -> list:
-    """Every way to ask for a new trace: the browser's (Start, Enter, an example: the viewer fetches it from the
-    plain route) and the API's (`/trace`, `/translate`, events no component triggers). Returns the form's
-    fields, in `viewer.FORM` order."""
+    """Every way to ask for a new trace from the page: Start, Enter, an example (the viewer fetches the trace from
+    the API, `/ae/api/trace`), and choosing the model. Returns the form's fields, in `viewer.FORM` order."""
     sentence, options, view = tab["sentence"], tab["options"], tab["viewer"]
     form = [sentence, *options, *heads, ctx.use_own]
     assert [c.elem_id for c in form[1:8]] == [f"opt-{name}" for name in viewer.FORM[1:8]]
@@ -124,19 +119,5 @@ def wire_trace(demo: gr.Blocks, ctx: Context, tab: dict, heads: list, retrace: l
         return session.trace(query.to_request(), use_own)
 
     # choosing the model re-traces the sentence with it: the viewer learns the trained model's key from that trace
-    ctx.use_own.input(trace, [*form, ctx.state], [view, ctx.state], api_name=False, **PLAIN_EVENT)
-    api_trace = Api(None, {"type": "object", "description": "the decode trace (see the README)"}, "trace")
-    get_blocks_context().set_event_trigger(  # an API endpoint with the session's state, as gr.api makes one
-        [], trace, [*form, ctx.state], [api_trace, ctx.state], api_name="trace", **PLAIN_EVENT
-    )
-
-    @session_event
-    @zero_gpu
-    def translate(text, use_own, session):
-        return session.translate(text, use_own=use_own)
-
-    api_text = Api(None, {"type": "string", "description": "the greedy translation"}, "translation")
-    get_blocks_context().set_event_trigger(  # an API endpoint with the session's state, as gr.api makes one
-        [], translate, [sentence, ctx.use_own, ctx.state], [api_text, ctx.state], api_name="translate", **PLAIN_EVENT
-    )
+    ctx.use_own.input(trace, [*form, ctx.state], [view, ctx.state], api_visibility="private", **PLAIN_EVENT)
     return form

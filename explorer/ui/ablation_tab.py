@@ -78,9 +78,15 @@ def build(ctx: Context, tab: dict) -> tuple[list[gr.CheckboxGroup], list]:
         [tab["sentence"], *groups, ctx.use_own, ctx.state],
         [before, after, note, ctx.state],
         api_name="ablate",
+        api_visibility="private",
         **PLAIN_EVENT,
     )
     cleared = clear_btn.click(
-        lambda: ([], [], [], "All heads on."), None, [*groups, note], api_name="clear_ablation", **PLAIN_EVENT
+        lambda: ([], [], [], "All heads on."),
+        None,
+        [*groups, note],
+        api_name="clear_ablation",
+        api_visibility="private",
+        **PLAIN_EVENT,
     )
     return groups, [run_btn.click, cleared.then]

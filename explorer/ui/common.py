@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import gradio as gr
 
 from ..app.figures import NORMAL_FONT, PRESENTATION_FONT
-from ..app.http_api import GENERIC_ERROR
 from ..app.limits import flag
+from ..app.refusals import GENERIC_ERROR
 from ..app.session import ExplorerSession
 from ..interpret.handle import ModelHandle
 from ..interpret.request import UserError

@@ -35,5 +35,5 @@ def build(ctx: Context):
 
     inputs = [positions, dims, waves, ctx.presentation, ctx.use_own, ctx.state]
     outputs = [heat, wave_plot, sim_plot, ctx.state]
-    show_btn.click(show, inputs, outputs, api_name="positional", **PLAIN_EVENT)
+    show_btn.click(show, inputs, outputs, api_name="positional", api_visibility="private", **PLAIN_EVENT)
     tab.select(show, inputs, outputs, api_name=False, **PLAIN_EVENT)

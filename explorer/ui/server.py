@@ -22,7 +22,7 @@ from ..app.session import SESSION_IDLE_S
 from ..app.timelapse import TimeLapse
 from ..app.training_job import MAX_UPLOAD_BYTES
 from ..interpret.handle import ModelHandle
-from . import FILES_MAX_AGE_S, SESSION_CAPACITY, build_demo, viewer
+from . import FILES_MAX_AGE_S, build_demo, viewer
 from .common import CSS, THEME
 from .front_door import FrontDoor
 from .static_files import AssetStore
@@ -57,7 +57,6 @@ def build_app(
     timelapse = timelapse or TimeLapse(None)
     demo = build_demo(shipped, idle_s=idle_s, files_max_age_s=files_max_age_s, models=models)
     demo.queue(max_size=None)
-    demo.state_session_capacity = SESSION_CAPACITY
     app = FastAPI(routes=http_api.routes(models, timelapse), docs_url=None, redoc_url=None, openapi_url=None)
     app = gr.mount_gradio_app(
         app,

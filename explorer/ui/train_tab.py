@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import html
 
 import gradio as gr
@@ -10,7 +11,7 @@ from gradio.utils import get_upload_folder, is_in_or_equal
 from ..app.limits import LIMITS
 from ..app.training_job import CORPORA, MAX_UPLOAD_BYTES, PRESETS, run_training
 from ..interpret.request import UserError
-from .common import Context, font_size, session_event
+from .common import Context, font_size, session_event, zero_gpu
 
 
 def build(ctx: Context):
@@ -52,6 +53,7 @@ def build(ctx: Context):
         model_note = gr.Markdown(latex_delimiters=[])
 
     @session_event
+    @functools.partial(zero_gpu, duration=120)  # a ZeroGPU Space needs one GPU function: the training is it
     def train(corpus, upload, preset, minutes, seed, presentation, session, progress=gr.Progress()):  # noqa: B008  (Gradio's way to ask for a progress bar)
         path = _upload_path(upload) if corpus == "upload" else None
         for update in run_training(session, preset, minutes, path, seed, font_size(presentation), corpus=corpus):

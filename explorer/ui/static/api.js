@@ -1,4 +1,4 @@
-// api.js: the viewer's client of the server's plain routes (explorer/app/http_api.py): the trace of a request,
+// api.js: the viewer's client of the server's API (explorer/app/http_api.py): the trace of a request,
 // a question about it, the URL of its .npz. Promises; a refusal rejects with the server's message. Each
 // browser tab names itself with a random id (the server's fair share is per id, not per address: a lecture
 // hall shares one). The Asker keeps one question of each kind awaited at a time: a newer one replaces it,
@@ -16,13 +16,15 @@ function clientId() {
   } catch (e) { return "anonymous"; }
 }
 
-// The query string of a trace request (the deep link's names; explorer/app/schemas.py QUERY_NAMES).
+// The query string of a trace request: the API's own names (TraceQuery in explorer/app/schemas.py, documented at
+// /ae/api/openapi.json), which a deep link uses too. A list is one parameter per item: forced_ids=5&forced_ids=9,
+// ablation=cross.2.1&ablation=cross.0.3.
 export function queryParams(request, model) {
   const p = new URLSearchParams();
-  p.set("s", request.sentence);
+  p.set("sentence", request.sentence);
   for (const name of OPTIONS) if (request[name] !== undefined && request[name] !== "") p.set(name, request[name]);
-  if ((request.forced_ids || []).length) p.set("forced", request.forced_ids.join(","));
-  if ((request.ablation || []).length) p.set("ablate", request.ablation.map((h) => h.join(".")).join(","));
+  for (const id of request.forced_ids || []) p.append("forced_ids", id);
+  for (const head of request.ablation || []) p.append("ablation", head.join("."));
   if (model && model !== "shipped") p.set("model", model);
   return p;
 }
@@ -52,7 +54,7 @@ export const api = {
   npzUrl: (request, model, step) =>
     SETTINGS.API + "/npz?" + queryParams(request, model) + "&step=" + step + "&client=" + encodeURIComponent(clientId()),
   timelapse: (sentence) =>
-    fetch(SETTINGS.API + "/timelapse?s=" + encodeURIComponent(sentence), { headers: clientHeaders() }).then(answer),
+    fetch(SETTINGS.API + "/timelapse?sentence=" + encodeURIComponent(sentence), { headers: clientHeaders() }).then(answer),
 }
 
 function requestFields(request) {

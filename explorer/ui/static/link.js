@@ -1,7 +1,8 @@
 // link.js: deep links. The address carries the sentence, the decoding options, the step, the kind,
-// the layer, the head and the view, so opening it restores that view (one link per slide). Its trace
-// comes from the plain route with the same names (QUERY_NAMES in explorer/app/schemas.py), and the
-// Translate tab's form is filled from it in the browser: opening a link costs no Gradio event.
+// the layer, the head and the view, so opening it restores that view (one link per slide). The trace request's
+// names are the API's (api.js queryParams), so its trace comes from /ae/api/trace with the same query; links
+// made before they were (s=, forced=5,9, ablate=cross.2.1,...) still open. The Translate tab's form is filled
+// from the link in the browser: opening a link costs no Gradio event.
 import { SETTINGS } from "./settings.js";
 import { OPTIONS, queryParams } from "./api.js";
 
@@ -20,12 +21,17 @@ export function linkUrl(request, state, model) {
   return base + "?" + linkParams(request, state, model).toString();
 }
 
-// The trace request an address names (the server validates it; this only splits the lists).
+// The sentence an address names (`sentence=`, or an older link's `s=`), or "".
+function linkSentence(p) {
+  return p.get("sentence") || p.get("s") || "";
+}
+
+// The trace request an address names (the server validates it; this only reads the lists).
 export function requestFromQuery(p) {
-  const ints = (text) => (text || "").split(",").filter((x) => x.trim() !== "").map(Number);
-  const request = { sentence: p.get("s") || "", forced_ids: ints(p.get("forced")), ablation: [], model: p.get("model") || "shipped" };
+  const listed = (name, old) => p.getAll(name).concat((p.get(old) || "").split(",")).filter((x) => x.trim() !== "");
+  const request = { sentence: linkSentence(p), forced_ids: listed("forced_ids", "forced").map(Number), ablation: [], model: p.get("model") || "shipped" };
   for (const name of OPTIONS) if (p.has(name)) request[name] = p.get(name);
-  for (const item of (p.get("ablate") || "").split(",").filter(Boolean)) {
+  for (const item of listed("ablation", "ablate")) {
     const [kind, layer, head] = item.split(".");
     request.ablation.push([kind, Number(layer), Number(head)]);
   }
@@ -36,7 +42,7 @@ export function requestFromQuery(p) {
 // the values as they are. Runs in the browser on page load: no server event.
 export function formFromLink(values) {
   const p = new URLSearchParams(window.location.search);
-  if (!p.get("s")) return values;
+  if (!linkSentence(p)) return values;
   const request = requestFromQuery(p);
   const out = values.slice();
   SETTINGS.FORM.forEach((name, i) => {
@@ -57,11 +63,11 @@ export function formFromLink(values) {
 // opens the trace of that sentence there (its store clamps what the trace does not have).
 export function readLink() {
   const p = new URLSearchParams(window.location.search);
-  if (!p.has("s") && !p.has("step")) return null;
+  if (!linkSentence(p) && !p.has("step")) return null;
   const view = {};
   for (const name of ["step", "layer"]) if (p.has(name) && /^\d+$/.test(p.get(name))) view[name] = Number(p.get(name));
   if (p.has("head")) view.head = /^\d+$/.test(p.get("head")) ? Number(p.get("head")) : p.get("head");
   if (p.has("kind")) view.kind = p.get("kind");
   if (p.has("view")) view.view = p.get("view");
-  return { sentence: p.get("s"), view: view };
+  return { sentence: linkSentence(p) || null, view: view };
 }

@@ -28,7 +28,7 @@ function translateForm(values) {
   if (!viewer) return;
   const form = {};
   SETTINGS.FORM.forEach((name, i) => { form[name] = values[i]; });
-  if (!String(form.sentence || "").trim()) { // the server's message for a sentence-less link speaks of ?s=...
+  if (!String(form.sentence || "").trim()) { // said here: the API would refuse a request without sentence=...
     return viewer.say("Type an English sentence in the box first, then press Enter or “Translate & step”.");
   }
   if (form.use_own && !viewer.ownKey) {
