@@ -12,9 +12,9 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from explorer.app import http_api
+from explorer.app.fairness import ADDRESS_IN_FLIGHT, MAX_IN_FLIGHT, Busy, Fairness
 from explorer.app.models import ModelRegistry
 from explorer.app.schemas import ANSWERS, QUESTIONS, Refusal, TraceQuery, Translation, Wire
-from explorer.app.session import MAX_IN_FLIGHT
 from explorer.app.wire import WEIGHT_ERROR, unpack
 from explorer.interpret.handle import ModelHandle
 from explorer.model.transformer import Transformer
@@ -207,14 +207,32 @@ def test_the_npz_has_every_tensor_up_to_the_step_with_tokens(client):
 
 
 def test_one_browser_has_its_fair_share_of_requests_in_flight():
-    fairness = http_api.Fairness()
+    fairness = Fairness()
     for _ in range(MAX_IN_FLIGHT):
         fairness.enter("a")
-    with pytest.raises(http_api.Busy, match=f"already has {MAX_IN_FLIGHT} requests running"):
+    with pytest.raises(Busy, match=f"already has {MAX_IN_FLIGHT} requests running"):
         fairness.enter("a")
     fairness.enter("b")  # another browser in the same lecture hall (same address) is not affected
     fairness.leave("a")
     fairness.enter("a")
+
+
+def test_callers_are_counted_by_their_own_id_and_nameless_ones_by_address(models):
+    """A browser names itself (X-AE-Client) and gets MAX_IN_FLIGHT; the README's script names itself nowhere, and
+    a class of them behind one address shares ADDRESS_IN_FLIGHT; the same limiter counts the Gradio sessions."""
+    from starlette.requests import Request
+
+    def request(headers=(), query=b""):
+        scope = {"type": "http", "headers": list(headers), "query_string": query, "client": ("10.0.0.7", 5)}
+        return Request(scope)
+
+    assert http_api.caller_of(request([(b"x-ae-client", b"tab-1")])) == ("client:tab-1", MAX_IN_FLIGHT)
+    assert http_api.caller_of(request(query=b"client=tab-2")) == ("client:tab-2", MAX_IN_FLIGHT)
+    assert http_api.caller_of(request()) == ("address:10.0.0.7", ADDRESS_IN_FLIGHT)
+    assert ADDRESS_IN_FLIGHT >= 60 > MAX_IN_FLIGHT
+    with models.fairness.turn("address:10.0.0.7", ADDRESS_IN_FLIGHT):
+        assert models.fairness.running == {"address:10.0.0.7": 1}
+    assert not models.fairness.running
 
 
 def test_the_time_lapse_route_answers_recorded_sentences_only(models):

@@ -109,7 +109,7 @@ def test_choose_own_model_requires_training_and_says_when_the_session_expired(ha
 
 
 def test_one_session_runs_a_bounded_number_of_events_at_once(session):
-    from explorer.app.session import MAX_IN_FLIGHT
+    from explorer.app.fairness import MAX_IN_FLIGHT
 
     with contextlib.ExitStack() as stack:
         for _ in range(MAX_IN_FLIGHT):

@@ -16,16 +16,15 @@ is FastAPI's own, at `/ae/api/openapi.json` (and `/ae/api/docs`).
 
 One error wrapper (`refusals.Guarded`): a refusal is a 4xx `{"error": message}` (`schemas.Refusal`) naming the value,
 from a validation error, a `UserError` or an unknown route alike; a bug is logged and answered with a generic one.
-One limiter (`fair_share`): each browser (the `X-AE-Client` id it makes for itself, not its address: a lecture
-hall shares one) has at most `MAX_IN_FLIGHT` requests running; more are refused until one finishes.
+One limiter (`fairness.py`, shared with the Gradio tabs' events): each browser (the `X-AE-Client` id it makes for
+itself) has at most `MAX_IN_FLIGHT` requests running, a caller that names itself nowhere is counted by its address
+(`ADDRESS_IN_FLIGHT`: a lecture hall shares one); more are refused at once.
 """
 
 # no `from __future__ import annotations`: FastAPI reads the routes' annotations, some made in a loop (ask_route)
 
 import io
 import os
-import threading
-from collections import Counter
 from typing import Annotated
 
 import numpy as np
@@ -39,46 +38,16 @@ from ..interpret.request import UserError
 from . import room_api
 from .encoded import Encoded
 from .export import attention_arrays
+from .fairness import ADDRESS_IN_FLIGHT, MAX_IN_FLIGHT
 from .models import ModelRegistry
 from .positional import positional_table
 from .refusals import REFUSED, Guarded, unrouted
 from .rooms import Rooms
 from .schemas import ANSWERS, ASKS, NpzQuery, Positional, PositionalQuery, TraceQuery, Translation, Wire
-from .session import MAX_IN_FLIGHT
 from .timelapse import TimeLapse
 
 PREFIX = "/ae/api"
 CLIENT_HEADER = "x-ae-client"
-
-
-class Fairness:
-    """How many requests each browser has running; a browser at `limit` is refused until one finishes."""
-
-    def __init__(self, limit: int = MAX_IN_FLIGHT):
-        self.limit = limit
-        self.running: Counter[str] = Counter()
-        self.lock = threading.Lock()
-
-    def enter(self, client: str) -> None:
-        with self.lock:
-            if self.running[client] >= self.limit:
-                raise Busy(
-                    f"This browser already has {self.running[client]} requests running; one person may run "
-                    f"{self.limit} at a time so that everyone gets a turn. Wait for them to finish."
-                )
-            self.running[client] += 1
-
-    def leave(self, client: str) -> None:
-        with self.lock:
-            self.running[client] -= 1
-            if self.running[client] <= 0:
-                del self.running[client]
-
-
-class Busy(UserError):
-    """Too many requests from one browser at once (429)."""
-
-    status = 429
 
 
 class UnknownSentence(UserError):
@@ -87,25 +56,24 @@ class UnknownSentence(UserError):
     status = 404
 
 
-def client_of(request: Request) -> str:
-    """The browser's own id (a download link cannot send a header: it names the browser in its query)."""
+def caller_of(request: Request) -> tuple[str, int]:
+    """Who asks, and how many requests they may run at once: the browser's own id (a download link cannot send a
+    header: it names the browser in its query), else the address, which a class's scripts may share."""
     client = request.headers.get(CLIENT_HEADER, "") or request.query_params.get("client", "")
-    return client[:64] if client else f"address:{request.client.host if request.client else '?'}"
+    if client:
+        return f"client:{client[:64]}", MAX_IN_FLIGHT
+    return f"address:{request.client.host if request.client else '?'}", ADDRESS_IN_FLIGHT
 
 
 def build_api(models: ModelRegistry, timelapse: TimeLapse | None = None, rooms: Rooms | None = None) -> FastAPI:
     """The API app, to mount at `PREFIX` (before Gradio's catch-all); the classroom's routes too."""
     timelapse = timelapse or TimeLapse(None)
     rooms = rooms if rooms is not None else Rooms()
-    fairness = Fairness()
 
     async def fair_share(request: Request):
-        client = client_of(request)
-        fairness.enter(client)
-        try:
+        caller, limit = caller_of(request)
+        with models.fairness.turn(caller, limit):
             yield
-        finally:
-            fairness.leave(client)
 
     async def turn():
         yield

@@ -17,6 +17,7 @@ from ..interpret.request import TraceRequest, UserError
 from ..interpret.trace import DecodeTrace, build_traces, plan_trace
 from . import probes
 from .encoded import Encoded
+from .fairness import Fairness
 from .schemas import SHIPPED, Ask, Compare, TraceQuery, Translation, validate
 from .trace_cache import TraceCache
 from .wire import to_wire
@@ -55,6 +56,7 @@ class ModelRegistry:
         self.cache = cache if cache is not None else TraceCache()
         self.own: dict[str, ModelHandle] = {}
         self.lock = threading.Lock()
+        self.fairness = Fairness()  # the one limiter: the API's callers and the tabs' sessions
 
     def register(self, handle: ModelHandle) -> str:
         """Hold a trained model; returns the key its session's viewer will use."""

@@ -25,7 +25,6 @@ from .schemas import TraceQuery, validate
 from .trace_cache import TraceCache
 
 SESSION_IDLE_S = 2 * 3600  # a session without any event for this long is deleted, its trained model and files with it
-MAX_IN_FLIGHT = 4  # requests one session may have running at once (a script cannot take everyone's turn)
 USE_OWN_LABEL = "Explore my trained model (instead of the shipped one)"
 
 
@@ -49,7 +48,6 @@ class ExplorerSession:
         self.training = None  # the Trainer of this session's running training job, if any
         self.events = 0  # events admitted so far
         self.lost_own_model = False  # the browser asked for a trained model this session never had: it expired
-        self._in_flight = 0
         self._files: tempfile.TemporaryDirectory | None = None
         self.closed = False
 
@@ -61,20 +59,12 @@ class ExplorerSession:
     # ----- lifecycle --------------------------------------------------------------------------
     @contextmanager
     def admit(self):
-        """Run one event of this session, refused with a message beyond MAX_IN_FLIGHT at once."""
-        with self.lock:
-            if self._in_flight >= MAX_IN_FLIGHT:
-                raise UserError(
-                    f"This session already has {self._in_flight} requests running; one person may run "
-                    f"{MAX_IN_FLIGHT} at a time so that everyone gets a turn. Wait for them to finish."
-                )
-            self._in_flight += 1
-            self.events += 1
-        try:
-            yield self
-        finally:
+        """Run one event of this session, refused with a message beyond `fairness.MAX_IN_FLIGHT` at once (the
+        limiter the API's callers share)."""
+        with self.models.fairness.turn(f"session:{id(self)}", who="This session"):
             with self.lock:
-                self._in_flight -= 1
+                self.events += 1
+            yield self
 
     @property
     def files(self) -> Path:

@@ -76,9 +76,9 @@ def zero_gpu(fn, duration: int = 30):
 def session_event(fn):
     """A handler `fn(*values, session)` wired with inputs `[..., ctx.state]` and outputs `[..., ctx.state]`.
 
-    Errors become messages (`guarded`); one session runs at most `MAX_IN_FLIGHT` events at once; and handing the
-    session back to its `gr.State` restarts Gradio's time-to-live, so a session expires only after that long
-    without any event. A handler returns a tuple for several outputs, anything else for one.
+    Errors become messages (`guarded`); one session runs at most `fairness.MAX_IN_FLIGHT` events at once; and
+    handing the session back to its `gr.State` restarts Gradio's time-to-live, so a session expires only after that
+    long without any event. A handler returns a tuple for several outputs, anything else for one.
     """
     if inspect.isgeneratorfunction(fn):
 
