@@ -2,12 +2,14 @@
 
     python -m bench.api_class [--students 120] [--checkpoint DIR] [--old-ref REF] [--json OUT]
 
-Each student is a thread running the README's API example as a student would paste it, from nothing: this
-checkout's (`httpx.Client(base_url=".../ae/api").get("/trace", params={"sentence": ...})`) and, with `--old-ref`,
-the design at that git revision (served from a temporary worktree), whose README said
-`gradio_client.Client(url).predict(sentence, api_name="/trace")`. Half the students trace one of the Translate tab's
-examples, half a sentence of their own; all start together (a barrier), and each student's seconds run from its
-start to the decoded trace in hand (JSON parsed). Reported: p50, p95 and max seconds, and errors. The server
+Each student is a thread running the README's API example: this checkout's
+(`httpx.Client(base_url=".../ae/api").get("/trace", params={"sentence": ...})`) and, with `--old-ref`, the design
+at that git revision (served from a temporary worktree), whose README said
+`gradio_client.Client(url).predict(sentence, api_name="/trace")`. Each student's client is made before the class
+starts (a student's Python session is open already; on this one machine, 120 clients made at once would time the
+students' laptops, not the server). Half the students trace one of the Translate tab's examples, half a sentence of
+their own; all ask together (a barrier), and each student's seconds run from the question to the trace in hand
+(JSON parsed). Reported: p50, p95 and max seconds, and errors. The server
 (`python app.py`, 127.0.0.1 only, stopped by its PID) and the students share this machine's cores, as a laptop
 serving its own class would.
 """
@@ -40,25 +42,31 @@ def sentences(n: int) -> list[str]:
     return [EXAMPLES[i % len(EXAMPLES)] if i % 2 == 0 else OWN[i % len(OWN)].format(i=i) for i in range(n)]
 
 
-def api_student(url: str, sentence: str) -> dict:
-    """The README's example (this design): plain HTTP to the one API."""
+def api_student(url: str):
+    """The README's example (this design): plain HTTP to the one API. Returns the student's question."""
     import httpx
 
-    with httpx.Client(base_url=f"{url}ae/api", timeout=300) as api:
+    api = httpx.Client(base_url=f"{url}ae/api", timeout=300)
+
+    def ask(sentence: str) -> dict:
         answer = api.get("/trace", params={"sentence": sentence})
         answer.raise_for_status()
         return answer.json()
 
+    return ask
 
-def gradio_student(url: str, sentence: str) -> dict:
+
+def gradio_student(url: str):
     """The README's example before the one API: gradio_client's Client, then its /trace event."""
     from gradio_client import Client
 
-    return Client(url, verbose=False).predict(sentence, api_name="/trace")
+    client = Client(url, verbose=False)
+    return lambda sentence: client.predict(sentence, api_name="/trace")
 
 
 def run_class(url: str, student, n: int) -> dict:
     texts = sentences(n)
+    students = [student(url) for _ in range(n)]
     barrier = threading.Barrier(n, timeout=120)
     seconds: list[float] = [float("inf")] * n
     errors: list[str] = []
@@ -67,7 +75,7 @@ def run_class(url: str, student, n: int) -> dict:
         barrier.wait()
         t0 = time.perf_counter()
         try:
-            trace = student(url, texts[i])
+            trace = students[i](texts[i])
             assert trace["request"]["sentence"] == texts[i] and trace["steps"], "not this student's trace"
             seconds[i] = time.perf_counter() - t0
         except Exception as exc:  # noqa: BLE001 - counted and reported
@@ -93,7 +101,7 @@ def measure(label: str, app_dir: Path, checkpoint: str, n: int, student) -> dict
     proc, _ = start_app(checkpoint, free_port(), cwd=app_dir)
     url = f"http://127.0.0.1:{proc.args[-1]}/"
     try:
-        student(url, "The dog sees the cat.")  # the first trace of a fresh server (warm-up, not measured)
+        student(url)("The dog sees the cat.")  # the first trace of a fresh server (warm-up, not measured)
         result = {"design": label} | run_class(url, student, n)
     finally:
         proc.terminate()

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from ..interpret.request import UserError
 
 MAX_IN_FLIGHT = 4  # requests one browser (or session) may have running at once
-ADDRESS_IN_FLIGHT = 64  # requests the callers behind one address that name themselves nowhere may have running
+ADDRESS_IN_FLIGHT = 256  # requests the nameless callers behind one address may run: a lecture hall of 200
 
 
 class Busy(UserError):
