@@ -128,3 +128,24 @@ def test_after_a_reveal_the_lecturers_controls_stay_in_view(browser, app_url):
             box = lecturer.locator(row).bounding_box()
             assert box["y"] >= 0 and box["y"] + box["height"] <= 768, (row, box)
         shot(lecturer, "16-classroom-reveal-long")
+
+
+def test_a_class_follows_the_lecturers_lesson_stop_by_stop(browser, app_url):
+    """Issue 38: the lesson's stop is part of the view the room carries: each student sees the same stop, its view
+    and its sentences (built from the same trace, so the same numbers)."""
+    from playwright.sync_api import expect
+
+    with room(browser, app_url) as (lecturer, student, _):
+        lecturer.get_by_role("button", name="Lesson", exact=True).click()
+        for stop in (1, 2, 3, 4, 5, 6):
+            if stop > 1:
+                lecturer.keyboard.press("ArrowRight")
+            expect(student.locator(".ae-lesson-title")).to_contain_text(f"Lesson {stop} / 10")
+            shown = lecturer.evaluate("JSON.stringify(window.aeViewer.state)")
+            student.wait_for_function(f"JSON.stringify(window.aeViewer.state) === {shown!r}")
+            said = lecturer.locator(".ae-lesson-text").text_content()
+            assert student.locator(".ae-lesson-text").text_content() == said
+        expect(student.locator(".ae-room-count")).to_have_text("following the lecturer")
+        shot(student, "16-classroom-student-lesson")
+        lecturer.keyboard.press("Escape")
+        expect(student.locator(".ae-lesson")).to_be_hidden()

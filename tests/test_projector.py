@@ -231,6 +231,35 @@ def test_every_view_fits_the_projector_with_every_label_drawn_and_nothing_overla
         page.context.close()
 
 
+@pytest.mark.parametrize("size", SIZES[:2], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_every_lesson_stop_fits_the_projector_with_its_chart(browser, app_url, size):
+    """Issue 38: the lesson's sentences sit above the chart; at 1366x768 and 1280x720, normal and presentation mode,
+    a 33-token sentence: the lesson is in the window, the chart is at least a third of it with every label drawn."""
+    width, height = size
+    page = open_page(browser, app_url)
+    problems = []
+    try:
+        page.set_viewport_size({"width": width, "height": height})
+        translate(page, LONG)
+        for presentation in (False, True):
+            set_mode(page, presentation, False)
+            mode = "presentation" if presentation else "normal"
+            for stop in range(1, 11):
+                page.evaluate(f"window.aeViewer.lesson.go({stop})")
+                page.evaluate("window.aeViewer.rendered")
+                view = page.evaluate("window.aeViewer.state.view")
+                where = f"{width}x{height} {mode} lesson stop {stop} ({view})"
+                problems += check(page.evaluate(MEASURE, VIEWS[view]), width, height, where)
+                b = page.locator(".ae-lesson").bounding_box()
+                if not inside([b["x"], b["y"], b["x"] + b["width"], b["y"] + b["height"]], width, height):
+                    problems.append(f"{where}: the lesson leaves the window: {b}")
+                if stop == 6:
+                    shot(page, f"projector-{width}-lesson-{mode}")
+        assert not problems, "\n".join(problems[:25])
+    finally:
+        page.context.close()
+
+
 def test_enter_leaves_the_keys_to_the_viewer_and_translating_again_starts_over(page):
     from playwright.sync_api import expect
 

@@ -216,6 +216,7 @@ class RoomView(Strict):
     layer: Index
     head: Index | Literal["mean", "all", "rollout"]
     view: Literal["heatmap", "headview", "mosaic", "mask", "compare"]
+    lesson: Annotated[int, Field(ge=1, le=32)] | None = None  # the guided lesson's stop (explorer/ui/static/lesson.js)
 
 
 class RoomQuestion(Strict):

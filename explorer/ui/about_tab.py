@@ -75,3 +75,8 @@ def build(ctx: Context):
             "with the target token produced at that step; the decoder self-attention keys are the decoder's inputs "
             "(`<s>` and the tokens produced before). Pieces that continue a word start with `·`."
         )
+        gr.Markdown(
+            "New to Transformers? In the Translate tab, press **Lesson** (under Tools): ten stops through the model on "
+            "the sentence on screen, from its word pieces to the layers, each with the numbers of that sentence. "
+            "→ and ← move through them."
+        )

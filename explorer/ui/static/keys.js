@@ -1,10 +1,11 @@
-// keys.js: keyboard and presentation-clicker shortcuts: → / PageDown next token,
+// keys.js: keyboard and presentation-clicker shortcuts: → / PageDown next token (in the lesson: the next stop),
 // ← / PageUp previous, Home / End, digits choose the head, M mean, A all heads, R rollout, L cycles the layer,
 // K the kind, V the view, Space plays or pauses; in the quiz [ and ] move the guess, Enter answers.
 // Inert while the person types in a text field. Autoplay is player.js.
 
 export const KEY_HELP = "→ / PageDown next · ← / PageUp previous · Home / End first / last · 0–9 head · M mean · A all heads · " +
-  "R rollout · L layer · K kind · V view · Space play / pause · Esc closes a panel · in the quiz: [ ] choose a source token, Enter answer";
+  "R rollout · L layer · K kind · V view · Space play / pause · Esc closes a panel (then the lesson) · in the lesson: → ← move " +
+  "through its stops · in the quiz: [ ] choose a source token, Enter answer";
 
 function typing(target) {
   if (!target || !target.tagName) return false;
@@ -24,7 +25,11 @@ export function bindKeys(viewer) {
     const key = event.key;
     let handled = true;
     const quiz = viewer.quiz && viewer.quiz.on;
-    if (quiz && (key === "[" || key === "]")) viewer.quiz.move(key === "]" ? 1 : -1);
+    const lesson = viewer.store.get().lesson;
+    if (lesson && (key === "ArrowRight" || key === "PageDown")) viewer.lesson.move(1);
+    else if (lesson && (key === "ArrowLeft" || key === "PageUp")) viewer.lesson.move(-1);
+    else if (lesson && key === "Escape" && !viewer.store.get().panel) viewer.lesson.close();
+    else if (quiz && (key === "[" || key === "]")) viewer.quiz.move(key === "]" ? 1 : -1);
     else if (quiz && key === "Enter") viewer.quiz.pick(viewer.quiz.cursor);
     else if (quiz && (key === "ArrowRight" || key === "PageDown")) viewer.quiz.pick(null);
     else if (key === "ArrowRight" || key === "PageDown") viewer.go(viewer.store.get().step + 1, "key");

@@ -1,6 +1,6 @@
 // link.js: deep links. The address carries the sentence, the decoding options, the step, the kind,
-// the layer, the head and the view, so opening it restores that view (one link per slide). The trace request's
-// names are the API's (api.js queryParams), so its trace comes from /ae/api/trace with the same query; links
+// the layer, the head, the view and the lesson's stop, so opening it restores that view (one link per slide). The
+// trace request's names are the API's (api.js queryParams), so its trace comes from /ae/api/trace with the same query; links
 // made before they were (s=, forced=5,9, ablate=cross.2.1,...) still open. The Translate tab's form is filled
 // from the link in the browser: opening a link costs no Gradio event.
 import { SETTINGS } from "./settings.js";
@@ -13,6 +13,7 @@ function linkParams(request, state, model) {
   p.set("layer", state.layer);
   p.set("head", state.head);
   if (state.view !== "heatmap") p.set("view", state.view);
+  if (state.lesson) p.set("lesson", state.lesson);
   return p;
 }
 
@@ -65,7 +66,7 @@ export function readLink() {
   const p = new URLSearchParams(window.location.search);
   if (!linkSentence(p) && !p.has("step")) return null;
   const view = {};
-  for (const name of ["step", "layer"]) if (p.has(name) && /^\d+$/.test(p.get(name))) view[name] = Number(p.get(name));
+  for (const name of ["step", "layer", "lesson"]) if (p.has(name) && /^\d+$/.test(p.get(name))) view[name] = Number(p.get(name));
   if (p.has("head")) view.head = /^\d+$/.test(p.get("head")) ? Number(p.get("head")) : p.get("head");
   if (p.has("kind")) view.kind = p.get("kind");
   if (p.has("view")) view.view = p.get("view");

@@ -1,6 +1,6 @@
 // room.js: classroom mode (explorer/app/room_api.py). The lecturer presses "Present to class": the room's code, QR
 // code and address go on the projector, and every change of the lecturer's view (the sentence and its options, the
-// step, kind, layer, head and view) goes to the room. A student who opens the address (?room=CODE) follows it live
+// step, kind, layer, head and view, the lesson's stop) goes to the room. A student who opens the address (?room=CODE) follows it live
 // over a server-sent event stream, may explore on their own and follow again; nothing a student does reaches the
 // class. The lecturer asks the class which source token the shown cross-attention head will attend to most at the
 // next step; each student clicks one, the projector counts the answers, and the reveal shows the class's guesses
@@ -26,7 +26,7 @@ function viewOf(viewer) {
   const s = viewer.state, request = viewer.trace.request;
   const trace = { sentence: request.sentence, forced_ids: request.forced_ids, ablation: request.ablation, model: viewer.modelKey };
   for (const name of OPTIONS) if (request[name] !== undefined) trace[name] = request[name];
-  return { trace: trace, step: s.step, kind: s.kind, layer: s.layer, head: s.head, view: s.view };
+  return { trace: trace, step: s.step, kind: s.kind, layer: s.layer, head: s.head, view: s.view, lesson: s.lesson };
 }
 
 export class Room {
@@ -141,7 +141,7 @@ export class Room {
       this.adopting = false;
       if (!view) return this.send();
     } else if (this.key || !this.following || !view) return;
-    const v = this.viewer, state = { step: view.step, kind: view.kind, layer: view.layer, head: view.head, view: view.view };
+    const v = this.viewer, state = { step: view.step, kind: view.kind, layer: view.layer, head: view.head, view: view.view, lesson: view.lesson || null };
     const request = Object.assign({ forced_ids: [], ablation: [] }, view.trace);
     const same = v.trace && queryParams(v.trace.request, v.modelKey).toString() === queryParams(request, request.model).toString();
     if (same) v.select(state, "room");

@@ -1,8 +1,9 @@
-// store.js: the view state in one place: which step, attention kind, layer, head, view and panel are shown.
+// store.js: the view state in one place: which step, attention kind, layer, head, view and panel are shown, and
+// the lesson's stop (null: no lesson).
 // set() merges a change, lets the owner clamp it to the trace on screen, and tells every subscriber the new state
 // and which fields changed. Views read the state they are given and never write it; controllers (the keys, the
 // toolbar, the quiz, a deep link) change it only through set().
-const VIEW_STATE = ["step", "kind", "layer", "head", "view", "panel"];
+const VIEW_STATE = ["step", "kind", "layer", "head", "view", "panel", "lesson"];
 
 export function createStore(initial, clamp) {
   let state = Object.freeze(Object.assign({}, initial));

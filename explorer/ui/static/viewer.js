@@ -13,6 +13,7 @@ import { linkUrl, readLink } from "./link.js";
 import { standaloneHtml } from "./export.js";
 import { KEY_HELP, bindKeys } from "./keys.js";
 import { Player } from "./player.js";
+import { Lesson, STOPS } from "./lesson.js";
 import { Quiz } from "./quiz.js";
 import { Room } from "./room.js";
 import { TimeLapse } from "./timelapse.js";
@@ -44,12 +45,13 @@ export class Viewer {
     this.compareTrace = null; // the second trace of "Compare two"
     this.compareError = null; // why the last second trace asked for was refused
     this.panelContent = null; // what the panel shows: {what, note} or {what, answer}
-    this.store = createStore({ step: 0, kind: "cross", layer: 0, head: 0, view: VIEWS[0].id, panel: null }, (s) => this.clamp(s));
+    this.store = createStore({ step: 0, kind: "cross", layer: 0, head: 0, view: VIEWS[0].id, panel: null, lesson: null }, (s) => this.clamp(s));
     this.store.subscribe(() => this.render());
     this.pendingView = readLink(); // {sentence, view}: where the next trace of that sentence opens (a deep link)
     this.player = new Player(this);
     this.asker = new Asker(online);
     this.quiz = new Quiz(this);
+    this.lesson = new Lesson(this); // the guided lesson: its stop is part of the view state
     this.timelapse = new TimeLapse(this);
     this.room = new Room(this); // classroom mode: present to a class, or follow a lecturer
     this.build();
@@ -101,7 +103,8 @@ export class Viewer {
     }
     tools.append(this.copyButton, button("⬇ PNG", "Download the chart on the right as a PNG image", () => this.exportPng()),
       button("⬇ HTML", "Download this sentence as one HTML file that works offline", () => this.exportHtml()));
-    tools.append(button("Quiz", "Predict, then reveal: guess where a head will look before each step", () => this.quiz.toggle()));
+    tools.append(button("Lesson", "A guided lesson through the model on this sentence, in " + STOPS.length + " stops (→ ← move)", () => this.lesson.toggle()),
+      button("Quiz", "Predict, then reveal: guess where a head will look before each step", () => this.quiz.toggle()));
     if (this.online) {
       tools.append(
         button("Attention vs attribution", "The current step's cross-attention row beside gradient attributions (asks the server)", () => this.ask("attribution")),
@@ -133,7 +136,8 @@ export class Viewer {
     this.kindRow = el("div", "ae-row ae-kinds");
     this.layerRow = el("div", "ae-row ae-layers");
     this.headRow = el("div", "ae-row ae-heads");
-    left.append(this.room.bar, this.notes, this.viewTabs, this.kindRow, this.layerRow, this.headRow, this.timelapse.row, tools, this.sourceLabel, this.sourceBox,
+    // the lesson's sentences head the left column, beside the chart they speak of: the chart keeps its height
+    left.append(this.room.bar, this.lesson.bar, this.notes, this.viewTabs, this.kindRow, this.layerRow, this.headRow, this.timelapse.row, tools, this.sourceLabel, this.sourceBox,
       el("div", "ae-label", "Target so far"), this.targetBox, this.output, this.topk, this.beams);
     const right = (this.right = el("div", "ae-right"));
     this.charts = Object.fromEntries(VIEWS.map((view) => [view.id, el("div", view.className)])); // one per view
@@ -180,9 +184,11 @@ export class Viewer {
     const best = wire.model.best_head;
     if (!previous && best) Object.assign(s, { kind: best.kind, layer: best.layer, head: best.head });
     const pending = this.pendingView;
+    let stop = null; // a link that names a lesson's stop and no step: the stop sets its own view
     if (pending && (pending.sentence === null || pending.sentence === wire.request.sentence)) {
       this.pendingView = null;
       Object.assign(s, pending.view);
+      if (pending.view.lesson && pending.view.step === undefined) stop = pending.view.lesson;
     } else if (!previous) {
       s.step = Math.min(OPENING_STEP, this.trace.T);
     } else if (!opts.keepView) {
@@ -197,6 +203,7 @@ export class Viewer {
     if (this.presenting && previous && !opts.keepView) this.root.scrollIntoView({ block: "start" });
     this.room.draw(); // a question is about one trace: the room bar says whether it is this one
     this.store.set(s, "trace", true);
+    if (stop) this.lesson.go(stop);
   }
 
   // The state as the trace on screen allows it: a known kind and view, the step, layer and head in range.
@@ -207,6 +214,8 @@ export class Viewer {
     if (!KINDS.includes(out.kind)) out.kind = "cross";
     out.view = viewOf(out.view).id;
     if (!PANELS.includes(out.panel)) out.panel = null;
+    const stop = Number(out.lesson); // null, a stop number, or what a link typed
+    out.lesson = Number.isInteger(stop) && stop >= 1 ? Math.min(STOPS.length, stop) : null;
     out.step = Math.max(0, Math.min(t.T, Number(out.step) || 0));
     out.layer = Math.max(0, Math.min(t.nLayers(out.kind) - 1, Number(out.layer) || 0));
     const named = out.head === "mean" || out.head === "all" || (out.head === "rollout" && t.hasRollout(out.kind));
@@ -308,6 +317,7 @@ export class Viewer {
     this.quiz.decorateChips(this.sourceBox);
     this.room.decorateChips(this.sourceBox);
     this.quiz.draw(this.quizBar, t, s);
+    this.lesson.draw(t, s);
     drawTargetChips(this.targetBox, t, s.step);
     this.output.textContent = "Output so far: " + (t.wire.outputs[s.step] || "—");
     this.renderBeams();

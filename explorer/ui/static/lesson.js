@@ -1,0 +1,269 @@
+// lesson.js: a guided lesson through the model on the sentence on screen, in ten stops (word pieces, embeddings and
+// positions, encoder self-attention, the decoder's start, the look-ahead mask, cross-attention, the next-token
+// choice, many heads, the layers, your turn). Each stop sets the view through the viewer's store (so a deep link
+// names it, `lesson=N`, and a class in a room follows it) and says two or three sentences built from the numbers of
+// this trace: the tokens, the weights and the probabilities the server sent, never a generic example. → and ←
+// move through the stops while the lesson is open; Esc or "Close" ends it.
+import { ARROW } from "./trace.js";
+import { button, el } from "./dom.js";
+
+const w2 = (x) => x.toFixed(2);
+const pct = (p) => (100 * p).toFixed(1) + "%";
+const quote = (token) => "“" + token + "”";
+
+function argmax(row) {
+  let best = 0;
+  row.forEach((v, j) => { if (v !== null && v > row[best]) best = j; });
+  return best;
+}
+
+// The step whose cross-attention row (of `layer`, `head`) is most peaked: the clearest alignment of this sentence.
+function clearestStep(trace, layer, head) {
+  let best = { step: 1, j: 0, weight: -1 };
+  for (let t = 1; t <= trace.T; t++) {
+    const row = trace.weights("cross", layer, head, t)[t - 1];
+    const j = argmax(row);
+    const isEnd = trace.targetTokens[t - 1] === "</s>" || trace.sourceTokens[j] === "</s>";
+    if (!isEnd && row[j] > best.weight) best = { step: t, j: j, weight: row[j] };
+  }
+  return best;
+}
+
+// The strongest weight between two different source pieces in any encoder head (</s> left out).
+function strongestEncoderLink(trace) {
+  let best = { layer: 0, head: 0, i: 0, j: 0, weight: -1 };
+  for (let layer = 0; layer < trace.nLayers("encoder_self"); layer++) {
+    for (let head = 0; head < trace.H; head++) {
+      trace.head("encoder_self", layer, head, 0).forEach((row, i) => row.forEach((v, j) => {
+        const plain = i !== j && trace.sourceTokens[i] !== "</s>" && trace.sourceTokens[j] !== "</s>";
+        if (plain && v > best.weight) best = { layer: layer, head: head, i: i, j: j, weight: v };
+      }));
+    }
+  }
+  return best;
+}
+
+// The lesson's cross-attention head: the model's best-aligning one, else the last layer's head 0.
+function lessonHead(trace) {
+  const [layer, head] = trace.defaultCross();
+  return [layer, head === "mean" ? 0 : head];
+}
+
+// Each stop: its title, the view it sets (`view(trace)`, merged into the store) and its sentences (`say(trace,
+// state)`: an array of strings, each built from this trace's numbers).
+export const STOPS = [
+  {
+    title: "The sentence as word pieces",
+    view: () => ({ view: "heatmap", kind: "encoder_self", layer: 0, head: "mean", step: 0 }),
+    say(t) {
+      const pieces = t.sourceTokens;
+      const split = pieces.filter((p) => p.startsWith("·")); // a piece that continues a word (the tokenizer's mark)
+      return [
+        "The model never reads words. Your sentence is " + (pieces.length - 1) + " word pieces, and " +
+          quote("</s>") + " closes it: " + pieces.map(quote).join(" ") + ".",
+        "Each piece is a number in a vocabulary the tokenizer learned: " + quote(pieces[0]) + " is id " +
+          t.wire.source_ids[0] + ". " + (split.length
+            ? "A word the vocabulary lacks is cut into pieces: " + split.map(quote).join(", ") + " continue the word " +
+              "before them (“·”)."
+            : "Every word here is one piece of the vocabulary: none had to be cut."),
+        "The grid on the right has one row and one column per piece: the " + pieces.length + " × " + pieces.length +
+          " encoder self-attention of layer 0.",
+      ];
+    },
+  },
+  {
+    title: "Embeddings plus the positional encoding",
+    view: () => ({ view: "heatmap", kind: "encoder_self", layer: 0, head: "mean", step: 0 }),
+    say(t) {
+      const d = t.model.n_heads * t.model.d_head;
+      return [
+        "Each piece's id picks one row of the embedding table: a vector of d_model = " + d + " numbers. On its own it " +
+          "says what the piece is, not where it stands.",
+        "So the model adds the positional encoding PE(pos), the same sine and cosine waves for every sentence: " +
+          quote(t.sourceTokens[0]) + " gets PE(0), " + quote(t.sourceTokens[t.S - 1]) + " gets PE(" + (t.S - 1) + "). " +
+          "Attention itself ignores order; these waves are the only way the model knows it (the Positional encoding tab " +
+          "draws them).",
+      ];
+    },
+  },
+  {
+    title: "Encoder self-attention",
+    view(t) {
+      const link = strongestEncoderLink(t);
+      return { view: "heatmap", kind: "encoder_self", layer: link.layer, head: link.head, step: 0 };
+    },
+    say(t) {
+      const link = strongestEncoderLink(t);
+      return [
+        "Every piece asks every other piece of the source how much it matters to it, in " + t.nLayers("encoder_self") +
+          " layers of " + t.H + " heads. A row of the grid is one piece's question; it sums to 1.",
+        "In layer " + link.layer + ", head " + link.head + ", " + quote(t.sourceTokens[link.i]) + " puts " + w2(link.weight) +
+          " of its weight on " + quote(t.sourceTokens[link.j]) + ": the strongest link between two pieces in this sentence.",
+      ];
+    },
+  },
+  {
+    title: "The decoder starts from <s>",
+    view: () => ({ view: "heatmap", kind: "decoder_self", layer: 0, head: 0, step: 1 }),
+    say(t) {
+      const first = t.steps[0];
+      return [
+        "The decoder writes the German one piece at a time. At step 1 its only input is " + quote("<s>") + " (start), and " +
+          "it writes " + quote(first.token) + " with probability " + pct(first.prob) + ".",
+        "Each step appends the piece just written to the decoder's input: at step 2 it reads " + quote("<s>") + " and " +
+          quote(first.token) + ". This sentence took " + t.T + " steps and " +
+          (t.wire.finished === "eos" ? "ended when the model wrote </s>." : "stopped at the length limit."),
+      ];
+    },
+  },
+  {
+    title: "The look-ahead mask",
+    view: (t) => ({ view: "mask", kind: "decoder_self", layer: 0, head: 0, step: Math.min(3, t.T) }),
+    say(t, s) {
+      const step = Math.max(2, Math.min(s.step, t.T));
+      if (t.T < 2) return ["This translation has one step only: the mask has nothing to hide. Try a longer sentence."];
+      const scores = t.scoresAt(0, 0, step);
+      const inputs = t.decoderInputTokens;
+      return [
+        "Training shows the decoder the whole German sentence at once, so it must not peek at the pieces it has not " +
+          "written yet. Before the softmax, every score of a later position is set to −∞.",
+        "Row " + quote(inputs[0] + ARROW + t.targetTokens[0]) + " scores the next input " + quote(inputs[1]) + " at " +
+          w2(scores[0][1]) + " (layer 0, head 0), but the mask makes that −∞, so its weight is exactly 0; the row's " +
+          "only visible key, " + quote(inputs[0]) + ", gets weight " + w2(t.head("decoder_self", 0, 0, step)[0][0]) + ".",
+        "The three grids: the scores q·k/√d_k, the mask, the weights after the softmax.",
+      ];
+    },
+  },
+  {
+    title: "Cross-attention as alignment",
+    view(t) {
+      const [layer, head] = lessonHead(t);
+      return { view: "heatmap", kind: "cross", layer: layer, head: head, step: clearestStep(t, layer, head).step };
+    },
+    say(t) {
+      const [layer, head] = lessonHead(t);
+      const c = clearestStep(t, layer, head);
+      return [
+        "Cross-attention is where the decoder reads the source: each German step asks every English piece.",
+        "At step " + c.step + " the decoder writes " + quote(t.targetTokens[c.step - 1]) + "; head " + layer + "." + head +
+          " puts " + w2(c.weight) + " of its weight on " + quote(t.sourceTokens[c.j]) + ".",
+        "Read down the rows: where a head's weight follows the words' correspondence, attention is an alignment.",
+      ];
+    },
+  },
+  {
+    title: "The next token: a distribution, then a choice",
+    view(t) {
+      const [layer, head] = lessonHead(t);
+      return { view: "heatmap", kind: "cross", layer: layer, head: head, step: clearestStep(t, layer, head).step };
+    },
+    say(t, s) {
+      const step = Math.max(1, s.step);
+      const top = t.steps[step - 1].top.slice(0, 3);
+      const chosen = t.steps[step - 1];
+      const beam = t.request.strategy === "beam";
+      return [
+        "After the last layer, the decoder gives every piece of the vocabulary a probability. At step " + step + " the best " +
+          "were " + top.map((c) => quote(c.token) + " " + pct(c.prob)).join(", ") + " (the bars on the left).",
+        beam
+          ? "Beam search kept the " + t.request.beam_size + " best partial translations at every step instead of one; the best " +
+            "finished one, " + quote(t.wire.beams[0].text) + ", scored " + t.wire.beams[0].score.toFixed(2) + "."
+          : "Greedy decoding takes the most probable one: " + quote(chosen.token) + ". Beam search would keep several " +
+            "candidates alive (Decoding ▾); click a bar to force another piece and see the model go on from it.",
+      ];
+    },
+  },
+  {
+    title: "Many heads, different patterns",
+    view(t, s) {
+      return { view: "heatmap", kind: "cross", layer: t.nLayers("cross") - 1, head: "all", step: Math.max(1, s.step) };
+    },
+    say(t, s) {
+      const step = Math.max(1, s.step), layer = t.nLayers("cross") - 1;
+      const looks = [...Array(t.H).keys()].map((h) => {
+        const row = t.head("cross", layer, h, step)[step - 1];
+        const j = argmax(row);
+        return "head " + h + " → " + quote(t.sourceTokens[j]) + " " + w2(row[j]);
+      });
+      return [
+        "Each layer has " + t.H + " heads, each with its own queries and keys, so each can look somewhere else.",
+        "At step " + step + ", writing " + quote(t.targetTokens[step - 1]) + ", the heads of cross-attention layer " + layer +
+          " look most at: " + looks.join("; ") + ".",
+      ];
+    },
+  },
+  {
+    title: "The layers",
+    view(t, s) {
+      return { view: "heatmap", kind: "cross", layer: t.nLayers("cross") - 1, head: "mean", step: Math.max(1, s.step) };
+    },
+    say(t, s) {
+      const step = Math.max(1, s.step);
+      const per = [...Array(t.nLayers("cross")).keys()].map((layer) => {
+        const row = t.meanOfHeads("cross", layer, step)[step - 1];
+        const j = argmax(row);
+        return "layer " + layer + ": " + quote(t.sourceTokens[j]) + " " + w2(row[j]);
+      });
+      return [
+        "The decoder stacks " + t.nLayers("cross") + " layers; each reads the source again with what the layers below made " +
+          "of the German so far.",
+        "At step " + step + " the mean of the heads looks most at " + per.join(", ") + " (L cycles the layers).",
+      ];
+    },
+  },
+  {
+    title: "Now try it yourself",
+    view: () => ({}),
+    say(t) {
+      return [
+        "Type your own sentence and press Enter; → steps through its " + "translation as you did through " +
+          quote(t.wire.outputs[t.T]) + ".",
+        "Click a cell to see how its weight is computed, press Quiz to guess where a head will look, or switch a head " +
+          "off in the Head ablation tab and watch the translation change.",
+      ];
+    },
+  },
+];
+
+export class Lesson {
+  constructor(viewer) {
+    this.viewer = viewer;
+    this.bar = el("div", "ae-lesson");
+    this.bar.hidden = true;
+  }
+
+  // Open the lesson at its first stop, or close it.
+  toggle() {
+    if (this.viewer.state.lesson) this.close();
+    else this.go(1);
+  }
+
+  // Stop n (1..STOPS.length): its view, through the store.
+  go(n) {
+    const v = this.viewer, t = v.trace;
+    if (!t || n < 1 || n > STOPS.length) return;
+    v.player.stop();
+    v.select(Object.assign({ lesson: n, panel: null }, STOPS[n - 1].view(t, v.state)), "lesson");
+  }
+
+  move(delta) { this.go(this.viewer.state.lesson + delta); }
+
+  close() { this.viewer.select({ lesson: null }, "lesson"); }
+
+  draw(t, s) {
+    this.bar.hidden = !s.lesson;
+    if (!s.lesson) return;
+    const stop = STOPS[s.lesson - 1];
+    const head = el("div", "ae-lesson-head");
+    head.append(
+      el("span", "ae-lesson-title", "Lesson " + s.lesson + " / " + STOPS.length + " · " + stop.title),
+      button("◀", "Previous stop (←)", () => this.move(-1)),
+      button("▶", "Next stop (→)", () => this.move(1), "ae-primary"),
+      button("Close", "Close the lesson (Esc)", () => this.close()));
+    head.children[1].disabled = s.lesson === 1;
+    head.children[2].disabled = s.lesson === STOPS.length;
+    const text = el("div", "ae-lesson-text");
+    stop.say(t, s).forEach((sentence) => text.appendChild(el("p", "", sentence)));
+    this.bar.replaceChildren(head, text);
+  }
+}
