@@ -96,7 +96,9 @@ def test_the_viewer_names_no_view_each_is_registered_once_in_views_js():
     static = STATIC
     registry = (static / "views.js").read_text(encoding="utf-8")
     registered = re.findall(r'^import \{ VIEW as (\w+) \} from "\./([\w-]+)\.js";$', registry, re.M)
-    assert [name for name, _ in registered] == ["heatmap", "headview", "mosaic", "mask", "compare"]
+    assert [name for name, _ in registered] == [
+        "heatmap", "headview", "mosaic", "mask", "compare", "maskless", "valuepath", "lens"
+    ]  # fmt: skip
     ids = []
     for _, module in registered:
         source = (static / f"{module}.js").read_text(encoding="utf-8")

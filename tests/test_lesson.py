@@ -100,10 +100,14 @@ class Expected:
         if stop == 9:
             _, t, _ = self.clearest_step()
             means = self.att["cross"][:, :, t - 1].astype(np.float64).mean(axis=1)  # (layers, S)
+            chosen = w["steps"][t - 1]["id"]
+            leads = [layer for layer, ids in enumerate(w["lens"]["top_ids"]) if ids[t - 1][0] == chosen]
+            decided = f"layer {leads[0]}" if leads else "no layer"
             return [
                 ", ".join(
                     f"layer {layer}: {q(self.src[int(m.argmax())])} {m.max():.2f}" for layer, m in enumerate(means)
-                )
+                ),
+                f"the layer from which {q(self.tgt[t - 1])} leads is {decided}",
             ]
         if stop == 10:
             return [q(w["outputs"][-1])]

@@ -260,6 +260,47 @@ def test_every_lesson_stop_fits_the_projector_with_its_chart(browser, app_url, s
         page.context.close()
 
 
+ASKING_VIEWS = {  # issue 38's views: (tab label, the question it asks the server or None, chart)
+    "maskless": ("Without the mask", "maskless", ".ae-maskless-plot .main-svg"),
+    "valuepath": ("Value path", "value_path", ".ae-valuepath-plot .main-svg"),
+    "lens": ("Logit lens", None, ".ae-lens .main-svg"),
+}
+
+
+@pytest.mark.parametrize("view", list(ASKING_VIEWS))
+@pytest.mark.parametrize("size", SIZES[:2], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_issue_38s_views_fit_the_projector(browser, app_url, size, view):
+    """Issue 38: "Without the mask" (its sentences, the loss curves, the maskless model's attention), "Value path"
+    and "Logit lens" at 1366x768 and 1280x720, normal and presentation mode: the controls and status in the window,
+    the chart a third of it or more, no chart text over another."""
+    width, height = size
+    label, question, chart = ASKING_VIEWS[view]
+    page = open_page(browser, app_url)
+    problems = []
+    try:
+        page.set_viewport_size({"width": width, "height": height})
+        if question:
+            with page.expect_response(lambda r: f"/ae/api/ask/{question}" in r.url, timeout=60_000):
+                page.locator(".ae-view-tabs button", has_text=label).click()
+        else:
+            page.locator(".ae-view-tabs button", has_text=label).click()
+        page.wait_for_selector(chart)
+        for presentation in (False, True):
+            set_mode(page, presentation, False)
+            page.evaluate("window.aeViewer.rendered")
+            mode = "presentation" if presentation else "normal"
+            where = f"{width}x{height} {mode} {view}"
+            problems += check(page.evaluate(MEASURE, chart), width, height, where)
+            if view == "maskless":
+                text = page.locator(".ae-maskless-text").bounding_box()
+                if text["y"] < 0 or text["y"] + text["height"] > height:
+                    problems.append(f"{where}: the translations leave the window: {text}")
+            shot(page, f"projector-{width}-{view}-{mode}")
+        assert not problems, "\n".join(problems[:25])
+    finally:
+        page.context.close()
+
+
 def test_enter_leaves_the_keys_to_the_viewer_and_translating_again_starts_over(page):
     from playwright.sync_api import expect
 

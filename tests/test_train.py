@@ -151,7 +151,8 @@ def test_a_recipe_sets_every_value_and_flags_override_single_ones():
         config.model.n_heads == recipe.model.n_heads and config.max_steps == recipe.max_steps
     )  # the rest: the recipe's
     with pytest.raises(
-        ValueError, match="no recipe named .nope.; known: lecture_en_de, lecture_scratch_en_de, tatoeba_en_de"
+        ValueError,
+        match="no recipe named .nope.; known: lecture_en_de, lecture_scratch_en_de, mask_companion_en_de, tatoeba_en",
     ):
         load_recipe("nope")
 

@@ -1,5 +1,5 @@
-"""The .npz export: a trace's attention tensors and tokens as they stand at one step, for a notebook (the
-typed trace's float32 weights, not the 16-bit wire form)."""
+"""The .npz export: a trace's attention tensors, logit lens and tokens as they stand at one step, for a notebook
+(the typed trace's float32 weights, not the 16-bit wire form)."""
 
 from __future__ import annotations
 
@@ -27,6 +27,10 @@ def attention_arrays(trace: DecodeTrace, step) -> dict[str, np.ndarray]:
     arrays["target_tokens"] = np.array(trace.target_tokens[:step], dtype=str)
     arrays["target_ids"] = np.array(trace.target_ids[:step], dtype=np.int64)
     arrays["decoder_input_tokens"] = np.array(trace.decoder_input_tokens[:step], dtype=str)
+    if trace.lens is not None:  # the logit lens up to the step: (Ld, step, k) top ids and probabilities, (Ld, step)
+        arrays["lens_top_ids"] = trace.lens.top_ids[:, :step].astype(np.int64)
+        arrays["lens_top_probs"] = trace.lens.top_probs[:, :step].astype(np.float32)
+        arrays["lens_chosen_prob"] = trace.lens.chosen[:, :step].astype(np.float32)
     arrays["source_text"] = np.array(trace.request.sentence)
     arrays["step"] = np.array(step)
     return arrays

@@ -1,5 +1,6 @@
 """Questions the viewer asks about the trace it shows, answered on demand as JSON: one cell's arithmetic, which
-heads matter, attention against gradient attribution for one step, the beam search tree. The typed trace (kept
+heads matter, attention against gradient attribution for one step, the beam search tree, the same sentence in the
+models trained with and without the look-ahead mask (`maskless.py`). The typed trace (kept
 in the shared cache beside its wire form) supplies the tokens and the weights at full precision; the core
 (`explorer.interpret`) computes.
 
@@ -19,9 +20,11 @@ from ..interpret.head_importance import head_importance
 from ..interpret.request import TraceRequest, UserError, shown
 from ..interpret.rollout import cross_rollout
 from ..interpret.trace import DecodeTrace
+from ..interpret.value_path import value_path
 from ..model.transformer import Ablation
 from .limits import LIMITS
-from .schemas import Attribution, BeamTree, Explain, Question
+from .maskless import companions
+from .schemas import Attribution, BeamTree, Explain, Maskless, Question, ValuePathQuestion
 
 DIGITS = 5  # decimals of the numbers sent (the panel shows 3 or 4; the browser test compares to 1e-5)
 
@@ -37,7 +40,38 @@ def answer(handle: ModelHandle, trace: DecodeTrace, question: Question) -> dict:
         return out | _attribution(handle, trace, question, ablation)
     if isinstance(question, BeamTree):
         return out | _beam_tree(handle, request, trace, ablation)
+    if isinstance(question, Maskless):
+        return companions().answer(request.sentence)
+    if isinstance(question, ValuePathQuestion):
+        return out | _value_path(handle, trace, question, ablation)
     return out | _heads(handle, trace, request)
+
+
+def _value_path(handle: ModelHandle, trace: DecodeTrace, question: ValuePathQuestion, ablation) -> dict:
+    kind, config = question.kind, handle.config
+    rows = len(trace.source_ids) if kind == "encoder_self" else len(trace.target_ids)
+    layer = _index(question.layer, config.n_layers(kind), "layer")
+    head = _index(question.head, config.n_heads, "head")
+    row = _index(question.row, rows, "row")
+    p = value_path(handle.model, trace.source_ids, trace.target_ids, kind, layer, head, row, ablation)
+    queries = trace.source_tokens if kind == "encoder_self" else trace.target_tokens
+    keys = {"encoder_self": trace.source_tokens, "cross": trace.source_tokens}.get(kind, trace.decoder_input_tokens)
+    vectors = ("x", "normed", "query", "weights", "z", "concat", "out", "residual")
+    return {
+        "kind": kind,
+        "layer": layer,
+        "head": head,
+        "row": row,
+        "row_token": queries[row],
+        "key_tokens": keys[: len(p.weights)],
+        "d_model": config.d_model,
+        "d_head": config.d_head,
+        "norm_first": p.norm_first,
+        "embedding": None if p.embedding is None else _round(p.embedding),
+        "position": None if p.position is None else _round(p.position),
+        "keys": [_round(k) for k in p.keys],
+        "values": [_round(v) for v in p.values],
+    } | {name: _round(getattr(p, name)) for name in vectors}
 
 
 def _explain(handle: ModelHandle, trace: DecodeTrace, question: Explain, ablation) -> dict:

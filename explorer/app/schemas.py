@@ -156,8 +156,27 @@ class Compare(Strict):
     model: Literal["same", "other"] = "same"
 
 
-Question = Annotated[Explain | Heads | Attribution | BeamTree | Compare, Field(discriminator="what")]
-QUESTIONS = ("explain", "heads", "attribution", "beam_tree", "compare")
+class ValuePathQuestion(Strict):
+    """What head `head` of `kind` layer `layer` carries for query `row`: x, LN(x), q/k/v, weights, Σ w·v, the heads
+    concatenated, the output projection and the residual."""
+
+    what: Literal["value_path"] = "value_path"
+    kind: Kind
+    layer: Index
+    head: Index
+    row: Index
+
+
+class Maskless(Strict):
+    """The same small model trained without the look-ahead mask, beside its masked twin, on this sentence."""
+
+    what: Literal["maskless"] = "maskless"
+
+
+Question = Annotated[
+    Explain | Heads | Attribution | BeamTree | Compare | Maskless | ValuePathQuestion, Field(discriminator="what")
+]
+QUESTIONS = ("explain", "heads", "attribution", "beam_tree", "compare", "maskless", "value_path")
 
 
 class Ask(Strict):
@@ -171,7 +190,9 @@ class Ask(Strict):
 # each question's route takes its own body (`POST /ae/api/ask/explain` an `AskExplain`, ...): typed and documented
 ASKS = {
     what: create_model(f"Ask{kind.__name__}", __base__=Ask, __doc__=kind.__doc__, question=(kind, ...))
-    for what, kind in zip(QUESTIONS, (Explain, Heads, Attribution, BeamTree, Compare), strict=True)
+    for what, kind in zip(
+        QUESTIONS, (Explain, Heads, Attribution, BeamTree, Compare, Maskless, ValuePathQuestion), strict=True
+    )
 }
 
 
@@ -215,7 +236,7 @@ class RoomView(Strict):
     kind: Kind
     layer: Index
     head: Index | Literal["mean", "all", "rollout"]
-    view: Literal["heatmap", "headview", "mosaic", "mask", "compare"]
+    view: Literal["heatmap", "headview", "mosaic", "mask", "compare", "lens", "valuepath", "maskless"]
     lesson: Annotated[int, Field(ge=1, le=32)] | None = None  # the guided lesson's stop (explorer/ui/static/lesson.js)
 
 
@@ -300,6 +321,15 @@ class WireRequest(Sent):
     ablation: list[tuple[Kind, int, int]]
 
 
+class WireLens(Sent):
+    """The logit lens (explorer/interpret/lens.py), [layer][step][rank]: each decoder layer's top tokens."""
+
+    top_tokens: list[list[list[str]]]
+    top_ids: list[list[list[int]]]
+    top_probs: list[list[list[float]]]
+    chosen: list[list[float]]  # [layer][step]: the probability each layer gives the token chosen at that step
+
+
 class Wire(Sent):
     """A decode trace as the browser gets it: tokens and steps as values, every attention map packed."""
 
@@ -320,6 +350,7 @@ class Wire(Sent):
     attention: dict[Kind, WireArray]  # (L, H, queries, keys) per kind
     scores: dict[Literal["decoder_self"], WireArray]  # q·k/√d_k, teacher-forced, the future included
     rollout: dict[Literal["encoder_self", "cross"], WireArray]
+    lens: WireLens | None = None  # None in traces recorded before the lens existed (a checkpoint's time-lapse)
 
 
 class ExplainAnswer(Sent):
@@ -398,6 +429,58 @@ class CompareAnswer(Sent):
     wire: Wire
 
 
+class CompanionRun(Sent):
+    final_loss: float  # mean training loss over its last logged steps
+    valid_loss: float
+    chrf: float | None
+    steps: int | None
+
+
+class ForcedAttention(Sent):
+    """The maskless model teacher-forced on its twin's translation, as in training: one decoder self-attention head."""
+
+    inputs: list[str]  # decoder inputs: <s> and the translation
+    targets: list[str]  # what each position must predict (the next input)
+    layer: int
+    head: int  # the head that puts the most weight on the next position
+    weights: list[list[float]]  # (T, T): row i is input i's query, the future included
+    next_weight: float  # mean weight on position i + 1: the word it is asked to predict
+    accuracy: float  # teacher-forced next-token accuracy (it reads the answer)
+
+
+class MasklessAnswer(Sent):
+    what: Literal["maskless"]
+    runs: dict[Literal["with_mask", "without_mask"], CompanionRun]
+    losses: dict[Literal["with_mask", "without_mask"], list[list[float]]]  # [step, training loss]
+    translations: dict[Literal["with_mask", "without_mask"], str]  # greedy, of the sentence on screen
+    forced: ForcedAttention
+
+
+class ValuePathAnswer(Sent):
+    what: Literal["value_path"]
+    kind: Kind
+    layer: int
+    head: int
+    row: int
+    row_token: str
+    key_tokens: list[str]  # the keys the query may see
+    d_model: int
+    d_head: int
+    norm_first: bool
+    embedding: list[float] | None  # embedding · √d_model, at layer 0 of a self-attention
+    position: list[float] | None  # PE(row), likewise
+    x: list[float]
+    normed: list[float]
+    query: list[float]
+    keys: list[list[float]]
+    values: list[list[float]]
+    weights: list[float]
+    z: list[float]  # Σ_j w_j v_j
+    concat: list[float]  # every head's z side by side (the module's own)
+    out: list[float]
+    residual: list[float]
+
+
 class Refusal(Sent):
     """Any route's answer to a request it refuses: one sentence that names the value."""
 
@@ -410,6 +493,8 @@ ANSWERS = {
     "attribution": AttributionAnswer,
     "beam_tree": BeamTreeAnswer,
     "compare": CompareAnswer,
+    "maskless": MasklessAnswer,
+    "value_path": ValuePathAnswer,
 }
 
 

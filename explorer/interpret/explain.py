@@ -47,6 +47,16 @@ class CellExplanation:
     weight: float  # weights[column]: the cell
 
 
+def attention_site(model: Transformer, kind: str, layer: int, head: int):
+    """The attention module of `kind` layer `layer`, once `head` is known to exist; a ValueError names what does not."""
+    sites = {(k, i): module for k, i, module in model.attention_modules()}
+    if (kind, layer) not in sites:
+        raise ValueError(f"{kind} has no layer {layer} (0..{model.config.n_layers(kind) - 1})")
+    if not 0 <= head < model.config.n_heads:
+        raise ValueError(f"head {head} out of range (0..{model.config.n_heads - 1})")
+    return sites[(kind, layer)]
+
+
 @torch.no_grad()
 def explain_cell(
     model: Transformer,
@@ -64,16 +74,11 @@ def explain_cell(
     Rows are source positions (encoder_self) or steps (decoder_self, cross); columns source positions
     (encoder_self, cross) or decoder inputs (decoder_self).
     """
-    sites = {(k, i): module for k, i, module in model.attention_modules()}
-    if (kind, layer) not in sites:
-        raise ValueError(f"{kind} has no layer {layer} (0..{model.config.n_layers(kind) - 1})")
-    if not 0 <= head < model.config.n_heads:
-        raise ValueError(f"head {head} out of range (0..{model.config.n_heads - 1})")
+    module = attention_site(model, kind, layer, head)
     rows = len(source_ids) if kind == "encoder_self" else len(target_ids)
     columns = len(target_ids) if kind == "decoder_self" else len(source_ids)
     if not (0 <= row < rows and 0 <= column < columns):
         raise ValueError(f"cell ({row}, {column}) is outside the {rows} x {columns} map")
-    module = sites[(kind, layer)]
     seen = {}
     thread = threading.get_ident()
 

@@ -39,6 +39,9 @@ class ModelConfig:
     dropout: float = 0.1
     max_len: int = 128  # rows of the positional-encoding table = longest sequence the model accepts (and trains on)
     norm_first: bool = True  # True: pre-LN; False: post-LN as in the paper
+    # False: decoder self-attention sees every target position, the future included: a model trained so copies the
+    # next word and cannot translate (the lesson's companion, bench/maskless.py); every other model keeps the mask
+    lookahead_mask: bool = True
 
     def __post_init__(self) -> None:
         for name, largest in BOUNDS.items():
@@ -56,8 +59,9 @@ class ModelConfig:
             raise ValueError(f"dropout={self.dropout!r} must be a finite number")
         if not 0.0 <= self.dropout < 1.0:
             raise ValueError(f"dropout={self.dropout} must be in [0, 1)")
-        if not isinstance(self.norm_first, bool):
-            raise ValueError(f"norm_first={self.norm_first!r} must be true or false")
+        for name in ("norm_first", "lookahead_mask"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name}={getattr(self, name)!r} must be true or false")
         if self.vocab_size <= max(SPECIAL_IDS.values()):
             raise ValueError(f"vocab_size={self.vocab_size} leaves no room beside the special tokens {SPECIAL_IDS}")
 

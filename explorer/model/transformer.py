@@ -428,8 +428,15 @@ class Transformer(nn.Module):
     ) -> tuple[torch.Tensor, DecoderState]:
         """Target ids (B, T) that follow the cached positions -> logits (B, T, V) and the new state."""
         offset = state.length
-        # one new query per row may see every cached key: no mask needed, which keeps the fused kernel lean
-        self_mask = None if tgt.size(1) == 1 else decoder_self_mask(tgt, PAD_ID, offset)  # (B, 1, T, offset + T)
+        # one new query per row may see every cached key: no mask needed, which keeps the fused kernel lean. A model
+        # configured without the look-ahead mask lets every position see every other, the future included (it is
+        # how such a model was trained; decoding step by step, the future does not exist yet anyway)
+        if tgt.size(1) == 1:
+            self_mask = None
+        elif self.config.lookahead_mask:
+            self_mask = decoder_self_mask(tgt, PAD_ID, offset)  # (B, 1, T, offset + T)
+        else:
+            self_mask = padding_mask(tgt, PAD_ID) if offset == 0 else None  # (B, 1, 1, T): padding only
         cross_mask = state.src_mask if state.has_padding else None
         y = self._embed(tgt, offset)
         caches = []

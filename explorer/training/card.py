@@ -11,6 +11,7 @@ HYPERPARAMETERS = (  # what the card lists of a run's train_config (its "model" 
     "d_ff",
     "dropout",
     "norm_first",
+    "lookahead_mask",
     "max_len",
     "max_tokens",
     "lr",

@@ -78,5 +78,8 @@ def build(ctx: Context):
         gr.Markdown(
             "New to Transformers? In the Translate tab, press **Lesson** (under Tools): ten stops through the model on "
             "the sentence on screen, from its word pieces to the layers, each with the numbers of that sentence. "
-            "→ and ← move through them."
+            "→ and ← move through them. The view **Without the mask** shows why the decoder's self-attention is "
+            "masked, with the same small model trained with and without the mask; **Value path** shows what one head "
+            "carries for one query, from the residual stream through q, k, v and the weights back into it; "
+            "**Logit lens** shows what each decoder layer would write if it were the last."
         )

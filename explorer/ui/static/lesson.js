@@ -43,6 +43,15 @@ function strongestEncoderLink(trace) {
   return best;
 }
 
+// The first decoder layer whose logit lens ranks the chosen token first at `step` ("no layer": none does).
+function decidedAt(trace, step) {
+  const lens = trace.wire.lens;
+  if (!lens) return "not recorded in this trace";
+  const id = trace.steps[step - 1].id;
+  const layer = lens.top_ids.findIndex((layerIds) => layerIds[step - 1][0] === id);
+  return layer < 0 ? "no layer (it was sampled or forced)" : "layer " + layer;
+}
+
 // The lesson's cross-attention head: the model's best-aligning one, else the last layer's head 0.
 function lessonHead(trace) {
   const [layer, head] = trace.defaultCross();
@@ -130,7 +139,8 @@ export const STOPS = [
         "Row " + quote(inputs[0] + ARROW + t.targetTokens[0]) + " scores the next input " + quote(inputs[1]) + " at " +
           w2(scores[0][1]) + " (layer 0, head 0), but the mask makes that −∞, so its weight is exactly 0; the row's " +
           "only visible key, " + quote(inputs[0]) + ", gets weight " + w2(t.head("decoder_self", 0, 0, step)[0][0]) + ".",
-        "The three grids: the scores q·k/√d_k, the mask, the weights after the softmax.",
+        "The three grids: the scores q·k/√d_k, the mask, the weights after the softmax. The view “Without the mask” " +
+          "shows a model trained without it.",
       ];
     },
   },
@@ -208,6 +218,8 @@ export const STOPS = [
         "The decoder stacks " + t.nLayers("cross") + " layers; each reads the source again with what the layers below made " +
           "of the German so far.",
         "At step " + step + " the mean of the heads looks most at " + per.join(", ") + " (L cycles the layers).",
+        "The view “Logit lens” reads every decoder layer as if it were the last: at step " + step + ", the layer from which " +
+          quote(t.targetTokens[step - 1]) + " leads is " + decidedAt(t, step) + ".",
       ];
     },
   },

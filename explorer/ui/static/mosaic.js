@@ -3,8 +3,8 @@
 // layer, head, query, key and the exact weight; clicking a tile asks for that layer and head ("ae-select").
 import { KIND_TITLES } from "./trace.js";
 import { COLORS } from "./colors.js";
-import { emit, escape, fontSize, withHeader } from "./dom.js";
-import { drawMessage, layout, plotly, react } from "./plot.js";
+import { emit, escape, fontSize } from "./dom.js";
+import { drawMessage, layout, plotPng, react } from "./plot.js";
 
 // Draw state.kind at state.step, state.height pixels tall; the best-aligning head (the trace's model) outlined.
 export function draw(div, trace, state) {
@@ -80,23 +80,10 @@ function mosaicCell(trace, kind, t, point) {
   return { layer: l, head: h };
 }
 
-// The mosaic as a picture for a slide: plotly's own image at scale 2, below `header`.
-function pngCanvas(div, header) {
-  return plotly().then((Plotly) => Plotly.toImage(div, { format: "png", scale: 2 }))
-    .then((url) => new Promise((resolve) => { const img = new Image(); img.onload = () => resolve(img); img.src = url; }))
-    .then((img) => {
-      const c = document.createElement("canvas");
-      c.width = img.width;
-      c.height = img.height;
-      c.getContext("2d").drawImage(img, 0, 0);
-      return withHeader(c, header, 2);
-    });
-}
-
 // The view, as the viewer's registry (views.js) knows it.
 export const VIEW = {
   id: "mosaic", label: "All heads", className: "ae-plot ae-mosaic", controls: ["kind"],
   caption: () => "",
   draw: (div, context, state) => draw(div, context.trace, state),
-  png: (div, header) => pngCanvas(div, header),
+  png: (div, header) => plotPng(div, header),
 };

@@ -2,7 +2,7 @@
 // draws with it, not with the page: the opening view is a canvas), one Plotly.react wrapper with the PNG button in
 // its toolbar, and a chart that only says something.
 import { SETTINGS } from "./settings.js";
-import { escape, fontSize } from "./dom.js";
+import { escape, fontSize, withHeader } from "./dom.js";
 
 export function tokenAxis(labels, title, font) {
   return {
@@ -62,4 +62,17 @@ export function drawMessage(div, text, height) {
     xaxis: { visible: false }, yaxis: { visible: false },
     annotations: [{ text: escape(text), showarrow: false, xref: "paper", yref: "paper", x: 0.5, y: 0.5, font: { size: fontSize() + 2 } }],
   }));
+}
+
+// A Plotly chart as a picture for a slide: plotly's own image at scale 2, below `header`.
+export function plotPng(div, header) {
+  return plotly().then((Plotly) => Plotly.toImage(div, { format: "png", scale: 2 }))
+    .then((url) => new Promise((resolve) => { const img = new Image(); img.onload = () => resolve(img); img.src = url; }))
+    .then((img) => {
+      const c = document.createElement("canvas");
+      c.width = img.width;
+      c.height = img.height;
+      c.getContext("2d").drawImage(img, 0, 0);
+      return withHeader(c, header, 2);
+    });
 }

@@ -164,6 +164,7 @@ export class Viewer {
     on("ae-follow", (path) => this.followHypothesis(path.forced_ids));
     on("ae-compare", (b) => this.askCompare(b.sentence, b.model));
     on("ae-close-panel", () => this.store.set({ panel: null }, "click"));
+    on("ae-redraw", () => this.refresh()); // a view's own control changed what it shows (the value path's query)
   }
 
   // A new trace from the server: keep the kind/layer/head where they exist; open where the link or the request says.
@@ -338,7 +339,8 @@ export class Viewer {
     this.caption.hidden = !this.caption.textContent;
     this.panel.style.maxHeight = s.panel ? Math.max(160, height - chartHeight - 10) + "px" : "";
     const chart = this.charts[view.id];
-    drawn.push(view.draw(chart, { trace: t, compare: { trace: this.compareTrace, error: this.compareError } }, shown));
+    const context = { trace: t, compare: { trace: this.compareTrace, error: this.compareError }, ask: (q) => this.viewAnswer(q) };
+    drawn.push(view.draw(chart, context, shown));
     panels.draw(this.panel, s.panel ? this.panelContent : null, s);
     const cell = this.panelCell;
     if (s.panel === "explain" && cell && view.focus) view.focus(chart, cell); // the explained cell stays in view
@@ -409,6 +411,27 @@ export class Viewer {
     const note = q.note || (asked ? q.waiting : NEEDS_SERVER);
     this.panelContent = { what: what, note: note };
     this.store.set({ panel: what }, "click", true);
+  }
+
+  // The answer a view needs to a question about the trace on screen (the maskless view's, the value path's): null
+  // while it is asked, {error} when refused or when there is no server. Each question is asked once per trace and
+  // drawn again when its answer arrives; of one kind only the newest is awaited (the Asker drops the others').
+  viewAnswer(question) {
+    const t = this.trace;
+    if (!this.viewAnswers || this.viewAnswers.trace !== t) this.viewAnswers = { trace: t, got: {}, asking: {} };
+    const answers = this.viewAnswers, key = JSON.stringify(question), what = question.what;
+    if (key in answers.got) return answers.got[key];
+    if (answers.asking[what] === key) return null;
+    answers.asking[what] = key;
+    const asked = this.asker.ask(t.request, this.modelKey, question, this.ownKey, (answer) => {
+      if (this.viewAnswers !== answers) return;
+      answers.got[key] = answer;
+      delete answers.asking[what];
+      this.refresh();
+    });
+    if (asked) return null;
+    delete answers.asking[what];
+    return (answers.got[key] = { error: NEEDS_SERVER });
   }
 
   // Compare two: a second trace (another sentence, or the other model), then both are drawn.

@@ -2,15 +2,19 @@
 // (and, where it has cells to explain, focus), exported as VIEW by its own module and registered once below; the
 // viewer builds its tabs, its charts, which selector rows show, the caption, the drawing and the PNG from this list
 // and names no view. Adding a view is its file and one line here. `controls`: which of kind, layer and head apply;
-// `draw(div, context, state)` with context {trace, compare: {trace, error}} returns a promise; `png(div, header)` a
+// `draw(div, context, state)` with context {trace, compare: {trace, error}, ask(question)} returns a promise (`ask`:
+// the server's answer to a question about the trace on screen, null while it is asked, asked once per trace); `png(div, header)` a
 // canvas (or a promise of one) at twice the screen's size with the header lines above.
 import { VIEW as heatmap } from "./heatmap.js";
 import { VIEW as headview } from "./headview.js";
 import { VIEW as mosaic } from "./mosaic.js";
 import { VIEW as mask } from "./mask.js";
 import { VIEW as compare } from "./compare.js";
+import { VIEW as maskless } from "./maskless.js";
+import { VIEW as valuepath } from "./valuepath.js";
+import { VIEW as lens } from "./lens.js";
 
-export const VIEWS = [heatmap, headview, mosaic, mask, compare];
+export const VIEWS = [heatmap, headview, mosaic, mask, compare, lens, valuepath, maskless];
 
 // The view of `id`, else the first (the heatmap).
 export function viewOf(id) { return VIEWS.find((v) => v.id === id) || VIEWS[0]; }

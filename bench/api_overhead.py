@@ -1,0 +1,98 @@
+"""What one API request costs the server's CPU, in process: a cached trace and a cached question, old design beside new.
+
+    python -m bench.api_overhead [--old-ref REF] [--requests 3000]
+
+In one process per design (the old one from a temporary git worktree), the API's routes are driven through httpx's
+ASGI transport with no network: a no-op Starlette route (the floor the client and ASGI add), `GET /ae/api/trace` of
+a sentence already in the cache, and `POST /ae/api/ask/explain` of an answer already in the cache. Reported: CPU
+microseconds per request (process time, the client's share included; the floor says how much that is).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SENTENCE = "The dog sees the cat."
+QUESTION = {"what": "explain", "kind": "cross", "layer": 1, "head": 2, "row": 0, "column": 1}
+
+
+async def _per_request(app, method: str, path: str, n: int, **kwargs) -> float:
+    import httpx
+
+    headers = {"x-ae-client": "bench", "content-type": "application/json"}
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://bench") as client:
+        first = await client.request(method, path, headers=headers, **kwargs)
+        assert first.status_code == 200, first.text[:200]
+        t0 = time.process_time()
+        for _ in range(n):
+            await client.request(method, path, headers=headers, **kwargs)
+        return (time.process_time() - t0) / n * 1e6
+
+
+def inner(n: int) -> dict:
+    """Measure the design importable here (this checkout, or a worktree on sys.path)."""
+    from starlette.applications import Starlette
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    from explorer.app import SHIPPED_CHECKPOINT, http_api
+    from explorer.app.models import ModelRegistry
+    from explorer.interpret.handle import load_handle
+
+    app = Starlette(routes=http_api.routes(ModelRegistry(load_handle(SHIPPED_CHECKPOINT))))
+
+    async def ok(request):
+        return Response(b"x")
+
+    floor = Starlette(routes=[Route("/ae/api/trace", ok)])
+    name = "sentence" if hasattr(http_api, "build_api") else "s"  # the old design's URL named the sentence `s`
+    query = f"/ae/api/trace?{name}={SENTENCE.replace(' ', '+')}"
+    body = json.dumps({"trace": {"sentence": SENTENCE}, "question": QUESTION})
+    return {
+        "floor_us": round(asyncio.run(_per_request(floor, "GET", query, n))),
+        "cached_trace_us": round(asyncio.run(_per_request(app, "GET", query, n))),
+        "cached_question_us": round(asyncio.run(_per_request(app, "POST", "/ae/api/ask/explain", n, content=body))),
+    }
+
+
+def measure(checkout: Path, n: int) -> dict:
+    # this file, loaded by path: an older checkout has its own bench/ without it; `explorer` is the checkout's
+    code = f"import sys, json, importlib.util; sys.path.insert(0, {str(checkout)!r}); "
+    code += f"spec = importlib.util.spec_from_file_location('api_overhead', {__file__!r}); "
+    code += "b = importlib.util.module_from_spec(spec); spec.loader.exec_module(b); "
+    code += f"print(json.dumps(b.inner({n})))"
+    out = subprocess.run([sys.executable, "-c", code], cwd=checkout, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--old-ref", default=None)
+    parser.add_argument("--requests", type=int, default=3000)
+    args = parser.parse_args()
+    rows = [("new (this checkout)", measure(ROOT, args.requests))]
+    if args.old_ref:
+        worktree = Path(tempfile.mkdtemp(prefix="api-overhead-old-"))
+        subprocess.run(["git", "worktree", "add", "--detach", str(worktree), args.old_ref], cwd=ROOT, check=True)
+        try:
+            rows.append((f"old ({args.old_ref[:7]})", measure(worktree, args.requests)))
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(worktree)], cwd=ROOT, check=False)
+            shutil.rmtree(worktree, ignore_errors=True)
+    print("| design | no-op floor µs | cached GET /trace µs | cached POST /ask/explain µs |\n|---|---|---|---|")
+    for label, r in rows:
+        print(f"| {label} | {r['floor_us']} | {r['cached_trace_us']} | {r['cached_question_us']} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,52 @@
+"""The look-ahead mask's companions: one small model trained twice, with the mask and without it (the lesson's
+"why the mask" view, explorer/app/maskless.py), on the same data, steps and seed:
+
+    python -m explorer.training.train --recipe mask_companion_en_de --out OUT/with-mask
+    python -m explorer.training.train --recipe mask_companion_en_de --lookahead-mask false --out OUT/without-mask
+
+bench/maskless.py runs both and writes checkpoints/mask-companions/. Small on purpose (1.5M weights, fp16: about
+3 MB each): the point is the contrast, not the translation quality.
+"""
+
+from explorer.model.config import ModelConfig
+from explorer.training.recipe import Recipe
+from explorer.training.trainer import TrainConfig
+
+RECIPE = Recipe(
+    name="Look-ahead mask companion",
+    data_credit=(
+        "Tatoeba Project (tatoeba.org) and manythings.org/anki, licensed CC-BY 2.0 France "
+        "(https://creativecommons.org/licenses/by/2.0/fr/)"
+    ),
+    known_limits=(
+        "A teaching companion: 1.5M weights trained for minutes. It shows what the look-ahead mask changes; its "
+        "translations are rough even with the mask.",
+    ),
+    config=TrainConfig(
+        model=ModelConfig(
+            vocab_size=4000,
+            d_model=128,
+            n_heads=4,
+            n_encoder_layers=2,
+            n_decoder_layers=2,
+            d_ff=512,
+            dropout=0.1,
+            max_len=64,
+            norm_first=True,
+        ),
+        data=["../shared/data/tatoeba-en-de/train.tsv"],  # relative to the repository root; not shipped
+        valid="../shared/data/tatoeba-en-de/valid.tsv",
+        max_tokens=3072,
+        lr=3e-3,
+        warmup=400,
+        max_steps=3000,
+        cooldown_steps=1000,
+        eval_every=1000,
+        bleu_sample=200,
+        seed=1234,
+        threads=2,
+        bf16="false",  # the two runs must differ only by the mask
+        save_dtype="float16",
+        log_every=25,
+    ),
+)

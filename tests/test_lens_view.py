@@ -1,0 +1,35 @@
+"""The logit lens view in headless Chromium at 1366x768: one row per decoder layer at the current step, drawn
+from the trace (no request), the chosen token outlined where a layer ranks it, following the step."""
+
+from __future__ import annotations
+
+import pytest
+from browser_fixtures import shot
+
+pytestmark = pytest.mark.browser
+
+
+def test_the_lens_draws_each_layers_prediction_at_this_step_with_no_request(page):
+    from playwright.sync_api import expect
+
+    asked = []
+    page.on("request", lambda r: asked.append(r.url) if "/ae/api/" in r.url else None)
+    page.locator(".ae-view-tabs button", has_text="Logit lens").click()
+    page.wait_for_selector(".ae-lens .main-svg")
+    page.evaluate("window.aeViewer.rendered")
+    wire = page.evaluate("window.aeViewer.trace.wire")
+    step = page.evaluate("window.aeViewer.state.step")
+    lens, chosen = wire["lens"], wire["steps"][step - 1]
+    rows = page.locator(".ae-lens .yaxislayer-above .ytick text").all_text_contents()
+    assert rows == [f"layer {layer}" + (" (the output)" if layer == 1 else "") for layer in range(2)]
+    cells = page.locator(".ae-lens text").all_text_contents()  # each cell's token and probability, as drawn
+    for layer in range(2):
+        token, p = lens["top_tokens"][layer][step - 1][0], lens["top_probs"][layer][step - 1][0]
+        assert token + f"{p:.2f}" in cells, (token, p, cells)
+    outlined = sum(chosen["id"] in lens["top_ids"][layer][step - 1] for layer in range(2))
+    assert page.locator(".ae-lens .shapelayer path").count() == outlined + 1  # + the line before p(chosen)
+    expect(page.locator(".ae-lens .gtitle")).to_contain_text(f"step {step}")
+    page.keyboard.press("ArrowRight")
+    expect(page.locator(".ae-lens .gtitle")).to_contain_text(f"step {step + 1}")
+    assert asked == []  # the lens is part of the trace
+    shot(page, "logit-lens")

@@ -1,0 +1,74 @@
+"""The "Value path" view in headless Chromium at 1366x768: it draws the server's tensors for the shown head and
+step (the weighted sum z is the head's slice of what the module handed its output projection), follows the head,
+the step and the kind, and fits the projector."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from browser_fixtures import open_page, shot
+
+pytestmark = pytest.mark.browser
+
+
+def asked_while(page, action) -> dict:
+    with page.expect_response(lambda r: "/ae/api/ask/value_path" in r.url, timeout=60_000) as asked:
+        action()
+    answer = asked.value.json()
+    assert "error" not in answer, answer
+    page.wait_for_selector(".ae-valuepath-plot .main-svg")
+    page.evaluate("window.aeViewer.rendered")
+    return answer
+
+
+def test_the_value_path_draws_the_heads_own_tensors(browser, app_url):
+    from playwright.sync_api import expect
+
+    page = open_page(browser, app_url)
+    try:
+        state = page.evaluate("window.aeViewer.state")
+        answer = asked_while(page, lambda: page.locator(".ae-view-tabs button", has_text="Value path").click())
+        assert (answer["kind"], answer["layer"], answer["head"], answer["row"]) == (
+            state["kind"],
+            state["layer"],
+            state["head"],
+            state["step"] - 1,
+        )
+        d_head, head = answer["d_head"], answer["head"]
+        np.testing.assert_allclose(answer["z"], answer["concat"][head * d_head : (head + 1) * d_head], atol=2e-4)
+        np.testing.assert_allclose(answer["z"], np.array(answer["weights"]) @ np.array(answer["values"]), atol=2e-4)
+        labels = page.locator(".ae-valuepath-plot .annotation-text").all_text_contents()
+        for name in (
+            "x",
+            "LN(x)",
+            "q",
+            "keys k",
+            "values v",
+            "z",
+            "heads",
+            "out",
+            "x+out",
+            "× W_q",
+            "softmax",
+            "Σ w·v",
+            "× W_o",
+        ):
+            assert any(label.startswith(name) for label in labels), (name, "|".join(labels))
+        assert f"head {head}" in page.locator(".ae-valuepath-plot .gtitle").text_content()
+        shot(page, "value-path")
+        # another head, another step: a new question each, drawn
+        other = (head + 1) % 4
+        moved = asked_while(page, lambda: page.keyboard.press(str(other)))
+        assert moved["head"] == other
+        moved = asked_while(page, lambda: page.keyboard.press("ArrowRight"))
+        assert moved["row"] == state["step"]
+        # the encoder's query is a source token, chosen in the view
+        encoder = asked_while(page, lambda: page.locator(".ae-kinds button", has_text="Encoder self").click())
+        assert encoder["kind"] == "encoder_self" and encoder["embedding"] is not None or encoder["layer"] > 0
+        expect(page.locator(".ae-valuepath-row")).to_be_visible()
+        chosen = asked_while(page, lambda: page.select_option(".ae-valuepath-row", "2"))
+        assert chosen["row"] == 2 and chosen["row_token"] == page.evaluate("window.aeViewer.trace.sourceTokens[2]")
+        page.keyboard.press("m")  # the mean of heads is no one head's path: said, not drawn
+        expect(page.locator(".ae-valuepath-plot")).to_contain_text("choose a head")
+    finally:
+        page.context.close()
