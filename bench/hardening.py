@@ -64,7 +64,8 @@ class App:
         self.info = httpx.get(self.base + "gradio_api/info", timeout=30).json()["named_endpoints"]
         self.config = httpx.get(self.base + "config", timeout=30).json()
         # the one API (issue 37) serves traces and translations; before it, Gradio's /trace and /translate did
-        self.api = httpx.get(self.base + "ae/api/openapi.json", timeout=30).status_code == 200
+        described = httpx.get(self.base + "ae/api/openapi.json", timeout=30)
+        self.api = described.status_code == 200 and "openapi" in described.text[:200]
 
     def stop(self):
         self.proc.terminate()
