@@ -2,12 +2,13 @@
 
 For every example sentence of the Translate tab, with the shipped model: the decode trace itself (the
 reference: what one sentence costs, rollout included, taken from a cold cache), then each question the
-viewer can ask about it, answered the way the app answers it (`ExplorerSession.probe`: the trace from the
-cache, the core's computation, the JSON): one cell explained (a cross-attention cell of the best head at the
-middle step), which heads matter (every head off alone, one batched pass), attention against attribution
-at the middle step (gradient × input and integrated gradients, steps doubled until complete within 5 %),
-and the beam search tree (beam 4, every hypothesis recorded); last, one long input (six examples in one box) for
-the worst case. Interleaved rounds; medians and maxima.
+viewer can ask about it, computed the way the app computes it the first time (`probes.answer` on the cached trace,
+the JSON included): one cell explained (a cross-attention cell of the best head at the middle step), which heads
+matter (every head off alone, one batched pass), attention against attribution at the middle step (gradient ×
+input and integrated gradients, steps doubled until complete within 5 %), the beam search tree (beam 4, every
+hypothesis recorded), the value path and the Q·K space of the best head at the middle step, and the same sentence in
+the models trained with and without the look-ahead mask; last, one long input (six examples in one box) for the
+worst case. Interleaved rounds; medians and maxima.
 
     python -m bench.teaching_views [--checkpoint checkpoints/tatoeba-en-de] [--threads 2] [--repeat 5] [--json OUT]
 """
@@ -17,9 +18,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench import common
-from explorer.app import SHIPPED_CHECKPOINT
-from explorer.app.schemas import trace_request
-from explorer.app.session import ExplorerSession
+from explorer.app import SHIPPED_CHECKPOINT, probes
+from explorer.app.models import ModelRegistry
+from explorer.app.schemas import Question, trace_request, validate
 from explorer.app.trace_cache import TraceCache
 from explorer.interpret.handle import load_handle
 from explorer.ui.translate_tab import EXAMPLES
@@ -30,20 +31,30 @@ LONG = " ".join(s for s, _ in EXAMPLES[1:7])
 
 
 def views_of(handle, sentence: str, best: tuple) -> tuple[dict, str]:
-    """Every view's server work for one sentence, as callables (the trace warmed into the session's cache)."""
+    """Every view's server work for one sentence, as callables: the trace from a cold cache, then each question
+    computed as the app computes it once (`probes.answer` on the cached trace; the app's answer cache would make every
+    repeat after the first a hit)."""
     request = trace_request(sentence)
-    session = ExplorerSession(handle, TraceCache())
-    wire = session.trace(request)
-    T, S, middle = len(wire["target_ids"]), len(wire["source_ids"]), max(1, len(wire["target_ids"]) // 2)
-    cell = {"what": "explain", "kind": "cross", "layer": best[1], "head": best[2], "row": middle - 1, "column": S // 2}
-    attribution = {"what": "attribution", "step": middle, "layer": best[1], "head": best[2]}
-    views = {
-        "trace (cold)": lambda: ExplorerSession(handle, TraceCache()).trace(request),
-        "explain a cell": lambda: session.probe(request, cell),
-        "heads that matter": lambda: session.probe(request, {"what": "heads"}),
-        "attention vs attribution": lambda: session.probe(request, attribution),
-        "beam tree (beam 4)": lambda: session.probe(request, {"what": "beam_tree"}),
-    }
+    trace = ModelRegistry(handle, TraceCache()).traced(handle, request).trace
+    T, S, middle = len(trace.target_ids), len(trace.source_ids), max(1, len(trace.target_ids) // 2)
+    kind, layer, head = "cross", best[1], int(best[2])
+    questions = {
+        "explain a cell": {"what": "explain", "kind": kind, "layer": layer, "head": head, "row": middle - 1,
+                           "column": S // 2},
+        "heads that matter": {"what": "heads"},
+        "attention vs attribution": {"what": "attribution", "step": middle, "layer": layer, "head": head},
+        "beam tree (beam 4)": {"what": "beam_tree"},
+        "value path": {"what": "value_path", "kind": kind, "layer": layer, "head": head, "row": middle - 1},
+        "Q·K space": {"what": "qk_space", "kind": kind, "layer": layer, "head": head},
+        "without the mask": {"what": "maskless"},
+    }  # fmt: skip
+
+    def ask(question: dict):
+        asked = validate(Question, question)
+        return lambda: probes.answer(handle, trace, asked)
+
+    views = {"trace (cold)": lambda: ModelRegistry(handle, TraceCache()).trace(handle, request)}
+    views |= {name: ask(q) for name, q in questions.items()}
     return views, f"{sentence[:40]} (S={S}, T={T})"
 
 

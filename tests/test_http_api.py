@@ -266,7 +266,11 @@ def test_fastapis_own_openapi_document_names_what_the_routes_read_and_answer(cli
         post = paths[f"/ask/{what}"]["post"]
         body = post["requestBody"]["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[1]
         question = document["components"]["schemas"][body]["properties"]["question"]["$ref"].rsplit("/", 1)[1]
-        assert question == {"beam_tree": "BeamTree", "value_path": "ValuePathQuestion"}.get(what, what.capitalize())
+        assert question == {
+            "beam_tree": "BeamTree",
+            "value_path": "ValuePathQuestion",
+            "qk_space": "QKSpaceQuestion",
+        }.get(what, what.capitalize())
         assert post["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].endswith(answer.__name__)
         assert post["responses"]["400"]["content"]["application/json"]["schema"]["$ref"].endswith("Refusal")
     assert client.get("/ae/api/docs").status_code == 200

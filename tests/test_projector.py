@@ -264,15 +264,16 @@ ASKING_VIEWS = {  # issue 38's views: (tab label, the question it asks the serve
     "maskless": ("Without the mask", "maskless", ".ae-maskless-plot .main-svg"),
     "valuepath": ("Value path", "value_path", ".ae-valuepath-plot .main-svg"),
     "lens": ("Logit lens", None, ".ae-lens .main-svg"),
+    "qkspace": ("Q·K space", "qk_space", ".ae-qkspace .main-svg"),
 }
 
 
 @pytest.mark.parametrize("view", list(ASKING_VIEWS))
 @pytest.mark.parametrize("size", SIZES[:2], ids=lambda s: f"{s[0]}x{s[1]}")
 def test_issue_38s_views_fit_the_projector(browser, app_url, size, view):
-    """Issue 38: "Without the mask" (its sentences, the loss curves, the maskless model's attention), "Value path"
-    and "Logit lens" at 1366x768 and 1280x720, normal and presentation mode: the controls and status in the window,
-    the chart a third of it or more, no chart text over another."""
+    """Issue 38: "Without the mask" (its sentences, the loss curves, the maskless model's attention), "Value path",
+    "Logit lens" and "Q·K space" at 1366x768 and 1280x720, normal and presentation mode: the controls and status in
+    the window, the chart a third of it or more, no chart text over another."""
     width, height = size
     label, question, chart = ASKING_VIEWS[view]
     page = open_page(browser, app_url)

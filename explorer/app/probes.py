@@ -17,6 +17,7 @@ from ..interpret.decoding import beam_search
 from ..interpret.explain import explain_cell
 from ..interpret.handle import ModelHandle
 from ..interpret.head_importance import head_importance
+from ..interpret.qk_space import qk_space
 from ..interpret.request import TraceRequest, UserError, shown
 from ..interpret.rollout import cross_rollout
 from ..interpret.trace import DecodeTrace
@@ -24,7 +25,7 @@ from ..interpret.value_path import value_path
 from ..model.transformer import Ablation
 from .limits import LIMITS
 from .maskless import companions
-from .schemas import Attribution, BeamTree, Explain, Maskless, Question, ValuePathQuestion
+from .schemas import Attribution, BeamTree, Explain, Maskless, QKSpaceQuestion, Question, ValuePathQuestion
 
 DIGITS = 5  # decimals of the numbers sent (the panel shows 3 or 4; the browser test compares to 1e-5)
 
@@ -44,6 +45,8 @@ def answer(handle: ModelHandle, trace: DecodeTrace, question: Question) -> dict:
         return companions().answer(request.sentence)
     if isinstance(question, ValuePathQuestion):
         return out | _value_path(handle, trace, question, ablation)
+    if isinstance(question, QKSpaceQuestion):
+        return out | _qk_space(handle, trace, question, ablation)
     return out | _heads(handle, trace, request)
 
 
@@ -72,6 +75,28 @@ def _value_path(handle: ModelHandle, trace: DecodeTrace, question: ValuePathQues
         "keys": [_round(k) for k in p.keys],
         "values": [_round(v) for v in p.values],
     } | {name: _round(getattr(p, name)) for name in vectors}
+
+
+def _qk_space(handle: ModelHandle, trace: DecodeTrace, question: QKSpaceQuestion, ablation) -> dict:
+    kind, config = question.kind, handle.config
+    layer = _index(question.layer, config.n_layers(kind), "layer")
+    head = _index(question.head, config.n_heads, "head")
+    space = qk_space(handle.model, trace.source_ids, trace.target_ids, kind, layer, head, ablation)
+    queries = trace.source_tokens if kind == "encoder_self" else trace.target_tokens
+    keys = {"encoder_self": trace.source_tokens, "cross": trace.source_tokens}.get(kind, trace.decoder_input_tokens)
+    return {
+        "kind": kind,
+        "layer": layer,
+        "head": head,
+        "query_tokens": queries,
+        "key_tokens": keys,
+        "query_points": [_round(p) for p in space.query_points],
+        "key_points": [_round(p) for p in space.key_points],
+        "weights": [_round(w) for w in space.weights],
+        "explained": _round(space.explained),
+        "components": [_round(c) for c in space.components],
+        "mean": _round(space.mean),
+    }
 
 
 def _explain(handle: ModelHandle, trace: DecodeTrace, question: Explain, ablation) -> dict:

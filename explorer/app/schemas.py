@@ -167,6 +167,15 @@ class ValuePathQuestion(Strict):
     row: Index
 
 
+class QKSpaceQuestion(Strict):
+    """Head `head` of `kind` layer `layer`: every query and key projected together onto two principal directions."""
+
+    what: Literal["qk_space"] = "qk_space"
+    kind: Kind
+    layer: Index
+    head: Index
+
+
 class Maskless(Strict):
     """The same small model trained without the look-ahead mask, beside its masked twin, on this sentence."""
 
@@ -174,9 +183,10 @@ class Maskless(Strict):
 
 
 Question = Annotated[
-    Explain | Heads | Attribution | BeamTree | Compare | Maskless | ValuePathQuestion, Field(discriminator="what")
+    Explain | Heads | Attribution | BeamTree | Compare | Maskless | ValuePathQuestion | QKSpaceQuestion,
+    Field(discriminator="what"),
 ]
-QUESTIONS = ("explain", "heads", "attribution", "beam_tree", "compare", "maskless", "value_path")
+QUESTIONS = ("explain", "heads", "attribution", "beam_tree", "compare", "maskless", "value_path", "qk_space")
 
 
 class Ask(Strict):
@@ -191,7 +201,9 @@ class Ask(Strict):
 ASKS = {
     what: create_model(f"Ask{kind.__name__}", __base__=Ask, __doc__=kind.__doc__, question=(kind, ...))
     for what, kind in zip(
-        QUESTIONS, (Explain, Heads, Attribution, BeamTree, Compare, Maskless, ValuePathQuestion), strict=True
+        QUESTIONS,
+        (Explain, Heads, Attribution, BeamTree, Compare, Maskless, ValuePathQuestion, QKSpaceQuestion),
+        strict=True,
     )
 }
 
@@ -236,7 +248,7 @@ class RoomView(Strict):
     kind: Kind
     layer: Index
     head: Index | Literal["mean", "all", "rollout"]
-    view: Literal["heatmap", "headview", "mosaic", "mask", "compare", "lens", "valuepath", "maskless"]
+    view: Literal["heatmap", "headview", "mosaic", "mask", "compare", "lens", "valuepath", "qkspace", "maskless"]
     lesson: Annotated[int, Field(ge=1, le=32)] | None = None  # the guided lesson's stop (explorer/ui/static/lesson.js)
 
 
@@ -481,6 +493,21 @@ class ValuePathAnswer(Sent):
     residual: list[float]
 
 
+class QKSpaceAnswer(Sent):
+    what: Literal["qk_space"]
+    kind: Kind
+    layer: int
+    head: int
+    query_tokens: list[str]
+    key_tokens: list[str]
+    query_points: list[list[float]]  # [query][x, y]
+    key_points: list[list[float]]  # [key][x, y]
+    weights: list[list[float]]  # [query][key]
+    explained: list[float]  # the share of the variance of each direction
+    components: list[list[float]]  # the two directions (d_head each)
+    mean: list[float]  # the centre subtracted first
+
+
 class Refusal(Sent):
     """Any route's answer to a request it refuses: one sentence that names the value."""
 
@@ -495,6 +522,7 @@ ANSWERS = {
     "compare": CompareAnswer,
     "maskless": MasklessAnswer,
     "value_path": ValuePathAnswer,
+    "qk_space": QKSpaceAnswer,
 }
 
 

@@ -58,6 +58,20 @@ def attention_site(model: Transformer, kind: str, layer: int, head: int):
 
 
 @torch.no_grad()
+def hooked_pass(model: Transformer, source_ids, target_ids, ablation: Ablation | None, handles: list) -> None:
+    """One teacher-forced pass in eval mode over a trace's tokens, asking for the weights, with the forward hooks
+    whose `handles` the caller registered (and this removes, whatever happens)."""
+    try:
+        device = next(model.parameters()).device
+        src, tgt_in = pad_batch([source_ids], device), pad_batch([[BOS_ID] + list(target_ids[:-1])], device)
+        with evaluating(model):
+            model(src, tgt_in, ablation, need_weights=True)
+    finally:
+        for handle in handles:
+            handle.remove()
+
+
+@torch.no_grad()
 def explain_cell(
     model: Transformer,
     source_ids: list[int],
@@ -91,14 +105,7 @@ def explain_cell(
         mask = kwargs.get("mask")
         seen["allowed"] = None if mask is None else mask[0, 0].expand(output.weights.shape[-2:]).clone()  # (T, K)
 
-    handle = module.register_forward_hook(hook, with_kwargs=True)
-    try:
-        device = next(model.parameters()).device
-        src, tgt_in = pad_batch([source_ids], device), pad_batch([[BOS_ID] + list(target_ids[:-1])], device)
-        with evaluating(model):
-            model(src, tgt_in, ablation, need_weights=True)
-    finally:
-        handle.remove()
+    hooked_pass(model, source_ids, target_ids, ablation, [module.register_forward_hook(hook, with_kwargs=True)])
     q, k, v = seen["q"][row].double(), seen["k"].double(), seen["v"].double()  # (d_k,), (K, d_k), (K, d_k)
     K = k.size(0)
     allowed = torch.ones(K, dtype=torch.bool) if seen["allowed"] is None else seen["allowed"][row]

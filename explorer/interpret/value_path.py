@@ -29,8 +29,8 @@ import numpy as np
 import torch
 
 from ..model.config import BOS_ID
-from ..model.transformer import Ablation, Transformer, evaluating, pad_batch
-from .explain import attention_site
+from ..model.transformer import Ablation, Transformer
+from .explain import attention_site, hooked_pass
 
 
 @dataclass
@@ -101,15 +101,8 @@ def value_path(
     ]
     if model.config.norm_first:
         handles.append(sublayer.norm.register_forward_pre_hook(on_norm))
-    try:
-        device = next(model.parameters()).device
-        decoder_inputs = [BOS_ID] + list(target_ids[:-1])
-        src, tgt_in = pad_batch([source_ids], device), pad_batch([decoder_inputs], device)
-        with evaluating(model):
-            model(src, tgt_in, ablation, need_weights=True)
-    finally:
-        for handle in handles:
-            handle.remove()
+    hooked_pass(model, source_ids, target_ids, ablation, handles)
+    decoder_inputs = [BOS_ID] + list(target_ids[:-1])
 
     def np64(t: torch.Tensor) -> np.ndarray:
         return t.detach().double().cpu().numpy()

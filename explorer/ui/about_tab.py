@@ -81,5 +81,6 @@ def build(ctx: Context):
             "→ and ← move through them. The view **Without the mask** shows why the decoder's self-attention is "
             "masked, with the same small model trained with and without the mask; **Value path** shows what one head "
             "carries for one query, from the residual stream through q, k, v and the weights back into it; "
-            "**Logit lens** shows what each decoder layer would write if it were the last."
+            "**Logit lens** shows what each decoder layer would write if it were the last; **Q·K space** puts one "
+            "head's queries and keys in one plane."
         )

@@ -13,8 +13,9 @@ import { VIEW as compare } from "./compare.js";
 import { VIEW as maskless } from "./maskless.js";
 import { VIEW as valuepath } from "./valuepath.js";
 import { VIEW as lens } from "./lens.js";
+import { VIEW as qkspace } from "./qkspace.js";
 
-export const VIEWS = [heatmap, headview, mosaic, mask, compare, lens, valuepath, maskless];
+export const VIEWS = [heatmap, headview, mosaic, mask, compare, lens, valuepath, qkspace, maskless];
 
 // The view of `id`, else the first (the heatmap).
 export function viewOf(id) { return VIEWS.find((v) => v.id === id) || VIEWS[0]; }
