@@ -97,7 +97,7 @@ def test_the_viewer_names_no_view_each_is_registered_once_in_views_js():
     registry = (static / "views.js").read_text(encoding="utf-8")
     registered = re.findall(r'^import \{ VIEW as (\w+) \} from "\./([\w-]+)\.js";$', registry, re.M)
     assert [name for name, _ in registered] == [
-        "heatmap", "headview", "mosaic", "mask", "compare", "maskless", "valuepath", "lens", "qkspace"
+        "heatmap", "headview", "mosaic", "mask", "compare", "maskless", "valuepath", "lens", "qkspace", "nopos"
     ]  # fmt: skip
     ids = []
     for _, module in registered:

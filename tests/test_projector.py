@@ -265,6 +265,7 @@ ASKING_VIEWS = {  # issue 38's views: (tab label, the question it asks the serve
     "valuepath": ("Value path", "value_path", ".ae-valuepath-plot .main-svg"),
     "lens": ("Logit lens", None, ".ae-lens .main-svg"),
     "qkspace": ("Q·K space", "qk_space", ".ae-qkspace .main-svg"),
+    "nopos": ("No positions", "no_position", ".ae-nopos-plot .main-svg"),
 }
 
 

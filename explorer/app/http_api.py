@@ -8,8 +8,8 @@ is FastAPI's own, at `/ae/api/openapi.json` (and `/ae/api/docs`).
   names are the same), so identical requests share one cache entry and one ETag; a hit is sent from the bytes the
   cache compressed when it computed the trace. Misses are batched (`TraceCache`).
 - `GET /translate?sentence=...`: the greedy translation (a trace, cached and batched the same way).
-- `POST /ask/{explain,heads,attribution,beam_tree,compare,maskless,value_path,qk_space}`: a question about a
-  trace -> its answer.
+- `POST /ask/{explain,heads,attribution,beam_tree,compare,maskless,value_path,qk_space,no_position}`: a
+  question about a trace -> its answer.
 - `GET /npz?...&step=N`: the attention tensors up to step N, as a .npz download, made in memory.
 - `GET /positional?positions=N`: the model's positional-encoding table.
 - `GET /timelapse?sentence=...`: an example's traces at the recorded points of training (`timelapse.py`).

@@ -17,15 +17,26 @@ from ..interpret.decoding import beam_search
 from ..interpret.explain import explain_cell
 from ..interpret.handle import ModelHandle
 from ..interpret.head_importance import head_importance
+from ..interpret.no_position import without_position
 from ..interpret.qk_space import qk_space
 from ..interpret.request import TraceRequest, UserError, shown
 from ..interpret.rollout import cross_rollout
 from ..interpret.trace import DecodeTrace
 from ..interpret.value_path import value_path
+from ..model.config import EOS_ID
 from ..model.transformer import Ablation
 from .limits import LIMITS
 from .maskless import companions
-from .schemas import Attribution, BeamTree, Explain, Maskless, QKSpaceQuestion, Question, ValuePathQuestion
+from .schemas import (
+    Attribution,
+    BeamTree,
+    Explain,
+    Maskless,
+    NoPositionQuestion,
+    QKSpaceQuestion,
+    Question,
+    ValuePathQuestion,
+)
 
 DIGITS = 5  # decimals of the numbers sent (the panel shows 3 or 4; the browser test compares to 1e-5)
 
@@ -47,6 +58,8 @@ def answer(handle: ModelHandle, trace: DecodeTrace, question: Question) -> dict:
         return out | _value_path(handle, trace, question, ablation)
     if isinstance(question, QKSpaceQuestion):
         return out | _qk_space(handle, trace, question, ablation)
+    if isinstance(question, NoPositionQuestion):
+        return out | _no_position(handle, trace)
     return out | _heads(handle, trace, request)
 
 
@@ -96,6 +109,20 @@ def _qk_space(handle: ModelHandle, trace: DecodeTrace, question: QKSpaceQuestion
         "explained": _round(space.explained),
         "components": [_round(c) for c in space.components],
         "mean": _round(space.mean),
+    }
+
+
+def _no_position(handle: ModelHandle, trace: DecodeTrace) -> dict:
+    found = without_position(handle.model, trace.source_ids)
+    text = {name: handle.tokenizer.decode([i for i in ids if i != EOS_ID]) for name, ids in found.translations.items()}
+    return {
+        "source_tokens": trace.source_tokens,
+        "order": found.order,
+        "original": [[[_round(r) for r in h] for h in layer] for layer in found.original],
+        "reversed": [[[_round(r) for r in h] for h in layer] for layer in found.reversed],
+        "gap_without": float(f"{found.gap_without:.3g}"),
+        "gap_with": round(found.gap_with, DIGITS),
+        "translations": text,
     }
 
 

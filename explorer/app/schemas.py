@@ -176,6 +176,12 @@ class QKSpaceQuestion(Strict):
     head: Index
 
 
+class NoPositionQuestion(Strict):
+    """The sentence without the positional encoding, as typed and reversed: the encoder's maps, the translations."""
+
+    what: Literal["no_position"] = "no_position"
+
+
 class Maskless(Strict):
     """The same small model trained without the look-ahead mask, beside its masked twin, on this sentence."""
 
@@ -183,10 +189,20 @@ class Maskless(Strict):
 
 
 Question = Annotated[
-    Explain | Heads | Attribution | BeamTree | Compare | Maskless | ValuePathQuestion | QKSpaceQuestion,
+    Explain
+    | Heads
+    | Attribution
+    | BeamTree
+    | Compare
+    | Maskless
+    | ValuePathQuestion
+    | QKSpaceQuestion
+    | NoPositionQuestion,
     Field(discriminator="what"),
 ]
-QUESTIONS = ("explain", "heads", "attribution", "beam_tree", "compare", "maskless", "value_path", "qk_space")
+QUESTIONS = (
+    "explain", "heads", "attribution", "beam_tree", "compare", "maskless", "value_path", "qk_space", "no_position"
+)  # fmt: skip
 
 
 class Ask(Strict):
@@ -202,7 +218,17 @@ ASKS = {
     what: create_model(f"Ask{kind.__name__}", __base__=Ask, __doc__=kind.__doc__, question=(kind, ...))
     for what, kind in zip(
         QUESTIONS,
-        (Explain, Heads, Attribution, BeamTree, Compare, Maskless, ValuePathQuestion, QKSpaceQuestion),
+        (
+            Explain,
+            Heads,
+            Attribution,
+            BeamTree,
+            Compare,
+            Maskless,
+            ValuePathQuestion,
+            QKSpaceQuestion,
+            NoPositionQuestion,
+        ),
         strict=True,
     )
 }
@@ -248,7 +274,9 @@ class RoomView(Strict):
     kind: Kind
     layer: Index
     head: Index | Literal["mean", "all", "rollout"]
-    view: Literal["heatmap", "headview", "mosaic", "mask", "compare", "lens", "valuepath", "qkspace", "maskless"]
+    view: Literal[
+        "heatmap", "headview", "mosaic", "mask", "compare", "lens", "valuepath", "qkspace", "nopos", "maskless"
+    ]
     lesson: Annotated[int, Field(ge=1, le=32)] | None = None  # the guided lesson's stop (explorer/ui/static/lesson.js)
 
 
@@ -508,6 +536,17 @@ class QKSpaceAnswer(Sent):
     mean: list[float]  # the centre subtracted first
 
 
+class NoPositionAnswer(Sent):
+    what: Literal["no_position"]
+    source_tokens: list[str]
+    order: list[int]  # position i of the reversed sentence holds piece order[i]
+    original: list[list[list[list[float]]]]  # [layer][head][query][key] without PE, as typed
+    reversed: list[list[list[list[float]]]]  # the same, the pieces reversed
+    gap_without: float  # how far the reversed maps are from the original ones permuted, without PE (rounding only)
+    gap_with: float  # the same with PE: the maps change with the order
+    translations: dict[Literal["with", "without", "reversed_without"], str]
+
+
 class Refusal(Sent):
     """Any route's answer to a request it refuses: one sentence that names the value."""
 
@@ -523,6 +562,7 @@ ANSWERS = {
     "maskless": MasklessAnswer,
     "value_path": ValuePathAnswer,
     "qk_space": QKSpaceAnswer,
+    "no_position": NoPositionAnswer,
 }
 
 

@@ -52,6 +52,7 @@ def greedy_decode(
     limits: int | list[int] | None = None,
     forced: list[list[int]] | None = None,
     ablation: Ablation | None = None,
+    positions: bool = True,
 ) -> list[list[int]]:
     """Greedy decoding of a batch: row b takes forced[b] first, then the argmax, until EOS or limits[b] tokens.
 
@@ -64,13 +65,13 @@ def greedy_decode(
     if isinstance(limits, int):
         limits = [limits] * len(sources)
     forced = forced or [[] for _ in sources]
-    memory, src_mask = model.encode(pad_batch(sources, device), ablation)
+    memory, src_mask = model.encode(pad_batch(sources, device), ablation, positions=positions)
     state = DecoderState(memory, src_mask)
     token = torch.full((len(sources), 1), BOS_ID, dtype=torch.long, device=device)
     lengths = [0] * len(sources)
     outputs = []
     for t in range(max(limits)):
-        logits, state = model.decode(token, state, ablation)
+        logits, state = model.decode(token, state, ablation, positions=positions)
         chosen = logits[:, -1].argmax(-1)  # (B,)
         for b, prefix in enumerate(forced):
             if t < len(prefix):

@@ -396,9 +396,11 @@ class Transformer(nn.Module):
         with torch.no_grad():
             self.embed.weight[PAD_ID].zero_()
 
-    def _embed(self, ids: torch.Tensor, offset: int = 0, embedded: torch.Tensor | None = None) -> torch.Tensor:
+    def _embed(
+        self, ids: torch.Tensor, offset: int = 0, embedded: torch.Tensor | None = None, positions: bool = True
+    ) -> torch.Tensor:
         x = (self.embed(ids) if embedded is None else embedded) * math.sqrt(self.config.d_model)  # (B, L, D)
-        return self.dropout(self.pos_encoding(x, offset))
+        return self.dropout(self.pos_encoding(x, offset) if positions else x)
 
     def encode(
         self,
@@ -406,15 +408,17 @@ class Transformer(nn.Module):
         ablation: Ablation | None = None,
         src_embeddings: torch.Tensor | None = None,
         need_weights: bool = False,
+        positions: bool = True,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Source ids (B, S) -> encoder output (B, S, D) and source padding mask (B, 1, 1, S).
 
         `src_embeddings` (B, S, D) replaces the embedding lookup of `src` (gradient attributions differentiate
         with respect to it); the mask still comes from `src`. `need_weights`: every attention call computes its
-        weights and scores explicitly and returns them (to the forward hooks that record them).
+        weights and scores explicitly and returns them (to the forward hooks that record them). `positions=False`
+        leaves the positional encoding out (the lesson's "why positions" experiment; nothing else does).
         """
         src_mask = padding_mask(src, PAD_ID)
-        x = self._embed(src, embedded=src_embeddings)
+        x = self._embed(src, embedded=src_embeddings, positions=positions)
         for i, layer in enumerate(self.encoder.layers):
             x = layer(x, src_mask, _head_mask(ablation, "encoder_self", i, x.device), need_weights)
         return self.encoder.norm(x), src_mask
@@ -425,8 +429,10 @@ class Transformer(nn.Module):
         state: DecoderState,
         ablation: Ablation | None = None,
         need_weights: bool = False,
+        positions: bool = True,
     ) -> tuple[torch.Tensor, DecoderState]:
-        """Target ids (B, T) that follow the cached positions -> logits (B, T, V) and the new state."""
+        """Target ids (B, T) that follow the cached positions -> logits (B, T, V) and the new state (`positions`: as
+        in `encode`)."""
         offset = state.length
         # one new query per row may see every cached key: no mask needed, which keeps the fused kernel lean. A model
         # configured without the look-ahead mask lets every position see every other, the future included (it is
@@ -438,7 +444,7 @@ class Transformer(nn.Module):
         else:
             self_mask = padding_mask(tgt, PAD_ID) if offset == 0 else None  # (B, 1, 1, T): padding only
         cross_mask = state.src_mask if state.has_padding else None
-        y = self._embed(tgt, offset)
+        y = self._embed(tgt, offset, positions=positions)
         caches = []
         for i, layer in enumerate(self.decoder.layers):
             y, cache = layer(

@@ -82,5 +82,6 @@ def build(ctx: Context):
             "masked, with the same small model trained with and without the mask; **Value path** shows what one head "
             "carries for one query, from the residual stream through q, k, v and the weights back into it; "
             "**Logit lens** shows what each decoder layer would write if it were the last; **Q·K space** puts one "
-            "head's queries and keys in one plane."
+            "head's queries and keys in one plane; **No positions** shows what the model loses without its positional "
+            "encoding."
         )

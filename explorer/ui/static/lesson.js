@@ -91,7 +91,7 @@ export const STOPS = [
         "So the model adds the positional encoding PE(pos), the same sine and cosine waves for every sentence: " +
           quote(t.sourceTokens[0]) + " gets PE(0), " + quote(t.sourceTokens[t.S - 1]) + " gets PE(" + (t.S - 1) + "). " +
           "Attention itself ignores order; these waves are the only way the model knows it (the Positional encoding tab " +
-          "draws them).",
+          "draws them; the view “No positions” takes them away).",
       ];
     },
   },

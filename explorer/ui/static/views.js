@@ -14,8 +14,9 @@ import { VIEW as maskless } from "./maskless.js";
 import { VIEW as valuepath } from "./valuepath.js";
 import { VIEW as lens } from "./lens.js";
 import { VIEW as qkspace } from "./qkspace.js";
+import { VIEW as nopos } from "./nopos.js";
 
-export const VIEWS = [heatmap, headview, mosaic, mask, compare, lens, valuepath, qkspace, maskless];
+export const VIEWS = [heatmap, headview, mosaic, mask, compare, lens, valuepath, qkspace, nopos, maskless];
 
 // The view of `id`, else the first (the heatmap).
 export function viewOf(id) { return VIEWS.find((v) => v.id === id) || VIEWS[0]; }
