@@ -7,7 +7,8 @@ the JSON included): one cell explained (a cross-attention cell of the best head 
 matter (every head off alone, one batched pass), attention against attribution at the middle step (gradient ×
 input and integrated gradients, steps doubled until complete within 5 %), the beam search tree (beam 4, every
 hypothesis recorded), the value path and the Q·K space of the best head at the middle step, and the same sentence in
-the models trained with and without the look-ahead mask; last, one long input (six examples in one box) for the
+the models trained with and without the look-ahead mask, and without its positional encoding (as typed and
+reversed); last, one long input (six examples in one box) for the
 worst case. Interleaved rounds; medians and maxima.
 
     python -m bench.teaching_views [--checkpoint checkpoints/tatoeba-en-de] [--threads 2] [--repeat 5] [--json OUT]
@@ -47,6 +48,7 @@ def views_of(handle, sentence: str, best: tuple) -> tuple[dict, str]:
         "value path": {"what": "value_path", "kind": kind, "layer": layer, "head": head, "row": middle - 1},
         "Q·K space": {"what": "qk_space", "kind": kind, "layer": layer, "head": head},
         "without the mask": {"what": "maskless"},
+        "no positions": {"what": "no_position"},
     }  # fmt: skip
 
     def ask(question: dict):

@@ -6,20 +6,14 @@
 // next position outlined: the cheat made visible. Everything comes from the server's answer (explorer/app/maskless.py).
 import { COLORS } from "./colors.js";
 import { el, escape, fontSize } from "./dom.js";
-import { drawMessage, layout, plotPng, react } from "./plot.js";
+import { drawMessage, layout, plotPng, react, textAbovePlot } from "./plot.js";
 
 const CAPTION = "The same small model trained twice, with and without the look-ahead mask. Without it, training " +
   "lets each position read the next word, the one it must predict: the loss falls far lower, but when translating " +
   "that word does not exist yet, and the model has learnt nothing else.";
 
 function parts(div) {
-  if (!div._maskless) {
-    const text = el("div", "ae-maskless-text");
-    const plot = el("div", "ae-plot ae-maskless-plot");
-    div.replaceChildren(text, plot);
-    div._maskless = { text: text, plot: plot };
-  }
-  return div._maskless;
+  return textAbovePlot(div, "maskless");
 }
 
 function draw(div, context, state) {

@@ -5,20 +5,14 @@
 // and the reversed sentence without. Everything is the server's, from the model's own weights (no_position.py).
 import { COLORS } from "./colors.js";
 import { el, escape, fontSize } from "./dom.js";
-import { drawMessage, layout, plotPng, react } from "./plot.js";
+import { drawMessage, layout, plotPng, react, textAbovePlot } from "./plot.js";
 
 const CAPTION = "Attention alone ignores order: without the positional encoding, reversing the sentence only " +
   "reverses the rows and columns of every encoder map (permutation equivariance). The encoding is the model's " +
   "only sense of word order.";
 
 function parts(div) {
-  if (!div._nopos) {
-    const text = el("div", "ae-nopos-text");
-    const plot = el("div", "ae-plot ae-nopos-plot");
-    div.replaceChildren(text, plot);
-    div._nopos = { text: text, plot: plot };
-  }
-  return div._nopos;
+  return textAbovePlot(div, "nopos");
 }
 
 function draw(div, context, state) {

@@ -2,7 +2,7 @@
 // draws with it, not with the page: the opening view is a canvas), one Plotly.react wrapper with the PNG button in
 // its toolbar, and a chart that only says something.
 import { SETTINGS } from "./settings.js";
-import { escape, fontSize, withHeader } from "./dom.js";
+import { el, escape, fontSize, withHeader } from "./dom.js";
 
 export function tokenAxis(labels, title, font) {
   return {
@@ -75,4 +75,15 @@ export function plotPng(div, header) {
       c.getContext("2d").drawImage(img, 0, 0);
       return withHeader(c, header, 2);
     });
+}
+
+// A view's two parts, made once: a block of sentences above a Plotly chart ({text, plot}; `name` names their classes).
+export function textAbovePlot(div, name) {
+  if (!div._textPlot) {
+    const text = el("div", "ae-" + name + "-text");
+    const plot = el("div", "ae-plot ae-" + name + "-plot");
+    div.replaceChildren(text, plot);
+    div._textPlot = { text: text, plot: plot };
+  }
+  return div._textPlot;
 }
