@@ -55,7 +55,7 @@ def main() -> int:
             target = ship / name
             shutil.rmtree(target, ignore_errors=True)
             target.mkdir(parents=True)
-            for f in ("config.json", "model.safetensors", "tokenizer.model", "README.md"):
+            for f in ("config.json", "model.safetensors", "tokenizer.model", "README.md", "loss_curve.png"):
                 if (out / f).exists():
                     shutil.copy2(out / f, target / f)
     from explorer.app.maskless import Companions
