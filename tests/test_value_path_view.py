@@ -64,7 +64,8 @@ def test_the_value_path_draws_the_heads_own_tensors(browser, app_url):
         assert moved["row"] == state["step"]
         # the encoder's query is a source token, chosen in the view
         encoder = asked_while(page, lambda: page.locator(".ae-kinds button", has_text="Encoder self").click())
-        assert encoder["kind"] == "encoder_self" and encoder["embedding"] is not None or encoder["layer"] > 0
+        assert encoder["kind"] == "encoder_self"
+        assert (encoder["embedding"] is not None) == (encoder["layer"] == 0)  # emb + PE is drawn at layer 0 only
         expect(page.locator(".ae-valuepath-row")).to_be_visible()
         chosen = asked_while(page, lambda: page.select_option(".ae-valuepath-row", "2"))
         assert chosen["row"] == 2 and chosen["row_token"] == page.evaluate("window.aeViewer.trace.sourceTokens[2]")

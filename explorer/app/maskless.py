@@ -84,12 +84,13 @@ class Companions:
         """What the "Without the mask" view draws for `sentence` (see the module's docstring)."""
         tokenizer = self.masked.tokenizer
         source = prepare_source(tokenizer, sentence, self.masked.model.config.max_len)
-        translated = {}
-        for name, checkpoint in (("with_mask", self.masked), ("without_mask", self.maskless)):
-            ids = greedy_decode(checkpoint.model, [source.ids])[0]
-            translated[name] = tokenizer.decode([i for i in ids if i != EOS_ID])
+        decoded = {
+            name: greedy_decode(c.model, [source.ids])[0]
+            for name, c in (("with_mask", self.masked), ("without_mask", self.maskless))
+        }
+        translated = {name: tokenizer.decode([i for i in ids if i != EOS_ID]) for name, ids in decoded.items()}
         # teacher forcing, as in training: the maskless model reads its twin's translation, the future included
-        target = greedy_decode(self.masked.model, [source.ids])[0]
+        target = decoded["with_mask"]
         if not target or target[-1] != EOS_ID:
             target = target + [EOS_ID]
         inputs = [BOS_ID] + target[:-1]

@@ -12,7 +12,7 @@ string and in the page's deep links: `?sentence=...&forced_ids=5&forced_ids=9&ab
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Union
 
 from pydantic import (
     BaseModel,
@@ -188,21 +188,12 @@ class Maskless(Strict):
     what: Literal["maskless"] = "maskless"
 
 
-Question = Annotated[
-    Explain
-    | Heads
-    | Attribution
-    | BeamTree
-    | Compare
-    | Maskless
-    | ValuePathQuestion
-    | QKSpaceQuestion
-    | NoPositionQuestion,
-    Field(discriminator="what"),
-]
-QUESTIONS = (
-    "explain", "heads", "attribution", "beam_tree", "compare", "maskless", "value_path", "qk_space", "no_position"
+# every question the viewer asks, once: the union FastAPI validates, the routes (`ASKS`) and their names derive from it
+QUESTION_KINDS = (
+    Explain, Heads, Attribution, BeamTree, Compare, Maskless, ValuePathQuestion, QKSpaceQuestion, NoPositionQuestion
 )  # fmt: skip
+Question = Annotated[Union[QUESTION_KINDS], Field(discriminator="what")]  # noqa: UP007 - a union of a tuple
+QUESTIONS = tuple(kind.model_fields["what"].default for kind in QUESTION_KINDS)
 
 
 class Ask(Strict):
@@ -216,21 +207,7 @@ class Ask(Strict):
 # each question's route takes its own body (`POST /ae/api/ask/explain` an `AskExplain`, ...): typed and documented
 ASKS = {
     what: create_model(f"Ask{kind.__name__}", __base__=Ask, __doc__=kind.__doc__, question=(kind, ...))
-    for what, kind in zip(
-        QUESTIONS,
-        (
-            Explain,
-            Heads,
-            Attribution,
-            BeamTree,
-            Compare,
-            Maskless,
-            ValuePathQuestion,
-            QKSpaceQuestion,
-            NoPositionQuestion,
-        ),
-        strict=True,
-    )
+    for what, kind in zip(QUESTIONS, QUESTION_KINDS, strict=True)
 }
 
 
