@@ -27,6 +27,7 @@ from explorer.training.trainer import (
     inverse_sqrt_schedule,
     pick_device,
     sequence_loss,
+    time_cooldown,
     training_device,
     use_bf16,
 )
@@ -94,6 +95,48 @@ def test_cooldown_falls_linearly_to_zero_at_max_steps():
     assert cooled(1000) == cooled(1200) == 0.0
     with pytest.raises(ValueError, match="max_steps"):
         inverse_sqrt_schedule(100, cooldown_steps=10)
+
+
+def test_time_cooldown_falls_linearly_to_zero_at_max_minutes(tmp_path):
+    assert time_cooldown(500.0, 10.0, 0.0) == 1.0  # no cooldown: time never touches the lr
+    for elapsed, expected in ((0, 1.0), (360, 1.0), (420, 0.75), (540, 0.25), (600, 0.0), (900, 0.0)):
+        assert time_cooldown(elapsed, 10.0, 4.0) == pytest.approx(expected)
+    with pytest.raises(ValueError, match="cooldown_minutes 2.0 needs max_minutes"):
+        tiny_train_config(tmp_path, cooldown_minutes=2.0)
+
+    # the trainer's schedule multiplies the step schedule by it: a lease's last minutes take the lr to 0
+    trainer = build_trainer(
+        tiny_train_config(tmp_path, max_steps=0, max_minutes=10.0, cooldown_minutes=4.0, warmup=0), log=lambda _: None
+    )
+    (schedule,) = trainer.scheduler.lr_lambdas
+    for elapsed, factor in ((0.0, 1.0), (480.0, 0.5), (600.0, 0.0)):
+        trainer.elapsed = elapsed
+        assert schedule(7) == pytest.approx(factor * inverse_sqrt_schedule(0)(7))
+
+
+def test_batches_collated_by_loader_workers_train_exactly_like_the_loop(tmp_path):
+    """Worker processes build the same batches in the same order: the same weights, step for step."""
+    runs = {}
+    for workers in (0, 2):
+        config = tiny_train_config(
+            tmp_path / str(workers),
+            max_steps=12,
+            max_tokens=1024,
+            dropout=0.1,
+            loader_workers=workers,
+            device="cpu",
+            log_every=4,
+        )
+        trainer = build_trainer(config, log=lambda _: None)
+        run(trainer)
+        assert trainer.step == 12 and trainer.epoch >= 1  # an epoch boundary crossed: a new loader there
+        runs[workers] = trainer
+    for name, tensor in runs[0].model.state_dict().items():
+        torch.testing.assert_close(runs[2].model.state_dict()[name], tensor, atol=0, rtol=0, msg=name)
+    losses = [[h["loss"] for h in t.history if not h.get("valid")] for t in runs.values()]
+    assert len(losses[0]) == 3 and losses[0] == losses[1]
+    with pytest.raises(ValueError, match="loader_workers -1"):
+        tiny_train_config(tmp_path, loader_workers=-1)
 
 
 def test_bf16_autocast_is_chosen_by_device_and_setting():

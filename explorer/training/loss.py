@@ -11,8 +11,9 @@ averaged over the rows whose target is not `ignore_index`, and its gradient
     d loss / d z_i = (softmax(z_i) - (1 - eps) * onehot(y_i) - eps / V) / n_rows,
 
 chunk by chunk in float32 (a chunk of rows fits in the CPU's last-level cache) and writes the gradient
-once, in the logits' dtype. Numerics match `F.cross_entropy` on float32 logits to float32 rounding
-(tests/test_loss.py); speed: bench/RESULTS.md (a6).
+once, in the logits' dtype. On a GPU all rows are one chunk: there a chunk costs its kernel launches (a
+32k-token batch in 256-row chunks is ~1,800 small kernels a step), not cache misses. Numerics match
+`F.cross_entropy` on float32 logits to float32 rounding (tests/test_loss.py); speed: bench/RESULTS.md (a6).
 """
 
 from __future__ import annotations
@@ -21,7 +22,12 @@ import math
 
 import torch
 
-CHUNK_ROWS = 256  # 256 x 8,000 float32 = 8 MB of working set per chunk
+CHUNK_ROWS = 256  # on CPU: 256 x 8,000 float32 = 8 MB of working set per chunk
+
+
+def chunk_rows(logits: torch.Tensor) -> int:
+    """Rows per chunk: CHUNK_ROWS on CPU, every row at once elsewhere (at least 1 for an empty batch)."""
+    return CHUNK_ROWS if logits.device.type == "cpu" else max(1, logits.size(0))
 
 
 class _LabelSmoothedCrossEntropy(torch.autograd.Function):
@@ -32,12 +38,13 @@ class _LabelSmoothedCrossEntropy(torch.autograd.Function):
         safe_target = target.masked_fill(~keep, 0).unsqueeze(1)
         lse = torch.empty(logits.size(0), dtype=torch.float32, device=logits.device)
         rows = torch.empty_like(lse)
-        for start in range(0, logits.size(0), CHUNK_ROWS):
-            z = logits[start : start + CHUNK_ROWS].float()
+        step = chunk_rows(logits)
+        for start in range(0, logits.size(0), step):
+            z = logits[start : start + step].float()
             chunk_lse = torch.logsumexp(z, dim=1)
-            picked = z.gather(1, safe_target[start : start + CHUNK_ROWS]).squeeze(1)
-            lse[start : start + CHUNK_ROWS] = chunk_lse
-            rows[start : start + CHUNK_ROWS] = chunk_lse - (1 - smoothing) * picked - smoothing * z.mean(dim=1)
+            picked = z.gather(1, safe_target[start : start + step]).squeeze(1)
+            lse[start : start + step] = chunk_lse
+            rows[start : start + step] = chunk_lse - (1 - smoothing) * picked - smoothing * z.mean(dim=1)
         ctx.save_for_backward(logits, safe_target, keep, lse, count)
         ctx.smoothing = smoothing
         return (rows * keep).sum() / count
@@ -48,8 +55,9 @@ class _LabelSmoothedCrossEntropy(torch.autograd.Function):
         eps, vocab = ctx.smoothing, logits.size(1)
         scale = keep.float() * (grad_output.float() / count)  # (N,): 0 on ignored rows
         grad = torch.empty_like(logits)
-        for start in range(0, logits.size(0), CHUNK_ROWS):
-            end = start + CHUNK_ROWS
+        step = chunk_rows(logits)
+        for start in range(0, logits.size(0), step):
+            end = start + step
             # a float copy even of float32 logits: the in-place ops below must not write into them
             p = logits[start:end].to(torch.float32, copy=True).sub_(lse[start:end, None]).exp_()  # softmax
             if eps:

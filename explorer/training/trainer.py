@@ -69,6 +69,7 @@ class TrainConfig:
     max_steps: int = 0  # 0: no step limit
     cooldown_steps: int = 0  # lr falls linearly to 0 over the last this many steps before max_steps
     max_minutes: float = 0.0  # 0: no time limit; counts training time across resumes
+    cooldown_minutes: float = 0.0  # lr falls linearly to 0 over the last this many minutes before max_minutes
     eval_every: int = 1000  # steps between validations (0: only at the end)
     save_every_minutes: float = 10.0  # resume state at least this often
     bleu_sample: int = 500  # valid sources (evenly spaced) decoded for BLEU/chrF at each validation
@@ -78,6 +79,7 @@ class TrainConfig:
     bf16: str = "auto"  # bf16 autocast: "auto" (CUDA, or a CPU with native bf16), "true", "false"
     save_dtype: str = "float32"  # "float16" halves the exported weights
     log_every: int = 50
+    loader_workers: int = 0  # processes that collate batches ahead of the loop (a GPU's feed); 0: in the loop
     snapshot_steps: list[int] = field(default_factory=list)  # steps whose weights are kept in WORK_DIR/snapshots
 
     def __post_init__(self):
@@ -85,6 +87,10 @@ class TrainConfig:
             raise ValueError(f"data_weights has {len(self.data_weights)} values for {len(self.data)} corpora")
         if any(not (w >= 0 and math.isfinite(w)) for w in self.data_weights):
             raise ValueError(f"data_weights {self.data_weights} must be finite and >= 0")
+        if self.cooldown_minutes and not self.max_minutes:
+            raise ValueError(f"cooldown_minutes {self.cooldown_minutes} needs max_minutes")
+        if self.loader_workers < 0:
+            raise ValueError(f"loader_workers {self.loader_workers} must be >= 0")
 
 
 @dataclass
@@ -168,6 +174,14 @@ def inverse_sqrt_schedule(warmup: int, max_steps: int = 0, cooldown_steps: int =
         return value
 
     return factor
+
+
+def time_cooldown(elapsed_s: float, max_minutes: float, cooldown_minutes: float) -> float:
+    """Multiplier of the lr when time decides the run's end: 1, then linearly to 0 over the last
+    `cooldown_minutes` before `max_minutes` (a lease's minutes are known before its step speed is)."""
+    if not cooldown_minutes:
+        return 1.0
+    return min(1.0, max(0.0, (max_minutes * 60 - elapsed_s) / (cooldown_minutes * 60)))
 
 
 def use_bf16(device: torch.device, setting: str = "auto") -> bool:
@@ -255,11 +269,13 @@ class Trainer:
             weight_decay=config.weight_decay,
             fused=self.fused_adamw or None,
         )
+        self.step, self.epoch, self.batch_in_epoch, self.elapsed = 0, 0, 0, 0.0  # the schedule reads elapsed
+        by_step = inverse_sqrt_schedule(config.warmup, config.max_steps, config.cooldown_steps)
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(
-            self.optimizer, inverse_sqrt_schedule(config.warmup, config.max_steps, config.cooldown_steps)
+            self.optimizer,
+            lambda step: by_step(step) * time_cooldown(self.elapsed, config.max_minutes, config.cooldown_minutes),
         )
         self.bf16 = use_bf16(self.device, config.bf16)
-        self.step, self.epoch, self.batch_in_epoch, self.elapsed = 0, 0, 0, 0.0
         self.history: list[dict] = []  # {"step", "loss", "elapsed_s"} and validation entries
         if resume is not None:
             self._load_resume(resume)
@@ -404,10 +420,30 @@ class Trainer:
             return torch.autocast(self.device.type, dtype=torch.bfloat16)
         return contextlib.nullcontext()
 
+    def _collated(self, batches: list[list[int]]) -> Iterator[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
+        """`batches` collated in order: in the loop, or by `loader_workers` processes ahead of it (pinned for a GPU)."""
+        if not self.config.loader_workers:
+            return (collate([self.train_examples[i] for i in batch]) for batch in batches)
+        loader = torch.utils.data.DataLoader(
+            _Collated(self.train_examples, batches),
+            batch_size=None,  # each item is already a batch
+            num_workers=self.config.loader_workers,
+            pin_memory=self.device.type == "cuda",
+            prefetch_factor=4,
+            generator=torch.Generator(),  # its workers' seeds: not drawn from the global RNG that dropout draws from
+        )
+        return iter(loader)
+
     def train_step(self, batch: list[Example]) -> tuple[float, int]:
         """One optimizer step on a batch; returns (loss, target tokens)."""
+        loss, tokens = self._step(*collate(batch))
+        return loss.item(), tokens
+
+    def _step(self, src: torch.Tensor, tgt_in: torch.Tensor, tgt_out: torch.Tensor) -> tuple[torch.Tensor, int]:
+        """One optimizer step on a collated batch; the loss stays on the device (reading it would wait for the GPU)."""
+        tokens = int((tgt_out != PAD_ID).sum())  # counted before the copy: on the host, no wait
         self.ddp_model.train()
-        src, tgt_in, tgt_out = (t.to(self.device) for t in collate(batch))
+        src, tgt_in, tgt_out = (t.to(self.device, non_blocking=True) for t in (src, tgt_in, tgt_out))
         with self._autocast():
             logits = self.ddp_model(src, tgt_in)
         loss = sequence_loss(logits, tgt_out, self.config.label_smoothing)
@@ -418,7 +454,7 @@ class Trainer:
         self.optimizer.step()
         self.scheduler.step()
         self.step += 1
-        return loss.item(), int((tgt_out != PAD_ID).sum())
+        return loss.detach(), tokens
 
     def run(self) -> Iterator[TrainEvent]:
         """Train until a limit or `stop()`; yields progress events."""
@@ -426,10 +462,13 @@ class Trainer:
         last_save = time.monotonic()
         window_loss, window_steps, window_tokens, window_start = 0.0, 0, 0, time.monotonic()
         while not self._limit_reached():
+            started = time.monotonic()
             batches = self._epoch_batches()
+            self.elapsed += time.monotonic() - started  # an epoch's batching is training time too
+            collated = self._collated(batches[self.batch_in_epoch :])
             while self.batch_in_epoch < len(batches) and not self._limit_reached():
                 t0 = time.monotonic()
-                loss, tokens = self.train_step([self.train_examples[i] for i in batches[self.batch_in_epoch]])
+                loss, tokens = self._step(*next(collated))
                 self.batch_in_epoch += 1
                 if self.step in c.snapshot_steps:
                     self.save_snapshot()
@@ -437,11 +476,13 @@ class Trainer:
                 event = None
                 if self.step % c.log_every == 0:
                     now = time.monotonic()
-                    event = self._event(window_loss / window_steps, window_tokens / max(now - window_start, 1e-9))
+                    event = self._event(
+                        float(window_loss) / window_steps, window_tokens / max(now - window_start, 1e-9)
+                    )
                     self.history.append({"step": self.step, "loss": event.loss, "elapsed_s": round(self.elapsed, 1)})
                     window_loss, window_steps, window_tokens, window_start = 0.0, 0, 0, now
                 if c.eval_every and self.step % c.eval_every == 0:
-                    event = event or self._event(loss, 0.0)
+                    event = event or self._event(float(loss), 0.0)
                     event.valid = self.validate()
                     self.export()
                 if self.rank == 0 and time.monotonic() - last_save >= c.save_every_minutes * 60:
@@ -453,7 +494,7 @@ class Trainer:
             if self.batch_in_epoch >= len(batches):
                 self.epoch, self.batch_in_epoch = self.epoch + 1, 0
         last = self.history[-1] if self.history else {}
-        final = self._event(window_loss / window_steps if window_steps else last.get("loss", 0.0), 0.0)
+        final = self._event(float(window_loss) / window_steps if window_steps else last.get("loss", 0.0), 0.0)
         already_validated = last.get("valid") and last.get("step") == self.step
         final.valid, final.done = (last if already_validated else self.validate()), True
         self.save_resume()
@@ -524,6 +565,19 @@ class Trainer:
         return save_checkpoint(
             path or self.config.out, self.model, self.tokenizer, metadata, render_card(metadata), dtype, extra
         )
+
+
+class _Collated(torch.utils.data.Dataset):
+    """Index batches as collated tensors: what a DataLoader's worker processes build for `Trainer._collated`."""
+
+    def __init__(self, examples: Sequence[Example], batches: list[list[int]]):
+        self.examples, self.batches = examples, batches
+
+    def __len__(self) -> int:
+        return len(self.batches)
+
+    def __getitem__(self, index: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        return collate([self.examples[i] for i in self.batches[index]])
 
 
 def _rng_tuple(obj):

@@ -8,10 +8,13 @@ learnt over the weighted mix, so the field's words (attention, encoder, network)
 the time-lapse starts from uniform attention. The terms weigh more here (0.3), the lecture corpus less (5).
 
 Sized for one GPU and the app's CPU budget: 4+4 layers, d_model 384, 6 heads (20.4M weights, a 41 MB float16
-checkpoint; the long example's trace stays within 300 ms on a 2-core CPU). On an H100 a 32k-token step of the mix
-took ~0.26 s, fed by the CPU (the GPU mostly idle), so 2,100 steps are about ten minutes; on this project's 2-core
-CPU a step would take over ten seconds, so on a CPU use `lecture_en_de`. Ten minutes are not enough: 2,100 steps
-(~69M tokens, 11 epochs of the mix) left it short of the continued model on everyday sentences (bench/RESULTS.md).
+checkpoint; the long example's trace stays within 300 ms on a 2-core CPU). Sized in time for a short GPU lease:
+7 minutes of training, the learning rate cooling to zero over the last 2 (`cooldown_minutes`), so the run ends
+decayed whatever a step costs on the machine at hand. The first lease (session 18: 32k-token steps, batches
+collated in the loop, the loss in 256-row chunks) took ~0.26 s a step with the GPU mostly idle; now worker
+processes collate ahead of the loop, the loss is one chunk on a GPU, the loss is read only every `log_every`
+steps, and a step holds 64k tokens. On this project's 2-core CPU a step would take over ten seconds: on a CPU
+use `lecture_en_de`.
 SIGTERM (or Ctrl-C) finishes the step, validates, saves and exits; the same command resumes from OUT.work.
 """
 
@@ -45,15 +48,18 @@ RECIPE = replace(
             d_ff=1536,
         ),
         init_from=None,  # learnt over the mix
-        max_tokens=32768,  # one GPU: eight of the CPU recipes' batches in one step
-        lr=1.2e-3,
-        warmup=300,
-        max_steps=2100,  # what a ten-minute GPU lease held (the run: 3,000 planned, resumed at 1,569 with these two)
-        cooldown_steps=600,
-        max_minutes=0.0,  # the step count decides
-        eval_every=1000,
-        threads=0,  # the GPU does the work; torch's default CPU threads feed it
+        max_tokens=65536,  # one GPU: sixteen of the CPU recipes' batches in one step
+        lr=1.5e-3,
+        warmup=500,
+        max_steps=0,  # time decides: what a step costs depends on the machine
+        cooldown_steps=0,
+        max_minutes=7.0,  # what a 15-minute lease holds beside the machine's start, the data and the time-lapse
+        cooldown_minutes=2.0,
+        eval_every=2000,
+        log_every=100,
+        loader_workers=6,  # the batches are collated by these processes, ahead of the GPU
+        threads=0,  # torch's default CPU threads
         # the time-lapse: log-spaced steps from the first ones, and the final model as the last point
-        snapshot_steps=[10, 25, 50, 100, 200, 400, 700, 1200, 2000],
+        snapshot_steps=[10, 25, 50, 100, 200, 400, 800, 1600, 3200],
     ),
 )
