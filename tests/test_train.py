@@ -312,7 +312,10 @@ def test_cli_records_its_command_and_export_only_keeps_the_training_command(tmp_
 
 
 @pytest.mark.slow
-def test_sigterm_stops_the_cli_after_a_step_and_leaves_a_resumable_export(tmp_path):
+@pytest.mark.parametrize("workers", [0, 2], ids=["in the loop", "loader workers"])
+def test_sigterm_stops_the_cli_after_a_step_and_leaves_a_resumable_export(tmp_path, workers):
+    """SIGTERM to the whole process group, as `timeout` and Ctrl-C (SIGINT) send it: the loader's workers get it too,
+    and must leave it to the trainer (a lease's run once lost its model when they died under it)."""
     out, work = tmp_path / "model", tmp_path / "work"
     command = [
         sys.executable,
@@ -326,9 +329,11 @@ def test_sigterm_stops_the_cli_after_a_step_and_leaves_a_resumable_export(tmp_pa
         str(work),
     ]
     command += [*TINY_MODEL_ARGS, *"--max-tokens 256 --max-steps 100000 --eval-every 0 --bleu-sample 4".split()]
-    command += "--threads 1 --log-every 5".split()
+    command += f"--threads 1 --log-every 5 --loader-workers {workers}".split()
     env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
+    )  # its own process group, as a shell job's
     model_line = ""
     try:
         for line in proc.stdout:  # training has begun once the model line is printed
@@ -336,7 +341,7 @@ def test_sigterm_stops_the_cli_after_a_step_and_leaves_a_resumable_export(tmp_pa
                 model_line = line
                 break
         time.sleep(2)
-        proc.send_signal(signal.SIGTERM)
+        os.killpg(proc.pid, signal.SIGTERM)  # the trainer and its loader's workers
         output = proc.communicate(timeout=120)[0]
     finally:
         proc.kill()

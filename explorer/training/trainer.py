@@ -18,6 +18,7 @@ import math
 import os
 import platform
 import random
+import signal
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -432,7 +433,8 @@ class Trainer:
             prefetch_factor=4,
             generator=torch.Generator(),  # its workers' seeds: not drawn from the global RNG that dropout draws from
         )
-        return iter(loader)
+        with _stop_signals_blocked():  # forked with them blocked, the workers never see them
+            return iter(loader)
 
     def train_step(self, batch: list[Example]) -> tuple[float, int]:
         """One optimizer step on a batch; returns (loss, target tokens)."""
@@ -565,6 +567,21 @@ class Trainer:
         return save_checkpoint(
             path or self.config.out, self.model, self.tokenizer, metadata, render_card(metadata), dtype, extra
         )
+
+
+@contextlib.contextmanager
+def _stop_signals_blocked():
+    """SIGINT and SIGTERM held back from this thread for the block (then delivered), and from processes forked in it
+    for good: a signal to the whole process group (Ctrl-C, `timeout`) must stop the trainer, which finishes its
+    step, saves and only then ends the loader's workers; killed under it, they took the run down unsaved."""
+    if not hasattr(signal, "pthread_sigmask"):  # Windows: no fork, no process-group signals
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 class _Collated(torch.utils.data.Dataset):
