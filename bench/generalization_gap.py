@@ -41,7 +41,7 @@ def main() -> int:
     args = p.parse_args()
     torch.set_num_threads(args.threads)
     if args.quick:
-        args.data = args.valid = str(ROOT / "tests" / "data" / "gold_alignments.tsv")
+        args.data = args.valid = str(ROOT / "explorer" / "app" / "alignments" / "everyday.tsv")
         args.checkpoint = args.checkpoint or [str(SHIPPED_CHECKPOINT)]
     if not (args.data and args.valid and args.checkpoint):
         p.error("--data, --valid and --checkpoint are required (or --quick)")

@@ -8,8 +8,9 @@ matter (every head off alone, one batched pass), attention against attribution a
 input and integrated gradients, steps doubled until complete within 5 %), the beam search tree (beam 4, every
 hypothesis recorded), the value path and the Q·K space of the best head at the middle step, and the same sentence in
 the models trained with and without the look-ahead mask, and without its positional encoding (as typed and
-reversed); last, one long input (six examples in one box) for the
-worst case. Interleaved rounds; medians and maxima.
+reversed); and the gold alignment the trace carries (`explorer/app/gold.py`: the hand-aligned links at the piece level
+and every cross-attention head's AER, part of each example's wire trace); last, one long input (six examples in one
+box, aligned by nobody) for the worst case. Interleaved rounds; medians and maxima.
 
     python -m bench.teaching_views [--checkpoint checkpoints/tatoeba-en-de] [--threads 2] [--repeat 5] [--json OUT]
 """
@@ -20,6 +21,7 @@ from pathlib import Path
 
 from bench import common
 from explorer.app import SHIPPED_CHECKPOINT, probes
+from explorer.app.gold import gold_of
 from explorer.app.models import ModelRegistry
 from explorer.app.schemas import Question, trace_request, validate
 from explorer.app.trace_cache import TraceCache
@@ -57,6 +59,7 @@ def views_of(handle, sentence: str, best: tuple) -> tuple[dict, str]:
 
     views = {"trace (cold)": lambda: ModelRegistry(handle, TraceCache()).trace(handle, request)}
     views |= {name: ask(q) for name, q in questions.items()}
+    views["gold alignment (in the trace)"] = lambda: gold_of(trace, handle)
     return views, f"{sentence[:40]} (S={S}, T={T})"
 
 

@@ -84,9 +84,16 @@ class Expected:
             return [f"at {future:.2f} (layer 0, head 0)", f"gets weight {own:.2f}."]
         if stop == 6:
             weight, t, j = self.clearest_step()
+            gold = w["gold"]  # the opening example is aligned by hand
+            if gold["matches"]:
+                aer = gold["aer"][self.layer][self.head]
+                against = f"head {self.layer}.{self.head}'s alignment error rate on this sentence is {aer:.2f}"
+            else:
+                against = "This sentence is aligned by hand: press G to decode its gold translation"
             return [
                 f"At step {t} the decoder writes {q(self.tgt[t - 1])}; head {self.layer}.{self.head} puts {weight:.2f} "
-                f"of its weight on {q(self.src[j])}."
+                f"of its weight on {q(self.src[j])}.",
+                against,
             ]
         if stop == 7:
             _, t, _ = self.clearest_step()

@@ -12,7 +12,7 @@ from explorer.model.checkpoint import load_checkpoint, save_checkpoint
 from explorer.model.transformer import Transformer
 from explorer.training.model_report import main
 
-GOLD = Path(__file__).parent / "data" / "gold_alignments.tsv"
+GOLD = Path(__file__).parents[1] / "explorer" / "app" / "alignments" / "everyday.tsv"
 
 
 @pytest.fixture

@@ -491,3 +491,36 @@ def test_the_decoding_button_says_how_the_trace_was_decoded_and_opens_the_option
     page.locator("#start-btn").click()
     page.wait_for_function("window.aeViewer.trace.request.strategy === 'beam'")
     expect(button).to_contain_text("Decoding: beam search (")
+
+
+@pytest.mark.parametrize("size", SIZES[:2], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_gold_alignment_on_the_heatmap_fits_the_projector(browser, app_url, size):
+    """Issue 38 part 6: a hand-aligned sentence, its gold translation decoded with G, the cross-attention heatmap
+    with the links outlined and each head's AER in the title or the panels' names, in both modes."""
+    from urllib.parse import urlencode
+
+    width, height = size
+    page = open_page(browser, app_url + "?" + urlencode({"sentence": "The man gives a book to the woman."}))
+    problems = []
+    try:
+        page.set_viewport_size({"width": width, "height": height})
+        page.keyboard.press("g")
+        page.wait_for_function("window.aeViewer.trace.gold && window.aeViewer.trace.gold.matches")
+        for presentation in (False, True):
+            set_mode(page, presentation, False)
+            for head in ("'all'", "0", "'mean'"):
+                show(page, "heatmap", "cross", head)
+                mode = "presentation" if presentation else "normal"
+                where = f"{width}x{height} {mode} gold heatmap {head}"
+                problems += check(page.evaluate(MEASURE, VIEWS["heatmap"]), width, height, where)
+                outlines = page.evaluate("window.aeViewer.charts.heatmap._heat.geom.outlines")
+                if not outlines:
+                    problems.append(f"{where}: no gold link outlined")
+                names = page.locator(".ae-heat .ae-tick-panel").all_text_contents()
+                if head == "'all'" and not all(" · AER 0." in n or " · AER 1.00" in n for n in names):
+                    problems.append(f"{where}: a panel without its head's AER: {names}")
+                if head == "'all'":
+                    shot(page, f"projector-{width}-gold-{mode}")
+        assert not problems, "\n".join(problems[:25])
+    finally:
+        page.context.close()

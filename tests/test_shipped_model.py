@@ -16,7 +16,7 @@ from explorer.training.trainer import TrainConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = SHIPPED_CHECKPOINT
-GOLD = Path(__file__).parent / "data" / "gold_alignments.tsv"
+GOLD = Path(__file__).parents[1] / "explorer" / "app" / "alignments" / "everyday.tsv"
 
 # Sentences from the hand-aligned gold set that the shipped model translates exactly as the gold German
 # (greedy): plain SVO, case, negation, and the word-order phenomena the app is used to show.

@@ -347,6 +347,18 @@ class WireLens(Sent):
     chosen: list[list[float]]  # [layer][step]: the probability each layer gives the token chosen at that step
 
 
+class WireGold(Sent):
+    """The sentence's hand alignment (explorer/app/gold.py) against the trace: its links and each head's AER."""
+
+    target: str  # the gold German
+    target_ids: list[int]  # its pieces: forced, they make the trace write the gold translation
+    links: int  # gold word links
+    matches: bool  # the trace began with the gold translation: cells and AERs are about it (else they are empty)
+    cells: list[tuple[int, int]]  # (row: the step's query that produced the target piece, column: source piece)
+    aer: list[list[float]]  # [layer][head], cross-attention, this sentence alone
+    aer_mean: list[float]  # [layer]: the mean of the layer's heads
+
+
 class Wire(Sent):
     """A decode trace as the browser gets it: tokens and steps as values, every attention map packed."""
 
@@ -368,6 +380,7 @@ class Wire(Sent):
     scores: dict[Literal["decoder_self"], WireArray]  # q·k/√d_k, teacher-forced, the future included
     rollout: dict[Literal["encoder_self", "cross"], WireArray]
     lens: WireLens | None = None  # None in traces recorded before the lens existed (a checkpoint's time-lapse)
+    gold: WireGold | None = None  # None for a sentence without a hand alignment
 
 
 class ExplainAnswer(Sent):

@@ -21,6 +21,7 @@ import numpy as np
 from ..interpret.handle import ModelHandle
 from ..interpret.rollout import cross_rollout, encoder_rollout
 from ..interpret.trace import DecodeTrace
+from .gold import gold_of
 
 VERSION = 1
 WEIGHT_DTYPE, WEIGHT_LEVELS = "<u2", 65535
@@ -104,6 +105,7 @@ def to_wire(trace: DecodeTrace, handle: ModelHandle) -> dict:
         },
         "scores": {"decoder_self": pack_scores(trace.decoder_self_scores)},
         "lens": _lens(trace, handle),
+        "gold": gold_of(trace, handle),
         "rollout": {  # explorer.interpret.rollout: (Le, S, S) after each encoder layer; (Ld, T, S) per decoder layer
             "encoder_self": pack_weights(encoder_rollout(trace.encoder_self)),
             "cross": pack_weights(cross_rollout(trace.cross, trace.encoder_self)),

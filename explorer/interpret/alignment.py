@@ -114,16 +114,23 @@ def piece_maps(model: Transformer, tokenizer: Tokenizer, pair: GoldPair) -> Piec
 def pool_words(p: PieceMaps, scores: torch.Tensor) -> torch.Tensor:
     """Piece scores (..., T, S + 1) -> word scores (..., target words, source words): a target word averages its
     pieces' rows, a source word sums its pieces' columns; EOS and pieces of no word drop out."""
-    out = torch.zeros(*scores.shape[:-2], p.n_target_words, p.n_source_words, dtype=scores.dtype)
-    counts = torch.zeros(p.n_target_words)
-    for j, tw in enumerate(p.target_word):
-        if tw is None:
-            continue
-        counts[tw] += 1
-        for i, sw in enumerate(p.source_word):
-            if sw is not None:
-                out[..., tw, sw] += scores[..., j, i]
-    return out / counts.clamp(min=1)[:, None]
+    return pool(p.source_word, p.target_word, p.n_source_words, p.n_target_words, scores)
+
+
+def pool(source_word, target_word, n_source_words: int, n_target_words: int, scores: torch.Tensor) -> torch.Tensor:
+    """`pool_words` on the piece-to-word maps themselves (a trace's pieces, or a teacher-forced pair's), as two
+    matrix products: target words average their pieces' rows, source words sum their pieces' columns (rows and
+    columns beyond the maps', such as a teacher-forced pass's last row, belong to no word)."""
+    rows = torch.zeros(n_target_words, scores.shape[-2], dtype=scores.dtype)
+    for j, tw in enumerate(target_word[: scores.shape[-2]]):
+        if tw is not None:
+            rows[tw, j] = 1.0
+    rows /= rows.sum(1, keepdim=True).clamp(min=1)
+    columns = torch.zeros(scores.shape[-1], n_source_words, dtype=scores.dtype)
+    for i, sw in enumerate(source_word[: scores.shape[-1]]):
+        if sw is not None:
+            columns[i, sw] = 1.0
+    return rows @ scores @ columns
 
 
 def cross_attention_words(model: Transformer, tokenizer: Tokenizer, pair: GoldPair) -> torch.Tensor:
@@ -185,3 +192,43 @@ def score_methods(model: Transformer, tokenizer: Tokenizer, pairs: list[GoldPair
         {"method": name} | alignment_scores(pairs, [pool_words(p, f(p).float()) for p in pieces])
         for name, f in methods.items()
     ]
+
+
+@dataclass(frozen=True)
+class TraceAlignment:
+    """A gold pair on a trace that wrote its target: its links at the piece level and each head's AER."""
+
+    cells: list[tuple[int, int]]  # (target piece: the row of the step that produced it, source piece)
+    aer: list[list[float]]  # [layer][head]: each cross-attention head's AER on this sentence alone
+    aer_mean: list[float]  # [layer]: the mean of the layer's heads
+
+
+def on_trace(
+    tokenizer: Tokenizer, pair: GoldPair, source_ids: list[int], target_ids: list[int], cross: np.ndarray
+) -> TraceAlignment | None:
+    """`pair` on a trace's cross-attention (layers, heads, T, S + 1), or None when the trace wrote another target.
+
+    The trace must have read the pair's source and begun with its target (whatever follows, the end token or more,
+    is no gold word); row j of a cross-attention map is the query of the step that produced target piece j, as
+    under teacher forcing.
+    """
+    gold_ids = tokenizer.encode(pair.target)
+    if list(source_ids) != tokenizer.encode_source(pair.source) or list(target_ids[: len(gold_ids)]) != gold_ids:
+        return None
+    source_word = word_of_piece(words(pair.source), piece_spans(tokenizer, pair.source, source_ids[:-1])) + [None]
+    target_word = word_of_piece(words(pair.target), piece_spans(tokenizer, pair.target, gold_ids))
+    target_word += [None] * (len(target_ids) - len(gold_ids))  # the end token (or more) is no gold word
+    cells = [
+        (j, i)
+        for j, tw in enumerate(target_word)
+        for i, sw in enumerate(source_word)
+        if tw is not None and sw is not None and (sw, tw) in pair.links
+    ]
+    maps = torch.from_numpy(np.asarray(cross, dtype=np.float32))
+    pooled = pool(source_word, target_word, len(words(pair.source)), len(words(pair.target)), maps)
+
+    def score(word_map: torch.Tensor) -> float:
+        return alignment_scores([pair], [word_map])["aer"]
+
+    means = pool(source_word, target_word, len(words(pair.source)), len(words(pair.target)), maps.mean(1))
+    return TraceAlignment(cells, [[score(head) for head in layer] for layer in pooled], [score(m) for m in means])

@@ -1,10 +1,10 @@
 """Measure a checkpoint for its model card and write the findings into it, or compare checkpoints side by side.
 
     python -m explorer.training.model_report --checkpoint checkpoints/tatoeba-en-de --data valid.tsv \\
-        --gold tests/data/gold_alignments.tsv --beam 4 [--reference-checkpoint FP32_DIR] \\
+        --gold explorer/app/alignments/everyday.tsv --beam 4 [--reference-checkpoint FP32_DIR] \\
         [--tests FLORES=flores.tsv TED=ted.tsv --limit 1500] [--lecture bench/data/lecture_en_de.tsv]
     python -m explorer.training.model_report --compare OLD_DIR NEW_DIR --data valid.tsv --tests ... \\
-        --lecture bench/data/lecture_en_de.tsv --gold tests/data/gold_alignments.tsv [--json OUT]
+        --lecture bench/data/lecture_en_de.tsv --gold explorer/app/alignments/everyday.tsv [--json OUT]
 
 Runs `explorer.training.evaluate` greedily and with beam search, scores every cross-attention head against
 hand-made word alignments, optionally evaluates an fp32 copy for the fp16 comparison, then stores all of

@@ -83,5 +83,7 @@ def build(ctx: Context):
             "carries for one query, from the residual stream through q, k, v and the weights back into it; "
             "**Logit lens** shows what each decoder layer would write if it were the last; **Q·K space** puts one "
             "head's queries and keys in one plane; **No positions** shows what the model loses without its positional "
-            "encoding."
+            "encoding. On the cross-attention heatmap of an example sentence (or another hand-aligned one), outlines "
+            "mark the word links a person aligned by hand, and the title gives the head's alignment error rate on the "
+            "sentence; press **G** to decode the gold translation when the model wrote another."
         )

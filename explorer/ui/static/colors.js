@@ -13,6 +13,7 @@ export const COLORS = {
   forced: "#CC79A7",
   produced: "#56B4E9",
   start: "#999999",
+  gold: ["#ffffff", "#000000"], // a hand-aligned link: white around black, seen on every colour of the scale
 };
 
 // 256 CSS colours along the scale, interpolated like Plotly does between its stops.

@@ -168,7 +168,7 @@ export function draw(div, spec) {
   div._heat.geom = {
     panels: spec.panels.map((p, k) => Object.assign({ x0: L.x0[k] }, p)), top: L.top, left: L.left, cw: L.cw, ch: L.ch,
     queries: spec.rows, keys: spec.columns, width: sheetW, height: namesH + sheetH + L.bottom, bottom: L.bottom, namesH: namesH,
-    labels: { font: L.size, rotated: L.rotate },
+    labels: { font: L.size, rotated: L.rotate }, outlines: spec.outlines || [],
   };
   g.canvas.setAttribute("aria-label", spec.aria);
   keepInView(div, spec.current);
@@ -206,6 +206,15 @@ function paintCells(ctx, spec, L, sheetW, sheetH) {
       ctx.strokeStyle = COLORS.chosen;
       ctx.lineWidth = 3;
       ctx.strokeRect(x0 + 1.5, L.top + spec.current * L.ch + 1.5, L.panelW - 3, L.ch - 3);
+    }
+    for (const [i, j] of spec.outlines || []) { // outlined cells (a gold alignment's links): white, black inside
+      const [w, h] = [xs[j + 1] - xs[j], ys[i + 1] - ys[i]];
+      COLORS.gold.forEach((color, k) => {
+        ctx.strokeStyle = color;
+        ctx.lineWidth = k ? 1 : 3;
+        const inset = k ? 2.5 : 1.5;
+        ctx.strokeRect(xs[j] + inset, ys[i] + inset, Math.max(1, w - 2 * inset), Math.max(1, h - 2 * inset));
+      });
     }
   });
 }

@@ -23,26 +23,33 @@ export function draw(div, trace, state) {
   const { kind, layer, head, step: t } = state;
   const [queries, keys] = trace.labels(kind, t);
   const heads = head === "all" ? [...Array(trace.H).keys()] : [head];
+  const many = heads.length > 1;
   const off = offNote(trace, kind, layer, head); // a head switched off is marked, never drawn as if it were on
+  const gold = kind === "cross" && head !== "rollout" ? trace.goldCells(t) : []; // hand-aligned links, outlined
+  const aer = kind === "cross" ? trace.goldAer(layer, head) : null;
+  const note = off + (aer === null ? "" : " · AER " + aer.toFixed(2));
   const titles = [title(kind, layer, head, t), title(kind, layer, head, t, "short"), title(kind, layer, head, t, "shortest")]
-    .map((text) => text + off);
-  const panels = heads.map((h) => ({ name: "head " + h, head: h, z: queries.length ? trace.weights(kind, layer, h, t) : [], scale: 0 }));
+    .map((text) => text + note);
+  const panels = heads.map((h) => {
+    const each = many && kind === "cross" ? trace.goldAer(layer, h) : null;
+    return { name: "head " + h + (each === null ? "" : " · AER " + each.toFixed(2)), head: h, z: queries.length ? trace.weights(kind, layer, h, t) : [], scale: 0 };
+  });
   // rollout's products are small and even: its colours span 0 to its largest value (the colour bar says so)
   const peak = head === "rollout" ? Math.max(1e-6, ...panels.flatMap((p) => p.z.flat())) : 1;
   const [rowTitle, columnTitle] = AXIS_TITLES[kind];
-  const many = heads.length > 1;
   return grid.draw(div, {
     titles: (state.label ? titles.map((x) => state.label + " · " + x) : []).concat(titles),
     rows: queries, columns: keys, panels: panels,
     scales: [weightScale(peak, kind === "decoder_self")], hideScales: Boolean(state.hideScale),
     rowTitles: [rowTitle, rowTitle.split(" (")[0], "query"], columnTitles: [columnTitle, columnTitle.split(" (")[0], "key"],
-    current: kind === "encoder_self" ? -1 : t - 1,
+    current: kind === "encoder_self" ? -1 : t - 1, outlines: gold,
     font: many ? fontSize() - 2 : fontSize(), height: state.height,
     empty: "No target token yet: press → (Next) to produce the first one.",
     describe: (p, i, j) => {
       const v = p.z[i][j];
+      const linked = gold.some(([a, b]) => a === i && b === j) ? " · a gold link (aligned by hand)" : "";
       return (many ? "head " + p.head + " · " : "") + "query: " + queries[i] + " · key: " + keys[j] + " · " +
-        (v === null ? "masked: weight exactly 0" : "weight " + v.toFixed(4));
+        (v === null ? "masked: weight exactly 0" : "weight " + v.toFixed(4)) + linked;
     },
     aria: title(kind, layer, head, t) + off + ". Rows (queries): " + queries.join(" ") + ". Columns (keys): " + keys.join(" ") + ".",
   });
@@ -78,10 +85,30 @@ const ROLLOUT = "Attention rollout (Abnar & Zuidema, 2020): each encoder layer t
   "feed-forward layers, so it is not a measurement of what the translation depended on. Its colours span 0 to " +
   "its largest value (the products are small and even), not the fixed 0–1 scale of the weights.";
 
+// Below a cross-attention map of a hand-aligned sentence: what the outlines are and how this head scores, or how
+// to make the trace write the gold translation when it wrote another.
+export function goldCaption(trace, state) {
+  const gold = trace && trace.gold;
+  if (!gold || state.kind !== "cross" || state.head === "rollout") return "";
+  if (!gold.matches) {
+    return "This sentence is aligned by hand for the German \u201c" + gold.target + "\u201d, but the model wrote " +
+      "another translation, so there is nothing to outline. Press G to decode the gold translation (its pieces " +
+      "forced) and see its links outlined.";
+  }
+  const best = trace.goldBest();
+  const aer = trace.goldAer(state.layer, state.head);
+  const which = typeof state.head === "number" ? "head " + state.layer + "." + state.head : "the mean of layer " + state.layer + "'s heads";
+  return "Outlined: the " + gold.links + " word links of a hand alignment of this sentence, on the pieces of each " +
+    "linked word pair. Where attention is alignment, the bright cells sit inside the outlines." +
+    (aer === null ? "" : " Alignment error rate of " + which + " on this sentence: " + aer.toFixed(2) +
+      " (each German word aligned to its most-attended English word; 0 is every link found, lower is better).") +
+    " Best head here: " + best.layer + "." + best.head + ", " + best.aer.toFixed(2) + ".";
+}
+
 // The view, as the viewer's registry (views.js) knows it. `focus`: keep a clicked cell in view.
 export const VIEW = {
   id: "heatmap", label: "Heatmap", className: "ae-heat", controls: ["kind", "layer", "head"],
-  caption: (state) => (state.head === "rollout" ? ROLLOUT : ""),
+  caption: (state, trace) => (state.head === "rollout" ? ROLLOUT : goldCaption(trace, state)),
   draw: (div, context, state) => draw(div, context.trace, state),
   png: (div, header) => pngCanvas(div, header),
   focus: (div, cell) => grid.keepInView(div, cell.row, cell.column),

@@ -29,6 +29,17 @@ function clearestStep(trace, layer, head) {
   return best;
 }
 
+// The stop's last sentence: against a hand alignment of the sentence, where there is one (explorer/app/gold.py).
+function goldSentence(t, layer, head) {
+  const aer = t.goldAer(layer, head);
+  if (aer !== null) {
+    return "The outlines are the links a person aligned by hand: head " + layer + "." + head + "'s alignment error " +
+      "rate on this sentence is " + aer.toFixed(2) + " (0: every link found).";
+  }
+  if (t.gold) return "This sentence is aligned by hand: press G to decode its gold translation and see the links outlined.";
+  return "Read down the rows: where a head's weight follows the words' correspondence, attention is an alignment.";
+}
+
 // The strongest weight between two different source pieces in any encoder head (</s> left out).
 function strongestEncoderLink(trace) {
   let best = { layer: 0, head: 0, i: 0, j: 0, weight: -1 };
@@ -157,7 +168,7 @@ export const STOPS = [
         "Cross-attention is where the decoder reads the source: each German step asks every English piece.",
         "At step " + c.step + " the decoder writes " + quote(t.targetTokens[c.step - 1]) + "; head " + layer + "." + head +
           " puts " + w2(c.weight) + " of its weight on " + quote(t.sourceTokens[c.j]) + ".",
-        "Read down the rows: where a head's weight follows the words' correspondence, attention is an alignment.",
+        goldSentence(t, layer, head),
       ];
     },
   },

@@ -42,6 +42,26 @@ export class Trace {
     for (const kind of KINDS) this.attention[kind] = unpack(wire.attention[kind]);
     this.scores = { decoder_self: unpack(wire.scores.decoder_self) };
     this.rollout = { encoder_self: unpack(wire.rollout.encoder_self), cross: unpack(wire.rollout.cross) };
+    this.gold = wire.gold || null; // the sentence's hand alignment against this trace (explorer/app/gold.py), or null
+  }
+
+  // The gold links shown at step t as [row, column] cells of the cross-attention map ([] when the trace did not
+  // write the gold translation), and the AER of a head ("mean": the layer's mean of heads; null for the rollout).
+  goldCells(t) { return this.gold && this.gold.matches ? this.gold.cells.filter(([i]) => i < t) : []; }
+  goldAer(layer, head) {
+    if (!this.gold || !this.gold.matches) return null;
+    if (head === "mean") return this.gold.aer_mean[layer];
+    return typeof head === "number" ? this.gold.aer[layer][head] : null;
+  }
+
+  // The head with the lowest AER on this sentence (the first of equals): {layer, head, aer}, or null.
+  goldBest() {
+    if (!this.gold || !this.gold.matches) return null;
+    let best = null;
+    this.gold.aer.forEach((row, layer) => row.forEach((aer, head) => {
+      if (!best || aer < best.aer) best = { layer: layer, head: head, aer: aer };
+    }));
+    return best;
   }
 
   nLayers(kind) { return this.model.n_layers[kind]; }

@@ -335,7 +335,7 @@ export class Viewer {
     const shown = Object.assign({}, s, { height: chartHeight });
     for (const [view, chart] of Object.entries(this.charts)) chart.hidden = view !== s.view;
     const view = viewOf(s.view);
-    this.caption.textContent = s.panel ? "" : view.caption(s);
+    this.caption.textContent = s.panel ? "" : view.caption(s, t);
     this.caption.hidden = !this.caption.textContent;
     this.panel.style.maxHeight = s.panel ? Math.max(160, height - chartHeight - 10) + "px" : "";
     const chart = this.charts[view.id];
@@ -390,6 +390,17 @@ export class Viewer {
 
   followHypothesis(ids) {
     this.requestTrace(Object.assign({}, this.trace.request, { strategy: "greedy", forced_ids: ids, prefix: "" }));
+  }
+
+  // The sentence's hand alignment on the cross-attention heatmap: shown at once when the trace wrote the gold
+  // translation, else a new trace that writes it (its pieces forced), shown when it arrives.
+  showGold() {
+    const t = this.trace, gold = t && t.gold;
+    if (!gold) return;
+    const view = { view: "heatmap", kind: "cross", head: typeof this.state.head === "number" ? this.state.head : 0 };
+    if (gold.matches) { this.select(view, "key"); return; }
+    this.pendingView = { sentence: t.request.sentence, view: Object.assign({ step: gold.target_ids.length }, view) };
+    this.requestTrace(Object.assign({}, t.request, { strategy: "greedy", forced_ids: gold.target_ids, prefix: "" }));
   }
 
   // Switch one more head off (a new trace) and show that head.

@@ -1,0 +1,130 @@
+"""Attention against gold alignment (issue 38, part 6): the hand-aligned sentences, their links at the piece level
+on a trace, each cross-attention head's AER on the sentence (against the teacher-forced reference of the model report),
+the wire through the API, and the outlines drawn on the cross-attention heatmap in Chromium."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import urlencode
+
+import pytest
+from browser_fixtures import open_page, shot
+
+from explorer.app.examples import EXAMPLES
+from explorer.app.gold import FOLDER, gold_of, gold_pairs
+from explorer.app.schemas import trace_request
+from explorer.interpret.alignment import alignment_scores, cross_attention_words, on_trace, words
+from explorer.interpret.handle import load_handle
+from explorer.interpret.trace import build_traces, plan_trace
+from explorer.model.tokenizer import WORD_START
+
+SHIPPED = Path(__file__).parents[1] / "checkpoints" / "tatoeba-en-de"
+DATIVE = "The man gives a book to the woman."
+
+
+def trace(handle, sentence: str, **options):
+    (found,) = build_traces(handle, [plan_trace(handle, trace_request(sentence, **options))])
+    return found
+
+
+def test_every_translate_tab_example_and_the_everyday_set_are_aligned_by_hand_once():
+    pairs = gold_pairs()
+    assert {sentence for sentence, _ in EXAMPLES} <= set(pairs)  # every example, by hand
+    assert len(pairs) == 31 + len(EXAMPLES)  # the everyday set (the checkpoints' AER table) and the examples
+    for path in FOLDER.glob("*.tsv"):
+        assert path.read_text(encoding="utf-8").startswith("source\ttarget\talignment\n"), path
+    for pair in pairs.values():  # every link joins two words that exist; every source word but a few is linked
+        n_source, n_target = len(words(pair.source)), len(words(pair.target))
+        assert all(0 <= s < n_source and 0 <= t < n_target for s, t in pair.links), pair
+
+
+def test_on_a_trace_that_wrote_the_gold_translation_the_heads_aer_is_the_model_reports(mini_handle):
+    """Each head's AER on the sentence equals the report's, whose maps come from a separate teacher-forced pass."""
+    pair = gold_pairs()[DATIVE]
+    gold_ids = mini_handle.tokenizer.encode(pair.target)
+    written = trace(mini_handle, DATIVE, forced_ids=gold_ids)  # the random model writes the gold German when forced
+    found = on_trace(mini_handle.tokenizer, pair, written.source_ids, written.target_ids, written.cross)
+    assert found is not None
+    reference = cross_attention_words(mini_handle.model, mini_handle.tokenizer, pair)  # (L, H, target, source words)
+    L, H = reference.shape[:2]
+    assert [[alignment_scores([pair], [reference[i, h]])["aer"] for h in range(H)] for i in range(L)] == found.aer
+    assert [alignment_scores([pair], [reference[i].mean(0)])["aer"] for i in range(L)] == found.aer_mean
+    assert len({a for row in found.aer for a in row}) > 1  # the heads differ: a constant would not pass
+
+    other = trace(mini_handle, DATIVE)  # the random model's own translation is not the gold one
+    assert other.target_ids[: len(gold_ids)] != gold_ids
+    assert on_trace(mini_handle.tokenizer, pair, other.source_ids, other.target_ids, other.cross) is None
+    wire = gold_of(other, mini_handle)
+    assert wire["matches"] is False and wire["cells"] == wire["aer"] == [] and wire["target_ids"] == gold_ids
+    assert gold_of(trace(mini_handle, "The dog sees the cat."), mini_handle) is None  # no hand alignment
+
+
+@pytest.mark.skipif(not SHIPPED.is_dir(), reason="the shipped checkpoint is not here")
+def test_the_links_are_outlined_on_the_pieces_of_each_linked_word_pair():
+    handle = load_handle(SHIPPED)
+    written = trace(handle, DATIVE)  # the shipped model writes the gold German itself
+    gold = gold_of(written, handle)
+    assert gold["matches"] and written.outputs[-1] == gold["target"] == "Der Mann gibt der Frau ein Buch."
+
+    def text(token: str) -> str:
+        return token.replace(WORD_START, "")
+
+    linked = {(text(written.target_tokens[j]), text(written.source_tokens[i])) for j, i in gold["cells"]}
+    assert linked == {
+        ("Der", "The"), ("Mann", "man"), ("gibt", "gives"), ("der", "to"), ("der", "the"), ("Frau", "woman"),
+        ("ein", "a"), ("Buch", "book"), (".", "."),
+    }  # fmt: skip
+    assert len(gold["cells"]) == gold["links"] == 9  # one piece a word here: one cell a link
+
+
+def test_the_api_trace_carries_the_gold_alignment(api, tiny_tokenizer):
+    wire = api.get("/trace", sentence=DATIVE)
+    gold = wire["gold"]
+    assert gold["target"] == "Der Mann gibt der Frau ein Buch." and gold["links"] == 9
+    assert gold["target_ids"] == tiny_tokenizer.encode(gold["target"])
+    forced = api.get("/trace", sentence=DATIVE, forced_ids=gold["target_ids"])["gold"]
+    assert forced["matches"] and forced["cells"] and len(forced["aer"]) == wire["model"]["n_layers"]["cross"]
+    assert api.get("/trace", sentence="The dog sees the cat.")["gold"] is None
+
+
+@pytest.mark.browser
+def test_g_decodes_the_gold_translation_and_the_heatmap_outlines_its_links(browser, app_url):
+    from playwright.sync_api import expect
+
+    page = open_page(browser, app_url + "?" + urlencode({"sentence": DATIVE}))
+    try:
+        expect(page.locator(".ae-step")).to_have_text(re.compile(r"Step \d+ / \d+"))
+        page.evaluate("window.aeViewer.select({view: 'heatmap', kind: 'cross', head: 1})")
+        caption = page.locator(".ae-caption")
+        expect(caption).to_contain_text("Press G to decode the gold translation")
+        assert page.evaluate("window.aeViewer.charts.heatmap._heat.geom.outlines") == []  # another translation
+
+        page.keyboard.press("g")
+        expect(caption).to_contain_text("Outlined: the 9 word links")
+        viewer = "window.aeViewer"
+        state = page.evaluate(f"{viewer}.state")
+        gold = page.evaluate(f"{viewer}.trace.gold")
+        assert page.evaluate(f"{viewer}.trace.request.forced_ids") == gold["target_ids"]
+        assert (state["view"], state["kind"], state["step"]) == ("heatmap", "cross", len(gold["target_ids"]))
+        layer, head = state["layer"], state["head"]
+        aer = gold["aer"][layer][head]
+        expect(caption).to_contain_text(f"head {layer}.{head} on this sentence: {aer:.2f}")
+        expect(page.locator(".ae-heat .ae-grid-title, .ae-heat [class*=title]").first).to_contain_text(f"AER {aer:.2f}")
+        geom = page.evaluate(f"{viewer}.charts.heatmap._heat.geom")
+        assert geom["outlines"] == [c for c in gold["cells"] if c[0] < state["step"]] and len(geom["outlines"]) >= 9
+        # the pixels: each outlined cell has a white edge and keeps its weight's colour inside
+        for i, j in geom["outlines"]:
+            edge, inside = page.evaluate(
+                """([i, j]) => { const div = window.aeViewer.charts.heatmap, g = div._heat.geom, p = g.panels[0];
+                   const ctx = div.querySelector('canvas').getContext('2d'), dpr = window.devicePixelRatio || 1;
+                   const px = (x, y) => Array.from(
+                     ctx.getImageData(Math.round(x * dpr), Math.round(y * dpr), 1, 1).data.slice(0, 3));
+                   const x = Math.round(p.x0 + j * g.cw), y = Math.round(g.top + i * g.ch);
+                   return [px(x + 1, y + g.ch / 2), px(x + g.cw / 2, y + g.ch / 2)]; }""",
+                [i, j],
+            )
+            assert edge == [255, 255, 255] and inside != [255, 255, 255], (i, j, edge, inside)
+        shot(page, "gold-alignment-outlined")
+    finally:
+        page.context.close()
