@@ -105,6 +105,11 @@ export function goldCaption(trace, state) {
     " Best head here: " + best.layer + "." + best.head + ", " + best.aer.toFixed(2) + ".";
 }
 
+// Where the gold links are drawn: this view, cross-attention, the head on screen (or head 0 for a mean or all).
+export function goldView(state) {
+  return { view: VIEW.id, kind: "cross", head: typeof state.head === "number" ? state.head : 0 };
+}
+
 // The view, as the viewer's registry (views.js) knows it. `focus`: keep a clicked cell in view.
 export const VIEW = {
   id: "heatmap", label: "Heatmap", className: "ae-heat", controls: ["kind", "layer", "head"],

@@ -4,6 +4,8 @@
 // move the guess, Enter answers.
 // Inert while the person types in a text field. Autoplay is player.js.
 
+import { goldView } from "./heatmap.js";
+
 export const KEY_HELP = "→ / PageDown next · ← / PageUp previous · Home / End first / last · 0–9 head · M mean · A all heads · " +
   "R rollout · L layer · K kind · V view · G gold alignment · Space play / pause · Esc closes a panel (then the lesson) · in the lesson: → ← move " +
   "through its stops · in the quiz: [ ] choose a source token, Enter answer";
@@ -44,7 +46,7 @@ export function bindKeys(viewer) {
     else if (key === "l" || key === "L") viewer.cycle("layer");
     else if (key === "k" || key === "K") viewer.cycle("kind");
     else if (key === "v" || key === "V") viewer.cycle("view");
-    else if (key === "g" || key === "G") viewer.showGold();
+    else if (key === "g" || key === "G") viewer.showGold(goldView(viewer.state));
     else if (key === " " || key === "Spacebar") viewer.togglePlay();
     else if (key === "Escape" && viewer.store.get().panel) viewer.select({ panel: null }, "key");
     else handled = false;

@@ -392,12 +392,11 @@ export class Viewer {
     this.requestTrace(Object.assign({}, this.trace.request, { strategy: "greedy", forced_ids: ids, prefix: "" }));
   }
 
-  // The sentence's hand alignment on the cross-attention heatmap: shown at once when the trace wrote the gold
+  // The sentence's hand alignment in `view` (the heatmap's goldView): shown at once when the trace wrote the gold
   // translation, else a new trace that writes it (its pieces forced), shown when it arrives.
-  showGold() {
+  showGold(view) {
     const t = this.trace, gold = t && t.gold;
     if (!gold) return;
-    const view = { view: "heatmap", kind: "cross", head: typeof this.state.head === "number" ? this.state.head : 0 };
     if (gold.matches) { this.select(view, "key"); return; }
     this.pendingView = { sentence: t.request.sentence, view: Object.assign({ step: gold.target_ids.length }, view) };
     this.requestTrace(Object.assign({}, t.request, { strategy: "greedy", forced_ids: gold.target_ids, prefix: "" }));
