@@ -39,6 +39,24 @@ def room(browser, app_url):
             student.context.close()
 
 
+def test_a_class_follows_the_lecturer_to_the_gold_alignment(browser, app_url):
+    """Issue 38 part 6: G on the lecturer's page decodes the opening example's gold translation (a new trace, its
+    pieces forced); each student gets the same trace and sees the same links outlined on the same heatmap."""
+    from playwright.sync_api import expect
+
+    with room(browser, app_url) as (lecturer, student, _):
+        assert lecturer.evaluate("window.aeViewer.trace.gold.matches") is False  # the tiny model writes another
+        lecturer.keyboard.press("g")
+        lecturer.wait_for_function("window.aeViewer.trace.gold.matches")
+        shown = lecturer.evaluate("JSON.stringify(window.aeViewer.state)")
+        student.wait_for_function(f"JSON.stringify(window.aeViewer.state) === {shown!r}")
+        student.wait_for_function("window.aeViewer.trace.gold && window.aeViewer.trace.gold.matches")
+        outlines = "window.aeViewer.charts.heatmap._heat.geom.outlines"
+        assert student.evaluate(outlines) == lecturer.evaluate(outlines) != []
+        expect(student.locator(".ae-caption")).to_contain_text("Outlined: the 10 word links")
+        expect(student.locator(".ae-room-count")).to_have_text("following the lecturer")
+
+
 def test_a_student_follows_the_lecturer_answers_and_sees_the_reveal(browser, app_url):
     from playwright.sync_api import expect
 

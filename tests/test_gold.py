@@ -89,10 +89,10 @@ def test_the_api_trace_carries_the_gold_alignment(api, tiny_tokenizer):
 
 
 @pytest.mark.browser
-def test_g_decodes_the_gold_translation_and_the_heatmap_outlines_its_links(browser, app_url):
+def test_g_decodes_the_gold_translation_and_the_heatmap_outlines_its_links(browser, app_url, tmp_path):
     from playwright.sync_api import expect
 
-    page = open_page(browser, app_url + "?" + urlencode({"sentence": DATIVE}))
+    page = open_page(browser, app_url + "?" + urlencode({"sentence": DATIVE}), accept_downloads=True)
     try:
         expect(page.locator(".ae-step")).to_have_text(re.compile(r"Step \d+ / \d+"))
         page.evaluate("window.aeViewer.select({view: 'heatmap', kind: 'cross', head: 1})")
@@ -126,5 +126,21 @@ def test_g_decodes_the_gold_translation_and_the_heatmap_outlines_its_links(brows
             )
             assert edge == [255, 255, 255] and inside != [255, 255, 255], (i, j, edge, inside)
         shot(page, "gold-alignment-outlined")
+        with page.expect_download() as info:  # the offline HTML carries the trace, its gold alignment with it
+            page.locator(".ae-tools button", has_text="HTML").click()
+        exported = tmp_path / "export.html"
+        info.value.save_as(exported)
     finally:
         page.context.close()
+    offline = browser.new_context(offline=True).new_page()
+    try:
+        offline.goto(exported.as_uri(), wait_until="load")
+        offline.wait_for_selector(".ae-heat canvas[aria-label]")
+        offline.evaluate("window.aeViewer.select({view: 'heatmap', kind: 'cross', head: 1})")
+        offline.evaluate("window.aeViewer.rendered")
+        drawn = offline.evaluate("window.aeViewer.charts.heatmap._heat.geom.outlines")
+        step = offline.evaluate("window.aeViewer.state.step")
+        assert drawn == [c for c in gold["cells"] if c[0] < step] != []
+        expect(offline.locator(".ae-caption")).to_contain_text("Outlined: the 9 word links")
+    finally:
+        offline.context.close()
