@@ -144,27 +144,27 @@ MALFORMED = {
     "header longer than the file": (header_length(500_000), r"its header claims 500,000 bytes but only"),
     "offsets past the end": (
         header("embed.weight", shifted),
-        r"tensor embed\.weight has data_offsets \[\d+, \d+\] past the end of the file",
+        r"is not a readable safetensors file \(Error while deserializing header: invalid offset for tensor",
     ),
     "shape needing more bytes than its offsets hold": (
         header("embed.weight", {"shape": [10**9, 32]}),
-        r"tensor embed\.weight has \d[\d,]* data bytes, but shape \(1000000000, 32\) of F32 needs 128,000,000,000",
+        r"is not a readable safetensors file \(Error while deserializing header: invalid shape, data type, or offset",
     ),
-    "right name, wrong shape": (
+    "right name, narrower shape, a gap after its data": (
         header("embed.weight", narrower),
-        r"tensor embed\.weight has shape \(\d+, 16\), expected \(\d+, 32\)",
+        r"is not a readable safetensors file \(Error while deserializing header: invalid offset for tensor",
     ),
     "right name, integer dtype": (
         header("embed.weight", {"dtype": "I32"}),
-        r"tensor embed\.weight has dtype torch\.int32, expected a float type",
+        r"tensor embed\.weight has dtype I32, expected a float type",
     ),
     "right name, unknown dtype": (
         header("embed.weight", {"dtype": "X9"}),
-        r"tensor embed\.weight has unknown dtype 'X9'",
+        r"invalid JSON in header: unknown variant `X9`",
     ),
     "negative size": (
         header("embed.weight", {"shape": [-1, 32]}),
-        r"tensor embed\.weight has shape \[-1, 32\], not a list of sizes",
+        r"invalid JSON in header: invalid value: integer `-1`",
     ),
     # training metadata the explorer reads
     "alignment layer 99": (

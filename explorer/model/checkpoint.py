@@ -143,14 +143,14 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> Che
     except (ValueError, OSError) as exc:
         raise CheckpointError(f"{weights} is not a readable safetensors file ({exc})") from None
     problems = [f"missing tensor {k}" for k in shapes if k not in declared]
-    problems += [f"unexpected tensor {k}" for k in declared if k not in shapes]
+    problems += [f"unexpected tensor {k[:80]}" for k in declared if k not in shapes]
     problems += [
         f"tensor {k} has shape {declared[k].shape}, expected {shape}"
         for k, shape in shapes.items()
         if k in declared and declared[k].shape != shape
     ]
     problems += [
-        f"tensor {k} has dtype {v.torch_dtype}, expected a float type" for k, v in declared.items() if not v.is_float
+        f"tensor {k} has dtype {v.dtype}, expected a float type" for k, v in declared.items() if not v.is_float
     ]
     if problems:
         shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
