@@ -193,15 +193,15 @@ MALFORMED = {
     "evaluation not a dict": (training(evaluation=["valid", 30]), r"evaluation=\['valid', 30\] must be a JSON object"),
     "evaluation bleu a string": (
         training(**{"evaluation.valid.bleu": "high"}),
-        r"evaluation\['valid'\]\.bleu='high' must be a number",
+        r"evaluation\.valid\.bleu='high' must be a number",
     ),
     "evaluation bleu NaN": (
         training(**{"evaluation.valid.bleu": float("nan")}),
-        r"evaluation\['valid'\]\.bleu=nan must be a number",
+        r"evaluation\.valid\.bleu=nan must be a number",
     ),
     "evaluation sentences missing": (
         training(evaluation={"valid": {"bleu": 1.0, "chrf": 2.0}}),
-        r"evaluation\['valid'\]\.sentences is missing",
+        r"evaluation\.valid\.sentences is missing",
     ),
     "evaluation name with HTML": (
         training(evaluation={"<i>valid</i>": {"bleu": 1.0, "chrf": 2.0, "sentences": 3}}),

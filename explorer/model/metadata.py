@@ -1,9 +1,11 @@
 """Training metadata (config.json's "training" section): every field the explorer reads, checked once at loading.
 
-The About tab, the default view and the model card index these fields without further checks, so a
-checkpoint whose metadata has the wrong type, range or shape is refused here, with the field named.
-Fields nobody reads (the training history, notes) pass unchecked; names shown in the app must be plain
-text (no HTML, no control characters) and short.
+The About tab, the default view and the model card index these fields without further checks, so a checkpoint
+whose metadata has the wrong type, range or shape is refused here, with the field named. The sections are pydantic
+models (`Training` and the models it holds); each value the app reads is an annotated type whose check says, in
+words, what the value must be, and `validate_metadata` turns pydantic's errors into one sentence naming the field
+and showing the value. Fields nobody reads (the training history, notes) pass unchecked; names shown in the app
+must be plain text (no HTML, no control characters) and short.
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from typing import NoReturn
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from .config import ModelConfig
 
@@ -32,207 +36,230 @@ def is_plain_text(text: object, max_chars: int = MAX_NAME_CHARS) -> bool:
     )
 
 
-def validate_metadata(meta: object, config: ModelConfig) -> dict:
-    """Check the fields the explorer reads; returns `meta`, or raises ValueError naming the field and value."""
-    _mapping("training", meta)
-    _optional(meta, "name", _plain, MAX_NAME_CHARS)
-    _optional(meta, "hardware", _plain, MAX_LABEL_CHARS)
-    _optional(meta, "data_credit", _plain, MAX_CREDIT_CHARS)
-    _optional(meta, "known_limits", _strings)
-    _optional(meta, "data_sources", _data_sources)
-    _optional(meta, "recipe", _recipe)
-    for key in ("command", "report_command", "card_note"):
-        _optional(meta, key, _string)
-    for key in ("steps", "parameters", "train_pairs", "valid_pairs"):
-        _optional(meta, key, _integer, 0)
-    _optional(meta, "world_size", _integer, 1)
-    for key in ("training_minutes", "epochs"):
-        _optional(meta, key, _number, 0, math.inf)
-    _optional(meta, "bf16_autocast", _boolean)
-    _optional(meta, "train_config", _train_config)
-    _optional(meta, "last_validation", _last_validation)
-    _optional(meta, "evaluation", _evaluation)
-    _optional(meta, "alignment", _alignment, config)
-    return meta
-
-
-# ----- sections ---------------------------------------------------------------------------------
-def _train_config(field: str, tc: object) -> None:
-    _mapping(field, tc)
-    _optional(tc, "model", _mapping, prefix=field)
-    data = tc.get("data")
-    if data is not None:
-        _list(f"{field}.data", data)
-        for i, item in enumerate(data):
-            _string(f"{field}.data[{i}]", item)
-    _optional(tc, "valid", _string, prefix=field)
-
-
-def _data_sources(field: str, sources: object) -> None:
-    """[{"spec", "weight", "name", "licence"}] as `explorer.training.recipe.DataSource.fact` writes them."""
-    _list(field, sources)
-    for i, source in enumerate(sources):
-        where = f"{field}[{i}]"
-        _mapping(where, source)
-        _string(f"{where}.spec", _required(source, "spec", where))
-        _number(f"{where}.weight", _required(source, "weight", where), 0, math.inf)
-        for key, limit in (("name", MAX_LABEL_CHARS), ("licence", MAX_CREDIT_CHARS)):
-            _plain(f"{where}.{key}", _required(source, key, where), limit)
-
-
-def _recipe(field: str, recipe: object) -> None:
-    """{"name", "file", "text"} as `explorer.training.recipe.LoadedRecipe.facts` writes it."""
-    _mapping(field, recipe)
-    for key in ("name", "file", "text"):
-        _string(f"{field}.{key}", _required(recipe, key, field))
-
-
-def _last_validation(field: str, last: object) -> None:
-    _mapping(field, last)
-    for key in ("step", "sentences"):
-        _optional(last, key, _integer, 0, prefix=field)
-    _optional(last, "loss", _real, prefix=field)  # NaN when a run diverged: shown as such
-    for key in ("bleu", "chrf"):
-        _optional(last, key, _number, 0, 100, prefix=field)
-
-
-def _evaluation(field: str, evaluation: object) -> None:
-    """{test set name: {"bleu", "chrf", "sentences", ...}} as `explorer.training.evaluate` writes it."""
-    _mapping(field, evaluation)
-    for name, ev in evaluation.items():
-        _plain(f"{field} name", name, MAX_LABEL_CHARS)
-        at = f"{field}[{_show(name)}]"
-        _mapping(at, ev)
-        for key in ("bleu", "chrf"):
-            _number(f"{at}.{key}", _required(ev, key, at), 0, 100)
-        _integer(f"{at}.sentences", _required(ev, "sentences", at), 0)
-        for key in ("references", "beam", "threads"):
-            _optional(ev, key, _integer, 0, prefix=at)
-        for key in ("tokens_per_s", "seconds"):
-            _optional(ev, key, _number, 0, math.inf, prefix=at)
-        for key in ("bleu_signature", "chrf_signature"):
-            _optional(ev, key, _string, prefix=at)
-        for i, row in enumerate(_list(f"{at}.by_length", ev.get("by_length") or [])):
-            row_at = f"{at}.by_length[{i}]"
-            _mapping(row_at, row)
-            _string(f"{row_at}.words", _required(row, "words", row_at))
-            _integer(f"{row_at}.segments", _required(row, "segments", row_at), 0)
-            for key in ("bleu", "chrf"):
-                _number(f"{row_at}.{key}", _required(row, key, row_at), 0, 100)
-        for i, example in enumerate(_list(f"{at}.examples", ev.get("examples") or [])):
-            ex_at = f"{at}.examples[{i}]"
-            _mapping(ex_at, example)
-            for key in ("source", "hypothesis"):
-                _string(f"{ex_at}.{key}", _required(example, key, ex_at))
-            references = _list(f"{ex_at}.references", _required(example, "references", ex_at))
-            if not references:
-                _fail(f"{ex_at}.references", references, "must name at least one reference")
-            for j, reference in enumerate(references):
-                _string(f"{ex_at}.references[{j}]", reference)
-
-
-def _alignment(field: str, alignment: object, config: ModelConfig) -> None:
-    """{"best": row, "pairs": n, "gold": file name, "heads": [row, ...]}, as `model_report` writes it."""
-    _mapping(field, alignment)
-    _head_row(f"{field}.best", _required(alignment, "best", field), config)
-    _integer(f"{field}.pairs", _required(alignment, "pairs", field), 0)
-    _optional(alignment, "gold", _string, prefix=field)
-    for i, row in enumerate(_list(f"{field}.heads", alignment.get("heads") or [])):
-        _head_row(f"{field}.heads[{i}]", row, config)
-    for i, row in enumerate(_list(f"{field}.methods", alignment.get("methods") or [])):
-        at = f"{field}.methods[{i}]"
-        _mapping(at, row)
-        _plain(f"{at}.method", _required(row, "method", at), MAX_LABEL_CHARS)
-        _number(f"{at}.aer", _required(row, "aer", at), 0, 1)
-        _optional(row, "accuracy", _number, 0, 1, prefix=at)
-
-
-def _head_row(field: str, row: object, config: ModelConfig) -> None:
-    """One cross-attention head (or a mean) of this model with its alignment error rate."""
-    _mapping(field, row)
-    layer = _required(row, "layer", field)
-    if layer != "all" and not (_is_int(layer) and 0 <= layer < config.n_decoder_layers):
-        last = config.n_decoder_layers - 1
-        _fail(f"{field}.layer", layer, f"is not a decoder layer of this model (0 to {last}, or 'all')")
-    head = _required(row, "head", field)
-    number = int(head) if isinstance(head, str) and HEAD_DIGITS.fullmatch(head) else head
-    if head != "mean" and not (_is_int(number) and 0 <= number < config.n_heads):
-        _fail(f"{field}.head", head, f"is not a head of this model (0 to {config.n_heads - 1}, or 'mean')")
-    _number(f"{field}.aer", _required(row, "aer", field), 0, 1)
-    _optional(row, "accuracy", _number, 0, 1, prefix=field)
-
-
-# ----- field checks: each names the field and shows the value -----------------------------------
-def _show(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _fail(field: str, value: object, problem: str) -> NoReturn:
-    raise ValueError(f"{field}={_show(value)} {problem}")
-
-
+# ----- the values: each check says what the value must be ---------------------------------------
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _required(mapping: dict, key: str, field: str) -> object:
-    if key not in mapping:
-        raise ValueError(f"{field}.{key} is missing")
-    return mapping[key]
+def _is_real(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _optional(mapping: dict, key: str, check, *args, prefix: str = "") -> None:
-    """Run `check` on mapping[key] when it is there and not null."""
-    if mapping.get(key) is not None:
-        check(f"{prefix}.{key}" if prefix else key, mapping[key], *args)
+def _checked(ok, problem: str):
+    """A value type: anything JSON holds, accepted when `ok(value)`, else refused with `problem`."""
+
+    def check(value: object) -> object:
+        if not ok(value):
+            raise ValueError(problem)
+        return value
+
+    return Annotated[Any, BeforeValidator(check)]
 
 
-def _mapping(field: str, value: object) -> dict:
-    if not isinstance(value, dict):
-        _fail(field, value, "must be a JSON object")
-    return value
+def plain(max_chars: int):
+    return _checked(
+        lambda v: is_plain_text(v, max_chars),
+        f"must be plain text: one line of 1 to {max_chars} characters, no < > & or controls",
+    )
 
 
-def _list(field: str, value: object) -> list:
-    if not isinstance(value, list):
-        _fail(field, value, "must be a JSON list")
-    return value
+def integer(low: int, high: int | None = None):
+    most = f" and at most {high}" if high is not None else ""
+    return _checked(
+        lambda v: _is_int(v) and v >= low and (high is None or v <= high), f"must be an integer of at least {low}{most}"
+    )
 
 
-def _strings(field: str, value: object) -> None:
-    for i, item in enumerate(_list(field, value)):
-        _string(f"{field}[{i}]", item)
+def number(low: float, high: float):
+    span = f"a number from {low} to {high}" if math.isfinite(high) else f"a finite number of at least {low}"
+    return _checked(lambda v: _is_real(v) and math.isfinite(v) and low <= v <= high, f"must be {span}")
 
 
-def _string(field: str, value: object) -> None:
-    if not isinstance(value, str):
-        _fail(field, value, "must be a string")
+Text = _checked(lambda v: isinstance(v, str), "must be a string")
+Real = _checked(_is_real, "must be a number")  # NaN included: a diverged run's loss, shown as such
+Boolean = _checked(lambda v: isinstance(v, bool), "must be true or false")
+Score = number(0, 100)  # BLEU, chrF
+Rate = number(0, 1)  # AER, accuracy
+Count = integer(0)
+Label = plain(MAX_LABEL_CHARS)
 
 
-def _plain(field: str, value: object, max_chars: int) -> None:
-    if not is_plain_text(value, max_chars):
-        _fail(field, value, f"must be plain text: one line of 1 to {max_chars} characters, no < > & or controls")
+class Section(BaseModel):
+    """A JSON object the app reads some fields of; the others pass unchecked."""
+
+    model_config = ConfigDict(extra="allow")
 
 
-def _boolean(field: str, value: object) -> None:
-    if not isinstance(value, bool):
-        _fail(field, value, "must be true or false")
+# ----- the sections -----------------------------------------------------------------------------
+class TrainConfigFacts(Section):
+    model: dict | None = None
+    data: list[Text] | None = None
+    valid: Text | None = None
 
 
-def _integer(field: str, value: object, low: int, high: int | None = None) -> None:
-    if not _is_int(value) or value < low or (high is not None and value > high):
-        most = f" and at most {high}" if high is not None else ""
-        _fail(field, value, f"must be an integer of at least {low}{most}")
+class DataSourceFact(Section):
+    """As `explorer.training.recipe.DataSource.fact` writes it."""
+
+    spec: Text
+    weight: number(0, math.inf)
+    name: Label
+    licence: plain(MAX_CREDIT_CHARS)
 
 
-def _real(field: str, value: object) -> None:
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
-        _fail(field, value, "must be a number")
+class RecipeFact(Section):
+    """As `explorer.training.recipe.LoadedRecipe.facts` writes it."""
+
+    name: Text
+    file: Text
+    text: Text
 
 
-def _number(field: str, value: object, low: float, high: float) -> None:
-    real = isinstance(value, (int, float)) and not isinstance(value, bool)
-    if not (real and math.isfinite(value) and low <= value <= high):
-        span = f"a number from {low} to {high}" if math.isfinite(high) else f"a finite number of at least {low}"
-        _fail(field, value, f"must be {span}")
+class LastValidation(Section):
+    step: Count | None = None
+    sentences: Count | None = None
+    loss: Real | None = None
+    bleu: Score | None = None
+    chrf: Score | None = None
+
+
+class ByLength(Section):
+    words: Text
+    segments: Count
+    bleu: Score
+    chrf: Score
+
+
+class Example(Section):
+    source: Text
+    hypothesis: Text
+    references: Annotated[list[Text], Field(min_length=1)]
+
+
+class Evaluation(Section):
+    """One test set's scores, as `explorer.training.evaluate` writes them."""
+
+    bleu: Score
+    chrf: Score
+    sentences: Count
+    references: Count | None = None
+    beam: Count | None = None
+    threads: Count | None = None
+    tokens_per_s: number(0, math.inf) | None = None
+    seconds: number(0, math.inf) | None = None
+    bleu_signature: Text | None = None
+    chrf_signature: Text | None = None
+    by_length: list[ByLength] | None = None
+    examples: list[Example] | None = None
+
+
+class HeadRow(Section):
+    """One cross-attention head (or a layer's mean, or all layers') of this model with its alignment error rate."""
+
+    layer: Any
+    head: Any
+    aer: Rate
+    accuracy: Rate | None = None
+
+    @field_validator("layer")
+    @classmethod
+    def _a_decoder_layer(cls, layer: object, info: ValidationInfo) -> object:
+        config: ModelConfig = info.context["config"]
+        if layer != "all" and not (_is_int(layer) and 0 <= layer < config.n_decoder_layers):
+            raise ValueError(f"is not a decoder layer of this model (0 to {config.n_decoder_layers - 1}, or 'all')")
+        return layer
+
+    @field_validator("head")
+    @classmethod
+    def _a_head(cls, head: object, info: ValidationInfo) -> object:
+        config: ModelConfig = info.context["config"]
+        number = int(head) if isinstance(head, str) and HEAD_DIGITS.fullmatch(head) else head
+        if head != "mean" and not (_is_int(number) and 0 <= number < config.n_heads):
+            raise ValueError(f"is not a head of this model (0 to {config.n_heads - 1}, or 'mean')")
+        return head
+
+
+class MethodRow(Section):
+    method: Label
+    aer: Rate
+    accuracy: Rate | None = None
+
+
+class Alignment(Section):
+    """As `explorer.training.model_report` writes it."""
+
+    best: HeadRow
+    pairs: Count
+    gold: Text | None = None
+    heads: list[HeadRow] | None = None
+    methods: list[MethodRow] | None = None
+
+
+class Training(Section):
+    """config.json's "training" section: the fields the explorer reads."""
+
+    name: plain(MAX_NAME_CHARS) | None = None
+    hardware: Label | None = None
+    data_credit: plain(MAX_CREDIT_CHARS) | None = None
+    known_limits: list[Text] | None = None
+    data_sources: list[DataSourceFact] | None = None
+    recipe: RecipeFact | None = None
+    command: Text | None = None
+    report_command: Text | None = None
+    card_note: Text | None = None
+    steps: Count | None = None
+    parameters: Count | None = None
+    train_pairs: Count | None = None
+    valid_pairs: Count | None = None
+    world_size: integer(1) | None = None
+    training_minutes: number(0, math.inf) | None = None
+    epochs: number(0, math.inf) | None = None
+    bf16_autocast: Boolean | None = None
+    train_config: TrainConfigFacts | None = None
+    last_validation: LastValidation | None = None
+    evaluation: dict[Label, Evaluation] | None = None
+    alignment: Alignment | None = None
+
+
+def validate_metadata(meta: object, config: ModelConfig) -> dict:
+    """Check the fields the explorer reads; returns `meta`, or raises ValueError naming the field and value."""
+    if not isinstance(meta, dict):
+        raise ValueError(f"training={_show(meta)} must be a JSON object")
+    try:
+        Training.model_validate(meta, context={"config": config})
+    except ValidationError as exc:
+        raise ValueError(_sentence(exc.errors()[0])) from None
+    return meta
+
+
+# ----- pydantic's error, as one sentence --------------------------------------------------------
+PROBLEMS = {  # pydantic's error types for the containers; a value's own check says its problem itself
+    "model_type": "must be a JSON object",
+    "dict_type": "must be a JSON object",
+    "list_type": "must be a JSON list",
+    "too_short": "must not be empty",
+}
+
+
+def _sentence(error: dict) -> str:
+    """`field=value problem`, e.g. "alignment.best.head='x' is not a head of this model (0 to 3, or 'mean')"."""
+    loc = list(error["loc"])
+    named = loc[-1] == "[key]"  # a dict's key: the name of an evaluation
+    field = _path(loc[:-2] if named else loc) + (" name" if named else "")
+    if error["type"] == "missing":
+        return f"{field} is missing"
+    problem = PROBLEMS.get(error["type"]) or error["msg"].removeprefix("Value error, ")
+    shown = loc[-2] if named else error["input"]
+    return f"{field}={_show(shown)} {problem}"
+
+
+def _path(loc: list) -> str:
+    """("evaluation", "valid", "examples", 0, "source") -> "evaluation.valid.examples[0].source"."""
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _show(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
