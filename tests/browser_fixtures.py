@@ -58,3 +58,23 @@ def page(browser, app_url):
     page = open_page(browser, app_url)
     yield page
     page.context.close()
+
+
+OUTLINED = """() => {
+  const div = window.aeViewer.charts.heatmap, g = div._heat.geom, p = g.panels[0];
+  const ctx = div.querySelector('canvas').getContext('2d'), dpr = window.devicePixelRatio || 1;
+  const white = (x, y) => Array.from(ctx.getImageData(Math.round(x * dpr), Math.round(y * dpr), 1, 1).data.slice(0, 3))
+    .every((c) => c === 255);
+  const cells = [];
+  g.queries.forEach((_, i) => g.keys.forEach((_, j) => {
+    const x = Math.round(p.x0 + j * g.cw), y = Math.round(g.top + i * g.ch);
+    if (white(x + 1, y + g.ch / 2) && !white(x + g.cw / 2, y + g.ch / 2)) cells.push([i, j]);
+  }));
+  return cells;
+}"""
+
+
+def outlined_cells(page) -> list[list[int]]:
+    """The heatmap's cells (first panel) drawn with an outline, read from its pixels: a white edge around a cell whose
+    inside is a weight's colour (the scale has no white)."""
+    return page.evaluate(OUTLINED)

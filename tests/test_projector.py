@@ -10,7 +10,7 @@ Screenshots go to tests/artifacts/projector-*.png for a person to look at.
 from __future__ import annotations
 
 import pytest
-from browser_fixtures import open_page, shot
+from browser_fixtures import open_page, outlined_cells, shot
 
 pytestmark = pytest.mark.browser
 
@@ -513,8 +513,7 @@ def test_the_gold_alignment_on_the_heatmap_fits_the_projector(browser, app_url, 
                 mode = "presentation" if presentation else "normal"
                 where = f"{width}x{height} {mode} gold heatmap {head}"
                 problems += check(page.evaluate(MEASURE, VIEWS["heatmap"]), width, height, where)
-                outlines = page.evaluate("window.aeViewer.charts.heatmap._heat.geom.outlines")
-                if not outlines:
+                if not outlined_cells(page):
                     problems.append(f"{where}: no gold link outlined")
                 names = page.locator(".ae-heat .ae-tick-panel").all_text_contents()
                 if head == "'all'" and not all(" · AER 0." in n or " · AER 1.00" in n for n in names):

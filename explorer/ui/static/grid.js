@@ -168,7 +168,7 @@ export function draw(div, spec) {
   div._heat.geom = {
     panels: spec.panels.map((p, k) => Object.assign({ x0: L.x0[k] }, p)), top: L.top, left: L.left, cw: L.cw, ch: L.ch,
     queries: spec.rows, keys: spec.columns, width: sheetW, height: namesH + sheetH + L.bottom, bottom: L.bottom, namesH: namesH,
-    labels: { font: L.size, rotated: L.rotate }, outlines: spec.outlines || [],
+    labels: { font: L.size, rotated: L.rotate },
   };
   g.canvas.setAttribute("aria-label", spec.aria);
   keepInView(div, spec.current);
