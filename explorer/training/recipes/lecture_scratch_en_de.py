@@ -13,8 +13,10 @@ checkpoint; the long example's trace stays within 300 ms on a 2-core CPU). Sized
 decayed whatever a step costs on the machine at hand. The first lease (session 18: 32k-token steps, batches
 collated in the loop, the loss in 256-row chunks) took ~0.26 s a step with the GPU mostly idle; now worker
 processes collate ahead of the loop, the loss is one chunk on a GPU, the loss is read only every `log_every`
-steps, and a step holds 64k tokens. On this project's 2-core CPU a step would take over ten seconds: on a CPU
-use `lecture_en_de`.
+steps, and a step holds 64k tokens: the second lease (session 21) ran ~0.2 s a step, ~240k target tokens/s, the
+GPU still waiting on the CPU's kernel launches for much of each step (bench/RESULTS.md). The data, the vocabulary
+and the encoding take ~75 s there before the first step: a lease's wall limit must leave them that. On this
+project's 2-core CPU a step would take over ten seconds: on a CPU use `lecture_en_de`.
 SIGTERM (or Ctrl-C) finishes the step, validates, saves and exits; the same command resumes from OUT.work.
 """
 
