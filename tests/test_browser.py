@@ -395,6 +395,15 @@ def test_the_quiz_hides_the_next_row_until_a_guess_then_scores_it(page):
     expect(page.locator(".ae-quiz")).to_be_hidden()
 
 
+def path_of(nodes: list[dict], node: int) -> list[int]:
+    """The token ids from the root of a beam tree (the answer's nodes, each with its parent) to `node`."""
+    ids = []
+    while nodes[node]["parent"] != -1:
+        ids.append(nodes[node]["token_id"])
+        node = nodes[node]["parent"]
+    return ids[::-1]
+
+
 def test_the_beam_tree_and_a_click_on_a_hypothesis_steps_through_it(page, tiny_checkpoint):
     """The tree's winner is beam_search's result; clicking a node traces that hypothesis with its tokens forced."""
     from playwright.sync_api import expect
@@ -406,10 +415,9 @@ def test_the_beam_tree_and_a_click_on_a_hypothesis_steps_through_it(page, tiny_c
         page.locator(".ae-tools button", has_text="Beam tree").click()
     expect(page.locator(".ae-beamtree canvas")).to_be_visible(timeout=20_000)
     answer = asked.value.json()
-    path_of = "([nodes, id]) => AttentionExplorer.beamPath(nodes, id)"
     wire = page.evaluate("window.aeViewer.trace.wire")
     best = beam_search(load_handle(tiny_checkpoint).model, wire["source_ids"], answer["beam_size"], answer["alpha"])[0]
-    winner_path = page.evaluate(path_of, [answer["nodes"], answer["winner"]])
+    winner_path = path_of(answer["nodes"], answer["winner"])
     assert winner_path[: len(best.ids)] == best.ids
     assert {n["status"] for n in answer["nodes"]} >= {"kept", "pruned"}
     page.locator(".ae-panel").scroll_into_view_if_needed()
@@ -426,9 +434,23 @@ def test_the_beam_tree_and_a_click_on_a_hypothesis_steps_through_it(page, tiny_c
     target = next(n for n in answer["nodes"] if n["step"] == 2 and n["status"] == "kept")
     x, y = page.evaluate(f"document.querySelector('.ae-panel .ae-panel-body')._beam.place[{target['id']}]")
     page.locator(".ae-beamtree canvas").click(position={"x": x, "y": y + 17})
-    path = page.evaluate(path_of, [answer["nodes"], target["id"]])
+    path = path_of(answer["nodes"], target["id"])
     page.wait_for_function(f"window.aeViewer.trace.request.forced_ids.length === {len(path)}")
     assert page.evaluate("window.aeViewer.trace.request.forced_ids") == path and step_of(page) == len(path)
+
+
+def diff_drawn(page) -> list:
+    """The A − B values the difference grid drew (its geometry, which its hover tips and clicks read too)."""
+    return page.evaluate("document.querySelector('.ae-compare-diff')._heat.geom.panels[0].z")
+
+
+def diff_cell(page, i: int, j: int) -> dict:
+    x, y = page.evaluate(
+        """([i, j]) => { const g = document.querySelector('.ae-compare-diff')._heat.geom, p = g.panels[0];
+           return [p.x0 + (j + 0.5) * g.cw, g.top + (i + 0.5) * g.ch]; }""",
+        [i, j],
+    )
+    return {"x": x, "y": y}
 
 
 def test_compare_two_sentences_side_by_side_with_their_difference(page):
@@ -447,13 +469,16 @@ def test_compare_two_sentences_side_by_side_with_their_difference(page):
     wait_drawn(page)
     a = np.array(page.evaluate("window.aeViewer.trace.weights('cross', 0, 1, 3)"))
     b = np.array(page.evaluate("window.aeViewer.compareTrace.weights('cross', 0, 1, 3)"))
-    diff = np.array(page.evaluate("document.querySelector('.ae-compare-diff')._values"))
+    diff = np.array(diff_drawn(page))
     np.testing.assert_allclose(diff, a - b, atol=1e-6)
+    page.locator(".ae-compare-diff canvas").hover(position=diff_cell(page, 1, 2))  # as a person reads one cell
+    expect(page.locator(".ae-compare-diff .ae-tip")).to_contain_text(f"A − B = {a[1, 2] - b[1, 2]:+.4f}")
     assert page.evaluate("window.aeViewer.compareTrace.request.sentence") == "The woman gives the man the book."
     shot(page, "14-compare-two")
     page.keyboard.press("ArrowRight")  # both follow the step
     wait_drawn(page)
-    assert np.array(page.evaluate("document.querySelector('.ae-compare-diff')._values")).shape[0] == 4
+    assert np.array(diff_drawn(page)).shape[0] == 4
+    assert len(page.locator(".ae-compare-diff .ae-tick-row").all_text_contents()) == 4  # the rows' labels drawn
     page.locator(".ae-compare-sentence").fill("The dog sleeps.")  # another length: no difference map
     page.locator(".ae-compare-bar button", has_text="Compare").click()
     expect(page.locator(".ae-compare-note")).to_contain_text("No difference map", timeout=20_000)

@@ -1,11 +1,10 @@
 // main.js: the entry of the viewer's bundle. Puts on window.AttentionExplorer what the page calls: mount() from the
 // Gradio HTML component, translateForm() and formFromLink() from the Translate tab's browser events, standalone()
-// from an exported offline page, and beamPath() for the tests.
+// from an exported offline page.
 import { SETTINGS } from "./settings.js";
 import { KINDS } from "./trace.js";
 import { OPTIONS } from "./api.js";
 import { formFromLink, requestFromQuery } from "./link.js";
-import { beamPath } from "./beamtree.js";
 import { Viewer } from "./viewer.js";
 
 // In the Gradio page (the gr.HTML component's js_on_load): a deep link's trace comes from the plain route, the
@@ -58,5 +57,5 @@ function standalone(element) {
 }
 
 Object.assign(window.AttentionExplorer || (window.AttentionExplorer = {}), {
-  mount: mount, translateForm: translateForm, formFromLink: formFromLink, standalone: standalone, beamPath: beamPath,
+  mount: mount, translateForm: translateForm, formFromLink: formFromLink, standalone: standalone,
 });
