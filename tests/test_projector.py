@@ -426,10 +426,18 @@ def test_the_head_ablation_tab_and_the_viewer_show_the_same_heads(page):
     from playwright.sync_api import expect
 
     page.get_by_role("tab", name="Head ablation").click()
+    layers, heads = page.evaluate("[window.aeViewer.trace.nLayers('cross'), window.aeViewer.trace.H]")
+    assert page.locator("#ablate-cross input[type=checkbox]").count() == layers * heads  # the model on screen's
     page.locator("#ablate-cross label", has_text="L0 H1").click()
     page.locator("#ablate-btn").click()  # re-translate with these heads off: the viewer follows
     page.wait_for_function("window.aeViewer.trace.request.ablation.length === 1")
     assert page.evaluate("window.aeViewer.trace.request.ablation") == [["cross", 0, 1]]
+    outputs = page.evaluate("window.aeViewer.trace.wire.outputs")
+    expect(page.locator("#ablate-after")).to_have_text(outputs[-1])  # beside the translation with every head on
+    expect(page.locator("#ablate-before")).not_to_be_empty()
+    expect(page.locator(".ae-ablate-note")).to_contain_text("Switching off 1 head(s)")
+    expect(page.locator("#ablate-cross label", has_text="L0 H1").locator("input")).to_be_checked()  # from the trace
+    shot(page, "ablation-tab")
     page.get_by_role("button", name="Switch all heads back on").click()
     page.wait_for_function("window.aeViewer.trace.request.ablation.length === 0")
     page.get_by_role("tab", name="Translate & step").click()

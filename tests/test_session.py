@@ -59,17 +59,6 @@ def test_clean_text_messages():
             clean_text(text)
 
 
-def test_ablation_comparison_is_stateless_per_call(handle):
-    a, b = ExplorerSession(handle), ExplorerSession(handle)
-    heads = [("cross", layer, head) for layer in range(2) for head in range(4)]
-    before, after, note = a.compare_ablation(TEXT, heads)
-    assert before == b.translate(TEXT) == a.translate(TEXT)  # nothing stays switched off in either session
-    assert a.translate(TEXT, heads) == after
-    assert note.endswith("changed the translation.") == (before != after)
-    with pytest.raises(UserError, match="head 4 out of range"):
-        a.compare_ablation(TEXT, [("cross", 0, 4)])
-
-
 def test_positional_figures_read_the_model_buffer(session, handle):
     heat, waves, sim = positional_figures(session.handle(), 20, 16, "0, 1, 10")
     z = np.array(fig_json(heat)["data"][0]["z"])

@@ -21,7 +21,6 @@ from ..interpret.request import TraceRequest, UserError
 from . import markdown
 from .limits import flag
 from .models import ModelRegistry
-from .schemas import TraceQuery, validate
 from .trace_cache import TraceCache
 
 SESSION_IDLE_S = 2 * 3600  # a session without any event for this long is deleted, its trained model and files with it
@@ -136,26 +135,6 @@ class ExplorerSession:
     def trace(self, request: TraceRequest, use_own=False) -> dict:
         """The wire trace of `request` with the chosen model, from the shared cache when it has it."""
         return self.models.trace(self.handle(use_own), request)
-
-    # ----- whole translations ---------------------------------------------------------------
-    def translate(self, text, heads=(), use_own=False) -> str:
-        """The greedy translation with the chosen model, `heads` switched off (a trace: batched and cached)."""
-        model = self.models.key_of(self.handle(use_own))
-        return self.models.translation(
-            validate(TraceQuery, {"sentence": text, "ablation": list(heads), "model": model})
-        ).translation
-
-    def compare_ablation(self, text, heads: list[tuple[str, int, int]], use_own=False) -> tuple[str, str, str]:
-        """(translation with all heads, translation with `heads` off, a sentence saying what changed)."""
-        before = self.translate(text, (), use_own)
-        after = self.translate(text, heads, use_own)
-        if not heads:
-            note = "No head is switched off: both translations are the same model."
-        elif before == after:
-            note = f"Switching off {len(heads)} head(s) did not change the translation."
-        else:
-            note = f"Switching off {len(heads)} head(s) changed the translation."
-        return before, after, note
 
     def stop_training(self) -> str:
         trainer = self.training

@@ -64,10 +64,10 @@ def build_demo(
         with gr.Tabs():
             tab = translate_tab.build(ctx, opening)
             positional_tab.build(ctx)
-            heads, retrace = ablation_tab.build(ctx, tab)
+            ablation_tab.build(ctx)
             train_tab.build(ctx)
             about_tab.build(ctx)
-        form = wire_trace(demo, ctx, tab, heads, retrace)
+        form = wire_trace(demo, ctx, tab)
         # a deep link fills the form in the browser (its trace comes from the plain route): no server event
         demo.load(None, form, form, js=viewer.FORM_FROM_LINK_JS, api_name=False, queue=False)
         presentation.change(
@@ -81,17 +81,15 @@ def build_demo(
     return demo
 
 
-def wire_trace(demo: gr.Blocks, ctx: Context, tab: dict, heads: list, retrace: list) -> list:
+def wire_trace(demo: gr.Blocks, ctx: Context, tab: dict) -> list:
     """Every way to ask for a new trace from the page: Start, Enter, an example (the viewer fetches the trace from
     the API, `/ae/api/trace`), and choosing the model. Returns the form's fields, in `viewer.FORM` order."""
     sentence, options, view = tab["sentence"], tab["options"], tab["viewer"]
-    form = [sentence, *options, *heads, ctx.use_own]
+    form = [sentence, *options, ctx.use_own]
     assert [c.elem_id for c in form[1:8]] == [f"opt-{name}" for name in viewer.FORM[1:8]]
     client = {"api_name": False, "queue": False, "js": viewer.TRANSLATE_JS}
     tab["start"].click(None, form, None, **client)
     sentence.submit(None, form, None, **client)
-    for then in retrace:  # the Head ablation tab's buttons: the viewer shows what they ask for
-        then(None, form, None, **client)
     tab["example"].input(None, [tab["example"]], [sentence], api_name=False, queue=False, js="(s) => s").then(
         None, form, None, **client
     )
@@ -106,15 +104,11 @@ def wire_trace(demo: gr.Blocks, ctx: Context, tab: dict, heads: list, retrace: l
         beam_size,
         alpha,
         prefix,
-        ablate_encoder_self,
-        ablate_decoder_self,
-        ablate_cross,
         use_own,
         session,
-    ):
-        ablation = ablation_tab.parse_all(ablate_encoder_self, ablate_decoder_self, ablate_cross)
+    ):  # another model has other heads: none is switched off in its first trace
         values = dict(sentence=sentence, strategy=strategy, temperature=temperature, top_k=top_k, seed=seed)
-        values |= dict(beam_size=beam_size, alpha=alpha, prefix=prefix or "", ablation=ablation)
+        values |= dict(beam_size=beam_size, alpha=alpha, prefix=prefix or "")
         query = validate(TraceQuery, {k: v for k, v in values.items() if v is not None})
         return session.trace(query.to_request(), use_own)
 

@@ -151,3 +151,16 @@ body.presentation {
 }
 body.presentation .prose { font-size: var(--prose-text-size); }
 """
+
+
+def browser_drawn(html_template: str, js_on_load: str, elem_id: str, value=None) -> gr.HTML:
+    """A gr.HTML whose content the browser code (`static/`) draws: no Gradio styling, container or padding."""
+    return gr.HTML(
+        value=value,
+        html_template=html_template,
+        js_on_load=js_on_load,
+        apply_default_css=False,
+        container=False,
+        elem_id=elem_id,
+        padding=False,
+    )

@@ -21,6 +21,7 @@ from ..app.figures import NORMAL_FONT, PRESENTATION_FONT
 from ..app.http_api import CLIENT_HEADER, PREFIX
 from ..app.limits import LIMITS
 from .bundle import bundle as join_modules
+from .common import browser_drawn
 
 STATIC = Path(__file__).parent / "static"
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
@@ -40,9 +41,6 @@ FORM = [
     "beam_size",
     "alpha",
     "prefix",
-    "ablate_encoder_self",
-    "ablate_decoder_self",
-    "ablate_cross",
     "use_own",
 ]
 # Client-side events: a trace or a deep link costs a plain request of the viewer, no Gradio event.
@@ -98,12 +96,4 @@ def head(timelapse: dict | None = None) -> str:
 
 
 def build(initial: dict | None) -> gr.HTML:
-    return gr.HTML(
-        value=initial,
-        html_template="<div class='ae-root'></div>",
-        js_on_load=JS_ON_LOAD,
-        apply_default_css=False,
-        container=False,
-        elem_id="viewer",
-        padding=False,
-    )
+    return browser_drawn("<div class='ae-root'></div>", JS_ON_LOAD, "viewer", initial)

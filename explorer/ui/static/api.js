@@ -1,5 +1,5 @@
-// api.js: the viewer's client of the server's API (explorer/app/http_api.py): the trace of a request,
-// a question about it, the URL of its .npz. Promises; a refusal rejects with the server's message. Each
+// api.js: the viewer's client of the server's API (explorer/app/http_api.py): the trace of a request, its
+// translation, a question about it, the URL of its .npz. Promises; a refusal rejects with the server's message. Each
 // browser tab names itself with a random id (the server's fair share is per id, not per address: a lecture
 // hall shares one). The Asker keeps one question of each kind awaited at a time: a newer one replaces it,
 // and the answer to a replaced question is dropped.
@@ -44,6 +44,8 @@ export function clientHeaders(extra) {
 export const api = {
   trace: (request, model) =>
     fetch(SETTINGS.API + "/trace?" + queryParams(request, model), { headers: clientHeaders() }).then(answer),
+  translate: (request, model) =>
+    fetch(SETTINGS.API + "/translate?" + queryParams(request, model), { headers: clientHeaders() }).then(answer),
   ask: (request, model, question, ownModel) =>
     fetch(SETTINGS.API + "/ask/" + question.what, {
       method: "POST",

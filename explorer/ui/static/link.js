@@ -52,9 +52,6 @@ export function formFromLink(values) {
       const number = typeof values[i] === "number";
       out[i] = number ? Number(request[name]) : request[name];
       if (number && !Number.isFinite(out[i])) out[i] = values[i];
-    } else if (name.startsWith("ablate_")) {
-      const kind = name.slice("ablate_".length);
-      out[i] = request.ablation.filter(([k]) => k === kind).map(([, l, h]) => "L" + l + " H" + h);
     } else if (name === "use_own") out[i] = false;
   });
   return out;

@@ -1,11 +1,11 @@
 // main.js: the entry of the viewer's bundle. Puts on window.AttentionExplorer what the page calls: mount() from the
 // Gradio HTML component, translateForm() and formFromLink() from the Translate tab's browser events, standalone()
-// from an exported offline page.
+// from an exported offline page, mountAblation() from the Head ablation tab's gr.HTML.
 import { SETTINGS } from "./settings.js";
-import { KINDS } from "./trace.js";
 import { OPTIONS } from "./api.js";
 import { formFromLink, requestFromQuery } from "./link.js";
 import { Viewer } from "./viewer.js";
+import { mount as mountAblation } from "./ablation.js";
 
 // In the Gradio page (the gr.HTML component's js_on_load): a deep link's trace comes from the plain route, the
 // opening example's with the page.
@@ -34,17 +34,14 @@ function translateForm(values) {
     return viewer.say("You have not trained a model in this session yet (or its trace has not arrived): use the " +
       "Train tab first, or untick “Explore my trained model”.");
   }
-  const ablation = [];
-  for (const kind of KINDS) {
-    for (const label of form["ablate_" + kind] || []) {
-      const m = /^L(\d+) H(\d+)$/.exec(label);
-      if (m) ablation.push([kind, Number(m[1]), Number(m[2])]);
-    }
-  }
-  const request = { sentence: form.sentence || "", forced_ids: [], ablation: ablation };
+  // the heads switched off stay off for the next sentence of the same model until the Head ablation tab switches
+  // them back on (another model has other heads)
+  const model = form.use_own ? viewer.ownKey : "shipped";
+  const same = viewer.trace && viewer.trace.modelKey === model;
+  const request = { sentence: form.sentence || "", forced_ids: [], ablation: same ? viewer.trace.request.ablation : [] };
   for (const name of OPTIONS) request[name] = form[name];
   viewer.pendingView = null;
-  return viewer.requestTrace(request, form.use_own ? viewer.ownKey : "shipped").then(() => viewer.focus());
+  return viewer.requestTrace(request, model).then(() => viewer.focus());
 }
 
 // In an exported HTML file: the trace and the view it was exported at are inlined in the page.
@@ -57,5 +54,5 @@ function standalone(element) {
 }
 
 Object.assign(window.AttentionExplorer || (window.AttentionExplorer = {}), {
-  mount: mount, translateForm: translateForm, formFromLink: formFromLink, standalone: standalone,
+  mount: mount, translateForm: translateForm, formFromLink: formFromLink, standalone: standalone, mountAblation: mountAblation,
 });

@@ -1,21 +1,17 @@
 // page.js: the Gradio page around the viewer, kept in agreement with the trace on screen: the header names the
-// model whose attention is shown, the sentence box holds its sentence, and the Head ablation tab ticks exactly the heads that trace has switched off
-// (a head switched off from "Heads that matter" appears there too). Gradio mounts a tab's components when it is
-// first opened, so the boxes are ticked then if they are not on the page yet. It also gives the Examples menu a
-// placeholder, and opens the decoding options below the viewer when the viewer's "Decoding" button asks. It only reads
-// the trace and writes these page elements; the trace stays the one source of truth.
-import { KINDS } from "./trace.js";
-
-let pending = null; // the trace whose switched-off heads the Head ablation tab has not shown yet
-let observer = null;
+// model whose attention is shown, the sentence box holds its sentence, and the Head ablation tab (ablation.js) ticks
+// exactly the heads that trace has switched off (a head switched off from "Heads that matter" appears there too).
+// It also gives the Examples menu a placeholder, and opens the decoding options below the viewer when the viewer's
+// "Decoding" button asks. It only reads the trace and writes these page elements; the trace stays the one source
+// of truth.
+import * as ablation from "./ablation.js";
 
 // The model, the sentence and the switched-off heads of `trace`, shown on the page.
 export function agree(trace) {
   label();
   document.querySelectorAll(".ae-model-name").forEach((node) => { node.textContent = trace.model.name; });
   showSentence(trace.request.sentence);
-  pending = trace;
-  tick();
+  ablation.show(trace);
 }
 
 // The sentence box holds the sentence on screen (a student following the lecturer sees the lecturer's), unless the
@@ -25,31 +21,6 @@ function showSentence(sentence) {
   if (!box || box.value === sentence || document.activeElement === box) return;
   box.value = sentence;
   box.dispatchEvent(new Event("input", { bubbles: true }));
-}
-
-function tick() {
-  const groups = KINDS.map((kind) => document.querySelector("#ablate-" + kind));
-  if (!pending || groups.some((group) => !group || !group.querySelector("input[type=checkbox]"))) {
-    // not mounted yet: its boxes start unticked, so only a trace with heads off has to wait for the tab's opening
-    if (pending && !pending.request.ablation.length) pending = null;
-    if (!pending && observer) { observer.disconnect(); observer = null; }
-    if (pending && !observer) {
-      observer = new MutationObserver(tick);
-      observer.observe(document.body, { childList: true, subtree: true });
-    }
-    return;
-  }
-  const trace = pending;
-  pending = null;
-  if (observer) observer.disconnect();
-  observer = null;
-  KINDS.forEach((kind, n) => {
-    const off = new Set(trace.request.ablation.filter(([k]) => k === kind).map(([, layer, head]) => "L" + layer + " H" + head));
-    groups[n].querySelectorAll("label").forEach((label) => {
-      const box = label.querySelector("input[type=checkbox]");
-      if (box && box.checked !== off.has(label.textContent.trim())) box.click(); // Gradio's own value follows
-    });
-  });
 }
 
 // The Examples menu says what it is before anything is chosen (Gradio's Dropdown has no placeholder).
