@@ -101,7 +101,7 @@ export function goldCaption(trace, state) {
   return "Outlined: the " + gold.links + " word links of a hand alignment of this sentence, on the pieces of each " +
     "linked word pair. Where attention is alignment, the bright cells sit inside the outlines." +
     (aer === null ? "" : " Alignment error rate of " + which + " on this sentence: " + aer.toFixed(2) +
-      " (each German word aligned to its most-attended English word; 0 is every link found, lower is better).") +
+      " (each German word aligned to its most-attended English word; 0 means exactly the gold links, lower is better).") +
     " Best head here: " + best.layer + "." + best.head + ", " + best.aer.toFixed(2) + ".";
 }
 

@@ -34,7 +34,7 @@ function goldSentence(t, layer, head) {
   const aer = t.goldAer(layer, head);
   if (aer !== null) {
     return "The outlines are the links a person aligned by hand: head " + layer + "." + head + "'s alignment error " +
-      "rate on this sentence is " + aer.toFixed(2) + " (0: every link found).";
+      "rate on this sentence is " + aer.toFixed(2) + " (0: exactly the gold links).";
   }
   if (t.gold) return "This sentence is aligned by hand: press G to decode its gold translation and see the links outlined.";
   return "Read down the rows: where a head's weight follows the words' correspondence, attention is an alignment.";
