@@ -512,6 +512,7 @@ def test_the_gold_alignment_on_the_heatmap_fits_the_projector(browser, app_url, 
     problems = []
     try:
         page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_function("window.aeViewer.trace.request.sentence === 'The man gives a book to the woman.'")
         page.keyboard.press("g")
         page.wait_for_function("window.aeViewer.trace.gold && window.aeViewer.trace.gold.matches")
         for presentation in (False, True):
