@@ -1,7 +1,7 @@
 """What one training step of the GPU recipe costs, by batch size: where the time of a short lease goes.
 
 `lecture_scratch_en_de`'s model (20.4M weights, a 10,000-piece vocabulary) trained by the trainer's own step
-(`Trainer._step`: the copy to the device, bf16 autocast on CUDA, the loss, backward, clipping, fused AdamW) on
+(`Trainer.train_step`: the copy to the device, bf16 autocast on CUDA, the loss, backward, clipping, fused AdamW) on
 synthetic batches whose lengths follow the training mix (source and target 3-40 pieces, most short), for several
 `max_tokens`. Per size: collating one batch on this machine's CPU (what `loader_workers` take off the loop), a step
 waited for (synchronized: the device's time plus the launch overhead), and steps in a row as the trainer runs them
@@ -76,12 +76,12 @@ def main() -> int:
         collate_ms = (time.perf_counter() - started) / len(batches) * 1e3
         tokens = [int((c[2] != PAD_ID).sum()) for c in collated]
         for batch in collated[:3]:  # warm-up: the allocator, cuBLAS handles, autocast caches
-            trainer._step(*batch)
+            trainer.train_step(*batch)
         synchronize(device)
         waited = []
         for batch in collated[3 : 3 + args.steps // 2]:
             started = time.perf_counter()
-            loss, _ = trainer._step(*batch)
+            loss, _ = trainer.train_step(*batch)
             loss.item()
             waited.append(time.perf_counter() - started)
         in_a_row = collated[3 + args.steps // 2 :]
@@ -89,7 +89,7 @@ def main() -> int:
         started = time.perf_counter()
         total = torch.zeros((), device=device)
         for batch in in_a_row:
-            loss, _ = trainer._step(*batch)
+            loss, _ = trainer.train_step(*batch)
             total += loss
         total.item()
         row_s = (time.perf_counter() - started) / max(1, len(in_a_row))

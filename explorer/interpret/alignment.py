@@ -230,5 +230,6 @@ def on_trace(
     def score(word_map: torch.Tensor) -> float:
         return alignment_scores([pair], [word_map])["aer"]
 
-    means = pool(source_word, target_word, len(words(pair.source)), len(words(pair.target)), maps.mean(1))
+    # pooling is linear: the pooled mean of a layer's heads is the mean of its pooled heads
+    means = pooled.mean(1)
     return TraceAlignment(cells, [[score(head) for head in layer] for layer in pooled], [score(m) for m in means])

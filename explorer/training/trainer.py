@@ -436,13 +436,9 @@ class Trainer:
         with _stop_signals_blocked():  # forked with them blocked, the workers never see them
             return iter(loader)
 
-    def train_step(self, batch: list[Example]) -> tuple[float, int]:
-        """One optimizer step on a batch; returns (loss, target tokens)."""
-        loss, tokens = self._step(*collate(batch))
-        return loss.item(), tokens
-
-    def _step(self, src: torch.Tensor, tgt_in: torch.Tensor, tgt_out: torch.Tensor) -> tuple[torch.Tensor, int]:
-        """One optimizer step on a collated batch; the loss stays on the device (reading it would wait for the GPU)."""
+    def train_step(self, src: torch.Tensor, tgt_in: torch.Tensor, tgt_out: torch.Tensor) -> tuple[torch.Tensor, int]:
+        """One optimizer step on a collated batch (`data.collate`); returns (loss, target tokens). The loss stays on the
+        device: reading it would wait for the GPU."""
         tokens = int((tgt_out != PAD_ID).sum())  # counted before the copy: on the host, no wait
         self.ddp_model.train()
         src, tgt_in, tgt_out = (t.to(self.device, non_blocking=True) for t in (src, tgt_in, tgt_out))
@@ -470,7 +466,7 @@ class Trainer:
             collated = self._collated(batches[self.batch_in_epoch :])
             while self.batch_in_epoch < len(batches) and not self._limit_reached():
                 t0 = time.monotonic()
-                loss, tokens = self._step(*next(collated))
+                loss, tokens = self.train_step(*next(collated))
                 self.batch_in_epoch += 1
                 if self.step in c.snapshot_steps:
                     self.save_snapshot()

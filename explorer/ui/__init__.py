@@ -64,7 +64,7 @@ def build_demo(
         with gr.Tabs():
             tab = translate_tab.build(ctx, opening)
             positional_tab.build(ctx)
-            ablation_tab.build(ctx)
+            ablation_tab.build()
             train_tab.build(ctx)
             about_tab.build(ctx)
         form = wire_trace(demo, ctx, tab)

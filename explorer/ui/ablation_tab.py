@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import gradio as gr
 
-from .common import Context, browser_drawn
+from .common import browser_drawn
 
 JS_ON_LOAD = "AttentionExplorer.mountAblation(element.querySelector('.ae-ablation'));"
 
 
-def build(ctx: Context) -> None:
+def build() -> None:
     """Lay out the tab: the explanation, and the browser's boxes, buttons and translations."""
     with gr.Tab("Head ablation", id="ablation"):
         gr.Markdown(

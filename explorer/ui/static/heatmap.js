@@ -87,7 +87,7 @@ const ROLLOUT = "Attention rollout (Abnar & Zuidema, 2020): each encoder layer t
 
 // Below a cross-attention map of a hand-aligned sentence: what the outlines are and how this head scores, or how
 // to make the trace write the gold translation when it wrote another.
-export function goldCaption(trace, state) {
+function goldCaption(trace, state) {
   const gold = trace && trace.gold;
   if (!gold || state.kind !== "cross" || state.head === "rollout") return "";
   if (!gold.matches) {
