@@ -18,12 +18,10 @@ import urllib.error
 import urllib.request
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import numpy as np
 import pytest
 from app_fixtures import REPO, Refused, app_env
-from gradio_client import handle_file
 from gradio_client.exceptions import AppError
 
 pytestmark = pytest.mark.slow  # about 80 s on a busy 2-core machine: a real server, subprocesses and two trainings
@@ -291,38 +289,61 @@ def test_an_over_long_sentence_is_truncated_with_a_note(api):
 
 
 # ----- training uploads ------------------------------------------------------------------------
-def _write(path: Path, data: bytes) -> str:
-    path.write_bytes(data)
-    return str(path)
+def upload(api, data: bytes) -> str:
+    """The id the API keeps a training file under (POST /ae/api/uploads), as the Train tab's picker sends it."""
+    answer = api.http.post("/uploads", content=data, headers={"content-type": "text/tab-separated-values"})
+    if answer.status_code != 200:
+        raise Refused(answer.status_code, answer.json()["error"])
+    assert answer.json()["bytes"] == len(data)
+    return answer.json()["upload"]
 
 
 RANDOM_BYTES = bytes(np.random.default_rng(0).integers(0, 256, 5000, dtype=np.uint8))
 UPLOADS = {
-    "binary": (lambda d: _write(d / "random.tsv", RANDOM_BYTES), ["not text"]),
-    "no tabs": (lambda d: _write(d / "notabs.tsv", b"I am tired. Ich bin muede.\n" * 100), ["0 usable pair", "TAB"]),
-    "latin-1": (lambda d: _write(d / "latin1.tsv", "Good morning\tGrüß Gott\n".encode("latin-1") * 100), ["UTF-8"]),
+    "binary": (RANDOM_BYTES, ["not text"]),
+    "no tabs": (b"I am tired. Ich bin muede.\n" * 100, ["0 usable pair", "TAB"]),
+    "latin-1": ("Good morning\tGrüß Gott\n".encode("latin-1") * 100, ["UTF-8"]),
 }
 
 
 @pytest.mark.parametrize("case", list(UPLOADS))
-def test_bad_training_upload_gets_a_clear_message(case, api_client, api, tmp_path, tiny_tokenizer):
-    make, needles = UPLOADS[case]
-    path = make(tmp_path)
-    expect_app_error(lambda: api_client.predict("upload", handle_file(path), TINY, 0.2, 0, api_name="/train"), *needles)
+def test_bad_training_upload_gets_a_clear_message(case, api_client, api, tiny_tokenizer):
+    data, needles = UPLOADS[case]
+    upload_id = upload(api, data)
+    assert upload(api, data) == upload_id  # the id is the content's
+    expect_app_error(lambda: api_client.predict("upload", upload_id, TINY, 0.2, 0, api_name="/train"), *needles)
     assert_healthy(api, tiny_tokenizer)
 
 
-def test_an_oversized_upload_is_refused(api_client, api, app_url, tmp_path, tiny_tokenizer):
-    big = tmp_path / "big.tsv"
-    big.write_bytes(b"I am tired.\tIch bin muede.\n" * (2 * 2**20 // 26 + 100))
-    assert big.stat().st_size > 2 * 2**20
-    # gradio_client checks the server's max_file_size before uploading: a plain ValueError, not an AppError
-    with pytest.raises(ValueError, match="exceeds the maximum file size of 2097152 bytes"):
-        api_client.predict("upload", handle_file(str(big)), TINY, 0.2, 0, api_name="/train")
-    # and the server refuses it too (what a browser or a hand-made request would meet)
+def test_a_training_file_is_named_by_its_upload_id_never_by_a_path(app_url, api, tiny_tokenizer):
+    """A hand-made call may send anything as its upload: a path, Gradio's file record, an id never issued. None of
+    them makes the server read a file; each is refused by name, before any training."""
+    from raw_api import call_raw
+
+    own = REPO / "explorer" / "training" / "corpus" / "mini_en_de.tsv"  # a real TSV on the server, never uploaded
+    record = json.dumps({"path": str(own), "meta": {"_type": "gradio.FileData"}})
+    sent = {
+        json.dumps(str(own)): "is not an upload id",
+        record: "is not an upload id",
+        json.dumps("0" * 32): "No upload '00000000000000000000000000000000' on this server",
+    }
+    for value, needle in sent.items():
+        kind, data = call_raw(app_url, "/train", ['"upload"', value, json.dumps(TINY), "0.2", "0", "false"], "x")
+        message = data if isinstance(data, str) else (data or {}).get("error") if isinstance(data, dict) else data
+        assert kind == "error" and needle in str(message), (value, kind, str(message)[:300])
+    assert_healthy(api, tiny_tokenizer)
+
+
+def test_an_oversized_upload_is_refused(api, app_url, tiny_tokenizer):
+    big = b"I am tired.\tIch bin muede.\n" * (2 * 2**20 // 26 + 100)
+    assert len(big) > 2 * 2**20
+    with pytest.raises(Refused) as refused:  # the API's own route
+        upload(api, big)
+    assert refused.value.status == 413 and "up to 2,097,152 bytes" in str(refused.value)
+    # and Gradio's upload route (what the page's other file inputs, or a hand-made request, would meet)
     boundary = "----attention-explorer-test"
     head = f'--{boundary}\r\nContent-Disposition: form-data; name="files"; filename="big.tsv"\r\n\r\n'
-    body = head.encode() + big.read_bytes() + f"\r\n--{boundary}--\r\n".encode()
+    body = head.encode() + big + f"\r\n--{boundary}--\r\n".encode()
     import httpx  # reads the early 413 even when the server closes before the body is sent (urllib: broken pipe)
 
     response = httpx.post(

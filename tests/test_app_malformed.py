@@ -173,3 +173,14 @@ def test_a_deeply_nested_body_is_refused_in_words_not_with_a_500(app_url):
             assert status == 400 and "nested too deeply" in answer["error"], (what["what"], status, answer)
     status, answer = plain_route(app_url, "/ae/api/trace?sentence=The+dog.")
     assert status == 200 and answer["target_tokens"]  # the server is healthy
+
+
+def test_a_call_with_too_few_values_is_told_how_many_it_takes(app_url):
+    """Gradio checks the count itself, before any handler: the one check `explorer/ui/app_blocks.py` words."""
+    takes = {api: len(spec["parameters"]) for api, spec in api_info(app_url).items() if spec["parameters"]}
+    assert takes
+    for api, count in takes.items():
+        kind, data = call_raw(app_url, api, [], session=f"few-{api.strip('/')}")
+        assert kind == "error" and f"This call sent 0 values; it takes {count}." in str(data), (api, kind, data)
+    kind, data = call_raw(app_url, "/choose_model", ["false"], session="few-healthy")
+    assert kind == "complete" and data[0].startswith("Exploring")

@@ -7,6 +7,7 @@ Screenshots at 1366x768 (a projector) go to tests/artifacts/ (gitignored) for a 
 
 from __future__ import annotations
 
+import hashlib
 import re
 from urllib.parse import parse_qs, urlencode, urlsplit
 
@@ -584,6 +585,34 @@ def test_every_other_tab_shows_its_main_element(page):
     ]:
         page.get_by_role("tab", name=label, exact=True).click()
         expect(page.locator(selector).first).to_be_visible()
+
+
+def test_the_train_tab_uploads_a_file_through_the_api_and_trains_on_it(page, tmp_path):
+    """The file picker sends the file to POST /ae/api/uploads; Train sends its id; a refused file is said by name."""
+    from playwright.sync_api import expect
+
+    page.get_by_role("tab", name="Train", exact=True).click()
+    bad = tmp_path / "latin1.tsv"
+    bad.write_bytes("Good morning\tGrüß Gott\n".encode("latin-1") * 100)
+    good = tmp_path / "pairs.tsv"
+    good.write_text("".join(f"I see {n} dogs.\tIch sehe {n} Hunde.\n" for n in range(40, 140)), encoding="utf-8")
+    page.get_by_label("my uploaded TSV").check()
+    page.get_by_label("tiny (d_model 64, 2+2 layers, 4 heads)").check()
+    page.fill("#train-minutes input[type=number]", "0.1")
+    page.press("#train-minutes input[type=number]", "Enter")
+    joins = []
+    page.on("request", lambda r: joins.append(r.post_data or "") if "/queue/join" in r.url else None)
+    page.set_input_files("#train-file", str(bad))
+    expect(page.locator("#train-file-said")).to_contain_text("Uploaded latin1.tsv (2,300 bytes)")
+    page.click("#train-btn")
+    expect(page.locator(".toast-body")).to_contain_text("not UTF-8", timeout=30_000)  # Gradio's message box
+    page.set_input_files("#train-file", str(good))
+    expect(page.locator("#train-file-said")).to_contain_text(f"Uploaded pairs.tsv ({good.stat().st_size:,} bytes)")
+    page.click("#train-btn")
+    expect(page.locator("#train-message")).to_contain_text("Done (", timeout=120_000)
+    shot(page, "train-upload")
+    content_id = hashlib.blake2b(good.read_bytes(), digest_size=16).hexdigest()  # what the server names it by
+    assert content_id in joins[-1] and str(tmp_path) not in "".join(joins)  # the event sends an id, never a path
 
 
 def test_a_deep_link_restores_its_view(browser, app_url):

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from starlette.testclient import TestClient
 
-from explorer.ui.front_door import FrontDoor
+from explorer.ui.front_door import FrontDoor, kept_as
 from explorer.ui.static_files import AssetStore
 
 
 class App:
-    """Renders the page with the host and root headers it was given; counts its renders."""
+    """Renders the page with the host and root headers it was given, serves `/assets/chunk-1.js` and a 404 for other
+    files; counts its renders."""
 
     def __init__(self):
         self.renders, self.seen = 0, []
@@ -18,30 +19,36 @@ class App:
     async def __call__(self, scope, receive, send):
         self.renders += 1
         self.seen.append(dict(scope["headers"]))
-        root = dict(scope["headers"]).get(b"x-gradio-server", dict(scope["headers"]).get(b"host", b"?"))
-        body = b"<html>root=" + root + b" " + b"x" * 2000 + b"</html>"
-        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/html")]})
+        status, content_type = 200, b"text/html"
+        if scope["path"].startswith(("/assets/", "/static/")):
+            found = scope["path"] == "/assets/chunk-1.js"
+            status, content_type = (200, b"text/javascript") if found else (404, b"text/plain")
+            body = b"export const one = 1;" * 50 if found else b"Not Found"
+        else:
+            root = dict(scope["headers"]).get(b"x-gradio-server", dict(scope["headers"]).get(b"host", b"?"))
+            body = b"<html>root=" + root + b" " + b"x" * 2000 + b"</html>"
+        await send({"type": "http.response.start", "status": status, "headers": [(b"content-type", content_type)]})
         await send({"type": "http.response.body", "body": body})
 
 
 def door(tmp_path):
     (tmp_path / "chunk-abc.js").write_text("console.log('hi');" * 100)
     app = App()
-    store = AssetStore({"/assets/": tmp_path}, immutable_prefixes=("/assets/",))
+    store = AssetStore({"/own/": tmp_path}, immutable_prefixes=("/own/",))
     return app, TestClient(FrontDoor(app, store, upload_bytes=1000))
 
 
 def test_a_static_file_is_compressed_once_and_an_alias_is_not_served_from_memory(tmp_path):
     app, client = door(tmp_path)
-    first = client.get("/assets/chunk-abc.js", headers={"accept-encoding": "br"})
+    first = client.get("/own/chunk-abc.js", headers={"accept-encoding": "br"})
     assert first.status_code == 200 and first.headers["content-encoding"] == "br"
     assert "immutable" in first.headers["cache-control"] and app.renders == 0  # the app behind never saw it
-    assert client.get("/assets/chunk-abc.js", headers={"if-none-match": first.headers["etag"]}).status_code == 304
+    assert client.get("/own/chunk-abc.js", headers={"if-none-match": first.headers["etag"]}).status_code == 304
     store = client.app.store
-    for alias in ("/assets/./chunk-abc.js", "/assets//chunk-abc.js", "/assets/x/../chunk-abc.js", "/assets/a\x00.js"):
+    for alias in ("/own/./chunk-abc.js", "/own//chunk-abc.js", "/own/x/../chunk-abc.js", "/own/a\x00.js"):
         assert not store.serves(alias), alias  # the app behind answers aliases: one file, one cache entry
-    assert list(store.assets) == ["/assets/chunk-abc.js"]
-    assert client.get("/assets/missing.js").status_code == 200 and app.renders == 1  # the app answers what is not there
+    assert list(store.assets) == ["/own/chunk-abc.js"]
+    assert client.get("/own/missing.js").status_code == 200 and app.renders == 1  # the app answers what is not there
 
 
 def test_the_page_is_rendered_once_per_address_from_the_key_headers_alone(tmp_path):
@@ -61,3 +68,18 @@ def test_a_request_body_is_capped_and_a_get_is_not_counted(tmp_path):
     app, client = door(tmp_path)
     refused = client.post("/gradio_api/queue/join", content=b"x" * 70_000)
     assert refused.status_code == 413 and app.renders == 0
+
+
+def test_gradios_files_are_fetched_from_gradio_once_and_kept_compressed(tmp_path):
+    app, client = door(tmp_path)
+    first = client.get("/assets/chunk-1.js", headers={"accept-encoding": "br", "cookie": "a=b"})
+    assert first.status_code == 200 and first.headers["content-encoding"] == "br" and app.renders == 1
+    assert first.text == "export const one = 1;" * 50 and "immutable" in first.headers["cache-control"]
+    assert app.seen[-1] == {}  # asked for by its path alone: no visitor's cookie or host reaches what is kept
+    again = client.get("/assets/chunk-1.js", headers={"if-none-match": first.headers["etag"]})
+    assert again.status_code == 304 and app.renders == 1  # from memory
+    for missing in ("/assets/missing.js", "/static/font.woff2"):
+        assert client.get(missing).status_code == 404, missing  # Gradio's own answer, not kept
+    assert list(client.app.files) == [("/assets/chunk-1.js", b"")]
+    for alias in ("/assets/./chunk-1.js", "/assets//chunk-1.js", "/assets/x/../chunk-1.js", "/assets/a\x00.js"):
+        assert kept_as(alias) is None, alias  # left to Gradio: one file, one entry

@@ -37,20 +37,25 @@ def test_the_values_gradio_refuses_are_named_through_preprocess_data():
     )
 
 
-def test_an_uploaded_file_is_checked_against_gradios_upload_folder(tmp_path):
-    from gradio.utils import get_upload_folder, is_in_or_equal
+def test_gradios_front_end_is_served_under_the_prefixes_the_front_door_keeps(mini_handle):
+    """The front door keeps Gradio's files as Gradio serves them (`front_door.KEPT`): the page's scripts and
+    stylesheets are under `/assets/`, named by a content hash (kept for a year), and answered as plain files."""
+    from starlette.testclient import TestClient
 
-    folder = Path(get_upload_folder())
-    assert is_in_or_equal(str(folder / "a" / "b.tsv"), str(folder)), relied_on("is_in_or_equal", "ui/train_tab.py")
-    assert not is_in_or_equal(str(tmp_path / "b.tsv"), str(folder)), relied_on("is_in_or_equal", "ui/train_tab.py")
+    from explorer.ui.front_door import KEPT
+    from explorer.ui.server import build_app
 
-
-def test_gradios_built_front_end_is_where_the_front_door_serves_it_from():
-    from gradio.route_utils import BUILD_PATH_LIB, STATIC_PATH_LIB
-
-    assets = list(Path(str(BUILD_PATH_LIB)).glob("*.js"))
-    assert len(assets) > 50, relied_on("route_utils.BUILD_PATH_LIB (the built assets)", "explorer/ui/server.py")
-    assert Path(str(STATIC_PATH_LIB)).is_dir(), relied_on("route_utils.STATIC_PATH_LIB", "explorer/ui/server.py")
+    door, _ = build_app(mini_handle)
+    where = "explorer/ui/front_door.py (KEPT)"
+    with TestClient(door.app) as gradio:  # the app behind the front door
+        page = gradio.get("/").text
+        files = sorted(set(re.findall(r"/assets/[\w.-]+\.(?:js|css)\b", page)))
+        assert files and all(name.startswith(tuple(KEPT)) for name in files), relied_on("the page's asset URLs", where)
+        for name in files:
+            assert re.search(r"-[\w-]{8}\.(js|css)$", name), relied_on(f"asset names ({name} has no hash)", where)
+            answer = gradio.get(name, headers={"accept-encoding": "identity"})
+            assert answer.status_code == 200 and "set-cookie" not in answer.headers, relied_on(f"{name}", where)
+            assert "content-encoding" not in answer.headers and len(answer.content) > 1000, relied_on(name, where)
 
 
 @pytest.mark.parametrize("path", ["/", "/theme.css"])
@@ -72,11 +77,10 @@ def test_the_page_gradio_renders_is_the_same_for_every_visitor_at_one_address(mi
 
 
 # what the explorer takes from inside Gradio (beyond `import gradio as gr` and its documented API), each held by a
-# test above; issue 37 took out set_event_trigger, get_blocks_context, the Api component and state_session_capacity
-INTERNAL_IMPORTS = {
-    "gradio.utils": {"get_upload_folder", "is_in_or_equal"},  # explorer/ui/train_tab.py
-    "gradio.route_utils": {"BUILD_PATH_LIB", "STATIC_PATH_LIB"},  # explorer/ui/server.py
-}
+# test above; issue 37 took out set_event_trigger, get_blocks_context, the Api component, state_session_capacity,
+# route_utils' build paths (the front door keeps Gradio's files as Gradio serves them) and gradio.utils' upload
+# folder (the Train tab's file comes through the API)
+INTERNAL_IMPORTS: dict[str, set[str]] = {}
 OVERRIDES = {"preprocess_data"}  # explorer/ui/app_blocks.py
 
 

@@ -13,6 +13,7 @@ is FastAPI's own, at `/ae/api/openapi.json` (and `/ae/api/docs`).
 - `GET /npz?...&step=N`: the attention tensors up to step N, as a .npz download, made in memory.
 - `GET /positional?positions=N`: the model's positional-encoding table.
 - `GET /timelapse?sentence=...`: an example's traces at the recorded points of training (`timelapse.py`).
+- `POST /uploads`: a training file (the body, as is) kept under an id the Train tab's run names it by (`uploads.py`).
 - `/room/...`: the classroom, a lecturer's view followed live by students (`room_api.py`).
 
 One error wrapper (`refusals.Guarded`): a refusal is a 4xx `{"error": message}` (`schemas.Refusal`) naming the value,
@@ -44,7 +45,7 @@ from .models import ModelRegistry
 from .positional import positional_table
 from .refusals import REFUSED, Guarded, unrouted
 from .rooms import Rooms
-from .schemas import ANSWERS, ASKS, NpzQuery, Positional, PositionalQuery, TraceQuery, Translation, Wire
+from .schemas import ANSWERS, ASKS, NpzQuery, Positional, PositionalQuery, TraceQuery, Translation, Upload, Wire
 from .timelapse import TimeLapse
 
 PREFIX = "/ae/api"
@@ -147,6 +148,21 @@ def build_api(models: ModelRegistry, timelapse: TimeLapse | None = None, rooms: 
             recorded = "; ".join(timelapse.sentences) or "none: this checkpoint has no time-lapse"
             raise UnknownSentence(f"No training time-lapse was recorded for {sentence[:80]!r}. Recorded: {recorded}.")
         return EncodedResponse(encoded)
+
+    @router.post(
+        "/uploads",
+        openapi_extra={
+            "requestBody": {
+                "required": True,
+                "content": {"text/tab-separated-values": {"schema": {"type": "string", "format": "binary"}}},
+            }
+        },
+    )
+    async def upload(request: Request) -> Upload:
+        """Keep a training file (English TAB German per line, the body as is, up to 2 MB) under an id made from its
+        content; the Train tab's run names it by that id (a path never crosses the wire)."""
+        data = await request.body()
+        return Upload(upload=await run_in_threadpool(models.uploads.add, data), bytes=len(data))
 
     api = FastAPI(
         title="Attention Explorer API",

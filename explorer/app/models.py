@@ -20,6 +20,7 @@ from .encoded import Encoded
 from .fairness import Fairness
 from .schemas import SHIPPED, Ask, Compare, TraceQuery, Translation, validate
 from .trace_cache import TraceCache
+from .uploads import Uploads
 from .wire import to_wire
 
 MAX_OWN_MODELS = 64  # trained models held at once (each belongs to a live browser session)
@@ -49,7 +50,8 @@ class UnknownModel(UserError):
 
 
 class ModelRegistry:
-    """The shipped model, the sessions' trained ones by key, and the shared trace cache."""
+    """The shipped model, the sessions' trained ones by key, the shared trace cache, and the uploaded training
+    files."""
 
     def __init__(self, shipped: ModelHandle, cache: TraceCache | None = None):
         self.shipped = shipped
@@ -57,6 +59,7 @@ class ModelRegistry:
         self.own: dict[str, ModelHandle] = {}
         self.lock = threading.Lock()
         self.fairness = Fairness()  # the one limiter: the API's callers and the tabs' sessions
+        self.uploads = Uploads()  # the Train tab's own training files, by id
 
     def register(self, handle: ModelHandle) -> str:
         """Hold a trained model; returns the key its session's viewer will use."""

@@ -226,6 +226,13 @@ class Translation(Strict):
     model: str
 
 
+class Upload(Strict):
+    """A training file the server keeps (`POST /uploads`): the id the Train tab's run names it by, and its size."""
+
+    upload: str
+    bytes: int
+
+
 class PositionalQuery(Strict):
     """The first `positions` rows of a model's positional-encoding table."""
 

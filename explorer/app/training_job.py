@@ -27,8 +27,8 @@ from ..training.trainer import TrainConfig, Trainer
 from . import figures
 from .limits import bounded
 from .session import ExplorerSession
+from .uploads import MAX_UPLOAD_BYTES
 
-MAX_UPLOAD_BYTES = 2 * 1024 * 1024
 MAX_UPLOAD_PAIRS = 20_000
 MIN_PAIRS = 20
 CORPORA = {"mini": "bundled mini corpus", "upload": "my uploaded TSV"}  # what a run trains on

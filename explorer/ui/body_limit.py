@@ -1,10 +1,10 @@
 """Refuse oversized HTTP request bodies before anything reads them: an ASGI middleware around the Gradio app.
 
 No event of the explorer needs a large body (a sentence is at most `MAX_CHARS` characters), so every request
-may carry at most `MAX_REQUEST_BYTES`; Gradio's upload route (the Train tab's TSV) gets the upload limit plus room
-for the multipart framing. A request whose Content-Length says more is answered 413 at once and its connection
-closed, its body never read; one that sends more than the limit without saying so (chunked) is answered 413 as
-soon as it passes it, and the app behind sees a disconnected client.
+may carry at most `MAX_REQUEST_BYTES`; the upload routes (the API's, for the Train tab's TSV, and Gradio's own)
+get the upload limit plus room for Gradio's multipart framing. A request whose Content-Length says more is
+answered 413 at once and its connection closed, its body never read; one that sends more than the limit without
+saying so (chunked) is answered 413 as soon as it passes it, and the app behind sees a disconnected client.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import json
 from ..app.limits import MAX_REQUEST_BYTES
 from ..interpret.request import MAX_CHARS
 
-UPLOAD_ROUTE = "/gradio_api/upload"
+UPLOAD_ROUTES = ("/ae/api/uploads", "/gradio_api/upload")
 MULTIPART_SLACK = 64 * 1024  # boundaries and part headers around an uploaded file
 
 
@@ -32,7 +32,7 @@ def too_large(size: int | None, limit: int, upload_limit: int | None = None) -> 
 
 
 class BodyLimit:
-    """`app` with every request body capped at `max_bytes` (`upload_bytes` for Gradio's upload route)."""
+    """`app` with every request body capped at `max_bytes` (`upload_bytes` for the upload routes)."""
 
     def __init__(self, app, max_bytes: int = MAX_REQUEST_BYTES, upload_bytes: int = MAX_REQUEST_BYTES):
         self.app = app
@@ -42,7 +42,7 @@ class BodyLimit:
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        upload = scope["path"].endswith(UPLOAD_ROUTE)
+        upload = scope["path"].endswith(UPLOAD_ROUTES)
         limit = self.upload_bytes + MULTIPART_SLACK if upload else self.max_bytes
         refusal = (
             (lambda size: too_large(size, limit, self.upload_bytes))

@@ -1,8 +1,10 @@
 """The server's front door: the ASGI app uvicorn runs, in front of Gradio, answering what a first visit asks for.
 
 A first visit fetches the page and about a hundred files. Here, without entering Gradio's middleware:
-- static files (Gradio's asset chunks and fonts, the viewer bundle, plotly.js) come from `AssetStore`, in
-  memory and compressed once;
+- the explorer's own files (the viewer bundle, plotly.js) come from `AssetStore`, in memory and compressed once;
+- Gradio's front end (its asset chunks and fonts, under `KEPT`) is fetched from Gradio itself, through its served
+  URLs, the first time anyone asks for a file, then kept compressed: Gradio's files are read only through what
+  Gradio serves, never from inside its package;
 - the page itself and the theme's stylesheet are rendered by Gradio once per distinct address (host, forwarded
   headers, the query parameters Gradio reads), from those alone, then kept compressed (`PAGES` of them at most) and
   revalidated by ETag;
@@ -16,11 +18,15 @@ import asyncio
 from collections import OrderedDict
 from urllib.parse import parse_qsl, urlencode
 
-from ..app.encoded import REVALIDATE, Encoded
+from ..app.encoded import IMMUTABLE, REVALIDATE, Encoded
 from .body_limit import BodyLimit
-from .static_files import AssetStore
+from .static_files import AssetStore, plain_path
 
 PAGES = 64  # distinct rendered pages kept (one per address and Gradio page)
+# Gradio's front end, kept as Gradio serves it: its chunks' names carry a content hash (cached for a year), its
+# fonts and images do not; only a plain 200 is kept, so only files that exist, at most `FILES` of them
+KEPT = {"/assets/": IMMUTABLE, "/static/": REVALIDATE}
+FILES = 4096
 RENDERED = ("/", "/theme.css")  # what Gradio renders the same way for every visitor at one address
 # request headers that change what Gradio renders (the root URL it writes into the page comes from them); the page
 # is rendered from these alone, each at its first occurrence, so what is cached is exactly what its key says
@@ -35,7 +41,8 @@ class FrontDoor:
         self.app = app
         self.limited = BodyLimit(app, upload_bytes=upload_bytes)
         self.store = store
-        self.pages: OrderedDict[tuple, Encoded] = OrderedDict()
+        self.pages: OrderedDict[tuple, Encoded] = OrderedDict()  # rendered pages, by key
+        self.files: OrderedDict[tuple, Encoded] = OrderedDict()  # Gradio's files, by key
         self.rendering: dict[tuple, asyncio.Future] = {}
 
     async def __call__(self, scope, receive, send):
@@ -51,17 +58,19 @@ class FrontDoor:
                 asset = None
             if asset is not None:
                 return await asset.send(scope, send)
-        elif path in RENDERED:
+        elif path in RENDERED or kept_as(path) is not None:
             page = await self._page(scope)
             if page is not None:
                 return await page.send(scope, send)
         return await self.app(scope, receive, send)
 
     async def _page(self, scope) -> Encoded | None:
+        """The page or Gradio file this request's key names: kept, or rendered by Gradio once however many ask."""
         key = page_key(scope)
-        page = self.pages.get(key)
+        kept, most = (self.pages, PAGES) if scope["path"] in RENDERED else (self.files, FILES)
+        page = kept.get(key)
         if page is not None:
-            self.pages.move_to_end(key)
+            kept.move_to_end(key)
             return page
         future = self.rendering.get(key)
         if future is None:
@@ -69,9 +78,9 @@ class FrontDoor:
             try:
                 page = await self._render(scope)
                 if page is not None:
-                    self.pages[key] = page
-                    while len(self.pages) > PAGES:
-                        self.pages.popitem(last=False)
+                    kept[key] = page
+                    while len(kept) > most:
+                        kept.popitem(last=False)
                 future.set_result(page)
             except BaseException as exc:  # noqa: BLE001 - the waiters fall back to the app itself
                 future.set_exception(exc)
@@ -85,14 +94,16 @@ class FrontDoor:
             return None
 
     async def _render(self, scope) -> Encoded | None:
-        """Gradio's own answer for the page key's address alone, uncompressed, kept only if it is a plain 200."""
+        """Gradio's own answer for the key's address alone, uncompressed, kept only if it is a plain 200."""
         path, query, *values = page_key(scope)
         headers = [(name, value) for name, value in zip(PAGE_KEY_HEADERS, values) if value is not None]
-        plain = dict(scope, method="GET", headers=headers, query_string=query)
-        start, chunks, asked = {}, [], []
+        # no server extensions: a file must come as body messages, not as a path for the server to send
+        plain = dict(scope, method="GET", headers=headers, query_string=query, extensions={})
+        start, chunks, asked, done = {}, [], [], asyncio.Event()
 
-        async def receive():
-            if asked:
+        async def receive():  # the request, then a client that stays until the whole answer is sent (a file is
+            if asked:  # streamed, and a streaming response stops at the first disconnect it hears)
+                await done.wait()
                 return {"type": "http.disconnect"}
             asked.append(True)
             return {"type": "http.request", "body": b"", "more_body": False}
@@ -102,18 +113,36 @@ class FrontDoor:
                 start.update(message)
             elif message["type"] == "http.response.body":
                 chunks.append(message.get("body", b""))
+                if not message.get("more_body", False):
+                    done.set()
 
-        await self.app(plain, receive, capture)
-        headers = dict(start.get("headers", []))
+        try:
+            await self.app(plain, receive, capture)
+        finally:
+            done.set()
+        headers, body = dict(start.get("headers", [])), b"".join(chunks)
         if start.get("status") != 200 or b"set-cookie" in headers or b"content-encoding" in headers:
             return None
+        if int(headers.get(b"content-length", len(body))) != len(body):
+            return None  # cut short: never keep half a file
         content_type = headers.get(b"content-type", b"text/html").split(b";")[0].decode()
+        caching = kept_as(path) or REVALIDATE
         # brotli's best quality on a page of a few hundred KB takes a while: not on the event loop
-        return await asyncio.to_thread(Encoded.of, b"".join(chunks), content_type, REVALIDATE)
+        return await asyncio.to_thread(Encoded.of, body, content_type, caching)
+
+
+def kept_as(path: str) -> bytes | None:
+    """The caching of a Gradio file kept at `path` (a plain path under a `KEPT` prefix), else None."""
+    if not plain_path(path):
+        return None
+    return next((caching for prefix, caching in KEPT.items() if path.startswith(prefix)), None)
 
 
 def page_key(scope) -> tuple:
-    """(path, the query Gradio reads, each key header's first value): what a rendered page depends on."""
+    """(path, the query Gradio reads, each key header's first value): what a rendered page depends on. A Gradio
+    file depends on its path alone."""
+    if scope["path"] not in RENDERED:
+        return (scope["path"], b"")
     first: dict[bytes, bytes] = {}
     for name, value in scope["headers"]:
         if name in PAGE_KEY_HEADERS and name not in first:

@@ -1,9 +1,10 @@
 """The served app: Gradio mounted behind the front door, the viewer's plain routes beside it, and uvicorn.
 
-`build_app` returns the ASGI app `serve` runs: `FrontDoor` (static files and the rendered page from memory,
-the request-body cap) in front of a FastAPI app holding the plain routes of `explorer.app.http_api` and, at
-`/`, the Gradio Blocks with its queue. uvicorn runs it with its fast parts (httptools, uvloop) where they
-are installed (`uvicorn[standard]`): they halve what a visitor's hundred requests cost the server.
+`build_app` returns the ASGI app `serve` runs: `FrontDoor` (static files, Gradio's front end and the rendered
+page from memory, the request-body cap) in front of a FastAPI app holding the plain routes of
+`explorer.app.http_api` and, at `/`, the Gradio Blocks with its queue. uvicorn runs it with its fast parts
+(httptools, uvloop) where they are installed (`uvicorn[standard]`): they halve what a visitor's hundred requests
+cost the server.
 """
 
 from __future__ import annotations
@@ -14,13 +15,12 @@ from pathlib import Path
 import gradio as gr
 import plotly
 from fastapi import FastAPI
-from gradio.route_utils import BUILD_PATH_LIB, STATIC_PATH_LIB
 
 from ..app import http_api
 from ..app.models import ModelRegistry
 from ..app.session import SESSION_IDLE_S
 from ..app.timelapse import TimeLapse
-from ..app.training_job import MAX_UPLOAD_BYTES
+from ..app.uploads import MAX_UPLOAD_BYTES
 from ..interpret.handle import ModelHandle
 from . import FILES_MAX_AGE_S, build_demo, viewer
 from .common import CSS, THEME
@@ -31,16 +31,9 @@ PLOTLY_FOLDER = Path(plotly.__file__).parent / "package_data"
 
 
 def asset_store() -> AssetStore:
-    """Gradio's built front end (hashed chunk names: cached for a year) and fonts, plotly.js (the version is in
-    its URL) and the viewer's bundle."""
-    store = AssetStore(
-        {
-            "/assets/": Path(str(BUILD_PATH_LIB)),
-            "/static/": Path(str(STATIC_PATH_LIB)),
-            viewer.PLOTLY_URL: PLOTLY_FOLDER,
-        },
-        immutable_prefixes=("/assets/", viewer.PLOTLY_URL),
-    )
+    """The explorer's own files: plotly.js (the version is in its URL) and the viewer's bundle. Gradio's front end
+    is kept by the front door as Gradio serves it."""
+    store = AssetStore({viewer.PLOTLY_URL: PLOTLY_FOLDER}, immutable_prefixes=(viewer.PLOTLY_URL,))
     for url, (data, content_type) in viewer.BUNDLE.items():
         store.add(url, data, content_type)
     return store

@@ -23,6 +23,12 @@ def content_type_of(path: str) -> str:
     return mimetypes.guess_type(path)[0] or "application/octet-stream"
 
 
+def plain_path(path: str) -> bool:
+    """A URL path with no `.`, `..` or empty segments, no NUL or backslash: every file has one such URL, so one
+    cache entry (an alias is left to the app behind)."""
+    return not ("\x00" in path or "\\" in path or "//" in path or any(part in (".", "..") for part in path.split("/")))
+
+
 class AssetStore:
     """Files under URL prefixes (each mapped to a folder), plus assets added from memory, kept compressed."""
 
@@ -36,13 +42,10 @@ class AssetStore:
         self.assets[path] = Encoded.of(data, content_type, IMMUTABLE if immutable else REVALIDATE)
 
     def serves(self, path: str) -> bool:
-        """A path this store answers: one of its assets, or a plain path under a folder's prefix (no `.`, `..` or
-        empty segments, no NUL or backslash: every file has one URL, so one cache entry)."""
+        """A path this store answers: one of its assets, or a plain path under a folder's prefix."""
         if path in self.assets:
             return True
-        if "\x00" in path or "\\" in path or "//" in path or any(part in (".", "..") for part in path.split("/")):
-            return False
-        return any(path.startswith(prefix) for prefix in self.folders)
+        return plain_path(path) and any(path.startswith(prefix) for prefix in self.folders)
 
     def file_for(self, path: str) -> Path | None:
         """The file a URL path names, only if it lies inside its prefix's folder."""

@@ -6,12 +6,16 @@ import functools
 import html
 
 import gradio as gr
-from gradio.utils import get_upload_folder, is_in_or_equal
 
 from ..app.limits import LIMITS
-from ..app.training_job import CORPORA, MAX_UPLOAD_BYTES, PRESETS, run_training
+from ..app.training_job import CORPORA, PRESETS, run_training
+from ..app.uploads import MAX_UPLOAD_BYTES
 from ..interpret.request import UserError
-from .common import Context, font_size, session_event, zero_gpu
+from .common import Context, browser_drawn, font_size, session_event, zero_gpu
+
+# the file picker is the browser's (`static/upload.js`): it sends the file to the API, which keeps it under an id;
+# the Train button's event carries that id in the place of the upload's input
+JS_ON_LOAD = "AttentionExplorer.mountUpload(element.querySelector('.ae-upload'));"
 
 
 def build(ctx: Context):
@@ -28,7 +32,9 @@ def build(ctx: Context):
             corpus = gr.Radio(
                 [(label, value) for value, label in CORPORA.items()], value="mini", label="Data", elem_id="train-corpus"
             )
-            upload = gr.File(label="TSV file", file_types=[".tsv", ".txt"], type="filepath", elem_id="train-upload")
+            with gr.Column():
+                browser_drawn("<div class='ae-upload'></div>", JS_ON_LOAD, "train-upload")
+                upload = gr.Textbox(visible=False)  # the upload id, filled by the browser when Train is pressed
         with gr.Row():
             preset = gr.Radio(list(PRESETS), value=next(iter(PRESETS)), label="Model size", elem_id="train-preset")
             minutes = gr.Slider(
@@ -55,7 +61,7 @@ def build(ctx: Context):
     @session_event
     @functools.partial(zero_gpu, duration=120)  # a ZeroGPU Space needs one GPU function: the training is it
     def train(corpus, upload, preset, minutes, seed, presentation, session, progress=gr.Progress()):  # noqa: B008  (Gradio's way to ask for a progress bar)
-        path = _upload_path(upload) if corpus == "upload" else None
+        path = session.models.uploads.path(upload) if corpus == "upload" and upload not in (None, "") else None
         for update in run_training(session, preset, minutes, path, seed, font_size(presentation), corpus=corpus):
             progress(update.fraction, desc=update.message)
             yield (
@@ -65,16 +71,18 @@ def build(ctx: Context):
                 str(update.checkpoint_zip) if update.checkpoint_zip else None,
             )
 
-    # preprocess=False: the values arrive as sent and the core's validation names a bad one (Gradio still checks that an
-    # uploaded file is in its cache). concurrency_limit=None: the TrainingSlot allows one job per server and tells a
-    # second person so at once; gradio's default limit of 1 would instead queue their click silently behind the job.
+    # preprocess=False: the values arrive as sent and the core's validation names a bad one. concurrency_limit=None:
+    # the TrainingSlot allows one job per server and tells a second person so at once; gradio's default limit of 1
+    # would instead queue their click silently behind the job.
+    inputs = [corpus, upload, preset, minutes, seed, ctx.presentation, ctx.state]
     train_btn.click(
         train,
-        [corpus, upload, preset, minutes, seed, ctx.presentation, ctx.state],
+        inputs,
         [message, loss_plot, snapshot, download, ctx.state],
         api_name="train",
         concurrency_limit=None,
         preprocess=False,
+        js=f"(...values) => AttentionExplorer.withUpload(values, {inputs.index(upload)}, {len(inputs)})",
     )
 
     @session_event
@@ -99,16 +107,3 @@ def build(ctx: Context):
         concurrency_limit=None,
         preprocess=False,
     )
-
-
-def _upload_path(upload) -> str | None:
-    """The path of an uploaded file as Gradio passes it unprocessed (a FileData record), or None; a path outside
-    Gradio's upload folder is refused, so a request can never make the server read another of its files."""
-    if upload is None or upload == "":
-        return None
-    path = upload.get("path") if isinstance(upload, dict) else None
-    if not isinstance(path, str) or not path or not is_in_or_equal(path, get_upload_folder()):
-        raise UserError(
-            f"The TSV file {str(path or upload)[:80]!r} was not uploaded to this server: upload the file first."
-        )
-    return path

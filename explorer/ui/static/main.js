@@ -1,11 +1,13 @@
 // main.js: the entry of the viewer's bundle. Puts on window.AttentionExplorer what the page calls: mount() from the
 // Gradio HTML component, translateForm() and formFromLink() from the Translate tab's browser events, standalone()
-// from an exported offline page, mountAblation() from the Head ablation tab's gr.HTML.
+// from an exported offline page, mountAblation() from the Head ablation tab's gr.HTML, mountUpload() and withUpload()
+// from the Train tab's file picker and Train button.
 import { SETTINGS } from "./settings.js";
 import { OPTIONS } from "./api.js";
 import { formFromLink, requestFromQuery } from "./link.js";
 import { Viewer } from "./viewer.js";
 import { mount as mountAblation } from "./ablation.js";
+import { mount as mountUpload, withUpload } from "./upload.js";
 
 // In the Gradio page (the gr.HTML component's js_on_load): a deep link's trace comes from the plain route, the
 // opening example's with the page.
@@ -55,4 +57,5 @@ function standalone(element) {
 
 Object.assign(window.AttentionExplorer || (window.AttentionExplorer = {}), {
   mount: mount, translateForm: translateForm, formFromLink: formFromLink, standalone: standalone, mountAblation: mountAblation,
+  mountUpload: mountUpload, withUpload: withUpload,
 });
