@@ -4,8 +4,10 @@
 
 In one process per design (the old one from a temporary git worktree), the API's routes are driven through httpx's
 ASGI transport with no network: a no-op Starlette route (the floor the client and ASGI add), `GET /ae/api/trace` of
-a sentence already in the cache, and `POST /ae/api/ask/explain` of an answer already in the cache. Reported: CPU
-microseconds per request (process time, the client's share included; the floor says how much that is).
+a sentence already in the cache, and `POST /ae/api/ask/explain` of an answer already in the cache. Each design's
+process is set up as its server is before the first request (the new one settles its heap: `server.settle_heap`).
+Reported: CPU microseconds per request (process time, the client's share included; the floor says how much that
+is).
 """
 
 from __future__ import annotations
@@ -49,6 +51,12 @@ def inner(n: int) -> dict:
     from explorer.interpret.handle import load_handle
 
     app = Starlette(routes=http_api.routes(ModelRegistry(load_handle(SHIPPED_CHECKPOINT))))
+    try:  # what the design's server does after start-up, before the first request (the old design: nothing)
+        from explorer.ui.server import settle_heap
+    except ImportError:
+        pass
+    else:
+        settle_heap()
 
     async def ok(request):
         return Response(b"x")

@@ -12,7 +12,7 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from explorer.app import http_api
-from explorer.app.fairness import ADDRESS_IN_FLIGHT, MAX_IN_FLIGHT, Busy, Fairness
+from explorer.app.fairness import ADDRESS_IN_FLIGHT, MAX_IN_FLIGHT, Busy, Fairness, caller_of
 from explorer.app.models import ModelRegistry
 from explorer.app.schemas import ANSWERS, QUESTIONS, Refusal, TraceQuery, Translation, Wire
 from explorer.app.wire import WEIGHT_ERROR, unpack
@@ -226,9 +226,9 @@ def test_callers_are_counted_by_their_own_id_and_nameless_ones_by_address(models
         scope = {"type": "http", "headers": list(headers), "query_string": query, "client": ("10.0.0.7", 5)}
         return Request(scope)
 
-    assert http_api.caller_of(request([(b"x-ae-client", b"tab-1")])) == ("client:tab-1", MAX_IN_FLIGHT)
-    assert http_api.caller_of(request(query=b"client=tab-2")) == ("client:tab-2", MAX_IN_FLIGHT)
-    assert http_api.caller_of(request()) == ("address:10.0.0.7", ADDRESS_IN_FLIGHT)
+    assert caller_of(request([(b"x-ae-client", b"tab-1")])) == ("client:tab-1", MAX_IN_FLIGHT)
+    assert caller_of(request(query=b"client=tab-2")) == ("client:tab-2", MAX_IN_FLIGHT)
+    assert caller_of(request()) == ("address:10.0.0.7", ADDRESS_IN_FLIGHT)
     assert ADDRESS_IN_FLIGHT >= 200 > MAX_IN_FLIGHT
     with models.fairness.turn("address:10.0.0.7", ADDRESS_IN_FLIGHT):
         assert models.fairness.running == {"address:10.0.0.7": 1}

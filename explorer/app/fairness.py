@@ -16,6 +16,7 @@ from ..interpret.request import UserError
 
 MAX_IN_FLIGHT = 4  # requests one browser (or session) may have running at once
 ADDRESS_IN_FLIGHT = 256  # requests the nameless callers behind one address may run: a lecture hall of 200
+CLIENT_HEADER = "x-ae-client"  # the id a browser tab makes for itself and sends with each API request
 
 
 class Busy(UserError):
@@ -54,3 +55,13 @@ class Fairness:
             yield
         finally:
             self.leave(caller)
+
+
+def caller_of(request) -> tuple[str, int]:
+    """Who asks (a Starlette request), and how many requests they may run at once: the browser's own id (a download
+    link cannot send a header: it names the browser in its query), else the address, which a class's scripts may
+    share."""
+    client = request.headers.get(CLIENT_HEADER, "") or request.query_params.get("client", "")
+    if client:
+        return f"client:{client[:64]}", MAX_IN_FLIGHT
+    return f"address:{request.client.host if request.client else '?'}", ADDRESS_IN_FLIGHT

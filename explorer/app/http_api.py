@@ -40,16 +40,14 @@ from ..interpret.request import UserError
 from . import room_api
 from .encoded import Encoded
 from .export import attention_arrays
-from .fairness import ADDRESS_IN_FLIGHT, MAX_IN_FLIGHT
 from .models import ModelRegistry
 from .positional import positional_table
-from .refusals import REFUSED, Guarded, unrouted
+from .refusals import REFUSED, Limited, unrouted
 from .rooms import Rooms
 from .schemas import ANSWERS, ASKS, NpzQuery, Positional, PositionalQuery, TraceQuery, Translation, Upload, Wire
 from .timelapse import TimeLapse
 
 PREFIX = "/ae/api"
-CLIENT_HEADER = "x-ae-client"
 
 
 class UnknownSentence(UserError):
@@ -58,33 +56,18 @@ class UnknownSentence(UserError):
     status = 404
 
 
-def caller_of(request: Request) -> tuple[str, int]:
-    """Who asks, and how many requests they may run at once: the browser's own id (a download link cannot send a
-    header: it names the browser in its query), else the address, which a class's scripts may share."""
-    client = request.headers.get(CLIENT_HEADER, "") or request.query_params.get("client", "")
-    if client:
-        return f"client:{client[:64]}", MAX_IN_FLIGHT
-    return f"address:{request.client.host if request.client else '?'}", ADDRESS_IN_FLIGHT
-
-
 def build_api(models: ModelRegistry, timelapse: TimeLapse | None = None, rooms: Rooms | None = None) -> FastAPI:
     """The API app, to mount at `PREFIX` (before Gradio's catch-all); the classroom's routes too."""
     timelapse = timelapse or TimeLapse(None)
     rooms = rooms if rooms is not None else Rooms()
 
-    async def fair_share(request: Request):
-        caller, limit = caller_of(request)
-        with models.fairness.turn(caller, limit):
-            yield
-
     async def turn():
         yield
 
-    fair = [Depends(fair_share, scope="function")]
     # a question can cost a second of CPU (integrated gradients): they run on all cores but one at once, so a burst
     # of them waits its turn and a core stays for the traces a class asks for first (bench/class_open.py)
     questions = Depends(turn, scope="function", max_concurrency=max(1, (os.cpu_count() or 1) - 1))
-    router = APIRouter(route_class=Guarded, dependencies=fair, responses=REFUSED)
+    router = APIRouter(route_class=Limited, responses=REFUSED)
 
     @router.get("/trace", responses={200: {"model": Wire}})
     async def trace(request: Request, query: Annotated[TraceQuery, Query()]) -> Response:
@@ -172,7 +155,8 @@ def build_api(models: ModelRegistry, timelapse: TimeLapse | None = None, rooms: 
         openapi_url="/openapi.json",
     )
     api.include_router(router)
-    api.include_router(room_api.router(rooms, fair))
+    api.include_router(room_api.router(rooms))
+    api.state.fairness = models.fairness  # the one limiter, which `Limited` routes take their turn from
 
     api.add_exception_handler(HTTPException, unrouted)
     return api

@@ -2,7 +2,9 @@
 
 A refusal is a 4xx `{"error": message}` (`schemas.Refusal`) that names the value: from FastAPI's validation, a
 `UserError` (with its own `status` where it has one) or the router's 404/405. A bug is logged with its traceback
-and answered 500 with a generic message; the server goes on.
+and answered 500 with a generic message; the server goes on. A `Limited` route also takes the one limiter's turn
+for its caller (`fairness.py`): around the route itself, at no cost beyond the count, where a FastAPI dependency
+with `yield` cost each request a third of its time on this path (bench/api_overhead.py).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from ..interpret.request import UserError
+from .fairness import Fairness, caller_of
 from .schemas import Refusal, refusal
 
 log = logging.getLogger("explorer.api")
@@ -56,6 +59,27 @@ class Guarded(APIRoute):
                 return refused(exc, request.url.path, request.method)
 
         return guarded
+
+
+class Limited(Guarded):
+    """A guarded route each caller may run at most its share of at once (the app's `state.fairness`)."""
+
+    def get_route_handler(self):
+        handler = super().get_route_handler()
+
+        async def limited(request: Request) -> Response:
+            fairness: Fairness = request.app.state.fairness
+            caller, limit = caller_of(request)
+            try:
+                fairness.enter(caller, limit)
+            except UserError as exc:
+                return refused(exc, request.url.path, request.method)
+            try:
+                return await handler(request)
+            finally:
+                fairness.leave(caller)
+
+        return limited
 
 
 async def unrouted(request: Request, exc: HTTPException) -> JSONResponse:

@@ -29,7 +29,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response, StreamingResponse
 
 from ..interpret.request import UserError
-from .refusals import REFUSED, Guarded
+from .refusals import REFUSED, Guarded, Limited
 from .rooms import Rooms
 from .schemas import RoomAnswer, RoomQuestion, RoomView
 
@@ -49,48 +49,45 @@ def qr_svg(url: str) -> bytes:
     return out.getvalue()
 
 
-def router(rooms: Rooms, fair: list) -> APIRouter:
-    """The classroom's routes; `fair` is the API's limiter (the event stream, open for a whole lecture, is not
-    counted by it)."""
-    room = APIRouter(prefix="/room", tags=["classroom"], route_class=Guarded, responses=REFUSED)
-    limited = {"dependencies": fair}
+def router(rooms: Rooms) -> APIRouter:
+    """The classroom's routes, each counted by the API's limiter but the event stream, open for a whole lecture."""
+    room = APIRouter(prefix="/room", tags=["classroom"], route_class=Limited, responses=REFUSED)
 
-    @room.post("", **limited)
+    @room.post("")
     async def create() -> dict:
         """A new room: `{code, key}`; `key` is the lecturer's secret (header `X-AE-Lecturer`)."""
         made = rooms.create()
         return {"code": made.code, "key": made.key}
 
-    @room.post("/{code}/view", **limited)
+    @room.post("/{code}/view")
     async def view(code: Code, shown: RoomView, key: Key = None) -> dict:
         """The lecturer's view, which every follower takes."""
         lecturing = rooms.lecturer(code, key)
         rooms.show(lecturing, shown.model_dump(mode="json"))
         return {"following": len(lecturing.followers)}
 
-    @room.post("/{code}/question", **limited)
+    @room.post("/{code}/question")
     async def question(code: Code, asked: RoomQuestion, key: Key = None) -> dict:
         """Ask the class which source token a cross-attention head will attend to most."""
         return rooms.ask(rooms.lecturer(code, key), asked.step, asked.layer, asked.head, asked.sources).public()
 
-    @room.post("/{code}/reveal", **limited)
+    @room.post("/{code}/reveal")
     async def reveal(code: Code, key: Key = None) -> dict:
         """Show the class's answers and the head's own."""
         return rooms.reveal(rooms.lecturer(code, key)).public()
 
-    @room.post("/{code}/end", **limited)
+    @room.post("/{code}/end")
     async def end(code: Code, key: Key = None) -> dict:
         """End the lecture: every follower is told, and the room goes."""
         rooms.end(rooms.lecturer(code, key))
         return {"ended": True}
 
-    @room.post("/{code}/answer", **limited)
+    @room.post("/{code}/answer")
     async def answer(code: Code, given: RoomAnswer) -> dict:
         """One student's answer (once per following page and question)."""
         asked = rooms.answer(code, given.question, given.token, given.pick)
         return {"id": asked.id, "answered": len(asked.answers)}
 
-    @room.get("/{code}/events", response_class=StreamingResponse)
     async def events(
         code: Code, key: Annotated[str | None, Query(max_length=128, description="the lecturer's own page")] = None
     ):
@@ -115,7 +112,12 @@ def router(rooms: Rooms, fair: list) -> APIRouter:
         headers = {"cache-control": "no-store", "x-accel-buffering": "no"}
         return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
 
-    @room.get("/{code}/qr.svg", response_class=Response, **limited)
+    # open for a whole lecture: guarded, but not counted among the caller's requests running
+    room.add_api_route(
+        "/{code}/events", events, methods=["GET"], response_class=StreamingResponse, route_class_override=Guarded
+    )
+
+    @room.get("/{code}/qr.svg", response_class=Response)
     async def qr(code: Code, u: Annotated[str, Query(description="the students' address")] = "") -> Response:
         """The students' address as a QR code, for the projector."""
         shown_room = rooms.get(code)

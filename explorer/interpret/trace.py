@@ -40,7 +40,7 @@ from .decoding import (
 )
 from .handle import ModelHandle
 from .hooks import record
-from .lens import LayerOutputs, Lens, lens
+from .lens import LayerOutputs, Lens, lenses
 from .request import TOP_CANDIDATES, TraceRequest, UserError
 
 
@@ -228,6 +228,7 @@ def _teacher_forced(model, plans: list[TracePlan], targets: list[list[int]]):
             ablation=plans[0].ablation(model.config),
         )
     hidden = [layers.outputs[i] for i in range(len(model.decoder.layers))]  # (B, T, D) each
+    lensed = lenses(model, hidden, logits, targets)
     out = []
     for b, (p, ids) in enumerate(zip(plans, targets)):
         S, T = len(p.source.ids), len(ids)
@@ -236,7 +237,7 @@ def _teacher_forced(model, plans: list[TracePlan], targets: list[list[int]]):
             kind: torch.stack([w[b, :, :q, :k] for w in maps.weights[kind]]).numpy() for kind, (q, k) in sizes.items()
         }
         arrays["decoder_self_scores"] = torch.stack([s[b, :, :T, :T] for s in maps.scores["decoder_self"]]).numpy()
-        arrays["lens"] = lens(model, [h[b, :T] for h in hidden], ids)
+        arrays["lens"] = lensed[b]
         out.append((arrays, logits[b, :T]))
     return out
 

@@ -17,8 +17,9 @@ from pathlib import Path
 import gradio as gr
 import plotly
 
+from ..app.fairness import CLIENT_HEADER
 from ..app.figures import NORMAL_FONT, PRESENTATION_FONT
-from ..app.http_api import CLIENT_HEADER, PREFIX
+from ..app.http_api import PREFIX
 from ..app.limits import LIMITS
 from .bundle import bundle as join_modules
 from .common import browser_drawn
