@@ -425,16 +425,18 @@ def test_the_beam_tree_and_a_click_on_a_hypothesis_steps_through_it(page, tiny_c
     shot(page, "13-beam-tree")
     # issue 36 #5: every step is drawn; where they do not fit the panel's width, it says so and scrolls sideways
     steps = max(n["step"] for n in answer["nodes"]) + 1
-    places = page.evaluate("Object.values(document.querySelector('.ae-panel .ae-panel-body')._beam.place)")
-    assert len({round(x) for x, _ in places}) == steps + 1  # and the root
+    nodes = page.locator(".ae-beamtree .ae-beam-node")  # one button per hypothesis, over its box
+    assert nodes.count() == len(answer["nodes"]) - 1  # all but the root
+    columns = {round(nodes.nth(i).bounding_box()["x"]) for i in range(nodes.count())}
+    assert len(columns) == steps
     wide, shown = page.evaluate(
         "(() => { const s = document.querySelector('.ae-beamtree'); return [s.scrollWidth, s.clientWidth]; })()"
     )
     if wide > shown + 1:
         expect(page.locator(".ae-beam-scroll-note")).to_contain_text(f"All {steps} steps: scroll sideways")
     target = next(n for n in answer["nodes"] if n["step"] == 2 and n["status"] == "kept")
-    x, y = page.evaluate(f"document.querySelector('.ae-panel .ae-panel-body')._beam.place[{target['id']}]")
-    page.locator(".ae-beamtree canvas").click(position={"x": x, "y": y + 17})
+    named = f"Step 2: “{target['token']}”, log p {target['log_prob']:.2f}, kept"
+    page.get_by_role("button", name=named).first.click()
     path = path_of(answer["nodes"], target["id"])
     page.wait_for_function(f"window.aeViewer.trace.request.forced_ids.length === {len(path)}")
     assert page.evaluate("window.aeViewer.trace.request.forced_ids") == path and step_of(page) == len(path)

@@ -1,8 +1,9 @@
 // beamtree.js: beam search drawn as a tree, from the server's answer (explorer/app/probes.py). Each node is a
 // hypothesis the search looked at: its token and the path's cumulative log-probability; kept beams dark,
 // pruned candidates grey, finished ones (</s>) outlined green, the length-penalized winner's path in
-// vermillion. Columns are target positions. Clicking a node loads the trace of that hypothesis (its tokens
-// forced, the model greedy after them), so its attention can be stepped through.
+// vermillion. Columns are target positions. Each hypothesis is also a button over its box (named by its step, token,
+// log-probability and fate: reachable by Tab, read by a screen reader); pressing it loads the trace of that
+// hypothesis (its tokens forced, the model greedy after them), so its attention can be stepped through.
 import { COLORS } from "./colors.js";
 import { FAMILY, el, emit, fontSize, sizeCanvas } from "./dom.js";
 
@@ -20,8 +21,8 @@ export function beamPath(nodes, id) {
   return ids.reverse();
 }
 
-// Draw an answer ({nodes, winner, beam_size, alpha, translation}); a click on a node emits "ae-follow" with the
-// token ids of its path.
+// Draw an answer ({nodes, winner, beam_size, alpha, translation}); pressing a node's button emits "ae-follow" with
+// the token ids of its path.
 export function draw(div, a) {
   const nodes = a.nodes;
   // the steps' pitch: as wide as the panel allows, down to a node's width and a gap (then it scrolls sideways)
@@ -73,20 +74,28 @@ export function draw(div, a) {
     ctx.font = font - 3 + "px " + FAMILY;
     ctx.fillText(n.log_prob.toFixed(2), x, y + ROW / 2 + 8);
   });
-  canvas.addEventListener("click", (e) => {
-    const box = canvas.getBoundingClientRect();
-    const x = e.clientX - box.left, y = e.clientY - box.top;
-    const hit = nodes.find((n) => Math.abs(place[n.id][0] - x) <= HALF && y >= place[n.id][1] && y <= place[n.id][1] + ROW);
-    if (hit && hit.parent !== -1) emit(canvas, "ae-follow", { forced_ids: beamPath(nodes, hit.id) });
-  });
   canvas.setAttribute("aria-label", "Beam search tree: " + nodes.length + " hypotheses, beam size " + a.beam_size +
     ", winner “" + a.translation + "”.");
   const scroller = el("div", "ae-beamtree");
   scroller.appendChild(canvas);
+  nodes.forEach((n) => { // the root (<s>) is every path's start: nothing to follow
+    if (n.parent === -1) return;
+    const [x, y] = place[n.id];
+    const b = el("button", "ae-beam-node");
+    b.type = "button";
+    b.style.left = x - HALF + "px";
+    b.style.top = y + 3 + "px";
+    b.style.width = 2 * HALF + "px";
+    b.style.height = ROW - 6 + "px";
+    b.setAttribute("aria-label", "Step " + n.step + ": “" + n.token + "”, log p " + n.log_prob.toFixed(2) + ", " + n.status +
+      (winnerPath.has(n.id) ? ", on the winner's path" : "") + ". Step through this hypothesis.");
+    b.title = b.getAttribute("aria-label");
+    b.addEventListener("click", () => emit(b, "ae-follow", { forced_ids: beamPath(nodes, n.id) }));
+    scroller.appendChild(b);
+  });
   const steps = depth - 1, fits = width <= (div.clientWidth || 700);
   const note = fits ? "" : "All " + steps + " steps: scroll sideways for the later ones.";
   div.replaceChildren(
     el("div", "ae-panel-title", "Beam search tree (beam " + a.beam_size + ", α " + a.alpha + "): winner “" + a.translation + "”"),
     ...(note ? [el("div", "ae-panel-note ae-beam-scroll-note", note)] : []), scroller, el("div", "ae-caption", BEAM_CAPTION));
-  div._beam = { place: place, nodes: nodes }; // read by the browser tests
 }

@@ -1,0 +1,100 @@
+"""What a class's batch of new sentences costs the engine: `build_traces` on N sentences at once, other designs beside.
+
+    python -m bench.batch_trace [--refs REF ...] [--batch 32] [--repeat 5] [--rounds 3]
+
+In one process per design and round (this checkout, and each REF checked out into a temporary git worktree), the
+shipped model on 2 threads traces `--batch` distinct sentences together, as `TraceCache` batches a class's sentences,
+`--repeat` times. Reported per run: the mean time of `build_traces`, and of its teacher-forced pass (the recorded
+maps, and the logit lens where the design computes it). The designs alternate round by round, so a busy moment of
+the machine falls on all of them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def inner(batch: int, repeat: int) -> dict:
+    """Measure the design importable here (this checkout, or a worktree on sys.path)."""
+    import time
+
+    import torch
+
+    from explorer.app import SHIPPED_CHECKPOINT, schemas
+    from explorer.interpret import trace as traces
+    from explorer.interpret.handle import load_handle
+
+    torch.set_num_threads(2)
+    handle = load_handle(SHIPPED_CHECKPOINT)
+
+    def request(sentence: str):
+        if hasattr(schemas, "validate"):
+            return schemas.validate(schemas.TraceQuery, {"sentence": sentence}).to_request()
+        return schemas.TraceQuery(sentence=sentence).to_request()  # an older design's query model
+
+    sentences = [f"The student number {i} reads a long book about the old city." for i in range(batch)]
+    plans = [traces.plan_trace(handle, request(s)) for s in sentences]
+    traces.build_traces(handle, plans[:4])  # warm
+    forced = {"s": 0.0}
+    teacher_forced = traces._teacher_forced
+
+    def timed(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return teacher_forced(*args, **kwargs)
+        finally:
+            forced["s"] += time.perf_counter() - start
+
+    traces._teacher_forced = timed
+    start = time.perf_counter()
+    for _ in range(repeat):
+        traces.build_traces(handle, plans)
+    total = time.perf_counter() - start
+    return {"build_traces_ms": round(total / repeat * 1000), "teacher_forced_ms": round(forced["s"] / repeat * 1000)}
+
+
+def measure(checkout: Path, batch: int, repeat: int) -> dict:
+    # this file, loaded by path: an older checkout has its own bench/ without it; `explorer` is the checkout's
+    code = f"import sys, json, importlib.util; sys.path.insert(0, {str(checkout)!r}); "
+    code += f"spec = importlib.util.spec_from_file_location('batch_trace', {__file__!r}); "
+    code += "b = importlib.util.module_from_spec(spec); spec.loader.exec_module(b); "
+    code += f"print(json.dumps(b.inner({batch}, {repeat})))"
+    out = subprocess.run([sys.executable, "-c", code], cwd=checkout, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--refs", nargs="*", default=[])
+    parser.add_argument("--batch", type=int, default=32)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    designs, made = [("this checkout", ROOT)], []
+    try:
+        for ref in args.refs:
+            worktree = Path(tempfile.mkdtemp(prefix="batch-trace-"))
+            subprocess.run(["git", "worktree", "add", "--detach", str(worktree), ref], cwd=ROOT, check=True)
+            made.append(worktree)
+            designs.append((ref[:7], worktree))
+        rows = [(label, measure(path, args.batch, args.repeat)) for _ in range(args.rounds) for label, path in designs]
+    finally:
+        for worktree in made:
+            subprocess.run(["git", "worktree", "remove", "--force", str(worktree)], cwd=ROOT, check=False)
+            shutil.rmtree(worktree, ignore_errors=True)
+    print(f"| design | build_traces of {args.batch} ms | of which the teacher-forced pass ms |\n|---|---|---|")
+    for label, r in rows:
+        print(f"| {label} | {r['build_traces_ms']} | {r['teacher_forced_ms']} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
