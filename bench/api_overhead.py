@@ -17,7 +17,6 @@ import asyncio
 import json
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -73,13 +72,9 @@ def inner(n: int) -> dict:
 
 
 def measure(checkout: Path, n: int) -> dict:
-    # this file, loaded by path: an older checkout has its own bench/ without it; `explorer` is the checkout's
-    code = f"import sys, json, importlib.util; sys.path.insert(0, {str(checkout)!r}); "
-    code += f"spec = importlib.util.spec_from_file_location('api_overhead', {__file__!r}); "
-    code += "b = importlib.util.module_from_spec(spec); spec.loader.exec_module(b); "
-    code += f"print(json.dumps(b.inner({n})))"
-    out = subprocess.run([sys.executable, "-c", code], cwd=checkout, capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    from bench.common import in_checkout  # here, not at the top: the checkout measured runs this file too
+
+    return in_checkout(checkout, __file__, f"b.inner({n})")
 
 
 def main() -> int:

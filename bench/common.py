@@ -15,6 +15,8 @@ import os
 import platform
 import random
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -223,3 +225,14 @@ def write_json(args: argparse.Namespace, benchmark: str, results: dict) -> None:
         payload = {"benchmark": benchmark, "args": vars(args), "environment": environment(args), "results": results}
         Path(args.json).write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
         print(f"\nwrote {args.json}")
+
+
+def in_checkout(checkout: Path, script: str, call: str) -> dict:
+    """The JSON that `call` (an expression on `b`, the benchmark file `script` loaded by its path) prints, run in a
+    fresh process whose `explorer` is `checkout`'s: an older checkout has its own bench/ without the script."""
+    code = f"import sys, json, importlib.util; sys.path.insert(0, {str(checkout)!r}); "
+    code += f"spec = importlib.util.spec_from_file_location('bench_script', {script!r}); "
+    code += "b = importlib.util.module_from_spec(spec); spec.loader.exec_module(b); "
+    code += f"print(json.dumps({call}))"
+    out = subprocess.run([sys.executable, "-c", code], cwd=checkout, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
