@@ -271,6 +271,7 @@ def test_fastapis_own_openapi_document_names_what_the_routes_read_and_answer(cli
             "value_path": "ValuePathQuestion",
             "qk_space": "QKSpaceQuestion",
             "no_position": "NoPositionQuestion",
+            "lens": "LensQuestion",
         }.get(what, what.capitalize())
         assert post["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].endswith(answer.__name__)
         assert post["responses"]["400"]["content"]["application/json"]["schema"]["$ref"].endswith("Refusal")

@@ -1,5 +1,6 @@
-"""The logit lens view in headless Chromium at 1366x768: one row per decoder layer at the current step, drawn
-from the trace (no request), the chosen token outlined where a layer ranks it, following the step."""
+"""The logit lens view in headless Chromium at 1366x768: one row per decoder layer at the current step, from one
+answer of /ask/lens asked when the view opens (none while stepping), the chosen token outlined where a layer ranks
+it, following the step."""
 
 from __future__ import annotations
 
@@ -9,17 +10,19 @@ from browser_fixtures import shot
 pytestmark = pytest.mark.browser
 
 
-def test_the_lens_draws_each_layers_prediction_at_this_step_with_no_request(page):
+def test_the_lens_draws_each_layers_prediction_at_this_step_asked_once(page):
     from playwright.sync_api import expect
 
     asked = []
     page.on("request", lambda r: asked.append(r.url) if "/ae/api/" in r.url else None)
-    page.locator(".ae-view-tabs button", has_text="Logit lens").click()
+    with page.expect_response(lambda r: r.url.endswith("/ae/api/ask/lens")) as answered:
+        page.locator(".ae-view-tabs button", has_text="Logit lens").click()
+    lens = answered.value.json()
     page.wait_for_selector(".ae-lens .main-svg")
     page.evaluate("window.aeViewer.rendered")
     wire = page.evaluate("window.aeViewer.trace.wire")
     step = page.evaluate("window.aeViewer.state.step")
-    lens, chosen = wire["lens"], wire["steps"][step - 1]
+    chosen = wire["steps"][step - 1]
     rows = page.locator(".ae-lens .yaxislayer-above .ytick text").all_text_contents()
     assert rows == [f"layer {layer}" + (" (the output)" if layer == 1 else "") for layer in range(2)]
     cells = page.locator(".ae-lens text").all_text_contents()  # each cell's token and probability, as drawn
@@ -31,5 +34,5 @@ def test_the_lens_draws_each_layers_prediction_at_this_step_with_no_request(page
     expect(page.locator(".ae-lens .gtitle")).to_contain_text(f"step {step}")
     page.keyboard.press("ArrowRight")
     expect(page.locator(".ae-lens .gtitle")).to_contain_text(f"step {step + 1}")
-    assert asked == []  # the lens is part of the trace
+    assert [u for u in asked if "/ask/lens" in u] == asked and len(asked) == 1  # asked once; stepping asks nothing
     shot(page, "logit-lens")

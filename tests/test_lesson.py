@@ -30,8 +30,8 @@ def pct(p: float) -> str:
 class Expected:
     """What each stop must say, computed from the wire trace with numpy (the browser computes it in JavaScript)."""
 
-    def __init__(self, wire: dict):
-        self.w = wire
+    def __init__(self, wire: dict, lens: dict):
+        self.w, self.lens = wire, lens
         self.src, self.tgt = wire["source_tokens"], wire["target_tokens"]
         self.att = {kind: unpack(a) for kind, a in wire["attention"].items()}
         self.scores = unpack(wire["scores"]["decoder_self"])
@@ -108,7 +108,7 @@ class Expected:
             _, t, _ = self.clearest_step()
             means = self.att["cross"][:, :, t - 1].astype(np.float64).mean(axis=1)  # (layers, S)
             chosen = w["steps"][t - 1]["id"]
-            leads = [layer for layer, ids in enumerate(w["lens"]["top_ids"]) if ids[t - 1][0] == chosen]
+            leads = [layer for layer, ids in enumerate(self.lens["top_ids"]) if ids[t - 1][0] == chosen]
             decided = f"layer {leads[0]}" if leads else "no layer"
             return [
                 ", ".join(
@@ -132,17 +132,18 @@ def test_every_stop_quotes_this_traces_numbers_and_sets_its_view(browser, app_ur
     try:
         sentence = page.input_value("#sentence textarea")
         wire = httpx.get(f"{app_url}ae/api/trace", params={"sentence": sentence}, timeout=60).json()
-        expected = Expected(wire)
+        asked = {"trace": {"sentence": sentence}, "question": {"what": "lens"}}
+        expected = Expected(wire, httpx.post(f"{app_url}ae/api/ask/lens", json=asked, timeout=60).json())
         page.get_by_role("button", name="Lesson", exact=True).click()
         views = []
         for stop in range(1, N_STOPS + 1):
             if stop > 1:
                 page.keyboard.press("ArrowRight")  # → moves through the stops while the lesson is open
             expect(page.locator(".ae-lesson-title")).to_contain_text(f"Lesson {stop} / {N_STOPS}")
+            for needle in expected.sentences(stop):  # a stop that asks the server says it again when answered
+                expect(page.locator(".ae-lesson-text")).to_contain_text(needle)
             text = lesson_text(page)
             assert len(page.locator(".ae-lesson-text p").all()) >= 1 and "undefined" not in text and "NaN" not in text
-            for needle in expected.sentences(stop):
-                assert needle in text, (stop, needle, text)
             views.append(page.locator(".ae-view-tabs .ae-on").text_content())
             box = page.locator(".ae-lesson").bounding_box()
             assert box["y"] + box["height"] <= 768 and box["width"] <= 1366, (stop, box)  # on the projector's screen

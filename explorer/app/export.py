@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..interpret.lens import Lens
 from ..interpret.request import UserError, shown
 from ..interpret.trace import DecodeTrace
 from ..model.config import ATTENTION_KINDS
 from .limits import number
 
 
-def attention_arrays(trace: DecodeTrace, step) -> dict[str, np.ndarray]:
+def attention_arrays(trace: DecodeTrace, step, lens: Lens | None = None) -> dict[str, np.ndarray]:
     """Every attention map of a trace cut to `step` (rows 0..step-1 of the decoder), with its tokens."""
     T = len(trace.steps)
     value = number(step, "Step")
@@ -27,10 +28,10 @@ def attention_arrays(trace: DecodeTrace, step) -> dict[str, np.ndarray]:
     arrays["target_tokens"] = np.array(trace.target_tokens[:step], dtype=str)
     arrays["target_ids"] = np.array(trace.target_ids[:step], dtype=np.int64)
     arrays["decoder_input_tokens"] = np.array(trace.decoder_input_tokens[:step], dtype=str)
-    if trace.lens is not None:  # the logit lens up to the step: (Ld, step, k) top ids and probabilities, (Ld, step)
-        arrays["lens_top_ids"] = trace.lens.top_ids[:, :step].astype(np.int64)
-        arrays["lens_top_probs"] = trace.lens.top_probs[:, :step].astype(np.float32)
-        arrays["lens_chosen_prob"] = trace.lens.chosen[:, :step].astype(np.float32)
+    if lens is not None:  # the logit lens up to the step: (Ld, step, k) top ids and probabilities, (Ld, step)
+        arrays["lens_top_ids"] = lens.top_ids[:, :step].astype(np.int64)
+        arrays["lens_top_probs"] = lens.top_probs[:, :step].astype(np.float32)
+        arrays["lens_chosen_prob"] = lens.chosen[:, :step].astype(np.float32)
     arrays["source_text"] = np.array(trace.request.sentence)
     arrays["step"] = np.array(step)
     return arrays

@@ -8,7 +8,7 @@ is FastAPI's own, at `/ae/api/openapi.json` (and `/ae/api/docs`).
   names are the same), so identical requests share one cache entry and one ETag; a hit is sent from the bytes the
   cache compressed when it computed the trace. Misses are batched (`TraceCache`).
 - `GET /translate?sentence=...`: the greedy translation (a trace, cached and batched the same way).
-- `POST /ask/{explain,heads,attribution,beam_tree,compare,maskless,value_path,qk_space,no_position}`: a
+- `POST /ask/{explain,heads,attribution,beam_tree,compare,maskless,value_path,qk_space,no_position,lens}`: a
   question about a trace -> its answer.
 - `GET /npz?...&step=N`: the attention tensors up to step N, as a .npz download, made in memory.
 - `GET /positional?positions=N`: the model's positional-encoding table.
@@ -42,6 +42,7 @@ from .encoded import Encoded
 from .export import attention_arrays
 from .models import ModelRegistry
 from .positional import positional_table
+from .probes import trace_lens
 from .refusals import REFUSED, Limited, unrouted
 from .rooms import Rooms
 from .schemas import ANSWERS, ASKS, NpzQuery, Positional, PositionalQuery, TraceQuery, Translation, Upload, Wire
@@ -108,7 +109,8 @@ def build_api(models: ModelRegistry, timelapse: TimeLapse | None = None, rooms: 
         """The attention tensors of a trace up to `step`, as a numpy .npz download."""
         handle = models.get(query.model)
         traced = await run_in_threadpool(models.traced, handle, query.to_request())
-        arrays = attention_arrays(traced.trace, query.step)
+        lens = await run_in_threadpool(trace_lens, handle, traced.trace)
+        arrays = attention_arrays(traced.trace, query.step, lens)
         buffer = io.BytesIO()
         np.savez_compressed(buffer, **arrays)
         name = f"attention_step{int(arrays['step'])}.npz"

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..interpret.attribution import METHODS, attribute, rank_correlation
 from ..interpret.decoding import beam_search
 from ..interpret.explain import explain_cell
 from ..interpret.handle import ModelHandle
 from ..interpret.head_importance import head_importance
+from ..interpret.lens import Lens, lens_of
 from ..interpret.no_position import without_position
 from ..interpret.qk_space import qk_space
 from ..interpret.request import TraceRequest, UserError, shown
@@ -31,6 +34,7 @@ from .schemas import (
     Attribution,
     BeamTree,
     Explain,
+    LensQuestion,
     Maskless,
     NoPositionQuestion,
     QKSpaceQuestion,
@@ -60,6 +64,8 @@ def answer(handle: ModelHandle, trace: DecodeTrace, question: Question) -> dict:
         return out | _qk_space(handle, trace, question, ablation)
     if isinstance(question, NoPositionQuestion):
         return out | _no_position(handle, trace)
+    if isinstance(question, LensQuestion):
+        return out | lens_lists(trace_lens(handle, trace), handle)
     return out | _heads(handle, trace, request)
 
 
@@ -236,6 +242,22 @@ def _beam_tree(handle: ModelHandle, request: TraceRequest, trace: DecodeTrace, a
             }
             for n, piece in zip(nodes, pieces)
         ],
+    }
+
+
+def trace_lens(handle: ModelHandle, trace: DecodeTrace) -> Lens:
+    """The logit lens of `trace`: its decode's chosen tokens, with its switched-off heads."""
+    return lens_of(handle.model, trace.source_ids, trace.target_ids, _ablation(handle, trace.request))
+
+
+def lens_lists(lens: Lens, handle: ModelHandle) -> dict:
+    """The logit lens as plain lists ([layer][step][rank]): small, layers × steps × LENS_TOP."""
+    pieces = handle.tokenizer.pieces
+    return {
+        "top_tokens": [[pieces(ids) for ids in layer.tolist()] for layer in lens.top_ids],
+        "top_ids": lens.top_ids.tolist(),
+        "top_probs": np.round(lens.top_probs.astype(np.float64), 4).tolist(),
+        "chosen": np.round(lens.chosen.astype(np.float64), 4).tolist(),
     }
 
 

@@ -188,9 +188,16 @@ class Maskless(Strict):
     what: Literal["maskless"] = "maskless"
 
 
+class LensQuestion(Strict):
+    """The logit lens: what each decoder layer would predict at each step if decoding stopped there."""
+
+    what: Literal["lens"] = "lens"
+
+
 # every question the viewer asks, once: the union FastAPI validates, the routes (`ASKS`) and their names derive from it
 QUESTION_KINDS = (
-    Explain, Heads, Attribution, BeamTree, Compare, Maskless, ValuePathQuestion, QKSpaceQuestion, NoPositionQuestion
+    Explain, Heads, Attribution, BeamTree, Compare, Maskless, ValuePathQuestion, QKSpaceQuestion, NoPositionQuestion,
+    LensQuestion,
 )  # fmt: skip
 Question = Annotated[Union[QUESTION_KINDS], Field(discriminator="what")]  # noqa: UP007 - a union of a tuple
 QUESTIONS = tuple(kind.model_fields["what"].default for kind in QUESTION_KINDS)
@@ -386,7 +393,7 @@ class Wire(Sent):
     attention: dict[Kind, WireArray]  # (L, H, queries, keys) per kind
     scores: dict[Literal["decoder_self"], WireArray]  # q·k/√d_k, teacher-forced, the future included
     rollout: dict[Literal["encoder_self", "cross"], WireArray]
-    lens: WireLens | None = None  # None in traces recorded before the lens existed (a checkpoint's time-lapse)
+    lens: WireLens | None = None  # only in a time-lapse trace recorded with it: the lens is asked for (/ask/lens)
     gold: WireGold | None = None  # None for a sentence without a hand alignment
 
 
@@ -544,6 +551,10 @@ class NoPositionAnswer(Sent):
     translations: dict[Literal["with", "without", "reversed_without"], str]
 
 
+class LensAnswer(WireLens):
+    what: Literal["lens"]
+
+
 class Refusal(Sent):
     """Any route's answer to a request it refuses: one sentence that names the value."""
 
@@ -558,6 +569,7 @@ ANSWERS = {
     "compare": CompareAnswer,
     "maskless": MasklessAnswer,
     "value_path": ValuePathAnswer,
+    "lens": LensAnswer,
     "qk_space": QKSpaceAnswer,
     "no_position": NoPositionAnswer,
 }

@@ -104,24 +104,9 @@ def to_wire(trace: DecodeTrace, handle: ModelHandle) -> dict:
             "cross": pack_weights(trace.cross),
         },
         "scores": {"decoder_self": pack_scores(trace.decoder_self_scores)},
-        "lens": _lens(trace, handle),
         "gold": gold_of(trace, handle),
         "rollout": {  # explorer.interpret.rollout: (Le, S, S) after each encoder layer; (Ld, T, S) per decoder layer
             "encoder_self": pack_weights(encoder_rollout(trace.encoder_self)),
             "cross": pack_weights(cross_rollout(trace.cross, trace.encoder_self)),
         },
-    }
-
-
-def _lens(trace: DecodeTrace, handle: ModelHandle) -> dict | None:
-    """The logit lens as plain lists ([layer][step][rank]): small, layers × steps × LENS_TOP."""
-    lens = trace.lens
-    if lens is None:
-        return None
-    pieces = handle.tokenizer.pieces
-    return {
-        "top_tokens": [[pieces(ids) for ids in layer.tolist()] for layer in lens.top_ids],
-        "top_ids": lens.top_ids.tolist(),
-        "top_probs": np.round(lens.top_probs.astype(np.float64), 4).tolist(),
-        "chosen": np.round(lens.chosen.astype(np.float64), 4).tolist(),
     }

@@ -7,8 +7,11 @@ LayerNorm and the tied output projection, as the last layer's does, and a softma
 
 The last layer's lens is the model's own next-token distribution. A class sees at which layer the model "decides":
 the layer from which the finally chosen token leads. `LayerOutputs` records the layers' outputs by forward hooks
-(only its own thread's calls, like `AttentionRecorder`); `lenses` reduces them to what the trace keeps: the top
-tokens of each layer at each step and the probability of the token chosen there.
+(only its own thread's calls, like `AttentionRecorder`); `lenses` reduces them to what is shown: the top tokens of
+each layer at each step and the probability of the token chosen there. `lens_of` is one decode's lens, from one
+teacher-forced pass over its chosen tokens: it is asked for when its view opens (`/ae/api/ask/lens`), not computed
+with every trace, where its vocabulary projections cost a class's batched decode a quarter more
+(bench/batch_trace.py).
 """
 
 from __future__ import annotations
@@ -20,7 +23,9 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ..model.transformer import Transformer
+from ..model.config import BOS_ID
+from ..model.transformer import Ablation, Transformer, evaluating
+from .hooks import pad_batch
 
 LENS_TOP = 5  # tokens kept per layer and step
 
@@ -64,6 +69,17 @@ class Lens:
     top_ids: np.ndarray  # (Ld, T, LENS_TOP) int
     top_probs: np.ndarray  # (Ld, T, LENS_TOP)
     chosen: np.ndarray  # (Ld, T)
+
+
+@torch.no_grad()
+def lens_of(model: Transformer, source_ids: list[int], target_ids: list[int], ablation: Ablation | None = None) -> Lens:
+    """The lens of one decode (its source and chosen tokens, with its switched-off heads): one teacher-forced pass,
+    as the trace's maps were recorded."""
+    device = next(model.parameters()).device
+    with evaluating(model), LayerOutputs(model) as layers:
+        logits = model(pad_batch([source_ids], device), pad_batch([[BOS_ID] + target_ids[:-1]], device), ablation)
+    hidden = [layers.outputs[i] for i in range(len(model.decoder.layers))]
+    return lenses(model, hidden, logits, [list(target_ids)])[0]
 
 
 @torch.no_grad()

@@ -10,8 +10,6 @@ teacher-forced pass over the chosen tokens, and stacks them into `DecodeTrace`s:
     cross                (Ld, H, T, S)  row i = step i's query over the source
     decoder_self_scores  (Ld, H, T, T)  q·k/√Dh before the mask: its lower triangle is what each step
                                         computed, its upper triangle the future that the mask removes
-    lens                 (Ld, T, ...)   the logit lens: each decoder layer's top tokens at each step, and the
-                                        probability it gives the token chosen there (lens.py)
 
 The teacher-forced pass equals the stepwise decode (`Stepper`) because the decoder is causal; the tests
 hold the trace to the stepper's rows and probabilities.
@@ -40,7 +38,6 @@ from .decoding import (
 )
 from .handle import ModelHandle
 from .hooks import record
-from .lens import LayerOutputs, Lens, lenses
 from .request import TOP_CANDIDATES, TraceRequest, UserError
 
 
@@ -84,7 +81,6 @@ class DecodeTrace:
     finished: str  # "eos" or "length"
     notes: list[str] = field(default_factory=list)
     beams: list[TraceBeam] = field(default_factory=list)
-    lens: Lens | None = None  # the logit lens: what each decoder layer would predict at each step (lens.py)
 
     @property
     def target_tokens(self) -> list[str]:
@@ -220,15 +216,12 @@ def _by_ablation(plans: list[TracePlan], indices) -> list[list[int]]:
 
 def _teacher_forced(model, plans: list[TracePlan], targets: list[list[int]]):
     """One recorded pass over every plan's decoder inputs; per plan its unpadded maps and logits."""
-    with LayerOutputs(model) as layers:  # the decoder layers' outputs, for the logit lens
-        maps, logits = record(
-            model,
-            [p.source.ids for p in plans],
-            [[BOS_ID] + ids[:-1] for ids in targets],
-            ablation=plans[0].ablation(model.config),
-        )
-    hidden = [layers.outputs[i] for i in range(len(model.decoder.layers))]  # (B, T, D) each
-    lensed = lenses(model, hidden, logits, targets)
+    maps, logits = record(
+        model,
+        [p.source.ids for p in plans],
+        [[BOS_ID] + ids[:-1] for ids in targets],
+        ablation=plans[0].ablation(model.config),
+    )
     out = []
     for b, (p, ids) in enumerate(zip(plans, targets)):
         S, T = len(p.source.ids), len(ids)
@@ -237,7 +230,6 @@ def _teacher_forced(model, plans: list[TracePlan], targets: list[list[int]]):
             kind: torch.stack([w[b, :, :q, :k] for w in maps.weights[kind]]).numpy() for kind, (q, k) in sizes.items()
         }
         arrays["decoder_self_scores"] = torch.stack([s[b, :, :T, :T] for s in maps.scores["decoder_self"]]).numpy()
-        arrays["lens"] = lensed[b]
         out.append((arrays, logits[b, :T]))
     return out
 
@@ -290,5 +282,4 @@ def _trace(plan: TracePlan, tokenizer, steps: list[TraceStep], maps: dict, notes
         finished,
         notes,
         beams,
-        maps["lens"],
     )

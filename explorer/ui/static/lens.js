@@ -1,8 +1,9 @@
 // lens.js: the logit lens, at which layer the model "decides". At the current step, one row per decoder layer: what
 // that layer's output would predict if decoding stopped there (through the final LayerNorm and the tied output
 // projection): its five most probable tokens (#1..#5), and, in the last column ("chosen"), the probability it gives
-// the token finally chosen. The last layer's row is the model's own distribution. The numbers are part of the trace (the server's
-// teacher-forced pass, explorer/interpret/lens.py); drawing them asks nothing.
+// the token finally chosen. The last layer's row is the model's own distribution. The numbers are the server's answer
+// to /ask/lens (one teacher-forced pass, explorer/interpret/lens.py), asked once per trace when the view first opens;
+// stepping then asks nothing. The answer is kept with the trace, so the lesson and an exported page read it too.
 import { COLORS } from "./colors.js";
 import { escape, fontSize } from "./dom.js";
 import { drawMessage, layout, plotPng, react } from "./plot.js";
@@ -13,8 +14,9 @@ const CAPTION = "Each decoder layer's output, read as if it were the last: throu
 
 function draw(div, context, state) {
   const trace = context.trace, t = state.step, font = fontSize(), height = state.height;
-  const lens = trace.wire.lens;
-  if (!lens) return drawMessage(div, "This trace was recorded without the logit lens (an older training time-lapse).", height);
+  const lens = trace.wire.lens || context.ask({ what: "lens" });
+  if (!lens || lens.error) return drawMessage(div, lens ? lens.error : "Asking the server for the logit lens…", height);
+  trace.wire.lens = lens; // kept with the trace it is about
   if (t === 0) return drawMessage(div, "No step yet: press → (Next) to see what each layer would predict.", height);
   const L = lens.top_probs.length, K = lens.top_probs[0][0].length, chosen = trace.steps[t - 1];
   const rows = [...Array(L).keys()].map((l) => "layer " + l + (l === L - 1 ? " (the output)" : ""));

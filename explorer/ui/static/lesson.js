@@ -54,10 +54,13 @@ function strongestEncoderLink(trace) {
   return best;
 }
 
-// The first decoder layer whose logit lens ranks the chosen token first at `step` ("no layer": none does).
-function decidedAt(trace, step) {
-  const lens = trace.wire.lens;
-  if (!lens) return "not recorded in this trace";
+// The first decoder layer whose logit lens ranks the chosen token first at `step` ("no layer": none does); the lens
+// is asked for (`ask`) when the trace does not hold it yet, and the stop is said again when it arrives.
+function decidedAt(trace, step, ask) {
+  const lens = trace.wire.lens || ask({ what: "lens" });
+  if (!lens) return "… (asking the server)";
+  if (lens.error) return "not known here (" + lens.error + ")";
+  trace.wire.lens = lens;
   const id = trace.steps[step - 1].id;
   const layer = lens.top_ids.findIndex((layerIds) => layerIds[step - 1][0] === id);
   return layer < 0 ? "no layer (it was sampled or forced)" : "layer " + layer;
@@ -70,7 +73,8 @@ function lessonHead(trace) {
 }
 
 // Each stop: its title, the view it sets (`view(trace)`, merged into the store) and its sentences (`say(trace,
-// state)`: an array of strings, each built from this trace's numbers).
+// state, ask)`: an array of strings, each built from this trace's numbers; `ask(question)` is the viewer's answer
+// to a question about the trace, null while it is asked).
 export const STOPS = [
   {
     title: "The sentence as word pieces",
@@ -218,7 +222,7 @@ export const STOPS = [
     view(t, s) {
       return { view: "heatmap", kind: "cross", layer: t.nLayers("cross") - 1, head: "mean", step: Math.max(1, s.step) };
     },
-    say(t, s) {
+    say(t, s, ask) {
       const step = Math.max(1, s.step);
       const per = [...Array(t.nLayers("cross")).keys()].map((layer) => {
         const row = t.meanOfHeads("cross", layer, step)[step - 1];
@@ -230,7 +234,7 @@ export const STOPS = [
           "of the German so far.",
         "At step " + step + " the mean of the heads looks most at " + per.join(", ") + " (L cycles the layers).",
         "The view “Logit lens” reads every decoder layer as if it were the last: at step " + step + ", the layer from which " +
-          quote(t.targetTokens[step - 1]) + " leads is " + decidedAt(t, step) + ".",
+          quote(t.targetTokens[step - 1]) + " leads is " + decidedAt(t, step, ask) + ".",
       ];
     },
   },
@@ -286,7 +290,7 @@ export class Lesson {
     head.children[1].disabled = s.lesson === 1;
     head.children[2].disabled = s.lesson === STOPS.length;
     const text = el("div", "ae-lesson-text");
-    stop.say(t, s).forEach((sentence) => text.appendChild(el("p", "", sentence)));
+    stop.say(t, s, (question) => this.viewer.viewAnswer(question)).forEach((sentence) => text.appendChild(el("p", "", sentence)));
     this.bar.replaceChildren(head, text);
   }
 }
