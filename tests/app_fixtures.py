@@ -39,7 +39,7 @@ EXTRA_TOKENIZER_TEXT = [
     "<script>alert(1)</script> <b>bold</b>",
     '<img src=x onerror=alert(1)> "quoted" & [brackets] {braces}',
 ]
-READY = {}  # filled by app_url: {"seconds": ..., "url": ...}; printed in the terminal summary
+READY = {}  # filled by app_server: {"seconds": ..., "url": ..., "log": ...}; printed in the terminal summary
 
 
 def build_tiny_checkpoint(directory: Path) -> Path:
@@ -168,7 +168,7 @@ def app_server(tiny_checkpoint, tmp_path_factory):
     url = f"http://127.0.0.1:{port}/"
     proc, log_path = run_app(tiny_checkpoint, port, tmp_path_factory.mktemp("applog"))
     seconds = wait_until_ready(proc, url, log_path)
-    READY.update(seconds=seconds, url=url)
+    READY.update(seconds=seconds, url=url, log=str(log_path))
     print(f"\napp ready at {url} after {seconds:.1f} s")
     try:
         yield url, proc
@@ -179,6 +179,12 @@ def app_server(tiny_checkpoint, tmp_path_factory):
 @pytest.fixture(scope="session")
 def app_url(app_server):
     return app_server[0]
+
+
+@pytest.fixture(scope="session")
+def app_log(app_server) -> Path:
+    """The shared app's output (stdout and stderr), as a file that grows while the tests run."""
+    return Path(READY["log"])
 
 
 @pytest.fixture

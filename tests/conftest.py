@@ -73,6 +73,7 @@ from app_fixtures import (  # noqa: E402,F401
     READY,
     api,
     api_client,
+    app_log,
     app_server,
     app_url,
     make_api,

@@ -17,6 +17,12 @@ from raw_api import call_raw, get_json
 
 pytestmark = pytest.mark.slow  # one real server (shared with test_app_api.py), a few hundred requests
 
+
+@pytest.fixture(scope="module", autouse=True)
+def log_before(app_log):
+    """How long the shared app's log was before this module's requests (what they add is read at the end)."""
+    return app_log.stat().st_size
+
 GENERIC = ("has raised an exception", "Something went wrong")
 # raw JSON literals (what a script can send; gradio_client itself refuses NaN and Infinity) -> what the message quotes
 MALFORMED = {
@@ -184,3 +190,10 @@ def test_a_call_with_too_few_values_is_told_how_many_it_takes(app_url):
         assert kind == "error" and f"This call sent 0 values; it takes {count}." in str(data), (api, kind, data)
     kind, data = call_raw(app_url, "/choose_model", ["false"], session="few-healthy")
     assert kind == "complete" and data[0].startswith("Exploring")
+
+
+def test_no_malformed_request_left_a_traceback_or_a_500_in_the_log(app_log, log_before):
+    """Issue 37: every malformed request above was refused in words; none reached the log as a failure. (Last in
+    this module: it reads what the module's requests added to the shared server's log.)"""
+    added = app_log.read_bytes()[log_before:].decode(errors="replace")
+    assert "Traceback" not in added and " 500 " not in added and "Something went wrong" not in added, added[-3000:]
