@@ -23,6 +23,7 @@ def log_before(app_log):
     """How long the shared app's log was before this module's requests (what they add is read at the end)."""
     return app_log.stat().st_size
 
+
 GENERIC = ("has raised an exception", "Something went wrong")
 # raw JSON literals (what a script can send; gradio_client itself refuses NaN and Infinity) -> what the message quotes
 MALFORMED = {
