@@ -346,7 +346,7 @@ def test_every_plain_route_answers_any_malformed_body_or_header_in_words_never_a
     created = client.post("/ae/api/room", content=b"{}")
     assert created.status_code == 200, created.text[:200]
     code = created.json()["code"]
-    posts = [f"/ae/api/ask/{what}" for what in QUESTIONS] + ["/ae/api/room"]
+    posts = [f"/ae/api/ask/{what}" for what in QUESTIONS] + ["/ae/api/room", "/ae/api/uploads"]
     posts += [f"/ae/api/room/{code}/{action}" for action in ("view", "question", "reveal", "end", "answer")]
     failures = []
     for path in posts:
@@ -369,6 +369,8 @@ def test_every_plain_route_answers_any_malformed_body_or_header_in_words_never_a
             answer = client.get(path + query, headers={"x-ae-client": "ñ 学生".encode()})
             if answer.status_code >= 500:
                 failures.append(f"GET {path}{query[:30]}: {answer.status_code} {answer.text[:100]}")
+    documented = {path for path, ops in client.get("/ae/api/openapi.json").json()["paths"].items() if "post" in ops}
+    assert {p.replace(code, "{code}").removeprefix("/ae/api") for p in posts} == documented  # every POST route
     assert not failures, "\n".join(failures[:20])
     logged = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
     assert logged == [], logged[:5]
