@@ -15,7 +15,7 @@ export function mount(element) {
   input.id = "train-file";
   const label = el("label", "ae-upload-label", "TSV file (English TAB German per line)");
   label.htmlFor = input.id;
-  const said = el("output", "ae-upload-said", "No file chosen: the run trains on the bundled mini corpus unless you upload one.");
+  const said = el("output", "ae-upload-said", "No file chosen yet.");
   said.id = "train-file-said";
   element.replaceChildren(label, input, said);
   input.addEventListener("change", () => {
