@@ -96,6 +96,13 @@ def test_the_time_lapse_reads_back_every_example_at_every_step(checkpoint):
     final = recorded["points"][-1]["traces"][0]
     assert final["model"]["fingerprint"] == handle.fingerprint  # the last point is the model itself
     assert recorded["points"][0]["traces"][0]["model"]["fingerprint"] != handle.fingerprint
+    for point in recorded["points"]:  # each point carries its own model's logit lens (the server's is the final's)
+        for trace in point["traces"]:
+            last = trace["lens"]["top_probs"][-1]  # the last layer's lens is that model's own distribution
+            assert len(last) == len(trace["steps"])
+            assert all(abs(row[0] - step["top"][0]["prob"]) <= 1e-4 for row, step in zip(last, trace["steps"]))
+    first, final_lens = recorded["points"][0]["traces"][0]["lens"], final["lens"]
+    assert first["top_probs"] != final_lens["top_probs"]
     lapse = timelapse.TimeLapse(recorded)
     assert lapse.settings() == {"sentences": TIMELAPSE_SENTENCES, "steps": [10, 20, 21]}
     assert json.loads(lapse.encoded[TIMELAPSE_SENTENCES[1]].bodies[b"identity"])["steps"] == [10, 20, 21]

@@ -393,7 +393,7 @@ class Wire(Sent):
     attention: dict[Kind, WireArray]  # (L, H, queries, keys) per kind
     scores: dict[Literal["decoder_self"], WireArray]  # q·k/√d_k, teacher-forced, the future included
     rollout: dict[Literal["encoder_self", "cross"], WireArray]
-    lens: WireLens | None = None  # only in a time-lapse trace recorded with it: the lens is asked for (/ask/lens)
+    lens: WireLens | None = None  # a time-lapse point's own (the server's /ask/lens reads the final model); else asked
     gold: WireGold | None = None  # None for a sentence without a hand alignment
 
 

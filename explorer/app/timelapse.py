@@ -29,6 +29,7 @@ from ..interpret.trace import build_traces, plan_trace
 from ..model.checkpoint import CheckpointError
 from .encoded import Encoded
 from .examples import EXAMPLES
+from .probes import lens_lists, trace_lens
 from .schemas import trace_request
 from .wire import to_wire
 
@@ -58,7 +59,11 @@ def build(checkpoint: str | Path, snapshots: str | Path, sentences: list[str]) -
             model.load_state_dict({k: v.float() for k, v in load_file(str(path)).items()})
             handle = replace(final, model=model, fingerprint=fingerprint(model, final.tokenizer))
         traces = build_traces(handle, [plan_trace(handle, r) for r in requests])
-        wires = [to_wire(t, handle) | {"model_key": "shipped"} for t in traces]
+        # each point's own logit lens goes with its traces: the server's /ask/lens would read the final model's
+        wires = [
+            to_wire(t, handle) | {"model_key": "shipped", "lens": lens_lists(trace_lens(handle, t), handle)}
+            for t in traces
+        ]
         points.append({"step": step, "outputs": [w["outputs"][-1] for w in wires], "traces": wires})
         print(f"step {step}: " + " | ".join(w["outputs"][-1] for w in wires[:3]), flush=True)
     return {"version": VERSION, "fingerprint": final.fingerprint, "sentences": sentences, "points": points}

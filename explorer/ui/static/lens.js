@@ -3,7 +3,8 @@
 // projection): its five most probable tokens (#1..#5), and, in the last column ("chosen"), the probability it gives
 // the token finally chosen. The last layer's row is the model's own distribution. The numbers are the server's answer
 // to /ask/lens (one teacher-forced pass, explorer/interpret/lens.py), asked once per trace when the view first opens;
-// stepping then asks nothing. The answer is kept with the trace, so the lesson and an exported page read it too.
+// stepping then asks nothing. The answer is kept with the trace, so the lesson and an exported page read it too. A
+// time-lapse point's trace carries its own lens (its model's, not the final one the server would read).
 import { COLORS } from "./colors.js";
 import { escape, fontSize } from "./dom.js";
 import { drawMessage, layout, plotPng, react } from "./plot.js";
