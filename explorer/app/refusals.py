@@ -3,8 +3,7 @@
 A refusal is a 4xx `{"error": message}` (`schemas.Refusal`) that names the value: from FastAPI's validation, a
 `UserError` (with its own `status` where it has one) or the router's 404/405. A bug is logged with its traceback
 and answered 500 with a generic message; the server goes on. A `Limited` route also takes the one limiter's turn
-for its caller (`fairness.py`): around the route itself, at no cost beyond the count, where a FastAPI dependency
-with `yield` cost each request a third of its time on this path (bench/api_overhead.py).
+for its caller (`fairness.py`), around the route itself rather than as a FastAPI dependency with `yield`.
 """
 
 from __future__ import annotations

@@ -88,7 +88,7 @@ def lenses(
 ) -> list[Lens]:
     """The lens of each sentence of a batch: `hidden` is each decoder layer's output (B, T, D), `logits` the model's
     own (B, T, V), which are the last layer's lens (not computed twice), `chosen_ids` each sentence's chosen tokens.
-    One projection per layer for the whole batch: per sentence, it cost a class's batched decode 60% more."""
+    One vocabulary projection per earlier layer for the whole batch."""
     width = logits.size(1)
     index = torch.tensor([ids + [0] * (width - len(ids)) for ids in chosen_ids], device=logits.device)[..., None]
     top_ids, top_probs, chosen = [], [], []

@@ -71,8 +71,8 @@ def settle_heap() -> None:
     """Move what start-up made (torch, Gradio, the model, every module) out of the garbage collector's sight.
 
     None of it is ever garbage, yet each full collection walked all of it: with the API's modules loaded, a request
-    that does nothing cost 142 µs instead of 110 (`bench/api_overhead.py`, its no-op floor). `gc.freeze` leaves the
-    collector only what requests make."""
+    that does nothing cost 183–187 µs of CPU instead of 130–131 (`bench/api_overhead.py`, its no-op floor).
+    `gc.freeze` leaves the collector only what requests make."""
     gc.collect()
     gc.freeze()
 
