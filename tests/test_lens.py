@@ -1,6 +1,6 @@
 """The logit lens (explorer/interpret/lens.py): asked for, not part of every trace; its last layer is the model's own
-next-token distribution, its earlier layers are read through the same final LayerNorm and output projection, a
-batch's lenses equal each sentence's own, and it is the answer to /ask/lens and part of the .npz."""
+next-token distribution, its earlier layers are read through the same final LayerNorm and output projection, and it
+is the answer to /ask/lens and part of the .npz."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from explorer.app.probes import answer, trace_lens
 from explorer.app.schemas import ANSWERS, LensQuestion, Wire, trace_request
 from explorer.app.wire import to_wire
 from explorer.interpret.hooks import record
-from explorer.interpret.lens import LENS_TOP, LayerOutputs, lenses
+from explorer.interpret.lens import LENS_TOP, LayerOutputs
 from explorer.interpret.trace import build_trace
 from explorer.model.config import BOS_ID
 
@@ -43,21 +43,6 @@ def test_an_earlier_layer_is_read_through_the_final_norm_and_the_tied_projection
     lens = trace_lens(mini_handle, trace)
     np.testing.assert_allclose(lens.chosen[0], expected, atol=1e-6)
     assert not np.allclose(lens.chosen[0], lens.chosen[1])  # layer 0 reads differently from the output
-
-
-def test_a_batchs_lenses_are_each_sentences_own(mini_handle):
-    """`lenses` pads a batch to its longest target: each sentence's rows are its own, whatever else is in the batch."""
-    model = mini_handle.model
-    traces = [build_trace(mini_handle, trace_request(t)) for t in (TEXT, "A cat.", "The old man reads a long book.")]
-    sources, targets = [t.source_ids for t in traces], [t.target_ids for t in traces]
-    with LayerOutputs(model) as layers:
-        _, logits = record(model, sources, [[BOS_ID] + ids[:-1] for ids in targets])
-    batch = lenses(model, [layers.outputs[i] for i in range(2)], logits, targets)
-    for trace, together in zip(traces, batch, strict=True):
-        alone = trace_lens(mini_handle, trace)
-        assert together.top_ids.tolist() == alone.top_ids.tolist()
-        np.testing.assert_allclose(together.top_probs, alone.top_probs, atol=1e-5)
-        np.testing.assert_allclose(together.chosen, alone.chosen, atol=1e-5)
 
 
 def test_the_lens_is_an_answer_not_part_of_the_trace_and_is_in_the_npz(mini_handle):

@@ -7,11 +7,10 @@ LayerNorm and the tied output projection, as the last layer's does, and a softma
 
 The last layer's lens is the model's own next-token distribution. A class sees at which layer the model "decides":
 the layer from which the finally chosen token leads. `LayerOutputs` records the layers' outputs by forward hooks
-(only its own thread's calls, like `AttentionRecorder`); `lenses` reduces them to what is shown: the top tokens of
-each layer at each step and the probability of the token chosen there. `lens_of` is one decode's lens, from one
-teacher-forced pass over its chosen tokens: it is asked for when its view opens (`/ae/api/ask/lens`), not computed
-with every trace, where its vocabulary projections cost a class's batched decode a quarter more
-(bench/batch_trace.py).
+(only its own thread's calls, like `AttentionRecorder`). `lens_of` is one decode's lens, from one teacher-forced
+pass over its chosen tokens, reduced to what is shown: the top tokens of each layer at each step and the probability
+of the token chosen there. It is asked for when its view opens (`/ae/api/ask/lens`), not computed with every trace,
+where its vocabulary projections cost a class's batched decode a quarter more (bench/batch_trace.py).
 """
 
 from __future__ import annotations
@@ -72,37 +71,27 @@ class Lens:
 
 
 @torch.no_grad()
-def lens_of(model: Transformer, source_ids: list[int], target_ids: list[int], ablation: Ablation | None = None) -> Lens:
+def lens_of(
+    model: Transformer,
+    source_ids: list[int],
+    target_ids: list[int],
+    ablation: Ablation | None = None,
+    k: int = LENS_TOP,
+) -> Lens:
     """The lens of one decode (its source and chosen tokens, with its switched-off heads): one teacher-forced pass,
-    as the trace's maps were recorded."""
+    as the trace's maps were recorded. The last layer's lens is the model's own logits, not projected twice."""
     device = next(model.parameters()).device
     with evaluating(model), LayerOutputs(model) as layers:
         logits = model(pad_batch([source_ids], device), pad_batch([[BOS_ID] + target_ids[:-1]], device), ablation)
-    hidden = [layers.outputs[i] for i in range(len(model.decoder.layers))]
-    return lenses(model, hidden, logits, [list(target_ids)])[0]
-
-
-@torch.no_grad()
-def lenses(
-    model: Transformer, hidden: list[torch.Tensor], logits: torch.Tensor, chosen_ids: list[list[int]], k: int = LENS_TOP
-) -> list[Lens]:
-    """The lens of each sentence of a batch: `hidden` is each decoder layer's output (B, T, D), `logits` the model's
-    own (B, T, V), which are the last layer's lens (not computed twice), `chosen_ids` each sentence's chosen tokens.
-    One vocabulary projection per earlier layer for the whole batch."""
-    width = logits.size(1)
-    index = torch.tensor([ids + [0] * (width - len(ids)) for ids in chosen_ids], device=logits.device)[..., None]
+    earlier = [
+        F.linear(model.decoder.norm(layers.outputs[i][0]), model.embed.weight) for i in range(len(layers.outputs) - 1)
+    ]
+    index = torch.tensor(target_ids, device=device)[:, None]  # (T, 1)
     top_ids, top_probs, chosen = [], [], []
-    for h in hidden[:-1]:
-        layer = F.linear(model.decoder.norm(h), model.embed.weight).float()  # (B, T, V), as `decode` computes them
-        _top(layer, index, k, top_ids, top_probs, chosen)
-    _top(logits.float(), index, k, top_ids, top_probs, chosen)
-    ids, probs, picked = (np.stack(x, axis=1) for x in (top_ids, top_probs, chosen))  # (B, Ld, T, ...)
-    return [Lens(ids[b, :, :T], probs[b, :, :T], picked[b, :, :T]) for b, T in enumerate(map(len, chosen_ids))]
-
-
-def _top(logits: torch.Tensor, index: torch.Tensor, k: int, top_ids: list, top_probs: list, chosen: list) -> None:
-    probs = torch.softmax(logits, dim=-1)
-    p, i = probs.topk(min(k, probs.size(-1)), dim=-1)  # (B, T, k)
-    top_ids.append(i.cpu().numpy())
-    top_probs.append(p.cpu().numpy())
-    chosen.append(probs.gather(2, index.to(probs.device))[..., 0].cpu().numpy())
+    for layer in [*earlier, logits[0]]:  # (T, V) each, as `decode` computes them
+        probs = torch.softmax(layer.float(), dim=-1)
+        p, i = probs.topk(min(k, probs.size(-1)), dim=-1)  # (T, k)
+        top_ids.append(i.cpu().numpy())
+        top_probs.append(p.cpu().numpy())
+        chosen.append(probs.gather(1, index)[:, 0].cpu().numpy())
+    return Lens(np.stack(top_ids), np.stack(top_probs), np.stack(chosen))

@@ -13,11 +13,18 @@ const CAPTION = "Each decoder layer's output, read as if it were the last: throu
   "output projection. Outlined: the token the model finally chose. The row where it first leads is where the " +
   "model has decided; the last row is its own next-token distribution.";
 
+// The logit lens of `trace`: its own (a time-lapse point's), or the server's answer through `ask` (null while it
+// is asked, {error} when refused), kept with the trace once it arrives.
+export function lensOf(trace, ask) {
+  const lens = trace.wire.lens || ask({ what: "lens" });
+  if (lens && !lens.error) trace.wire.lens = lens;
+  return lens;
+}
+
 function draw(div, context, state) {
   const trace = context.trace, t = state.step, font = fontSize(), height = state.height;
-  const lens = trace.wire.lens || context.ask({ what: "lens" });
+  const lens = lensOf(trace, context.ask);
   if (!lens || lens.error) return drawMessage(div, lens ? lens.error : "Asking the server for the logit lens…", height);
-  trace.wire.lens = lens; // kept with the trace it is about
   if (t === 0) return drawMessage(div, "No step yet: press → (Next) to see what each layer would predict.", height);
   const L = lens.top_probs.length, K = lens.top_probs[0][0].length, chosen = trace.steps[t - 1];
   const rows = [...Array(L).keys()].map((l) => "layer " + l + (l === L - 1 ? " (the output)" : ""));

@@ -6,6 +6,7 @@
 // move through the stops while the lesson is open; Esc or "Close" ends it.
 import { ARROW } from "./trace.js";
 import { button, el } from "./dom.js";
+import { lensOf } from "./lens.js";
 
 const w2 = (x) => x.toFixed(2);
 const pct = (p) => (100 * p).toFixed(1) + "%";
@@ -57,10 +58,9 @@ function strongestEncoderLink(trace) {
 // The first decoder layer whose logit lens ranks the chosen token first at `step` ("no layer": none does); the lens
 // is asked for (`ask`) when the trace does not hold it yet, and the stop is said again when it arrives.
 function decidedAt(trace, step, ask) {
-  const lens = trace.wire.lens || ask({ what: "lens" });
+  const lens = lensOf(trace, ask);
   if (!lens) return "… (asking the server)";
   if (lens.error) return "not known here (" + lens.error + ")";
-  trace.wire.lens = lens;
   const id = trace.steps[step - 1].id;
   const layer = lens.top_ids.findIndex((layerIds) => layerIds[step - 1][0] === id);
   return layer < 0 ? "no layer (it was sampled or forced)" : "layer " + layer;
