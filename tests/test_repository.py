@@ -20,8 +20,9 @@ ALLOWED = {
 
 
 def modules() -> list[Path]:
-    """Every Python, JS and CSS file of the package; a folder's __init__.py counts where it holds code (ui/)."""
-    files = [p for p in PACKAGE.rglob("*") if p.suffix in (".py", ".js", ".css")]
+    """Every Python, JS and CSS file of the package (not esbuild's own, installed by npm); a folder's __init__.py
+    counts where it holds code (ui/)."""
+    files = [p for p in PACKAGE.rglob("*") if p.suffix in (".py", ".js", ".css") and "node_modules" not in p.parts]
     return sorted(p for p in files if p.name != "__init__.py" or p.parent.name == "ui")
 
 

@@ -1,7 +1,8 @@
 """The step-through viewer as a Gradio component: a `gr.HTML` whose value is the opening wire trace.
 
 The browser code lives in `static/`: ES modules, one job each (see each file's header), around one store of the
-view state. It ships as one script (the modules joined in the order of their imports by `bundle.py`) and one
+view state. It ships as one script, `static/dist/viewer.js`, which esbuild builds from `main.js` (`npm run build` in
+`static/`; the built file is committed, so the app needs no Node, and a test holds it to the modules) and one
 stylesheet, named by their content hash and served from memory by the front door (`front_door.py`); plotly.js
 comes from the installed plotly package, only when a view that draws with it opens. Nothing comes from a CDN,
 so the viewer works offline in a lecture hall. The viewer asks the server through the plain routes of
@@ -21,10 +22,10 @@ from ..app.fairness import CLIENT_HEADER
 from ..app.figures import NORMAL_FONT, PRESENTATION_FONT
 from ..app.http_api import PREFIX
 from ..app.limits import LIMITS
-from .bundle import bundle as join_modules
 from .common import browser_drawn
 
 STATIC = Path(__file__).parent / "static"
+BUILT = STATIC / "dist" / "viewer.js"  # esbuild's bundle of STATIC/main.js and what it imports
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
 
 JS_ON_LOAD = """
@@ -58,7 +59,7 @@ def _hashed(name: str, data: bytes) -> str:
 
 def bundle() -> dict[str, tuple[bytes, str]]:
     """The viewer's files as the front door serves them: URL -> (bytes, content type); names carry a hash."""
-    js = join_modules(STATIC, "main").encode()
+    js = BUILT.read_bytes()
     css = (STATIC / "viewer.css").read_bytes()
     return {_hashed("viewer.js", js): (js, "application/javascript"), _hashed("viewer.css", css): (css, "text/css")}
 

@@ -1,0 +1,3878 @@
+(() => {
+  // settings.js
+  var given = window.AttentionExplorer || {};
+  var SETTINGS = Object.freeze(Object.assign({ FORM: [], LIMITS: {}, TIMELAPSE: { sentences: [], steps: [] } }, given));
+
+  // api.js
+  var OPTIONS = ["strategy", "temperature", "top_k", "seed", "beam_size", "alpha", "prefix"];
+  function clientId() {
+    try {
+      let id = sessionStorage.getItem("ae-client");
+      if (!id) sessionStorage.setItem("ae-client", id = Math.random().toString(36).slice(2) + Date.now().toString(36));
+      return id;
+    } catch (e) {
+      return "anonymous";
+    }
+  }
+  function queryParams(request, model) {
+    const p = new URLSearchParams();
+    p.set("sentence", request.sentence);
+    for (const name of OPTIONS) if (request[name] !== void 0 && request[name] !== "") p.set(name, request[name]);
+    for (const id of request.forced_ids || []) p.append("forced_ids", id);
+    for (const head of request.ablation || []) p.append("ablation", head.join("."));
+    if (model && model !== "shipped") p.set("model", model);
+    return p;
+  }
+  function answer(response) {
+    return response.json().catch(() => ({ error: "The server answered " + response.status + " without a message." })).then((body) => {
+      if (!response.ok || body.error) throw new Error(body.error || "HTTP " + response.status);
+      return body;
+    });
+  }
+  function clientHeaders(extra) {
+    return Object.assign({ [SETTINGS.CLIENT_HEADER]: clientId() }, extra || {});
+  }
+  var api = {
+    trace: (request, model) => fetch(SETTINGS.API + "/trace?" + queryParams(request, model), { headers: clientHeaders() }).then(answer),
+    translate: (request, model) => fetch(SETTINGS.API + "/translate?" + queryParams(request, model), { headers: clientHeaders() }).then(answer),
+    ask: (request, model, question2, ownModel) => fetch(SETTINGS.API + "/ask/" + question2.what, {
+      method: "POST",
+      headers: clientHeaders({ "content-type": "application/json" }),
+      body: JSON.stringify({ trace: Object.assign(requestFields(request), { model: model || "shipped" }), question: question2, own_model: ownModel || null })
+    }).then(answer),
+    // a download link sends no header: it names the browser in its query instead
+    npzUrl: (request, model, step) => SETTINGS.API + "/npz?" + queryParams(request, model) + "&step=" + step + "&client=" + encodeURIComponent(clientId()),
+    timelapse: (sentence) => fetch(SETTINGS.API + "/timelapse?sentence=" + encodeURIComponent(sentence), { headers: clientHeaders() }).then(answer)
+  };
+  function requestFields(request) {
+    const out = { sentence: request.sentence };
+    for (const name of OPTIONS) if (request[name] !== void 0) out[name] = request[name];
+    out.forced_ids = request.forced_ids || [];
+    out.ablation = request.ablation || [];
+    return out;
+  }
+  var Asker = class {
+    constructor(online) {
+      this.online = online;
+      this.latest = {};
+      this.next = 1;
+    }
+    // Ask `question` ({what, ...}) about the trace of `request` with `model`; done(answer) runs with the answer,
+    // or with {error} when it was refused. Returns false when there is no server.
+    ask(request, model, question2, ownModel, done) {
+      if (!this.online) return false;
+      const id = this.latest[question2.what] = this.next++;
+      api.ask(request, model, question2, ownModel).catch((error) => ({ what: question2.what, error: error.message })).then((reply) => {
+        if (this.latest[question2.what] === id) {
+          delete this.latest[question2.what];
+          done(reply);
+        }
+      });
+      return true;
+    }
+    forget() {
+      this.latest = {};
+    }
+  };
+
+  // link.js
+  function linkParams(request, state, model) {
+    const p = queryParams(request, model);
+    p.set("step", state.step);
+    p.set("kind", state.kind);
+    p.set("layer", state.layer);
+    p.set("head", state.head);
+    if (state.view !== "heatmap") p.set("view", state.view);
+    if (state.lesson) p.set("lesson", state.lesson);
+    return p;
+  }
+  function linkUrl(request, state, model) {
+    const base = window.location.href.split("?")[0].split("#")[0];
+    return base + "?" + linkParams(request, state, model).toString();
+  }
+  function linkSentence(p) {
+    return p.get("sentence") || p.get("s") || "";
+  }
+  function requestFromQuery(p) {
+    const listed = (name, old) => p.getAll(name).concat((p.get(old) || "").split(",")).filter((x) => x.trim() !== "");
+    const request = { sentence: linkSentence(p), forced_ids: listed("forced_ids", "forced").map(Number), ablation: [], model: p.get("model") || "shipped" };
+    for (const name of OPTIONS) if (p.has(name)) request[name] = p.get(name);
+    for (const item of listed("ablation", "ablate")) {
+      const [kind, layer, head] = item.split(".");
+      request.ablation.push([kind, Number(layer), Number(head)]);
+    }
+    return request;
+  }
+  function formFromLink(values) {
+    const p = new URLSearchParams(window.location.search);
+    if (!linkSentence(p)) return values;
+    const request = requestFromQuery(p);
+    const out = values.slice();
+    SETTINGS.FORM.forEach((name, i) => {
+      if (name === "sentence") out[i] = request.sentence;
+      else if (OPTIONS.includes(name) && request[name] !== void 0) {
+        const number = typeof values[i] === "number";
+        out[i] = number ? Number(request[name]) : request[name];
+        if (number && !Number.isFinite(out[i])) out[i] = values[i];
+      } else if (name === "use_own") out[i] = false;
+    });
+    return out;
+  }
+  function readLink() {
+    const p = new URLSearchParams(window.location.search);
+    if (!linkSentence(p) && !p.has("step")) return null;
+    const view = {};
+    for (const name of ["step", "layer", "lesson"]) if (p.has(name) && /^\d+$/.test(p.get(name))) view[name] = Number(p.get(name));
+    if (p.has("head")) view.head = /^\d+$/.test(p.get("head")) ? Number(p.get("head")) : p.get("head");
+    if (p.has("kind")) view.kind = p.get("kind");
+    if (p.has("view")) view.view = p.get("view");
+    return { sentence: linkSentence(p) || null, view };
+  }
+
+  // trace.js
+  var KINDS = ["encoder_self", "decoder_self", "cross"];
+  var KIND_TITLES = {
+    encoder_self: "Encoder self-attention",
+    decoder_self: "Decoder masked self-attention",
+    cross: "Cross-attention (encoder-decoder)"
+  };
+  var AXIS_TITLES = {
+    encoder_self: ["source token (query)", "source token (key)"],
+    decoder_self: ["decoder input → token it produces (query)", "decoder input so far (key)"],
+    cross: ["decoder input → token it produces (query)", "source token (key)"]
+  };
+  var ARROW = " → ";
+  function unpack(array) {
+    const bin = atob(array.data);
+    const bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    const ints = array.dtype === "<u2" ? new Uint16Array(bytes.buffer) : new Int16Array(bytes.buffer);
+    const values = new Float32Array(ints.length);
+    for (let i = 0; i < ints.length; i++) values[i] = ints[i] * array.scale;
+    return { shape: array.shape, values };
+  }
+  var Trace = class {
+    constructor(wire) {
+      this.wire = wire;
+      this.request = wire.request;
+      this.model = wire.model;
+      this.modelKey = wire.model_key || "shipped";
+      this.sourceTokens = wire.source_tokens;
+      this.targetTokens = wire.target_tokens;
+      this.decoderInputTokens = wire.decoder_input_tokens;
+      this.steps = wire.steps;
+      this.T = wire.steps.length;
+      this.S = wire.source_tokens.length;
+      this.H = wire.model.n_heads;
+      this.attention = {};
+      for (const kind of KINDS) this.attention[kind] = unpack(wire.attention[kind]);
+      this.scores = { decoder_self: unpack(wire.scores.decoder_self) };
+      this.rollout = { encoder_self: unpack(wire.rollout.encoder_self), cross: unpack(wire.rollout.cross) };
+      this.gold = wire.gold || null;
+    }
+    // The gold links shown at step t as [row, column] cells of the cross-attention map ([] when the trace did not
+    // write the gold translation), and the AER of a head ("mean": the layer's mean of heads; null for the rollout).
+    goldCells(t) {
+      return this.gold && this.gold.matches ? this.gold.cells.filter(([i]) => i < t) : [];
+    }
+    goldAer(layer, head) {
+      if (!this.gold || !this.gold.matches) return null;
+      if (head === "mean") return this.gold.aer_mean[layer];
+      return typeof head === "number" ? this.gold.aer[layer][head] : null;
+    }
+    // The head with the lowest AER on this sentence (the first of equals): {layer, head, aer}, or null.
+    goldBest() {
+      if (!this.gold || !this.gold.matches) return null;
+      let best = null;
+      this.gold.aer.forEach((row, layer) => row.forEach((aer, head) => {
+        if (!best || aer < best.aer) best = { layer, head, aer };
+      }));
+      return best;
+    }
+    nLayers(kind) {
+      return this.model.n_layers[kind];
+    }
+    // (query labels, key labels) of a kind at step t. One convention in every view: a decoder query is the decoder
+    // input at its position, labelled with the token it produces ("<s> → Das"), so the row of "Das" in decoder
+    // self-attention is the query "<s>" and its own key, on the diagonal, is "<s>".
+    labels(kind, t) {
+      if (kind === "encoder_self") return [this.sourceTokens, this.sourceTokens];
+      const inputs = this.decoderInputTokens.slice(0, t);
+      const rows = inputs.map((token, i) => token + ARROW + this.targetTokens[i]);
+      return [rows, kind === "decoder_self" ? inputs : this.sourceTokens];
+    }
+    // One head's weights at step t as rows (queries x keys); masked cells (decoder_self future) are null.
+    head(kind, layer, head, t) {
+      const a = this.attention[kind];
+      const Q = a.shape[2], K = a.shape[3];
+      const rows = kind === "encoder_self" ? Q : Math.min(t, Q);
+      const cols = kind === "decoder_self" ? rows : K;
+      const base = (layer * this.H + head) * Q * K;
+      const out = new Array(rows);
+      for (let i = 0; i < rows; i++) {
+        const row = new Array(cols);
+        for (let j = 0; j < cols; j++) row[j] = kind === "decoder_self" && j > i ? null : a.values[base + i * K + j];
+        out[i] = row;
+      }
+      return out;
+    }
+    // The mean over heads of one layer (masked cells stay null).
+    meanOfHeads(kind, layer, t) {
+      let sum = null;
+      for (let h = 0; h < this.H; h++) {
+        const rows = this.head(kind, layer, h, t);
+        if (sum === null) sum = rows.map((r) => r.map((v) => v === null ? null : 0));
+        rows.forEach((r, i) => r.forEach((v, j) => {
+          if (v !== null) sum[i][j] += v / this.H;
+        }));
+      }
+      return sum;
+    }
+    // Attention rollout exists for the encoder (after `layer`) and for cross-attention (decoder `layer`, through
+    // every encoder layer); decoder self-attention has none.
+    hasRollout(kind) {
+      return kind === "encoder_self" || kind === "cross";
+    }
+    // The rollout rows of one layer at step t (queries x keys).
+    rolloutRows(kind, layer, t) {
+      const a = this.rollout[kind];
+      const Q = a.shape[1], K = a.shape[2];
+      const rows = kind === "encoder_self" ? Q : Math.min(t, Q);
+      const out = [];
+      for (let i = 0; i < rows; i++) out.push(Array.from(a.values.subarray((layer * Q + i) * K, (layer * Q + i + 1) * K)));
+      return out;
+    }
+    // The weights of a selection: a head number, "mean" or "rollout".
+    weights(kind, layer, head, t) {
+      if (head === "rollout") return this.rolloutRows(kind, layer, t);
+      return head === "mean" ? this.meanOfHeads(kind, layer, t) : this.head(kind, layer, head, t);
+    }
+    // The decoder_self scores q·k/√d_k of one head at step t (t x t), the future included: the trace holds
+    // them from a teacher-forced pass, whose lower triangle equals what each decoding step computed.
+    scoresAt(layer, head, t) {
+      const a = this.scores.decoder_self;
+      const Q = a.shape[2], K = a.shape[3];
+      const base = (layer * this.H + head) * Q * K;
+      const out = [];
+      for (let i = 0; i < t; i++) out.push(Array.from(a.values.subarray(base + i * K, base + i * K + t)));
+      return out;
+    }
+    // The cross-attention row that shades the source chips at step t: the selected cross head, else the best head.
+    crossRow(state) {
+      if (state.step === 0) return [null, ""];
+      let layer = state.layer, head = state.head;
+      if (state.kind !== "cross" || head === "all") [layer, head] = this.defaultCross();
+      const rows = this.weights("cross", layer, head, state.step);
+      const which = { mean: "mean of heads", rollout: "attention rollout" }[head] || "head " + head;
+      return [rows[state.step - 1], "layer " + layer + ", " + which, layer, head];
+    }
+    // The best-aligning cross-attention head, else the last layer's mean of heads.
+    defaultCross() {
+      const best = this.model.best_head;
+      return best && best.kind === "cross" ? [best.layer, best.head] : [this.nLayers("cross") - 1, "mean"];
+    }
+  };
+
+  // store.js
+  var VIEW_STATE = ["step", "kind", "layer", "head", "view", "panel", "lesson"];
+  function createStore(initial, clamp) {
+    let state = Object.freeze(Object.assign({}, initial));
+    const listeners = /* @__PURE__ */ new Set();
+    return {
+      get: () => state,
+      // change: some fields of the state; source: who changed it ("key", "click", "play", "link", ...).
+      // `force`: tell the subscribers even when nothing changed (a new trace under the same state).
+      set(change, source, force) {
+        const merged = Object.assign({}, state, change);
+        const next = Object.freeze(clamp ? clamp(merged) : merged);
+        const changed = VIEW_STATE.filter((name) => next[name] !== state[name]);
+        if (!changed.length && !force) return state;
+        state = next;
+        listeners.forEach((listener) => listener(state, changed, source));
+        return state;
+      },
+      subscribe(listener) {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      }
+    };
+  }
+
+  // dom.js
+  var FAMILY = 'system-ui, "Source Sans Pro", sans-serif';
+  function el(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== void 0) node.textContent = text;
+    return node;
+  }
+  function button(label2, title2, onClick, className) {
+    const b = el("button", "ae-btn " + (className || ""), label2);
+    b.type = "button";
+    if (title2) b.title = title2;
+    if (onClick) b.addEventListener("click", onClick);
+    return b;
+  }
+  function escape(text) {
+    return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  }
+  function emit(element, name, detail) {
+    element.dispatchEvent(new CustomEvent(name, { detail, bubbles: true }));
+  }
+  function sizeCanvas(canvas, width, height, ratio) {
+    const dpr = ratio || window.devicePixelRatio || 1;
+    if (canvas.width !== Math.round(width * dpr) || canvas.height !== Math.round(height * dpr)) {
+      canvas.width = Math.round(width * dpr);
+      canvas.height = Math.round(height * dpr);
+      canvas.style.width = width + "px";
+      canvas.style.height = height + "px";
+    }
+    const ctx = canvas.getContext("2d");
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    return ctx;
+  }
+  function presenting() {
+    return document.body.classList.contains("presentation");
+  }
+  function fontSize() {
+    return presenting() ? SETTINGS.FONT.presentation : SETTINGS.FONT.normal;
+  }
+  function belowBand(canvas, band, ratio, paint) {
+    const out = document.createElement("canvas");
+    out.width = canvas.width;
+    out.height = canvas.height + Math.round(band * ratio);
+    const ctx = out.getContext("2d");
+    ctx.fillStyle = "white";
+    ctx.fillRect(0, 0, out.width, out.height);
+    ctx.drawImage(canvas, 0, Math.round(band * ratio));
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    ctx.fillStyle = "#1f2937";
+    ctx.textBaseline = "middle";
+    paint(ctx);
+    return out;
+  }
+  function withHeader(canvas, lines, ratio) {
+    const font = fontSize();
+    return belowBand(canvas, lines.length * (font + 8) + 8, ratio, (ctx) => lines.forEach((text, n) => {
+      ctx.font = (n === 0 ? "600 " : "") + font + "px " + FAMILY;
+      ctx.fillText(text, 6, (n + 0.5) * (font + 8) + 4);
+    }));
+  }
+  function canvasPng(canvas, filename2) {
+    const link = document.createElement("a");
+    link.href = canvas.toDataURL("image/png");
+    link.download = filename2;
+    link.click();
+  }
+  function download(text, filename2, type) {
+    const url = URL.createObjectURL(new Blob([text], { type }));
+    const a = document.createElement("a");
+    a.href = url;
+    a.download = filename2;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 1e4);
+  }
+  function filename(sentence, ext) {
+    const slug = sentence.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 40) || "sentence";
+    return "attention-" + slug + ext;
+  }
+  function copyText(text) {
+    if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);
+    const area = document.createElement("textarea");
+    area.value = text;
+    document.body.appendChild(area);
+    area.select();
+    try {
+      document.execCommand("copy");
+    } finally {
+      area.remove();
+    }
+    return Promise.resolve();
+  }
+
+  // export.js
+  function sourceText(name) {
+    const inline = document.querySelector('script[data-ae-source="' + name + '"], style[data-ae-source="' + name + '"]');
+    if (inline) return Promise.resolve(inline.textContent);
+    return fetch(SETTINGS.ASSETS[name]).then((r) => {
+      if (!r.ok) throw new Error(name + ": HTTP " + r.status);
+      return r.text();
+    });
+  }
+  function safe(text) {
+    return text.replace(/<\/(script|style)/gi, "<\\/$1");
+  }
+  function standaloneHtml(wire, state) {
+    const names = ["plotly", "bundle"];
+    return Promise.all([sourceText("css")].concat(names.map(sourceText))).then(([css, ...scripts]) => {
+      const title2 = "Attention Explorer: " + wire.request.sentence;
+      const parts7 = [
+        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        "<title>" + escape(title2) + "</title>",
+        '<style data-ae-source="css">' + safe(css) + "</style>"
+      ];
+      parts7.push("<script>window.AttentionExplorer = " + JSON.stringify({ ASSETS: SETTINGS.ASSETS, FONT: SETTINGS.FONT }) + ";<\/script>");
+      names.forEach((name, i) => parts7.push('<script data-ae-source="' + name + '">' + safe(scripts[i]) + "<\/script>"));
+      parts7.push('</head><body class="ae-standalone"><div id="ae-root"></div>');
+      parts7.push('<script type="application/json" id="ae-trace">' + safe(JSON.stringify(wire)) + "<\/script>");
+      parts7.push('<script type="application/json" id="ae-state">' + JSON.stringify(state) + "<\/script>");
+      parts7.push('<script>AttentionExplorer.standalone(document.getElementById("ae-root"));<\/script></body></html>');
+      return parts7.join("\n");
+    });
+  }
+
+  // colors.js
+  var COLORS = {
+    scale: [
+      [0, "#440154"],
+      [0.0627, "#48186a"],
+      [0.1255, "#472d7b"],
+      [0.1882, "#424086"],
+      [0.251, "#3b528b"],
+      [0.3137, "#33638d"],
+      [0.3765, "#2c728e"],
+      [0.4392, "#26828e"],
+      [0.502, "#21918c"],
+      [0.5647, "#1fa088"],
+      [0.6275, "#28ae80"],
+      [0.6902, "#3fbc73"],
+      [0.7529, "#5ec962"],
+      [0.8157, "#84d44b"],
+      [0.8784, "#addc30"],
+      [0.9412, "#d8e219"],
+      [1, "#fde725"]
+    ],
+    masked: "#d0d0d0",
+    // the masked future: grey, never a small weight
+    chosen: "#D55E00",
+    // Okabe-Ito vermillion: the chosen token, the current row, the best head
+    other: "#0072B2",
+    // Okabe-Ito blue
+    forced: "#CC79A7",
+    produced: "#56B4E9",
+    start: "#999999",
+    gold: ["#ffffff", "#000000"]
+    // a hand-aligned link: white around black, seen on every colour of the scale
+  };
+  var LUT = (function() {
+    const stops = COLORS.scale.map(([at, hex]) => [at, [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16))]);
+    const out = [];
+    for (let n = 0; n < 256; n++) {
+      const v = n / 255;
+      let k = 1;
+      while (k < stops.length - 1 && stops[k][0] < v) k++;
+      const [a, ca] = stops[k - 1], [b, cb] = stops[k];
+      const f = b > a ? (v - a) / (b - a) : 0;
+      out.push("rgb(" + ca.map((c, i) => Math.round(c + f * (cb[i] - c))).join(",") + ")");
+    }
+    return out;
+  })();
+  function weightColor(v) {
+    return LUT[Math.max(0, Math.min(255, Math.round(v * 255)))];
+  }
+  function signedFill(value, peak) {
+    const a = Math.min(1, Math.abs(value) / (peak || 1));
+    return (value >= 0 ? "rgba(213, 94, 0, " : "rgba(0, 114, 178, ") + a.toFixed(3) + ")";
+  }
+  var HEAD_COLORS = ["#E69F00", "#56B4E9", "#009E73", "#CC79A7", "#0072B2", "#D55E00", "#F0E442", "#000000"];
+  function headColor(h) {
+    return HEAD_COLORS[h % HEAD_COLORS.length];
+  }
+
+  // grid.js
+  var GAP = 14;
+  var SIN = Math.sin(Math.PI / 3);
+  var SCROLLBAR = 16;
+  function labelFloor(font) {
+    return Math.max(11, Math.round(font * 0.8));
+  }
+  function parts(div) {
+    if (!div._heat) {
+      const title2 = el("div", "ae-grid-title");
+      const scroll = el("div", "ae-grid-scroll");
+      const sheet = el("div", "ae-grid-sheet");
+      const canvas = document.createElement("canvas");
+      canvas.setAttribute("role", "img");
+      const labels = el("div", "ae-grid-labels");
+      const tip = el("div", "ae-tip");
+      tip.hidden = true;
+      sheet.append(canvas, labels, tip);
+      scroll.appendChild(sheet);
+      const strip3 = el("div", "ae-grid-strip"), columns = el("div", "ae-grid-columns");
+      const headStrip = el("div", "ae-grid-strip"), names = el("div", "ae-grid-columns");
+      strip3.appendChild(columns);
+      headStrip.appendChild(names);
+      scroll.addEventListener("scroll", () => {
+        strip3.scrollLeft = headStrip.scrollLeft = scroll.scrollLeft;
+      });
+      const stack = el("div", "ae-grid-stack");
+      stack.append(headStrip, scroll, strip3);
+      const scales = el("div", "ae-grid-scales");
+      const yTitle = el("div", "ae-tick-axis ae-tick-axis-y"), xTitle = el("div", "ae-tick-axis ae-tick-axis-x");
+      const body = el("div", "ae-grid-body");
+      body.append(yTitle, stack, scales);
+      div.replaceChildren(title2, body, xTitle);
+      div._heat = {
+        canvas,
+        tip,
+        title: title2,
+        scroll,
+        sheet,
+        labels,
+        scales,
+        yTitle,
+        xTitle,
+        strip: strip3,
+        columns,
+        headStrip,
+        names,
+        geom: null,
+        spec: null
+      };
+      canvas.addEventListener("mousemove", (e) => hover(div, e));
+      canvas.addEventListener("click", (e) => {
+        const cell = cellAt(div, e);
+        if (cell) emit(div, "ae-cell", cell);
+      });
+      canvas.addEventListener("mouseleave", () => {
+        tip.hidden = true;
+      });
+    }
+    return div._heat;
+  }
+  function measurer() {
+    const ctx = measurer.ctx = measurer.ctx || document.createElement("canvas").getContext("2d");
+    return (texts, size, weight) => {
+      ctx.font = (weight || "") + " " + size + "px " + FAMILY;
+      return Math.max(0, ...texts.map((s) => ctx.measureText(s).width));
+    };
+  }
+  function layout(spec, boxW, boxH) {
+    const widest = measurer();
+    const font = spec.font, P = spec.panels.length, n = spec.rows.length, m = spec.columns.length;
+    const top = 4;
+    const floor = labelFloor(font);
+    let size = font, rotate = false, bottom = 0, left = 0, cw = 0, ch = 0;
+    for (let pass = 0; pass < 3; pass++) {
+      left = 4 + widest(spec.rows, size) + 8;
+      cw = (boxW - left - 8 - GAP * (P - 1)) / P / m;
+      rotate = P > 1 || m > 8 || widest(spec.columns, size) + 6 > cw;
+      bottom = (rotate ? widest(spec.columns, size) * SIN + size : size + 6) + 8;
+      ch = (boxH - top - bottom) / n;
+      const fits = Math.floor(Math.min(font, ch - 2, rotate ? cw * SIN - 2 : font));
+      const next = Math.max(floor, fits);
+      if (next === size) break;
+      size = next;
+    }
+    ch = Math.max(ch, size + 2);
+    if (rotate) cw = Math.max(cw, (size + 2) / SIN);
+    if (P > 1) cw = Math.max(cw, (widest(spec.panels.map((p) => p.name), font, "600") + 8) / m);
+    const panelW = cw * m;
+    return {
+      size,
+      rotate,
+      top,
+      left,
+      bottom,
+      cw,
+      ch,
+      panelW,
+      width: Math.ceil(left + P * panelW + GAP * (P - 1) + 8),
+      height: Math.ceil(top + n * ch + bottom),
+      x0: spec.panels.map((_, k) => left + k * (panelW + GAP))
+    };
+  }
+  function fitted(texts, room, size, weight) {
+    const widest = measurer();
+    return texts.find((t) => widest([t], size, weight) <= room) || texts[texts.length - 1];
+  }
+  function span(className, text, style) {
+    const s = el("span", "ae-tick " + className, text);
+    Object.assign(s.style, style);
+    return s;
+  }
+  function draw(div, spec) {
+    const g = parts(div);
+    g.spec = spec;
+    g.tip.hidden = true;
+    const font = spec.font;
+    const width = Math.max(300, div.clientWidth || 600);
+    const scaleW = scaleWidth(spec);
+    const titleH = font + 12, axisW = font + 10;
+    const namesH = spec.panels.length > 1 && spec.rows.length ? font + 8 : 0;
+    const boxW = width - scaleW - axisW, boxH = Math.max(120, spec.height - 2 * titleH - namesH);
+    g.title.style.fontSize = font + 1 + "px";
+    g.title.style.height = g.title.style.lineHeight = titleH + "px";
+    g.title.textContent = fitted(spec.titles, width - 8, font + 1, "600");
+    g.title.title = spec.titles[0];
+    g.scroll.style.width = g.strip.style.width = g.headStrip.style.width = boxW + "px";
+    g.headStrip.style.height = g.names.style.height = namesH + "px";
+    g.scroll.style.height = boxH + "px";
+    g.strip.style.height = "0";
+    g.yTitle.style.width = axisW + "px";
+    g.yTitle.style.height = boxH + "px";
+    g.xTitle.style.height = g.xTitle.style.lineHeight = titleH + "px";
+    for (const t of [g.yTitle, g.xTitle]) t.style.fontSize = font + "px";
+    if (!spec.rows.length || !spec.columns.length) {
+      div._heat.geom = null;
+      sizeCanvas(g.canvas, boxW - 4, boxH - 4).clearRect(0, 0, boxW, boxH);
+      g.columns.replaceChildren();
+      g.names.replaceChildren();
+      g.labels.replaceChildren(span("ae-grid-empty", spec.empty || "", { left: "0", right: "0", top: boxH / 2 - font + "px", fontSize: font + 1 + "px" }));
+      g.scales.replaceChildren();
+      g.xTitle.textContent = g.yTitle.textContent = "";
+      g.canvas.setAttribute("aria-label", spec.empty || "");
+      return Promise.resolve();
+    }
+    let L = layout(spec, boxW, boxH);
+    if (L.width > boxW) L = layout(spec, boxW, boxH - SCROLLBAR);
+    if (L.height > boxH) L = layout(spec, boxW - SCROLLBAR, L.width > boxW ? boxH - SCROLLBAR : boxH);
+    const sheetW = Math.max(L.width, 300), sheetH = Math.ceil(L.top + spec.rows.length * L.ch + 2);
+    const scrollH = Math.min(sheetH + (L.width > boxW ? SCROLLBAR : 0), boxH - L.bottom);
+    g.scroll.style.height = scrollH + "px";
+    g.strip.style.height = L.bottom + "px";
+    g.sheet.style.width = g.columns.style.width = g.names.style.width = sheetW + "px";
+    g.sheet.style.height = sheetH + "px";
+    g.columns.style.height = L.bottom + "px";
+    const ctx = sizeCanvas(g.canvas, sheetW, sheetH);
+    paintCells(ctx, spec, L, sheetW, sheetH);
+    const [rowSpans, columnSpans, nameSpans] = labelSpans(spec, L, sheetW);
+    g.columns.replaceChildren(...columnSpans);
+    g.names.replaceChildren(...nameSpans);
+    g.labels.replaceChildren(...rowSpans);
+    const seenW = Math.min(boxW, sheetW) - L.left, seenH = scrollH - L.top;
+    g.xTitle.style.paddingLeft = axisW + L.left + "px";
+    g.xTitle.style.width = axisW + L.left + seenW + "px";
+    g.xTitle.textContent = fitted(spec.columnTitles, seenW, font);
+    g.yTitle.textContent = fitted(spec.rowTitles.concat([""]), seenH, font);
+    g.scales.replaceChildren(...spec.hideScales ? [] : scaleBlocks(spec, font, L.top, seenH));
+    div._heat.geom = {
+      panels: spec.panels.map((p, k) => Object.assign({ x0: L.x0[k] }, p)),
+      top: L.top,
+      left: L.left,
+      cw: L.cw,
+      ch: L.ch,
+      queries: spec.rows,
+      keys: spec.columns,
+      width: sheetW,
+      height: namesH + sheetH + L.bottom,
+      bottom: L.bottom,
+      namesH,
+      labels: { font: L.size, rotated: L.rotate }
+    };
+    g.canvas.setAttribute("aria-label", spec.aria);
+    keepInView(div, spec.current);
+    return Promise.resolve();
+  }
+  function keepInView(div, i, j) {
+    const g = div._heat, geom = g && g.geom;
+    if (!geom || i === void 0 || i < 0) return;
+    const s = g.scroll, y0 = geom.top + i * geom.ch, y1 = y0 + geom.ch;
+    if (y0 < s.scrollTop || y1 > s.scrollTop + s.clientHeight) s.scrollTop = Math.max(0, y1 - s.clientHeight / 2);
+    if (j === void 0 || j < 0) return;
+    const x0 = geom.panels[0].x0 + j * geom.cw, x1 = x0 + geom.cw;
+    if (x0 < s.scrollLeft || x1 > s.scrollLeft + s.clientWidth) s.scrollLeft = Math.max(0, x1 - s.clientWidth / 2);
+  }
+  function paintCells(ctx, spec, L, sheetW, sheetH) {
+    ctx.fillStyle = "white";
+    ctx.fillRect(0, 0, sheetW, sheetH);
+    const n = spec.rows.length, m = spec.columns.length;
+    spec.panels.forEach((p, k) => {
+      const scale = spec.scales[p.scale || 0];
+      const x0 = L.x0[k];
+      const xs = [...Array(m + 1).keys()].map((j) => Math.round(x0 + j * L.cw));
+      const ys = [...Array(n + 1).keys()].map((i) => Math.round(L.top + i * L.ch));
+      for (let i = 0; i < n; i++) {
+        for (let j = 0; j < m; j++) {
+          const v = p.z[i][j];
+          ctx.fillStyle = v === null ? COLORS.masked : scale.color(v);
+          ctx.fillRect(xs[j], ys[i], xs[j + 1] - xs[j], ys[i + 1] - ys[i]);
+        }
+      }
+      if (spec.current >= 0) {
+        ctx.strokeStyle = COLORS.chosen;
+        ctx.lineWidth = 3;
+        ctx.strokeRect(x0 + 1.5, L.top + spec.current * L.ch + 1.5, L.panelW - 3, L.ch - 3);
+      }
+      for (const [i, j] of spec.outlines || []) {
+        const [w, h] = [xs[j + 1] - xs[j], ys[i + 1] - ys[i]];
+        COLORS.gold.forEach((color, k2) => {
+          ctx.strokeStyle = color;
+          ctx.lineWidth = k2 ? 1 : 3;
+          const inset = k2 ? 2.5 : 1.5;
+          ctx.strokeRect(xs[j] + inset, ys[i] + inset, Math.max(1, w - 2 * inset), Math.max(1, h - 2 * inset));
+        });
+      }
+    });
+  }
+  function labelSpans(spec, L, sheetW) {
+    const rows = [], columns = [], names = [], size = L.size, line = size + 2, font = spec.font;
+    spec.rows.forEach((text, i) => {
+      rows.push(span("ae-tick-row" + (i === spec.current ? " ae-tick-current" : ""), text, {
+        right: sheetW - (L.left - 6) + "px",
+        top: L.top + (i + 0.5) * L.ch - line / 2 + "px",
+        fontSize: size + "px",
+        lineHeight: line + "px"
+      }));
+    });
+    const y = 5;
+    spec.panels.forEach((p, k) => {
+      if (spec.panels.length > 1) {
+        names.push(span("ae-tick-panel", p.name, {
+          left: L.x0[k] + "px",
+          width: L.panelW + "px",
+          top: "3px",
+          fontSize: font + "px",
+          lineHeight: font + 2 + "px"
+        }));
+      }
+      spec.columns.forEach((text, j) => {
+        const x = L.x0[k] + (j + 0.5) * L.cw;
+        const style = L.rotate ? { right: sheetW - x + "px", top: y - line / 2 + "px", transform: "rotate(-60deg)", transformOrigin: "100% 50%" } : { left: x + "px", top: y + "px", transform: "translateX(-50%)" };
+        columns.push(span("ae-tick-column" + (L.rotate ? " ae-tick-rotated" : ""), text, Object.assign({ fontSize: size + "px", lineHeight: line + "px" }, style)));
+      });
+    });
+    return [rows, columns, names];
+  }
+  function scaleWidth(spec) {
+    if (!spec.scales.length || spec.hideScales) return 0;
+    const size = Math.max(11, spec.font - 2), widest = measurer();
+    const texts = spec.scales.flatMap((sc) => [sc.label, "masked"].concat(sc.ticks.map(sc.format)));
+    return Math.ceil(30 + widest(texts, size));
+  }
+  function scaleBlocks(spec, font, top, height) {
+    const n = spec.scales.length;
+    const each = (height - 8 * (n - 1)) / n;
+    return spec.scales.map((scale, k) => {
+      const block2 = el("div", "ae-scale");
+      block2.style.top = top + k * (each + 8) + "px";
+      block2.style.fontSize = Math.max(11, font - 2) + "px";
+      const barH = Math.max(40, each - (scale.masked ? 2 * font + 8 : 0) - 2 * font - 8);
+      const label2 = el("div", "ae-scale-label", scale.label);
+      const bar = el("div", "ae-scale-bar");
+      bar.style.height = barH + "px";
+      const stops = [...Array(17).keys()].map((q) => scale.color(scale.min + q / 16 * (scale.max - scale.min)) + " " + q / 16 * 100 + "%");
+      bar.style.background = "linear-gradient(to top, " + stops.join(", ") + ")";
+      const ticks = el("div", "ae-scale-ticks");
+      ticks.style.height = barH + "px";
+      const px = Math.max(11, font - 2) + 4, every = Math.ceil(px / (barH / Math.max(1, scale.ticks.length - 1)));
+      const last = scale.ticks.length - 1;
+      scale.ticks.filter((_, n2) => n2 === last || n2 % every === 0 && last - n2 >= every).forEach((v) => {
+        const t = el("span", "ae-scale-tick", scale.format(v));
+        t.style.bottom = (v - scale.min) / (scale.max - scale.min) * 100 + "%";
+        ticks.appendChild(t);
+      });
+      const row = el("div", "ae-scale-row");
+      row.append(bar, ticks);
+      block2.append(label2, row);
+      if (scale.masked) {
+        const key = el("div", "ae-scale-masked");
+        const swatch = el("span", "ae-swatch");
+        swatch.style.background = COLORS.masked;
+        key.append(swatch, "masked");
+        block2.appendChild(key);
+      }
+      return block2;
+    });
+  }
+  function cellAt(div, event) {
+    const { canvas, geom } = div._heat;
+    if (!geom) return null;
+    const box = canvas.getBoundingClientRect();
+    const x = event.clientX - box.left, y = event.clientY - box.top;
+    const i = Math.floor((y - geom.top) / geom.ch);
+    const panel = geom.panels.find((p) => x >= p.x0 && x < p.x0 + geom.keys.length * geom.cw);
+    const j = panel ? Math.floor((x - panel.x0) / geom.cw) : -1;
+    if (!panel || i < 0 || i >= geom.queries.length || j < 0 || j >= geom.keys.length) return null;
+    return { row: i, column: j, head: panel.head, weight: panel.z[i][j], x, y, panel };
+  }
+  function hover(div, event) {
+    const { tip, sheet, spec } = div._heat;
+    const cell = cellAt(div, event);
+    if (!cell) {
+      tip.hidden = true;
+      return;
+    }
+    tip.textContent = spec.describe(cell.panel, cell.row, cell.column);
+    tip.hidden = false;
+    tip.style.left = Math.max(0, Math.min(cell.x + 12, sheet.clientWidth - tip.offsetWidth - 4)) + "px";
+    tip.style.top = cell.y + 14 + "px";
+  }
+  function pngCanvas(div, header, scale) {
+    const g = div._heat, spec = g.spec, geom = g.geom, k = scale || 2;
+    const font = spec.font, lines = header || [];
+    const scaleW = scaleWidth(spec), axisW = font + 10, titleH = font + 12;
+    const headH = (lines.length + 1) * (font + 8) + 8;
+    const W = axisW + (geom ? geom.width : g.scroll.clientWidth) + scaleW;
+    const H = headH + (geom ? geom.height : g.scroll.clientHeight) + titleH;
+    const out = document.createElement("canvas");
+    out.width = Math.round(W * k);
+    out.height = Math.round(H * k);
+    const ctx = out.getContext("2d");
+    ctx.scale(k, k);
+    ctx.fillStyle = "white";
+    ctx.fillRect(0, 0, W, H);
+    ctx.fillStyle = "#1f2937";
+    ctx.textBaseline = "middle";
+    lines.forEach((text, n) => {
+      ctx.font = (n === 0 ? "600 " : "") + font + "px " + FAMILY;
+      ctx.fillText(text, 6, (n + 0.5) * (font + 8) + 4);
+    });
+    ctx.font = "600 " + (font + 1) + "px " + FAMILY;
+    ctx.fillText(spec.titles[0], 6, headH - (font + 8) / 2);
+    if (!geom) return out;
+    const gridW = geom.panels.length * geom.cw * geom.keys.length + GAP * (geom.panels.length - 1), gridH = geom.queries.length * geom.ch;
+    ctx.fillStyle = "white";
+    ctx.save();
+    ctx.translate(axisW, headH);
+    paintLabels(ctx, g.names, g.names);
+    ctx.translate(0, geom.namesH);
+    const L = { top: geom.top, cw: geom.cw, ch: geom.ch, panelW: geom.cw * geom.keys.length, x0: geom.panels.map((p) => p.x0) };
+    paintCells(ctx, spec, L, geom.width, geom.height);
+    paintLabels(ctx, g.labels, g.sheet);
+    ctx.translate(0, geom.height - geom.namesH - geom.bottom);
+    paintLabels(ctx, g.columns, g.columns);
+    ctx.restore();
+    ctx.font = font + "px " + FAMILY;
+    ctx.fillStyle = "#1f2937";
+    ctx.textAlign = "center";
+    ctx.fillText(spec.columnTitles[0], axisW + geom.left + gridW / 2, headH + geom.height + titleH / 2);
+    ctx.save();
+    ctx.translate(axisW / 2, headH + geom.namesH + geom.top + gridH / 2);
+    ctx.rotate(-Math.PI / 2);
+    ctx.fillText(spec.rowTitles[0], 0, 0);
+    ctx.restore();
+    paintScales(ctx, g.scales, axisW + geom.width, headH, font);
+    return out;
+  }
+  function paintLabels(ctx, labels, sheet) {
+    const origin = sheet.getBoundingClientRect();
+    ctx.fillStyle = "#1f2937";
+    [...labels.children].forEach((s) => {
+      const style = getComputedStyle(s);
+      ctx.font = style.fontWeight + " " + style.fontSize + " " + FAMILY;
+      const size = parseFloat(style.fontSize);
+      const text = s.textContent, w = ctx.measureText(text).width;
+      const rotated = s.classList.contains("ae-tick-rotated"), vertical = s.classList.contains("ae-tick-axis-y");
+      const r = s.getBoundingClientRect();
+      const cx = r.left - origin.left + r.width / 2, cy = r.top - origin.top + r.height / 2;
+      ctx.save();
+      ctx.translate(cx, cy);
+      if (rotated) ctx.rotate(-Math.PI / 3);
+      if (vertical) ctx.rotate(-Math.PI / 2);
+      ctx.textAlign = "center";
+      ctx.textBaseline = "middle";
+      if (s.classList.contains("ae-tick-current")) ctx.fillStyle = COLORS.chosen;
+      ctx.fillText(text, 0, 0, Math.max(w, size));
+      ctx.restore();
+      ctx.fillStyle = "#1f2937";
+    });
+  }
+  function paintScales(ctx, scales, x0, y0, font) {
+    const origin = scales.getBoundingClientRect();
+    [...scales.querySelectorAll(".ae-scale-bar, .ae-scale-label, .ae-scale-tick, .ae-scale-masked")].forEach((e) => {
+      const r = e.getBoundingClientRect(), x = x0 + r.left - origin.left + 4, y = y0 + r.top - origin.top;
+      if (e.classList.contains("ae-scale-bar")) {
+        const colors = e.style.background.match(/rgba?\([^)]*\)|#[0-9a-fA-F]{6}/g) || [];
+        const grad = ctx.createLinearGradient(0, y + r.height, 0, y);
+        colors.forEach((c, n) => grad.addColorStop(n / Math.max(1, colors.length - 1), c));
+        ctx.fillStyle = grad;
+        ctx.fillRect(x, y, r.width, r.height);
+        return;
+      }
+      ctx.fillStyle = "#1f2937";
+      ctx.font = Math.max(11, font - 2) + "px " + FAMILY;
+      ctx.textAlign = "left";
+      ctx.textBaseline = "middle";
+      if (e.classList.contains("ae-scale-masked")) {
+        ctx.fillStyle = COLORS.masked;
+        ctx.fillRect(x, y + 2, 12, 12);
+        ctx.fillStyle = "#1f2937";
+        ctx.fillText("masked", x + 16, y + r.height / 2);
+      } else ctx.fillText(e.textContent, x, y + r.height / 2);
+    });
+  }
+
+  // heatmap.js
+  function weightScale(peak, masked) {
+    return {
+      label: peak < 1 ? "rollout" : "weight",
+      min: 0,
+      max: peak,
+      color: (v) => weightColor(v / peak),
+      masked,
+      ticks: [0, 0.2, 0.4, 0.6, 0.8, 1].map((x) => x * peak),
+      format: (v) => v.toFixed(peak < 1 ? 2 : 1)
+    };
+  }
+  function draw2(div, trace, state) {
+    const { kind, layer, head, step: t } = state;
+    const [queries, keys] = trace.labels(kind, t);
+    const heads = head === "all" ? [...Array(trace.H).keys()] : [head];
+    const many = heads.length > 1;
+    const off = offNote(trace, kind, layer, head);
+    const gold = kind === "cross" && head !== "rollout" ? trace.goldCells(t) : [];
+    const aer = kind === "cross" ? trace.goldAer(layer, head) : null;
+    const note = off + (aer === null ? "" : " · AER " + aer.toFixed(2));
+    const titles = [title(kind, layer, head, t), title(kind, layer, head, t, "short"), title(kind, layer, head, t, "shortest")].map((text) => text + note);
+    const panels = heads.map((h) => {
+      const each = many && kind === "cross" ? trace.goldAer(layer, h) : null;
+      return { name: "head " + h + (each === null ? "" : " · AER " + each.toFixed(2)), head: h, z: queries.length ? trace.weights(kind, layer, h, t) : [], scale: 0 };
+    });
+    const peak = head === "rollout" ? Math.max(1e-6, ...panels.flatMap((p) => p.z.flat())) : 1;
+    const [rowTitle, columnTitle] = AXIS_TITLES[kind];
+    return draw(div, {
+      titles: (state.label ? titles.map((x) => state.label + " · " + x) : []).concat(titles),
+      rows: queries,
+      columns: keys,
+      panels,
+      scales: [weightScale(peak, kind === "decoder_self")],
+      hideScales: Boolean(state.hideScale),
+      rowTitles: [rowTitle, rowTitle.split(" (")[0], "query"],
+      columnTitles: [columnTitle, columnTitle.split(" (")[0], "key"],
+      current: kind === "encoder_self" ? -1 : t - 1,
+      outlines: gold,
+      font: many ? fontSize() - 2 : fontSize(),
+      height: state.height,
+      empty: "No target token yet: press → (Next) to produce the first one.",
+      describe: (p, i, j) => {
+        const v = p.z[i][j];
+        const linked = gold.some(([a, b]) => a === i && b === j) ? " · a gold link (aligned by hand)" : "";
+        return (many ? "head " + p.head + " · " : "") + "query: " + queries[i] + " · key: " + keys[j] + " · " + (v === null ? "masked: weight exactly 0" : "weight " + v.toFixed(4)) + linked;
+      },
+      aria: title(kind, layer, head, t) + off + ". Rows (queries): " + queries.join(" ") + ". Columns (keys): " + keys.join(" ") + "."
+    });
+  }
+  var SHORT = { encoder_self: "Encoder self", decoder_self: "Decoder self", cross: "Cross" };
+  function offNote(trace, kind, layer, head) {
+    const off = trace.request.ablation.filter(([k, l]) => k === kind && l === layer).map(([, , h]) => h);
+    if (!off.length || head === "rollout") return "";
+    if (typeof head === "number") return off.includes(head) ? " · switched off" : "";
+    return " · " + off.map((h) => "H" + h).join(", ") + " off";
+  }
+  function title(kind, layer, head, t, length) {
+    const which = { mean: "mean of heads", all: "all heads", rollout: "rollout" }[head] || "head " + head;
+    const step = kind === "encoder_self" ? "" : " · step " + t;
+    if (length === "shortest") return "L" + layer + " · " + ({ mean: "mean", all: "all" }[head] || (head === "rollout" ? "rollout" : "H" + head)) + step.replace(" step ", " t=");
+    if (length) return SHORT[kind] + " · L" + layer + " · " + which + step;
+    return KIND_TITLES[kind] + " · layer " + layer + " · " + ({ rollout: "attention rollout" }[head] || which) + step;
+  }
+  function pngCanvas2(div, header) {
+    return pngCanvas(div, header, 2);
+  }
+  var ROLLOUT = "Attention rollout (Abnar & Zuidema, 2020): each encoder layer taken as ½·attention + ½·identity (the residual), averaged over heads, multiplied through the layers; for cross-attention, this layer's head-averaged rows times the encoder's rollout, so each row says which source tokens the step drew on through every encoder layer. A model of how attention composes: it ignores the values and the feed-forward layers, so it is not a measurement of what the translation depended on. Its colours span 0 to its largest value (the products are small and even), not the fixed 0–1 scale of the weights.";
+  function goldCaption(trace, state) {
+    const gold = trace && trace.gold;
+    if (!gold || state.kind !== "cross" || state.head === "rollout") return "";
+    if (!gold.matches) {
+      return "This sentence is aligned by hand for the German “" + gold.target + "”, but the model wrote another translation, so there is nothing to outline. Press G to decode the gold translation (its pieces forced) and see its links outlined.";
+    }
+    const best = trace.goldBest();
+    const aer = trace.goldAer(state.layer, state.head);
+    const which = typeof state.head === "number" ? "head " + state.layer + "." + state.head : "the mean of layer " + state.layer + "'s heads";
+    return "Outlined: the " + gold.links + " word links of a hand alignment of this sentence, on the pieces of each linked word pair. Where attention is alignment, the bright cells sit inside the outlines." + (aer === null ? "" : " Alignment error rate of " + which + " on this sentence: " + aer.toFixed(2) + " (each German word aligned to its most-attended English word; 0 means exactly the gold links, lower is better).") + " Best head here: " + best.layer + "." + best.head + ", " + best.aer.toFixed(2) + ".";
+  }
+  function goldView(state) {
+    return { view: VIEW.id, kind: "cross", head: typeof state.head === "number" ? state.head : 0 };
+  }
+  var VIEW = {
+    id: "heatmap",
+    label: "Heatmap",
+    className: "ae-heat",
+    controls: ["kind", "layer", "head"],
+    caption: (state, trace) => state.head === "rollout" ? ROLLOUT : goldCaption(trace, state),
+    draw: (div, context, state) => draw2(div, context.trace, state),
+    png: (div, header) => pngCanvas2(div, header),
+    focus: (div, cell) => keepInView(div, cell.row, cell.column)
+  };
+
+  // keys.js
+  var KEY_HELP = "→ / PageDown next · ← / PageUp previous · Home / End first / last · 0–9 head · M mean · A all heads · R rollout · L layer · K kind · V view · G gold alignment · Space play / pause · Esc closes a panel (then the lesson) · in the lesson: → ← move through its stops · in the quiz: [ ] choose a source token, Enter answer";
+  function typing(target) {
+    if (!target || !target.tagName) return false;
+    const tag = target.tagName.toLowerCase();
+    if (tag === "textarea" || tag === "select" || target.isContentEditable) return true;
+    if (tag !== "input") return false;
+    const type = (target.type || "text").toLowerCase();
+    return !["button", "checkbox", "radio", "range", "submit", "reset"].includes(type);
+  }
+  function bindKeys(viewer) {
+    document.addEventListener("keydown", (event) => {
+      if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || typing(event.target)) return;
+      if (!viewer.trace || !viewer.isVisible()) return;
+      const key = event.key;
+      let handled = true;
+      const quiz = viewer.quiz && viewer.quiz.on;
+      const lesson = viewer.store.get().lesson;
+      if (lesson && (key === "ArrowRight" || key === "PageDown")) viewer.lesson.move(1);
+      else if (lesson && (key === "ArrowLeft" || key === "PageUp")) viewer.lesson.move(-1);
+      else if (lesson && key === "Escape" && !viewer.store.get().panel) viewer.lesson.close();
+      else if (quiz && (key === "[" || key === "]")) viewer.quiz.move(key === "]" ? 1 : -1);
+      else if (quiz && key === "Enter") viewer.quiz.pick(viewer.quiz.cursor);
+      else if (quiz && (key === "ArrowRight" || key === "PageDown")) viewer.quiz.pick(null);
+      else if (key === "ArrowRight" || key === "PageDown") viewer.go(viewer.store.get().step + 1, "key");
+      else if (key === "ArrowLeft" || key === "PageUp") viewer.go(viewer.store.get().step - 1, "key");
+      else if (key === "Home") viewer.go(0, "key");
+      else if (key === "End") viewer.go(viewer.trace.T, "key");
+      else if (/^[0-9]$/.test(key) && Number(key) < viewer.trace.H) viewer.select({ head: Number(key) }, "key");
+      else if (key === "m" || key === "M") viewer.select({ head: "mean" }, "key");
+      else if (key === "a" || key === "A") viewer.select({ head: "all" }, "key");
+      else if (key === "r" || key === "R") viewer.select({ head: "rollout" }, "key");
+      else if (key === "l" || key === "L") viewer.cycle("layer");
+      else if (key === "k" || key === "K") viewer.cycle("kind");
+      else if (key === "v" || key === "V") viewer.cycle("view");
+      else if (key === "g" || key === "G") viewer.showGold(goldView(viewer.state));
+      else if (key === " " || key === "Spacebar") viewer.togglePlay();
+      else if (key === "Escape" && viewer.store.get().panel) viewer.select({ panel: null }, "key");
+      else handled = false;
+      if (handled) event.preventDefault();
+    });
+  }
+
+  // player.js
+  var Player = class {
+    constructor(viewer) {
+      this.viewer = viewer;
+      this.timer = null;
+    }
+    playing() {
+      return this.timer !== null;
+    }
+    start(pace) {
+      this.stop();
+      const v = this.viewer;
+      if (v.store.get().step >= v.trace.T) v.go(0, "play");
+      this.timer = setInterval(() => {
+        if (v.store.get().step >= v.trace.T) this.stop();
+        else v.go(v.store.get().step + 1, "play");
+        v.renderToolbar();
+      }, pace * 1e3);
+    }
+    stop() {
+      if (this.timer !== null) clearInterval(this.timer);
+      this.timer = null;
+    }
+  };
+
+  // plot.js
+  function layout2(title2, height, font, extra) {
+    return Object.assign({
+      title: { text: title2, x: 0.01, xanchor: "left", font: { size: font + 1 } },
+      font: { size: font },
+      margin: { l: 10, r: 10, t: 34 + font, b: 10 },
+      plot_bgcolor: "white",
+      paper_bgcolor: "white",
+      height
+    }, extra || {});
+  }
+  var CONFIG = {
+    displaylogo: false,
+    responsive: true,
+    modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d"],
+    toImageButtonOptions: { format: "png", scale: 2, filename: "attention" }
+  };
+  var loading = null;
+  function plotly() {
+    if (window.Plotly) return Promise.resolve(window.Plotly);
+    if (!loading) {
+      loading = new Promise((resolve, reject) => {
+        const script = document.createElement("script");
+        script.src = SETTINGS.ASSETS.plotly;
+        script.onload = () => resolve(window.Plotly);
+        script.onerror = () => {
+          loading = null;
+          reject(new Error("plotly.js could not be loaded"));
+        };
+        document.head.appendChild(script);
+      });
+    }
+    return loading;
+  }
+  function react(div, data, chartLayout) {
+    return plotly().then((Plotly) => Plotly.react(div, data, chartLayout, CONFIG));
+  }
+  function drawMessage(div, text, height) {
+    return react(div, [], layout2("", height, fontSize(), {
+      xaxis: { visible: false },
+      yaxis: { visible: false },
+      annotations: [{ text: escape(text), showarrow: false, xref: "paper", yref: "paper", x: 0.5, y: 0.5, font: { size: fontSize() + 2 } }]
+    }));
+  }
+  function plotPng(div, header) {
+    return plotly().then((Plotly) => Plotly.toImage(div, { format: "png", scale: 2 })).then((url) => new Promise((resolve) => {
+      const img = new Image();
+      img.onload = () => resolve(img);
+      img.src = url;
+    })).then((img) => {
+      const c = document.createElement("canvas");
+      c.width = img.width;
+      c.height = img.height;
+      c.getContext("2d").drawImage(img, 0, 0);
+      return withHeader(c, header, 2);
+    });
+  }
+  function textAbovePlot(div, name) {
+    if (!div._textPlot) {
+      const text = el("div", "ae-" + name + "-text");
+      const plot = el("div", "ae-plot ae-" + name + "-plot");
+      div.replaceChildren(text, plot);
+      div._textPlot = { text, plot };
+    }
+    return div._textPlot;
+  }
+
+  // lens.js
+  var CAPTION = "Each decoder layer's output, read as if it were the last: through the final LayerNorm and the output projection. Outlined: the token the model finally chose. The row where it first leads is where the model has decided; the last row is its own next-token distribution.";
+  function lensOf(trace, ask) {
+    const lens = trace.wire.lens || ask({ what: "lens" });
+    if (lens && !lens.error) trace.wire.lens = lens;
+    return lens;
+  }
+  function draw3(div, context, state) {
+    const trace = context.trace, t = state.step, font = fontSize(), height = state.height;
+    const lens = lensOf(trace, context.ask);
+    if (!lens || lens.error) return drawMessage(div, lens ? lens.error : "Asking the server for the logit lens…", height);
+    if (t === 0) return drawMessage(div, "No step yet: press → (Next) to see what each layer would predict.", height);
+    const L = lens.top_probs.length, K = lens.top_probs[0][0].length, chosen = trace.steps[t - 1];
+    const rows = [...Array(L).keys()].map((l) => "layer " + l + (l === L - 1 ? " (the output)" : ""));
+    const z = [], text = [], custom = [], shapes = [];
+    for (let l = 0; l < L; l++) {
+      const probs = lens.top_probs[l][t - 1], tokens = lens.top_tokens[l][t - 1], ids = lens.top_ids[l][t - 1];
+      z.push(probs.concat([lens.chosen[l][t - 1]]));
+      text.push(tokens.map((tok, r) => escape(tok) + "<br>" + probs[r].toFixed(2)).concat([escape(chosen.token) + "<br>" + lens.chosen[l][t - 1].toFixed(2)]));
+      custom.push(tokens.map((tok) => escape(tok)).concat([escape(chosen.token)]));
+      ids.forEach((id, r) => {
+        if (id === chosen.id) shapes.push({ type: "rect", x0: r - 0.5, x1: r + 0.5, y0: l - 0.5, y1: l + 0.5, line: { color: COLORS.chosen, width: 3 } });
+      });
+    }
+    const columns = [...Array(K).keys()].map((r) => "#" + (r + 1)).concat(["chosen"]);
+    const data = [{
+      type: "heatmap",
+      z,
+      text,
+      texttemplate: "%{text}",
+      customdata: custom,
+      zmin: 0,
+      zmax: 1,
+      colorscale: COLORS.scale,
+      textfont: { size: Math.max(10, font - 2) },
+      xgap: 2,
+      ygap: 2,
+      hovertemplate: "%{y} · %{x}: %{customdata} %{z:.4f}<extra></extra>",
+      colorbar: { title: { text: "probability", side: "right" }, thickness: 12 }
+    }];
+    const chartLayout = layout2("Logit lens · step " + t + " · chosen: " + escape(chosen.token), height, font, {
+      xaxis: { tickmode: "array", tickvals: [...Array(K + 1).keys()], ticktext: columns, side: "bottom", showgrid: false, zeroline: false, automargin: true },
+      yaxis: { tickmode: "array", tickvals: [...Array(L).keys()], ticktext: rows, autorange: "reversed", showgrid: false, zeroline: false, automargin: true },
+      shapes: shapes.concat([{ type: "line", x0: K - 0.5, x1: K - 0.5, y0: -0.5, y1: L - 0.5, line: { color: "#333", width: 2 } }]),
+      margin: { l: 10, r: 10, t: 40 + font, b: 10 }
+    });
+    return react(div, data, chartLayout);
+  }
+  var VIEW2 = {
+    id: "lens",
+    label: "Logit lens",
+    className: "ae-plot ae-lens",
+    controls: [],
+    caption: () => CAPTION,
+    draw: draw3,
+    png: (div, header) => plotPng(div, header)
+  };
+
+  // lesson.js
+  var w2 = (x) => x.toFixed(2);
+  var pct = (p) => (100 * p).toFixed(1) + "%";
+  var quote = (token) => "“" + token + "”";
+  function argmax(row) {
+    let best = 0;
+    row.forEach((v, j) => {
+      if (v !== null && v > row[best]) best = j;
+    });
+    return best;
+  }
+  function clearestStep(trace, layer, head) {
+    let best = { step: 1, j: 0, weight: -1 };
+    for (let t = 1; t <= trace.T; t++) {
+      const row = trace.weights("cross", layer, head, t)[t - 1];
+      const j = argmax(row);
+      const isEnd = trace.targetTokens[t - 1] === "</s>" || trace.sourceTokens[j] === "</s>";
+      if (!isEnd && row[j] > best.weight) best = { step: t, j, weight: row[j] };
+    }
+    return best;
+  }
+  function goldSentence(t, layer, head) {
+    const aer = t.goldAer(layer, head);
+    if (aer !== null) {
+      return "The outlines are the links a person aligned by hand: head " + layer + "." + head + "'s alignment error rate on this sentence is " + aer.toFixed(2) + " (0: exactly the gold links).";
+    }
+    if (t.gold) return "This sentence is aligned by hand: press G to decode its gold translation and see the links outlined.";
+    return "Read down the rows: where a head's weight follows the words' correspondence, attention is an alignment.";
+  }
+  function strongestEncoderLink(trace) {
+    let best = { layer: 0, head: 0, i: 0, j: 0, weight: -1 };
+    for (let layer = 0; layer < trace.nLayers("encoder_self"); layer++) {
+      for (let head = 0; head < trace.H; head++) {
+        trace.head("encoder_self", layer, head, 0).forEach((row, i) => row.forEach((v, j) => {
+          const plain = i !== j && trace.sourceTokens[i] !== "</s>" && trace.sourceTokens[j] !== "</s>";
+          if (plain && v > best.weight) best = { layer, head, i, j, weight: v };
+        }));
+      }
+    }
+    return best;
+  }
+  function decidedAt(trace, step, ask) {
+    const lens = lensOf(trace, ask);
+    if (!lens) return "… (asking the server)";
+    if (lens.error) return "not known here (" + lens.error + ")";
+    const id = trace.steps[step - 1].id;
+    const layer = lens.top_ids.findIndex((layerIds) => layerIds[step - 1][0] === id);
+    return layer < 0 ? "no layer (it was sampled or forced)" : "layer " + layer;
+  }
+  function lessonHead(trace) {
+    const [layer, head] = trace.defaultCross();
+    return [layer, head === "mean" ? 0 : head];
+  }
+  var STOPS = [
+    {
+      title: "The sentence as word pieces",
+      view: () => ({ view: "heatmap", kind: "encoder_self", layer: 0, head: "mean", step: 0 }),
+      say(t) {
+        const pieces = t.sourceTokens;
+        const split = pieces.filter((p) => p.startsWith("·"));
+        return [
+          "The model never reads words. Your sentence is " + (pieces.length - 1) + " word pieces, and " + quote("</s>") + " closes it: " + pieces.map(quote).join(" ") + ".",
+          "Each piece is a number in a vocabulary the tokenizer learned: " + quote(pieces[0]) + " is id " + t.wire.source_ids[0] + ". " + (split.length ? "A word the vocabulary lacks is cut into pieces: " + split.map(quote).join(", ") + " continue the word before them (“·”)." : "Every word here is one piece of the vocabulary: none had to be cut."),
+          "The grid on the right has one row and one column per piece: the " + pieces.length + " × " + pieces.length + " encoder self-attention of layer 0."
+        ];
+      }
+    },
+    {
+      title: "Embeddings plus the positional encoding",
+      view: () => ({ view: "heatmap", kind: "encoder_self", layer: 0, head: "mean", step: 0 }),
+      say(t) {
+        const d = t.model.n_heads * t.model.d_head;
+        return [
+          "Each piece's id picks one row of the embedding table: a vector of d_model = " + d + " numbers. On its own it says what the piece is, not where it stands.",
+          "So the model adds the positional encoding PE(pos), the same sine and cosine waves for every sentence: " + quote(t.sourceTokens[0]) + " gets PE(0), " + quote(t.sourceTokens[t.S - 1]) + " gets PE(" + (t.S - 1) + "). Attention itself ignores order; these waves are the only way the model knows it (the Positional encoding tab draws them; the view “No positions” takes them away)."
+        ];
+      }
+    },
+    {
+      title: "Encoder self-attention",
+      view(t) {
+        const link = strongestEncoderLink(t);
+        return { view: "heatmap", kind: "encoder_self", layer: link.layer, head: link.head, step: 0 };
+      },
+      say(t) {
+        const link = strongestEncoderLink(t);
+        return [
+          "Every piece asks every other piece of the source how much it matters to it, in " + t.nLayers("encoder_self") + " layers of " + t.H + " heads. A row of the grid is one piece's question; it sums to 1.",
+          "In layer " + link.layer + ", head " + link.head + ", " + quote(t.sourceTokens[link.i]) + " puts " + w2(link.weight) + " of its weight on " + quote(t.sourceTokens[link.j]) + ": the strongest link between two pieces in this sentence."
+        ];
+      }
+    },
+    {
+      title: "The decoder starts from <s>",
+      view: () => ({ view: "heatmap", kind: "decoder_self", layer: 0, head: 0, step: 1 }),
+      say(t) {
+        const first = t.steps[0];
+        return [
+          "The decoder writes the German one piece at a time. At step 1 its only input is " + quote("<s>") + " (start), and it writes " + quote(first.token) + " with probability " + pct(first.prob) + ".",
+          "Each step appends the piece just written to the decoder's input: at step 2 it reads " + quote("<s>") + " and " + quote(first.token) + ". This sentence took " + t.T + " steps and " + (t.wire.finished === "eos" ? "ended when the model wrote </s>." : "stopped at the length limit.")
+        ];
+      }
+    },
+    {
+      title: "The look-ahead mask",
+      view: (t) => ({ view: "mask", kind: "decoder_self", layer: 0, head: 0, step: Math.min(3, t.T) }),
+      say(t, s) {
+        const step = Math.max(2, Math.min(s.step, t.T));
+        if (t.T < 2) return ["This translation has one step only: the mask has nothing to hide. Try a longer sentence."];
+        const scores = t.scoresAt(0, 0, step);
+        const inputs = t.decoderInputTokens;
+        return [
+          "Training shows the decoder the whole German sentence at once, so it must not peek at the pieces it has not written yet. Before the softmax, every score of a later position is set to −∞.",
+          "Row " + quote(inputs[0] + ARROW + t.targetTokens[0]) + " scores the next input " + quote(inputs[1]) + " at " + w2(scores[0][1]) + " (layer 0, head 0), but the mask makes that −∞, so its weight is exactly 0; the row's only visible key, " + quote(inputs[0]) + ", gets weight " + w2(t.head("decoder_self", 0, 0, step)[0][0]) + ".",
+          "The three grids: the scores q·k/√d_k, the mask, the weights after the softmax. The view “Without the mask” shows a model trained without it."
+        ];
+      }
+    },
+    {
+      title: "Cross-attention as alignment",
+      view(t) {
+        const [layer, head] = lessonHead(t);
+        return { view: "heatmap", kind: "cross", layer, head, step: clearestStep(t, layer, head).step };
+      },
+      say(t) {
+        const [layer, head] = lessonHead(t);
+        const c = clearestStep(t, layer, head);
+        return [
+          "Cross-attention is where the decoder reads the source: each German step asks every English piece.",
+          "At step " + c.step + " the decoder writes " + quote(t.targetTokens[c.step - 1]) + "; head " + layer + "." + head + " puts " + w2(c.weight) + " of its weight on " + quote(t.sourceTokens[c.j]) + ".",
+          goldSentence(t, layer, head)
+        ];
+      }
+    },
+    {
+      title: "The next token: a distribution, then a choice",
+      view(t) {
+        const [layer, head] = lessonHead(t);
+        return { view: "heatmap", kind: "cross", layer, head, step: clearestStep(t, layer, head).step };
+      },
+      say(t, s) {
+        const step = Math.max(1, s.step);
+        const top = t.steps[step - 1].top.slice(0, 3);
+        const chosen = t.steps[step - 1];
+        const beam = t.request.strategy === "beam";
+        return [
+          "After the last layer, the decoder gives every piece of the vocabulary a probability. At step " + step + " the best were " + top.map((c) => quote(c.token) + " " + pct(c.prob)).join(", ") + " (the bars on the left).",
+          beam ? "Beam search kept the " + t.request.beam_size + " best partial translations at every step instead of one; the best finished one, " + quote(t.wire.beams[0].text) + ", scored " + t.wire.beams[0].score.toFixed(2) + "." : "Greedy decoding takes the most probable one: " + quote(chosen.token) + ". Beam search would keep several candidates alive (Decoding ▾); click a bar to force another piece and see the model go on from it."
+        ];
+      }
+    },
+    {
+      title: "Many heads, different patterns",
+      view(t, s) {
+        return { view: "heatmap", kind: "cross", layer: t.nLayers("cross") - 1, head: "all", step: Math.max(1, s.step) };
+      },
+      say(t, s) {
+        const step = Math.max(1, s.step), layer = t.nLayers("cross") - 1;
+        const looks = [...Array(t.H).keys()].map((h) => {
+          const row = t.head("cross", layer, h, step)[step - 1];
+          const j = argmax(row);
+          return "head " + h + " → " + quote(t.sourceTokens[j]) + " " + w2(row[j]);
+        });
+        return [
+          "Each layer has " + t.H + " heads, each with its own queries and keys, so each can look somewhere else.",
+          "At step " + step + ", writing " + quote(t.targetTokens[step - 1]) + ", the heads of cross-attention layer " + layer + " look most at: " + looks.join("; ") + "."
+        ];
+      }
+    },
+    {
+      title: "The layers",
+      view(t, s) {
+        return { view: "heatmap", kind: "cross", layer: t.nLayers("cross") - 1, head: "mean", step: Math.max(1, s.step) };
+      },
+      say(t, s, ask) {
+        const step = Math.max(1, s.step);
+        const per = [...Array(t.nLayers("cross")).keys()].map((layer) => {
+          const row = t.meanOfHeads("cross", layer, step)[step - 1];
+          const j = argmax(row);
+          return "layer " + layer + ": " + quote(t.sourceTokens[j]) + " " + w2(row[j]);
+        });
+        return [
+          "The decoder stacks " + t.nLayers("cross") + " layers; each reads the source again with what the layers below made of the German so far.",
+          "At step " + step + " the mean of the heads looks most at " + per.join(", ") + " (L cycles the layers).",
+          "The view “Logit lens” reads every decoder layer as if it were the last: at step " + step + ", the layer from which " + quote(t.targetTokens[step - 1]) + " leads is " + decidedAt(t, step, ask) + "."
+        ];
+      }
+    },
+    {
+      title: "Now try it yourself",
+      view: () => ({}),
+      say(t) {
+        return [
+          "Type your own sentence and press Enter; → steps through its translation as you did through " + quote(t.wire.outputs[t.T]) + ".",
+          "Click a cell to see how its weight is computed, press Quiz to guess where a head will look, or switch a head off in the Head ablation tab and watch the translation change."
+        ];
+      }
+    }
+  ];
+  var Lesson = class {
+    constructor(viewer) {
+      this.viewer = viewer;
+      this.bar = el("div", "ae-lesson");
+      this.bar.hidden = true;
+    }
+    // Open the lesson at its first stop, or close it.
+    toggle() {
+      if (this.viewer.state.lesson) this.close();
+      else this.go(1);
+    }
+    // Stop n (1..STOPS.length): its view, through the store.
+    go(n) {
+      const v = this.viewer, t = v.trace;
+      if (!t || n < 1 || n > STOPS.length) return;
+      v.player.stop();
+      v.select(Object.assign({ lesson: n, panel: null }, STOPS[n - 1].view(t, v.state)), "lesson");
+    }
+    move(delta) {
+      this.go(this.viewer.state.lesson + delta);
+    }
+    close() {
+      this.viewer.select({ lesson: null }, "lesson");
+    }
+    draw(t, s) {
+      this.bar.hidden = !s.lesson;
+      if (!s.lesson) return;
+      const stop = STOPS[s.lesson - 1];
+      const head = el("div", "ae-lesson-head");
+      head.append(
+        el("span", "ae-lesson-title", "Lesson " + s.lesson + " / " + STOPS.length + " · " + stop.title),
+        button("◀", "Previous stop (←)", () => this.move(-1)),
+        button("▶", "Next stop (→)", () => this.move(1), "ae-primary"),
+        button("Close", "Close the lesson (Esc)", () => this.close())
+      );
+      head.children[1].disabled = s.lesson === 1;
+      head.children[2].disabled = s.lesson === STOPS.length;
+      const text = el("div", "ae-lesson-text");
+      stop.say(t, s, (question2) => this.viewer.viewAnswer(question2)).forEach((sentence) => text.appendChild(el("p", "", sentence)));
+      this.bar.replaceChildren(head, text);
+    }
+  };
+
+  // quiz.js
+  var Quiz = class {
+    constructor(viewer) {
+      this.viewer = viewer;
+      this.on = false;
+      this.reset();
+    }
+    // A new sentence: a new round.
+    reset() {
+      this.cursor = 0;
+      this.answers = [];
+      this.last = null;
+    }
+    // The head being quizzed: the selected cross-attention head, else the best-aligning one (else head 0).
+    head(state) {
+      const s = state || this.viewer.store.get(), t = this.viewer.trace;
+      if (s.kind === "cross" && Number.isInteger(s.head)) return [s.layer, s.head];
+      const best = t.model.best_head;
+      return best && best.kind === "cross" ? [best.layer, best.head] : [t.nLayers("cross") - 1, 0];
+    }
+    toggle() {
+      this.on = !this.on;
+      this.reset();
+      if (!this.on) return this.viewer.refresh();
+      const [layer, head] = this.head(Object.assign({}, this.viewer.store.get(), { kind: "cross" }));
+      this.viewer.select({ view: "heatmap", kind: "cross", layer, head }, "quiz", true);
+    }
+    // The student's answer for the next step: source position `j` (null: revealed without a pick).
+    pick(j) {
+      const v = this.viewer, t = v.trace, step = v.store.get().step + 1;
+      if (!this.on || step > t.T) return;
+      if (j !== null && !(j >= 0 && j < t.S)) return;
+      const [layer, head] = this.head();
+      const row = t.weights("cross", layer, head, step)[step - 1];
+      const best = row.indexOf(Math.max(...row));
+      this.last = { step, pick: j, weight: j === null ? null : row[j], best, bestWeight: row[best], layer, head };
+      if (!this.answers.some((a) => a.step === step)) this.answers.push(this.last);
+      v.go(step, "quiz");
+    }
+    move(delta) {
+      const S = this.viewer.trace.S;
+      this.cursor = (this.cursor + delta + S) % S;
+      this.viewer.refresh();
+    }
+    score() {
+      const picked = this.answers.filter((a) => a.pick !== null);
+      const right = picked.filter((a) => a.pick === a.best).length;
+      const share = picked.length ? picked.reduce((sum, a) => sum + a.weight / a.bestWeight, 0) / picked.length : 0;
+      return { right, picked: picked.length, share };
+    }
+    // The quiz bar: the question for the next step, the last answer revealed, the running score.
+    draw(bar, trace, state) {
+      bar.hidden = !this.on;
+      if (!this.on) return;
+      const [layer, head] = this.head(state);
+      const parts7 = [];
+      if (this.last && this.last.step === state.step) {
+        const a = this.last;
+        const verdict = a.pick === null ? "Revealed without a guess: " : a.pick === a.best ? "Right: " : "You picked “" + trace.sourceTokens[a.pick] + "” (weight " + a.weight.toFixed(2) + "); ";
+        parts7.push(el(
+          "div",
+          "ae-quiz-result " + (a.pick === a.best ? "ae-quiz-right" : ""),
+          verdict + "the head put most weight, " + a.bestWeight.toFixed(2) + ", on “" + trace.sourceTokens[a.best] + "”."
+        ));
+      }
+      const sc = this.score();
+      parts7.push(el("div", "ae-quiz-score", "Score: " + sc.right + " of " + sc.picked + " right" + (sc.picked ? "; your picks got " + Math.round(100 * sc.share) + " % of the largest weight on average" : "")));
+      if (state.step < trace.T) {
+        parts7.unshift(el("div", "ae-quiz-question", "Quiz · layer " + layer + ", head " + head + ": which source token will step " + (state.step + 1) + " attend to most? Click it in Source (or [ ] to move, Enter to choose); → reveals without a guess."));
+      } else parts7.unshift(el("div", "ae-quiz-question", "Quiz finished for this sentence."));
+      const stop = el("button", "ae-btn", "End quiz");
+      stop.type = "button";
+      stop.addEventListener("click", () => this.toggle());
+      parts7.push(stop);
+      bar.replaceChildren(...parts7);
+    }
+    // Source chips as answers: clickable, the keyboard cursor outlined.
+    decorateChips(box) {
+      if (!this.on) return;
+      Array.from(box.children).forEach((chip2, j) => {
+        chip2.classList.add("ae-quiz-choice");
+        chip2.classList.toggle("ae-quiz-cursor", j === this.cursor);
+        chip2.dataset.index = j;
+      });
+    }
+  };
+
+  // room.js
+  var KEY = "ae-room";
+  function post(path, body, key) {
+    const headers = clientHeaders({ "content-type": "application/json" });
+    if (key) headers["x-ae-lecturer"] = key;
+    return fetch(SETTINGS.API + "/room" + path, { method: "POST", headers, body: JSON.stringify(body || {}) }).then((r) => r.json().then((answer2) => {
+      if (!r.ok || answer2.error) throw new Error(answer2.error || "HTTP " + r.status);
+      return answer2;
+    }));
+  }
+  function viewOf(viewer) {
+    const s = viewer.state, request = viewer.trace.request;
+    const trace = { sentence: request.sentence, forced_ids: request.forced_ids, ablation: request.ablation, model: viewer.modelKey };
+    for (const name of OPTIONS) if (request[name] !== void 0) trace[name] = request[name];
+    return { trace, step: s.step, kind: s.kind, layer: s.layer, head: s.head, view: s.view, lesson: s.lesson };
+  }
+  var Room = class {
+    constructor(viewer) {
+      this.viewer = viewer;
+      this.bar = el("div", "ae-room");
+      this.bar.hidden = true;
+      this.code = null;
+      this.key = null;
+      this.following = true;
+      this.latest = null;
+      this.question = null;
+      this.guess = null;
+      this.score = { right: 0, answers: 0 };
+      this.sending = null;
+      this.sent = null;
+      this.token = null;
+      this.adopting = false;
+    }
+    // On page load: a lecturer's room to drive again, or a room to follow (?room=CODE).
+    start() {
+      const code = new URLSearchParams(window.location.search).get("room");
+      let mine = null;
+      try {
+        mine = JSON.parse(sessionStorage.getItem(KEY) || "null");
+      } catch (e) {
+        mine = null;
+      }
+      if (mine && (!code || code === mine.code)) this.lead(mine.code, mine.key, true);
+      else if (code) this.join(code);
+    }
+    // ---- the lecturer
+    present() {
+      if (this.key) return this.showCode();
+      return post("", {}).then((made) => {
+        try {
+          sessionStorage.setItem(KEY, JSON.stringify(made));
+        } catch (e) {
+        }
+        this.lead(made.code, made.key);
+      }, (error) => this.viewer.say(error.message));
+    }
+    lead(code, key, resumed) {
+      this.code = code;
+      this.key = key;
+      this.adopting = Boolean(resumed);
+      this.viewer.store.subscribe(() => this.send());
+      this.listen();
+      this.send();
+    }
+    studentUrl() {
+      return window.location.href.split("?")[0].split("#")[0] + "?room=" + this.code;
+    }
+    // The lecturer's view to the room: the newest only, one request at a time.
+    send() {
+      if (!this.key || !this.viewer.trace || this.adopting) return;
+      const view = viewOf(this.viewer);
+      if (JSON.stringify(view) === this.sent) return;
+      if (this.sending) {
+        this.queued = view;
+        return;
+      }
+      this.sent = JSON.stringify(view);
+      this.sending = post("/" + this.code + "/view", view, this.key).catch((error) => this.viewer.say(error.message)).finally(() => {
+        this.sending = null;
+        if (this.queued) {
+          this.queued = null;
+          this.send();
+        }
+      });
+    }
+    ask() {
+      const s = this.viewer.state, t = this.viewer.trace;
+      if (s.step >= t.T) return this.viewer.say("The decode is at its last step: go back one step to ask about the next.");
+      const [layer, head] = s.kind === "cross" && Number.isInteger(s.head) ? [s.layer, s.head] : t.defaultCross().map((x) => x === "mean" ? 0 : x);
+      this.viewer.select({ view: "heatmap", kind: "cross", layer, head }, "room");
+      post("/" + this.code + "/question", { step: s.step + 1, layer, head, sources: t.S }, this.key).catch((error) => this.viewer.say(error.message));
+    }
+    // Reveal: the class's guesses, and the step taken, so the heatmap's new row is the answer (the class follows).
+    reveal() {
+      post("/" + this.code + "/reveal", {}, this.key).then((q) => this.viewer.go(q.step, "room")).catch((error) => this.viewer.say(error.message));
+    }
+    end() {
+      post("/" + this.code + "/end", {}, this.key).catch(() => null);
+      try {
+        sessionStorage.removeItem(KEY);
+      } catch (e) {
+      }
+      this.close();
+    }
+    // ---- a student
+    join(code) {
+      this.code = code.toUpperCase();
+      this.viewer.store.subscribe((state, changed, source) => {
+        if (this.code && this.following && source !== "room" && source !== "trace") this.detach();
+      });
+      this.listen();
+    }
+    detach() {
+      this.following = false;
+      this.draw();
+    }
+    follow() {
+      this.following = true;
+      if (this.latest) this.apply(this.latest);
+      this.draw();
+    }
+    // Take the room's view: the trace first if the sentence or its options changed (from the shared cache), then the
+    // state. A lecturer's own page never applies what it sent, except once after a reload (it adopts the room's view).
+    apply(view) {
+      this.latest = view;
+      if (this.key && this.adopting) {
+        this.adopting = false;
+        if (!view) return this.send();
+      } else if (this.key || !this.following || !view) return;
+      const v = this.viewer, state = { step: view.step, kind: view.kind, layer: view.layer, head: view.head, view: view.view, lesson: view.lesson || null };
+      const request = Object.assign({ forced_ids: [], ablation: [] }, view.trace);
+      const same = v.trace && queryParams(v.trace.request, v.modelKey).toString() === queryParams(request, request.model).toString();
+      if (same) v.select(state, "room");
+      else {
+        v.pendingView = { sentence: request.sentence, view: state };
+        v.requestTrace(request, request.model, true);
+      }
+    }
+    // A student leaves the class's view by a trace of their own (a sentence, a candidate, a head off, a hypothesis).
+    explore() {
+      if (this.code && !this.key && this.following) this.detach();
+    }
+    // Is the trace on screen the one question `q` is about?
+    onScreen(q) {
+      const t = this.viewer.trace;
+      if (!q || !t || !q.trace) return false;
+      const asked = Object.assign({ forced_ids: [], ablation: [] }, q.trace);
+      return queryParams(t.request, t.modelKey).toString() === queryParams(asked, asked.model).toString() && q.step <= t.T;
+    }
+    answer(j) {
+      const q = this.question;
+      if (!q || q.revealed || this.guess !== null || this.key || !this.onScreen(q)) return false;
+      this.guess = j;
+      post("/" + this.code + "/answer", { question: q.id, pick: j, token: this.token }).catch((error) => {
+        this.guess = null;
+        this.viewer.say(error.message);
+      }).finally(() => this.draw());
+      this.draw();
+      return true;
+    }
+    // ---- both: the room's events
+    listen() {
+      if (this.source) this.source.close();
+      const mine = this.key ? "?key=" + encodeURIComponent(this.key) : "";
+      this.source = new EventSource(SETTINGS.API + "/room/" + encodeURIComponent(this.code) + "/events" + mine);
+      const on = (name, handle) => this.source.addEventListener(name, (e) => {
+        handle(JSON.parse(e.data));
+        this.draw();
+      });
+      on("state", (state) => {
+        this.count = state.following;
+        if (state.token) this.token = state.token;
+        this.setQuestion(state.question);
+        this.apply(state.view);
+      });
+      on("view", (view) => this.apply(view));
+      on("following", (data) => {
+        this.count = data.following;
+      });
+      on("question", (q) => this.setQuestion(q));
+      on("answered", (data) => {
+        if (this.question && this.question.id === data.id) this.question.answered = data.answered;
+      });
+      on("end", () => {
+        const code = this.code;
+        this.close();
+        this.viewer.say("The lecturer ended room " + code + ".");
+      });
+      this.source.onerror = () => {
+        if (this.source && this.source.readyState === EventSource.CLOSED) {
+          const code = this.code;
+          if (this.key) try {
+            sessionStorage.removeItem(KEY);
+          } catch (e) {
+          }
+          this.close();
+          this.viewer.say("Room " + code + " cannot be followed: it has ended, the server restarted, or it is full.");
+        } else {
+          this.error = "reconnecting…";
+          this.draw();
+        }
+      };
+      this.source.onopen = () => {
+        this.error = null;
+        this.draw();
+      };
+      this.draw();
+    }
+    setQuestion(q) {
+      if (q && (!this.question || this.question.id !== q.id)) this.guess = null;
+      if (q && q.revealed && this.key && this.onScreen(q) && !(this.question && this.question.revealed && this.question.id === q.id)) {
+        const row = this.row(q), best = row.indexOf(Math.max(...row));
+        this.score.right += q.counts[best];
+        this.score.answers += q.answered;
+      }
+      this.question = q;
+      this.viewer.refresh();
+    }
+    close() {
+      if (this.source) this.source.close();
+      this.source = null;
+      this.code = this.key = this.question = null;
+      this.bar.hidden = true;
+    }
+    // The head's actual row at the question's step, from the trace on screen.
+    row(q) {
+      return this.viewer.trace.weights("cross", q.layer, q.head, q.step)[q.step - 1];
+    }
+    // Source chips as answers while a question is open (a student's page).
+    decorateChips(box) {
+      const q = this.question;
+      if (!q || this.key || q.revealed || !this.onScreen(q)) return;
+      Array.from(box.children).forEach((chip2, j) => {
+        chip2.classList.add("ae-room-choice");
+        chip2.classList.toggle("ae-room-guess", j === this.guess);
+        chip2.dataset.index = j;
+      });
+    }
+    // ---- the room bar
+    draw() {
+      this.bar.hidden = !this.code;
+      if (!this.code) return;
+      const parts7 = [el("b", "ae-room-code", "Room " + this.code)];
+      if (this.key) {
+        parts7.push(
+          el("span", "ae-room-count", (this.count || 0) + " following"),
+          button("Show code", "The code, the address and a QR code, large, for the projector", () => this.showCode()),
+          button("Ask the class", "Which source token will the shown cross-attention head attend to most at the next step?", () => this.ask()),
+          button("Reveal", "Show the class's guesses beside the head's actual row", () => this.reveal()),
+          button("End room", "Close the room: the students' pages stop following", () => this.end())
+        );
+        if (this.score.answers) {
+          parts7.push(el("span", "ae-room-score", "Class score: " + this.score.right + " of " + this.score.answers + " right"));
+        }
+      } else {
+        parts7.push(
+          el("span", "ae-room-count", this.following ? "following the lecturer" : "exploring on your own"),
+          this.following ? button("Explore on my own", "Stop following; the class is not affected", () => this.detach()) : button("Follow again", "Back to the lecturer's view", () => this.follow(), "ae-primary")
+        );
+      }
+      if (this.error) parts7.push(el("span", "ae-room-note", this.error));
+      const q = this.question;
+      if (q) parts7.push(this.questionPart(q));
+      this.bar.replaceChildren(...parts7);
+    }
+    questionPart(q) {
+      const box = el("div", "ae-room-question");
+      const trace = this.viewer.trace, tokens = trace.sourceTokens;
+      box.appendChild(el("div", "ae-room-ask", "Class question " + q.id + " · layer " + q.layer + ", head " + q.head + ": which source token will step " + q.step + " attend to most? " + q.answered + " answered."));
+      if (!this.onScreen(q)) {
+        const about = q.trace ? "“" + q.trace.sentence + "”" : "the lecturer's sentence";
+        box.appendChild(el("div", "ae-room-note", "This question is about " + about + (this.key ? ": translate it again to see the answer." : ": follow again to answer and see it.")));
+        return box;
+      }
+      if (!q.revealed) {
+        box.appendChild(el("div", "ae-room-note", this.key ? "Students click a source token; press Reveal when ready." : this.guess === null ? "Click it in Source." : "Your guess: “" + tokens[this.guess] + "”. Wait for the reveal."));
+        return box;
+      }
+      const row = this.row(q), best = row.indexOf(Math.max(...row)), peak = Math.max(1, ...q.counts);
+      const table = el("div", "ae-room-histogram");
+      tokens.forEach((token, j) => {
+        const bar = el("div", "ae-room-bar" + (j === best ? " ae-room-best" : "") + (j === this.guess ? " ae-room-mine" : ""));
+        const meter = (className, share, text) => {
+          const track = el("span", "ae-room-track " + className), fill = el("span", "ae-room-fill");
+          fill.style.width = (100 * share).toFixed(1) + "%";
+          track.append(fill, el("span", "ae-room-value", text));
+          return track;
+        };
+        bar.append(
+          el("span", "ae-room-token", token),
+          meter("ae-room-guesses", q.counts[j] / peak, String(q.counts[j])),
+          meter("ae-room-weight", row[j], row[j].toFixed(2))
+        );
+        table.appendChild(bar);
+      });
+      box.append(el("div", "ae-room-note", "The class's guesses (blue) beside the head's weights (orange); the head looked most at “" + tokens[best] + "”." + (this.key || this.guess === null ? "" : this.guess === best ? " Your guess was right." : " Your guess, “" + tokens[this.guess] + "”, got weight " + row[this.guess].toFixed(2) + ".")), table);
+      return box;
+    }
+    showCode() {
+      const overlay = el("div", "ae-room-overlay");
+      const url = this.studentUrl();
+      const qr = document.createElement("img");
+      qr.alt = "QR code of " + url;
+      qr.src = SETTINGS.API + "/room/" + this.code + "/qr.svg?u=" + encodeURIComponent(url);
+      overlay.append(
+        el("div", "ae-room-big", this.code),
+        qr,
+        el("div", "ae-room-url", url),
+        button("Close", "Back to the viewer", () => overlay.remove(), "ae-primary")
+      );
+      overlay.addEventListener("click", (e) => {
+        if (e.target === overlay) overlay.remove();
+      });
+      document.body.appendChild(overlay);
+    }
+  };
+
+  // timelapse.js
+  var TimeLapse = class {
+    constructor(viewer) {
+      this.viewer = viewer;
+      this.traces = {};
+      this.select = el("select", "ae-training-step");
+      this.select.title = "The model at an earlier point of its training (recorded examples only)";
+      this.select.addEventListener("change", () => this.choose(Number(this.select.value)));
+      this.label = el("label", "ae-row-label", "Training step");
+      this.note = el("span", "ae-training-note");
+      this.row = el("div", "ae-row ae-training");
+      this.row.append(this.label, this.select, this.note);
+      this.shown = null;
+    }
+    // The plain greedy trace of a recorded sentence with the shipped model: the only one the time-lapse has.
+    recorded(trace) {
+      const r = trace.request, recorded = SETTINGS.TIMELAPSE.sentences;
+      return this.viewer.online && recorded.includes(r.sentence) && r.strategy === "greedy" && !(r.forced_ids || []).length && !(r.ablation || []).length && !r.prefix && trace.modelKey === "shipped";
+    }
+    // Called after each trace the viewer loads: offer the steps, or say why not.
+    update() {
+      const steps = SETTINGS.TIMELAPSE.steps;
+      const ok = steps.length > 0 && this.recorded(this.viewer.trace);
+      this.row.hidden = !steps.length;
+      this.select.disabled = !ok;
+      this.select.replaceChildren(...steps.map((step, i2) => {
+        const o = el("option", "", i2 === steps.length - 1 ? "final (" + step + ")" : String(step));
+        o.value = i2;
+        return o;
+      }));
+      const i = this.shown === null ? steps.length - 1 : steps.indexOf(this.shown);
+      this.select.value = String(Math.max(0, i));
+      this.note.textContent = !steps.length ? "" : ok ? this.shown === null ? "" : "The model after " + this.shown + " of " + steps[steps.length - 1] + " training steps." : "Only the Translate tab's examples (greedy, nothing forced or switched off) have a training time-lapse.";
+    }
+    // Show point `i` of the time-lapse: the same view of the same sentence, decoded by that model.
+    choose(i) {
+      const v = this.viewer, sentence = v.trace.request.sentence;
+      if (!this.traces[sentence]) {
+        this.traces[sentence] = api.timelapse(sentence);
+        this.traces[sentence].catch(() => {
+          delete this.traces[sentence];
+        });
+      }
+      v.room.explore();
+      const seq = ++v.traceSeq;
+      return this.traces[sentence].then((recorded) => {
+        if (seq !== v.traceSeq) return;
+        const last = i === recorded.steps.length - 1;
+        this.shown = last ? null : recorded.steps[i];
+        v.load(recorded.traces[i], { keepView: true });
+      }, (error) => {
+        if (seq === v.traceSeq) v.say(error.message);
+      });
+    }
+  };
+
+  // chips.js
+  function chip(text, className, style, title2) {
+    const span2 = document.createElement("span");
+    span2.className = "ae-chip " + className;
+    span2.textContent = text;
+    if (style) span2.setAttribute("style", style);
+    if (title2) span2.title = title2;
+    return span2;
+  }
+  function drawSourceChips(box, trace, row) {
+    box.replaceChildren(...trace.sourceTokens.map((token, j) => {
+      if (!row) return chip(token, "ae-source");
+      const w = row[j];
+      const style = "background: rgba(213, 94, 0, " + Math.min(1, w * 1.5).toFixed(3) + ");" + (w > 0.45 ? " color: white;" : "");
+      return chip(token, "ae-source", style, "weight " + w.toFixed(4));
+    }));
+  }
+  function drawTargetChips(box, trace, t) {
+    const chips = [chip("<s>", "ae-start")];
+    for (let i = 0; i < t; i++) {
+      const s = trace.steps[i];
+      const kind = i === t - 1 ? "ae-current" : s.forced ? "ae-forced" : "ae-produced";
+      chips.push(chip(s.token, kind, null, "p = " + (100 * s.prob).toFixed(1) + "%" + (s.forced ? " (forced)" : "")));
+    }
+    if (trace.steps.slice(0, t).some((s) => s.forced)) chips.push(forcedLegend());
+    box.replaceChildren(...chips);
+  }
+  function forcedLegend() {
+    const legend = document.createElement("span");
+    legend.className = "ae-chip-legend";
+    const swatch = document.createElement("span");
+    swatch.className = "ae-swatch ae-swatch-forced";
+    legend.append(swatch, "forced: you chose it, not the model");
+    return legend;
+  }
+  function statusText(trace, t) {
+    if (t === 0) return "Step 0 of " + trace.T + ": ready. Press → (Next) to produce the first target token.";
+    const s = trace.steps[t - 1];
+    const how = s.forced ? "forced" : { sample: "sampled", beam: "from the best beam" }[trace.request.strategy] || "argmax";
+    let text = "Step " + t + " of " + trace.T + ": produced “" + s.token + "” (p = " + (100 * s.prob).toFixed(1) + "%, " + how + ").";
+    if (t === trace.T) text += trace.wire.finished === "eos" ? " Decoding finished at </s>." : " Decoding stopped at the length limit.";
+    return text;
+  }
+  function drawStatus(box, trace, t) {
+    const line = document.createElement("div");
+    line.className = "ae-status-line";
+    line.textContent = statusText(trace, t);
+    box.replaceChildren(line);
+  }
+  function drawNotes(box, trace) {
+    box.hidden = !trace.wire.notes.length;
+    box.replaceChildren(...trace.wire.notes.map((note) => {
+      const item = document.createElement("li");
+      item.textContent = note;
+      return item;
+    }));
+  }
+
+  // headview.js
+  function parts2(div) {
+    if (!div._hv) {
+      const chips = el("div", "ae-hv-chips");
+      const canvas = document.createElement("canvas");
+      canvas.setAttribute("role", "img");
+      div.replaceChildren(chips, canvas);
+      div._hv = { chips, canvas, focus: null, geom: null, on: null, last: null };
+      const redraw = () => {
+        if (div._hv.last) draw4(div, ...div._hv.last);
+      };
+      canvas.addEventListener("mousemove", (e) => {
+        const g = div._hv.geom;
+        if (!g) return;
+        const box = canvas.getBoundingClientRect();
+        const x = e.clientX - box.left, y = e.clientY - box.top;
+        const side = x < g.width / 2 ? "query" : "key";
+        const n = Math.floor((y - g.top) / g.rowH);
+        const count = side === "query" ? g.queries.length : g.keys.length;
+        const focus = n >= 0 && n < count ? { side, index: n } : null;
+        if (JSON.stringify(focus) !== JSON.stringify(div._hv.focus)) {
+          div._hv.focus = focus;
+          redraw();
+        }
+      });
+      canvas.addEventListener("mouseleave", () => {
+        div._hv.focus = null;
+        redraw();
+      });
+      chips.addEventListener("click", (e) => {
+        const chip2 = e.target.closest(".ae-hv-chip");
+        if (!chip2) return;
+        const h = Number(chip2.dataset.head), on = div._hv.on;
+        if (on.has(h)) on.delete(h);
+        else on.add(h);
+        redraw();
+      });
+    }
+    return div._hv;
+  }
+  function draw4(div, trace, state) {
+    const { kind, layer, step: t } = state;
+    const hv = parts2(div);
+    hv.last = [trace, state];
+    if (!hv.on || [...hv.on].some((h) => h >= trace.H)) hv.on = /* @__PURE__ */ new Set([...Array(trace.H).keys()]);
+    const on = hv.on;
+    const font = fontSize();
+    const [queries, keys] = trace.labels(kind, t);
+    hv.chips.replaceChildren(el("span", "ae-row-label", "Heads"), ...[...Array(trace.H).keys()].map((h) => {
+      const chip2 = el("button", "ae-btn ae-hv-chip" + (on.has(h) ? " ae-on" : ""), "head " + h);
+      chip2.type = "button";
+      chip2.style.borderColor = headColor(h);
+      chip2.style.background = on.has(h) ? headColor(h) : "white";
+      chip2.style.color = on.has(h) && h % HEAD_COLORS.length !== 6 ? "white" : "#1f2937";
+      chip2.dataset.head = h;
+      chip2.title = "show or hide head " + h + "'s lines";
+      return chip2;
+    }));
+    const top = font + 16, rowCount = Math.max(queries.length, keys.length, 1);
+    const chipsH = hv.chips.offsetHeight || font + 16;
+    const rowH = Math.max(font + 4, (state.height - chipsH - top - 8) / rowCount);
+    const height = top + rowCount * rowH + 8;
+    const width = Math.max(320, div.clientWidth || 600);
+    const canvas = hv.canvas;
+    const ctx = sizeCanvas(canvas, width, height, state.ratio);
+    ctx.fillStyle = "white";
+    ctx.fillRect(0, 0, width, height);
+    const leftX = width * 0.32, rightX = width * 0.68;
+    const yOf = (n) => top + (n + 0.5) * rowH;
+    ctx.font = "600 " + (font - 1) + "px " + FAMILY;
+    ctx.fillStyle = "#475569";
+    ctx.textAlign = "right";
+    ctx.fillText(AXIS_TITLES[kind][0].replace(" (query)", ""), leftX - 8, font);
+    ctx.textAlign = "left";
+    ctx.fillText(AXIS_TITLES[kind][1].replace(" (key)", ""), rightX + 8, font);
+    const focus = hv.focus;
+    const lines = [];
+    const rows = [...Array(trace.H).keys()].filter((h) => on.has(h)).map((h) => [h, trace.weights(kind, layer, h, t)]);
+    ctx.lineWidth = 2;
+    for (const [h, weights] of rows) {
+      ctx.strokeStyle = headColor(h);
+      weights.forEach((row, i) => row.forEach((w, j) => {
+        if (w === null || w < 0.01) return;
+        if (focus && !(focus.side === "query" && focus.index === i || focus.side === "key" && focus.index === j)) return;
+        ctx.globalAlpha = Math.min(1, w);
+        ctx.beginPath();
+        ctx.moveTo(leftX + 4, yOf(i));
+        ctx.lineTo(rightX - 4, yOf(j));
+        ctx.stroke();
+        lines.push([h, i, j, w]);
+      }));
+    }
+    ctx.globalAlpha = 1;
+    ctx.font = font + "px " + FAMILY;
+    ctx.textBaseline = "middle";
+    const label2 = (text, x, y, align, active, current) => {
+      ctx.textAlign = align;
+      ctx.fillStyle = active ? "#1f2937" : "#94a3b8";
+      ctx.font = (current ? "700 " : "") + font + "px " + FAMILY;
+      ctx.fillText(text, x, y);
+    };
+    queries.forEach((q, i) => label2(q, leftX - 8, yOf(i), "right", !focus || focus.side === "query" && focus.index === i || focus.side === "key", kind !== "encoder_self" && i === t - 1));
+    keys.forEach((k, j) => label2(k, rightX + 8, yOf(j), "left", !focus || focus.side === "key" && focus.index === j || focus.side === "query", false));
+    hv.geom = { width, top, rowH, queries, keys };
+    hv.lines = lines;
+    canvas.setAttribute("aria-label", KIND_TITLES[kind] + " · layer " + layer + " · head view · heads " + [...on].sort((p, q) => p - q).join(", ") + (kind === "encoder_self" ? "" : " · step " + t) + ". Lines from queries (left) to keys (right).");
+    return Promise.resolve();
+  }
+  function pngCanvas3(div, header) {
+    const hv = parts2(div);
+    const [trace, state] = hv.last;
+    const shown = hv.canvas, ratio = 2;
+    hv.canvas = document.createElement("canvas");
+    draw4(div, trace, Object.assign({}, state, { ratio }));
+    const lines = hv.canvas;
+    hv.canvas = shown;
+    hv.last = [trace, state];
+    const font = fontSize();
+    const heads = [...hv.on].sort((p, q) => p - q);
+    const key = belowBand(lines, 2 * font + 24, ratio, (ctx) => {
+      ctx.font = "600 " + (font + 1) + "px " + FAMILY;
+      const step = state.kind === "encoder_self" ? "" : " · step " + state.step;
+      ctx.fillText(KIND_TITLES[state.kind] + " · layer " + state.layer + " · head view" + step, 6, font);
+      ctx.font = font + "px " + FAMILY;
+      let x = 6;
+      heads.forEach((h) => {
+        ctx.fillStyle = headColor(h);
+        ctx.fillRect(x, 2 * font + 4, 14, 14);
+        ctx.fillStyle = "#1f2937";
+        ctx.fillText("head " + h, x + 18, 2 * font + 11);
+        x += ctx.measureText("head " + h).width + 34;
+      });
+      ctx.fillText("line opacity = weight", x + 10, 2 * font + 11);
+    });
+    return withHeader(key, header, ratio);
+  }
+  var VIEW3 = {
+    id: "headview",
+    label: "Head view",
+    className: "ae-headview",
+    controls: ["kind", "layer"],
+    caption: () => "Head view (as in BertViz): each line joins a query token (left) to a key token (right); its opacity is the weight, its colour the head. Weights under 0.01 are not drawn. It shows where each head looked at this step, not what the head passed on (the values) nor how the layers combine it.",
+    draw: (div, context, state) => draw4(div, context.trace, state),
+    png: (div, header) => pngCanvas3(div, header)
+  };
+
+  // mosaic.js
+  function draw5(div, trace, state) {
+    const { kind, step: t, height } = state;
+    const best = trace.model.best_head;
+    const font = fontSize();
+    const [queries, keys] = trace.labels(kind, t);
+    div._mosaic = { trace, state };
+    if (queries.length === 0) return drawMessage(div, "No target token yet: press → (Next) to produce the first one.", height);
+    const L = trace.nLayers(kind), H = trace.H, q = queries.length, k = keys.length;
+    const rows = L * (q + 1) - 1, cols = H * (k + 1) - 1;
+    const z = [], custom = [];
+    for (let r = 0; r < rows; r++) {
+      z.push(new Array(cols).fill(null));
+      custom.push(new Array(cols).fill(null));
+    }
+    const masked = z.map((row) => row.slice());
+    for (let l = 0; l < L; l++) {
+      for (let h = 0; h < H; h++) {
+        const w = trace.head(kind, l, h, t);
+        for (let i = 0; i < q; i++) {
+          for (let j = 0; j < k; j++) {
+            const r = l * (q + 1) + i, c = h * (k + 1) + j;
+            if (w[i][j] === null) masked[r][c] = 1;
+            else z[r][c] = w[i][j];
+            custom[r][c] = ["L" + l + " H" + h, escape(queries[i]), escape(keys[j])];
+          }
+        }
+      }
+    }
+    const data = [];
+    if (kind === "decoder_self") {
+      data.push({ type: "heatmap", z: masked, colorscale: [[0, COLORS.masked], [1, COLORS.masked]], showscale: false, hoverinfo: "skip" });
+    }
+    data.push({
+      type: "heatmap",
+      z,
+      customdata: custom,
+      zmin: 0,
+      zmax: 1,
+      colorscale: COLORS.scale,
+      hoverongaps: false,
+      hovertemplate: "%{customdata[0]}<br>query: %{customdata[1]}<br>key: %{customdata[2]}<br>weight %{z:.4f}<extra></extra>",
+      colorbar: { title: { text: "weight", side: "right" }, thickness: 12 }
+    });
+    const annotations = [];
+    for (let h = 0; h < H; h++) annotations.push({ x: h * (k + 1) + (k - 1) / 2, y: 1, yref: "paper", yanchor: "bottom", text: "head " + h, showarrow: false });
+    for (let l = 0; l < L; l++) annotations.push({ x: 0, xref: "paper", xanchor: "right", y: l * (q + 1) + (q - 1) / 2, text: "L" + l, showarrow: false });
+    const chartLayout = layout2(KIND_TITLES[kind] + ": every layer × head" + (kind === "encoder_self" ? "" : " · step " + t), height, font, {
+      xaxis: { showticklabels: false, showgrid: false, zeroline: false, title: { text: "heads 0.." + (H - 1) + " (keys)" }, range: [-0.5, cols - 0.5] },
+      yaxis: { showticklabels: false, showgrid: false, zeroline: false, autorange: "reversed", title: { text: "layers 0.." + (L - 1) + " (queries)" } },
+      annotations,
+      margin: { l: 40, r: 10, t: 50 + font, b: 30 }
+    });
+    if (best && best.kind === kind) {
+      chartLayout.shapes = [{
+        type: "rect",
+        x0: best.head * (k + 1) - 0.5,
+        x1: best.head * (k + 1) + k - 0.5,
+        y0: best.layer * (q + 1) - 0.5,
+        y1: best.layer * (q + 1) + q - 0.5,
+        line: { color: COLORS.chosen, width: 3 }
+      }];
+    }
+    return react(div, data, chartLayout).then(() => bindClicks(div));
+  }
+  function bindClicks(div) {
+    if (div._mosaicClick) div.removeListener("plotly_click", div._mosaicClick);
+    div._mosaicClick = (event) => {
+      const { trace: t, state: s } = div._mosaic;
+      const cell = mosaicCell(t, s.kind, s.step, event.points[0]);
+      if (cell) emit(div, "ae-select", { view: "heatmap", layer: cell.layer, head: cell.head });
+    };
+    div.on("plotly_click", div._mosaicClick);
+  }
+  function mosaicCell(trace, kind, t, point) {
+    const [queries, keys] = trace.labels(kind, t);
+    const q = queries.length, k = keys.length;
+    const l = Math.floor(point.y / (q + 1)), h = Math.floor(point.x / (k + 1));
+    if (point.y % (q + 1) === q || point.x % (k + 1) === k) return null;
+    return { layer: l, head: h };
+  }
+  var VIEW4 = {
+    id: "mosaic",
+    label: "All heads",
+    className: "ae-plot ae-mosaic",
+    controls: ["kind"],
+    caption: () => "",
+    draw: (div, context, state) => draw5(div, context.trace, state),
+    png: (div, header) => plotPng(div, header)
+  };
+
+  // mask.js
+  var STAGES = ["1. raw scores q·k/√d_k", "2. future set to −∞", "3. softmax weights"];
+  function scoreColor(lim) {
+    const ends = { pos: [178, 24, 43], neg: [33, 102, 172] };
+    return (v) => {
+      const f = Math.max(-1, Math.min(1, v / lim)), end = f >= 0 ? ends.pos : ends.neg, a = Math.abs(f);
+      return "rgb(" + end.map((c) => Math.round(255 - a * (255 - c))).join(",") + ")";
+    };
+  }
+  function drawStages(div, trace, layer, head, t, height) {
+    const [rows, columns] = trace.labels("decoder_self", t);
+    const scores = t ? trace.scoresAt(layer, head, t) : [];
+    const weights = t ? trace.head("decoder_self", layer, head, t) : [];
+    let lim = 0;
+    scores.forEach((r) => r.forEach((v) => {
+      lim = Math.max(lim, Math.abs(v));
+    }));
+    lim = Math.ceil((lim || 1) * 10) / 10;
+    const allowed = scores.map((r, i) => r.map((v, j) => j > i ? null : v));
+    const z = [scores, allowed, weights];
+    const what = ["score", "score", "weight"];
+    return draw(div, {
+      titles: [
+        "Decoder self-attention · layer " + layer + " · head " + head + " · step " + t + ": scores → mask → softmax",
+        "Decoder self · L" + layer + " · head " + head + " · step " + t,
+        "L" + layer + " · H" + head + " · t=" + t
+      ],
+      rows,
+      columns,
+      panels: STAGES.map((name, k) => ({ name, z: z[k], scale: k === 2 ? 1 : 0 })),
+      scales: [{
+        label: "score",
+        min: -lim,
+        max: lim,
+        color: scoreColor(lim),
+        masked: false,
+        ticks: [-lim, -lim / 2, 0, lim / 2, lim],
+        format: (v) => v.toFixed(1)
+      }, weightScale(1, true)],
+      rowTitles: ["decoder input → token it produces (query)", "query", ""],
+      columnTitles: ["decoder input so far (key)", "key"],
+      current: t - 1,
+      font: fontSize(),
+      height,
+      empty: "No target position yet: press → (Next).",
+      describe: (p, i, j) => {
+        const k = STAGES.indexOf(p.name), v = p.z[i][j];
+        const value = v === null ? k === 1 ? "−∞ (the future)" : "exactly 0 (masked)" : what[k] + " " + v.toFixed(k === 2 ? 4 : 3);
+        return p.name + " · query: " + rows[i] + " · key: " + columns[j] + " · " + value;
+      },
+      aria: "The look-ahead mask at step " + t + ", layer " + layer + ", head " + head + ": " + STAGES.join(", ") + "."
+    });
+  }
+  function drawCaption(box, trace, layer, head, t) {
+    const swatch = (color) => {
+      const span2 = document.createElement("span");
+      span2.className = "ae-swatch";
+      span2.style.background = color;
+      return span2;
+    };
+    const legend = document.createElement("div");
+    legend.className = "ae-mask-legend";
+    legend.append(
+      swatch(COLORS.masked),
+      "blocked: set to −∞ before the softmax, so its weight is exactly 0; ",
+      "coloured: allowed, the query may look at this key (itself and the positions before it)"
+    );
+    const why = document.createElement("p");
+    why.className = "ae-mask-caption";
+    if (t === 0) {
+      why.textContent = "Why a mask: in training the decoder is given the whole German sentence at once; the mask lets each position look only at itself and the words before it, as when it writes one word at a time.";
+    } else {
+      const labels = trace.decoderInputTokens.slice(0, t);
+      const last = trace.head("decoder_self", layer, head, t)[t - 1];
+      const best = last.indexOf(Math.max(...last));
+      why.textContent = "Why a mask: in training the decoder is given the whole German sentence at once; without the mask position i could read the word it has to predict. At step " + t + " the mask blocks " + t * (t - 1) / 2 + " of the " + t * t + " query–key pairs (every key right of its query). In layer " + layer + ", head " + head + ", the first query “" + labels[0] + "” sees only itself (weight " + trace.head("decoder_self", layer, head, t)[0][0].toFixed(3) + "); the last, “" + labels[t - 1] + "”, sees all " + t + " and puts " + last[best].toFixed(3) + " on “" + labels[best] + "”.";
+    }
+    box.replaceChildren(legend, why);
+  }
+  function draw6(div, trace, state) {
+    if (!div._mask) {
+      const caption = document.createElement("div"), stages = document.createElement("div");
+      caption.className = "ae-mask-text";
+      stages.className = "ae-mask-stages";
+      div.replaceChildren(caption, stages);
+      div._mask = { caption, stages };
+    }
+    const layer = Math.min(state.layer, trace.nLayers("decoder_self") - 1);
+    const head = Number.isInteger(state.head) ? state.head : 0;
+    drawCaption(div._mask.caption, trace, layer, head, state.step);
+    const height = Math.max(260, state.height - div._mask.caption.offsetHeight - 4);
+    return drawStages(div._mask.stages, trace, layer, head, state.step, height);
+  }
+  function pngCanvas4(div, header) {
+    return pngCanvas(div._mask.stages, header, 2);
+  }
+  var VIEW5 = {
+    id: "mask",
+    label: "Look-ahead mask",
+    className: "ae-mask",
+    controls: ["layer", "head"],
+    caption: () => "",
+    draw: (div, context, state) => draw6(div, context.trace, state),
+    png: (div, header) => pngCanvas4(div, header)
+  };
+
+  // compare.js
+  var COMPARE_CAPTION = "Two decodes at the same step, kind, layer and head, and their difference A − B where the maps have the same shape. A difference compares weights position by position: it says nothing about tokens that moved (a different word order puts the same relation in another cell).";
+  function parts3(div) {
+    if (!div._cmp) {
+      const input = el("input", "ae-compare-sentence");
+      input.type = "text";
+      input.placeholder = "second sentence (empty: the same sentence)";
+      const model = el("select", "ae-compare-model");
+      [["same", "same model"], ["other", "the other model (shipped / trained here)"]].forEach(([v, text]) => {
+        const o = el("option", "", text);
+        o.value = v;
+        model.appendChild(o);
+      });
+      const go = el("button", "ae-btn ae-primary", "Compare");
+      go.type = "button";
+      const ask = () => emit(div, "ae-compare", { sentence: input.value, model: model.value });
+      go.addEventListener("click", ask);
+      input.addEventListener("keydown", (e) => {
+        if (e.key === "Enter") ask();
+      });
+      const bar = el("div", "ae-compare-bar");
+      bar.append(el("span", "ae-row-label", "B:"), input, model, go);
+      const pair = el("div", "ae-compare-pair");
+      const a = el("div", "ae-compare-map ae-compare-a"), b = el("div", "ae-compare-map ae-compare-b");
+      pair.append(a, b);
+      const note = el("div", "ae-panel-note ae-compare-note");
+      const diff = el("div", "ae-compare-diff");
+      div.replaceChildren(bar, pair, diff, note);
+      div._cmp = { input, model, a, b, note, diff };
+    }
+    return div._cmp;
+  }
+  function drawDiff(div, rows, columns, values, titles, height, current) {
+    return draw(div, {
+      titles,
+      rows,
+      columns,
+      panels: [{ name: "A − B", z: values, scale: 0 }],
+      scales: [{
+        label: "A − B",
+        min: -1,
+        max: 1,
+        color: (v) => blendOverWhite(signedFill(v, 1)),
+        masked: values.some((r) => r.includes(null)),
+        ticks: [-1, -0.5, 0, 0.5, 1],
+        format: (v) => (v > 0 ? "+" : v < 0 ? "−" : "") + Math.abs(v).toFixed(1) + (v === 1 ? " A more" : v === -1 ? " B more" : "")
+      }],
+      rowTitles: ["query", ""],
+      columnTitles: ["key", ""],
+      current,
+      font: fontSize() - 1,
+      height,
+      describe: (p, i, j) => "query: " + rows[i] + " · key: " + columns[j] + " · " + (values[i][j] === null ? "masked" : "A − B = " + (values[i][j] >= 0 ? "+" : "") + values[i][j].toFixed(4)),
+      aria: titles[0] + ". Rows: " + rows.join(" ") + ". Columns: " + columns.join(" ") + "."
+    });
+  }
+  function blendOverWhite(rgba) {
+    const [r, g, b, a] = rgba.match(/[\d.]+/g).map(Number);
+    return "rgb(" + [r, g, b].map((c) => Math.round(255 - a * (255 - c))).join(",") + ")";
+  }
+  function compareCanvas(div, header) {
+    const shown = (sel) => {
+      const d = div.querySelector(sel);
+      return d && !d.hidden && d._heat && d._heat.spec ? d : null;
+    };
+    const [a, b, diff] = [".ae-compare-a", ".ae-compare-b", ".ae-compare-diff"].map((sel) => shown(sel));
+    const pics = [a && pngCanvas(a, header, 2), b && pngCanvas(b, [], 2), diff && pngCanvas(diff, [], 2)];
+    const [pa, pb, pd] = pics;
+    const out = document.createElement("canvas");
+    const top = Math.max(pa ? pa.height : 0, pb ? pb.height : 0);
+    out.width = Math.max((pa ? pa.width : 0) + (pb ? pb.width : 0), pd ? pd.width : 0);
+    out.height = top + (pd ? pd.height : 0);
+    const ctx = out.getContext("2d");
+    ctx.fillStyle = "white";
+    ctx.fillRect(0, 0, out.width, out.height);
+    if (pa) ctx.drawImage(pa, 0, 0);
+    if (pb) ctx.drawImage(pb, pa ? pa.width : 0, top - pb.height);
+    if (pd) ctx.drawImage(pd, 0, top);
+    return out;
+  }
+  function draw7(div, pair, state) {
+    const c = parts3(div);
+    const drawn = drawPair(c, pair, state);
+    c.note.classList.toggle("ae-panel-error", Boolean(pair.error));
+    if (pair.error) c.note.textContent = pair.error;
+    return drawn;
+  }
+  function drawPair(c, pair, state) {
+    const s = state, A = pair.a, B = pair.b, height = state.height;
+    const head = s.head === "all" ? "mean" : s.head;
+    const half = B ? Math.max(220, Math.round(height * 0.55)) : height - 60;
+    const drawn = [draw2(c.a, A, Object.assign({}, s, { head, height: half, label: "A" }))];
+    c.diff.hidden = true;
+    c.a.parentNode.classList.toggle("ae-compare-single", !B);
+    if (!B) {
+      c.b.hidden = true;
+      c.note.textContent = "Type a second sentence (or choose the other model) and press Compare: B is decoded once, then both follow the same step, kind, layer and head.";
+      return Promise.all(drawn);
+    }
+    c.b.hidden = false;
+    const stepB = Math.min(s.step, B.T);
+    const problems = [];
+    if (s.layer >= B.nLayers(s.kind)) problems.push("B's model has no " + s.kind + " layer " + s.layer);
+    if (Number.isInteger(head) && head >= B.H) problems.push("B's model has no head " + head);
+    if (problems.length) {
+      c.b.hidden = true;
+      c.note.textContent = "Cannot show B here: " + problems.join("; ") + ". Choose a layer and head both models have.";
+      return Promise.all(drawn);
+    }
+    drawn.push(draw2(c.b, B, Object.assign({}, s, { head, step: stepB, height: half, label: "B", hideScale: true })));
+    const [qa, ka] = A.labels(s.kind, s.step), [qb, kb] = B.labels(s.kind, stepB);
+    const label2 = "B: “" + B.request.sentence + "” (" + B.model.name + ")";
+    if (qa.length !== qb.length || ka.length !== kb.length || qa.length === 0) {
+      c.note.textContent = label2 + ". No difference map: A is " + qa.length + " × " + ka.length + " here and B " + qb.length + " × " + kb.length + " (queries × keys); the two can only be compared side by side.";
+      return Promise.all(drawn);
+    }
+    const wa = A.weights(s.kind, s.layer, head, s.step), wb = B.weights(s.kind, s.layer, head, stepB);
+    const values = wa.map((row, i) => row.map((v, j) => v === null || wb[i][j] === null ? null : v - wb[i][j]));
+    c.note.textContent = label2 + ". " + COMPARE_CAPTION;
+    c.diff.hidden = false;
+    const rows = qa.map((q, i) => q === qb[i] ? q : q + " / " + qb[i]);
+    const columns = ka.map((k, j) => k === kb[j] ? k : k + " / " + kb[j]);
+    const which = Number.isInteger(head) ? "head " + head : head === "mean" ? "mean of heads" : head;
+    const titles = ["A − B · " + KIND_TITLES[s.kind] + " · layer " + s.layer + " · " + which, "A − B · L" + s.layer + " · " + which];
+    drawn.push(drawDiff(c.diff, rows, columns, values, titles, Math.max(200, height - half - 8), s.kind === "encoder_self" ? -1 : s.step - 1));
+    return Promise.all(drawn);
+  }
+  var VIEW6 = {
+    id: "compare",
+    label: "Compare two",
+    className: "ae-compare",
+    controls: ["kind", "layer", "head"],
+    caption: () => "",
+    draw: (div, context, state) => draw7(div, { a: context.trace, b: context.compare.trace, error: context.compare.error }, state),
+    png: (div, header) => compareCanvas(div, header)
+  };
+
+  // maskless.js
+  var CAPTION2 = "The same small model trained twice, with and without the look-ahead mask. Without it, training lets each position read the next word, the one it must predict: the loss falls far lower, but when translating that word does not exist yet, and the model has learnt nothing else.";
+  function parts4(div) {
+    return textAbovePlot(div, "maskless");
+  }
+  function draw8(div, context, state) {
+    const { text, plot } = parts4(div);
+    const font = fontSize(), height = state.height;
+    const answer2 = context.ask({ what: "maskless" });
+    if (!answer2 || answer2.error) {
+      text.replaceChildren();
+      const waiting = "Asking the server for the models trained with and without the look-ahead mask…";
+      return drawMessage(plot, answer2 ? answer2.error : waiting, height);
+    }
+    const runs = answer2.runs, forced = answer2.forced;
+    const line = (label2, value, className) => {
+      const row = el("div", "ae-maskless-line " + (className || ""));
+      row.append(el("b", "", label2 + " "), el("span", "", value));
+      return row;
+    };
+    const said = (text2, run) => (text2 ? "“" + text2 + "”" : "nothing: its first word is </s>") + " · training loss at the end " + run.final_loss + ", validation loss " + run.valid_loss + ", chrF " + run.chrf;
+    text.replaceChildren(
+      line("With the mask:", said(answer2.translations.with_mask, runs.with_mask)),
+      line("Without the mask:", said(answer2.translations.without_mask, runs.without_mask), "ae-maskless-bad"),
+      line("Teacher-forced, as in training:", "the maskless model gets " + Math.round(100 * forced.accuracy) + "% of the next words right, reading them: its head " + forced.layer + "." + forced.head + " puts " + forced.next_weight.toFixed(2) + " of its weight on the next position (outlined).")
+    );
+    const curve = (points, name, color) => ({
+      type: "scatter",
+      mode: "lines",
+      name,
+      x: points.map((p) => p[0]),
+      y: points.map((p) => p[1]),
+      line: { color, width: 2 },
+      xaxis: "x",
+      yaxis: "y"
+    });
+    const T = forced.inputs.length;
+    const rows = forced.inputs.map((token, i) => escape(token + " → " + forced.targets[i]));
+    const heat = {
+      type: "heatmap",
+      z: forced.weights,
+      zmin: 0,
+      zmax: 1,
+      colorscale: COLORS.scale,
+      xaxis: "x2",
+      yaxis: "y2",
+      x: [...Array(T).keys()],
+      y: [...Array(T).keys()],
+      customdata: forced.weights.map((r, i) => r.map((_, j) => [rows[i], escape(forced.inputs[j])])),
+      hovertemplate: "query: %{customdata[0]}<br>key: %{customdata[1]}<br>weight %{z:.4f}<extra></extra>",
+      colorbar: { title: { text: "weight", side: "right" }, thickness: 12, x: 1 }
+    };
+    const next = [...Array(T - 1).keys()].map((i) => ({
+      type: "rect",
+      xref: "x2",
+      yref: "y2",
+      x0: i + 0.5,
+      x1: i + 1.5,
+      y0: i - 0.5,
+      y1: i + 0.5,
+      line: { color: COLORS.chosen, width: 2 }
+    }));
+    const tickFont = Math.max(8, Math.min(font - 3, Math.floor(plot.clientWidth * 0.38 / T * 0.7)));
+    const chartLayout = layout2("Training loss · without the mask: decoder self-attention, L" + forced.layer + " H" + forced.head, Math.max(240, height - text.offsetHeight - 6), font, {
+      // the legend in the loss chart's empty corner: top right (the curves start high on the left and fall)
+      showlegend: true,
+      legend: { x: 0.3, y: 1, xanchor: "right", yanchor: "top", bgcolor: "rgba(255,255,255,0.8)" },
+      xaxis: { domain: [0, 0.3], title: { text: "training step" }, zeroline: false },
+      yaxis: { title: { text: "loss" }, zeroline: false, rangemode: "tozero" },
+      xaxis2: {
+        domain: [0.55, 0.93],
+        anchor: "y2",
+        tickmode: "array",
+        tickvals: [...Array(T).keys()],
+        ticktext: forced.inputs.map(escape),
+        tickangle: -90,
+        tickfont: { size: tickFont },
+        automargin: true,
+        title: { text: "decoder input (key)", standoff: 6 }
+      },
+      yaxis2: {
+        anchor: "x2",
+        autorange: "reversed",
+        tickmode: "array",
+        tickvals: [...Array(T).keys()],
+        ticktext: rows,
+        tickfont: { size: tickFont },
+        automargin: true
+      },
+      shapes: next,
+      margin: { l: 50, r: 10, t: 40 + font, b: 40 }
+    });
+    const data = [
+      curve(answer2.losses.with_mask, "with the mask", COLORS.other),
+      curve(answer2.losses.without_mask, "without the mask", COLORS.chosen),
+      heat
+    ];
+    return react(plot, data, chartLayout);
+  }
+  var VIEW7 = {
+    id: "maskless",
+    label: "Without the mask",
+    className: "ae-maskless",
+    controls: [],
+    caption: () => CAPTION2,
+    draw: draw8,
+    png: (div, header) => plotPng(parts4(div).plot, header)
+  };
+
+  // valuepath.js
+  var DIVERGING = [[0, "#2166ac"], [0.25, "#67a9cf"], [0.5, "#f7f7f7"], [0.75, "#ef8a62"], [1, "#b2182b"]];
+  var WEIGHTS = [[0, "#f7fbff"], [1, "#08306b"]];
+  var CAPTION3 = "One head, one query, left to right: what the query reads (x, then LN(x)), where it looks (q against every key: the weights), what it carries (the values, summed with those weights into z), and how that joins the other heads (concatenated, through W_o, added back to x).";
+  function parts5(div) {
+    if (!div._vp) {
+      const bar = el("div", "ae-valuepath-bar");
+      const label2 = el("span", "ae-row-label", "Query (source token):");
+      const select = el("select", "ae-valuepath-row");
+      select.addEventListener("change", () => emit(div, "ae-redraw", {}));
+      bar.append(label2, select);
+      const plot = el("div", "ae-plot ae-valuepath-plot");
+      div.replaceChildren(bar, plot);
+      div._vp = { bar, select, plot };
+    }
+    return div._vp;
+  }
+  function queryRow(trace, state, select) {
+    if (state.kind !== "encoder_self") return state.step - 1;
+    const tokens = trace.sourceTokens;
+    if (select.options.length !== tokens.length || select.dataset.trace !== trace.wire.request.sentence) {
+      select.replaceChildren(...tokens.map((t, i) => {
+        const o = el("option", "", i + ": " + t);
+        o.value = i;
+        return o;
+      }));
+      select.dataset.trace = trace.wire.request.sentence;
+    }
+    return Number(select.value) || 0;
+  }
+  var GAP2 = 2.4;
+  function strip(values, x, span2, name) {
+    const peak = Math.max(1e-12, ...values.map(Math.abs));
+    const n = values.length;
+    return {
+      type: "heatmap",
+      x0: x,
+      dx: 1,
+      y0: span2 / n / 2,
+      dy: span2 / n,
+      z: values.map((v) => [v / peak]),
+      customdata: values.map((v, i) => [[name, i, v]]),
+      zmin: -1,
+      zmax: 1,
+      colorscale: DIVERGING,
+      showscale: false,
+      hovertemplate: "%{customdata[0]} [%{customdata[1]}] = %{customdata[2]:.4f}<extra></extra>"
+    };
+  }
+  function block(rows, x, span2, name, tokens) {
+    const n = rows[0].length, peak = Math.max(1e-12, ...rows.flat().map(Math.abs));
+    const z = [...Array(n).keys()].map((d) => rows.map((r) => r[d] / peak));
+    const custom = [...Array(n).keys()].map((d) => rows.map((r, j) => [name + " of " + escape(tokens[j]), d, r[d]]));
+    return {
+      type: "heatmap",
+      x0: x,
+      dx: 1,
+      y0: span2 / n / 2,
+      dy: span2 / n,
+      z,
+      customdata: custom,
+      zmin: -1,
+      zmax: 1,
+      colorscale: DIVERGING,
+      showscale: false,
+      hovertemplate: "%{customdata[0]} [%{customdata[1]}] = %{customdata[2]:.4f}<extra></extra>"
+    };
+  }
+  function draw9(div, context, state) {
+    const { bar, select, plot } = parts5(div);
+    const trace = context.trace, font = fontSize(), height = state.height;
+    bar.hidden = state.kind !== "encoder_self";
+    if (!Number.isInteger(state.head)) return drawMessage(plot, "The value path is one head's: choose a head (0–" + (trace.H - 1) + ").", height);
+    if (state.kind !== "encoder_self" && state.step === 0) return drawMessage(plot, "No query yet: press → (Next) to take the first step.", height);
+    const row = queryRow(trace, state, select);
+    const answer2 = context.ask({ what: "value_path", kind: state.kind, layer: state.layer, head: state.head, row });
+    if (!answer2 || answer2.error) return drawMessage(plot, answer2 ? answer2.error : "Asking the server for the head's tensors…", height);
+    const D = answer2.d_model, Dh = answer2.d_head, K = answer2.keys.length, span2 = 100;
+    const small = Math.max(9, font - 4), labelFont = Math.max(10, font - 2);
+    const data = [], annotations = [];
+    let x = 0;
+    let titles = 0;
+    const title2 = (at, text) => annotations.push({
+      x: at,
+      y: 0,
+      yanchor: "bottom",
+      text,
+      showarrow: false,
+      font: { size: labelFont },
+      yshift: titles++ % 3 * (labelFont + 6)
+    });
+    const column = (values, name, size, hoverName) => {
+      data.push(strip(values, x, span2, hoverName || name));
+      title2(x, escape(name) + " (" + size + ")");
+      x += 1;
+    };
+    const then = (text) => {
+      if (text) annotations.push({ x: x - 0.5 + GAP2 / 2, y: span2 / 2, text: escape(text), textangle: -90, showarrow: false, font: { size: labelFont } });
+      x += GAP2;
+    };
+    if (answer2.embedding) {
+      column(answer2.embedding, "emb·√d", D, "embedding · √d_model");
+      then("+");
+      column(answer2.position, "PE", D, "positional encoding PE(" + row + ")");
+      then("=");
+    }
+    column(answer2.x, "x", D);
+    if (answer2.norm_first) {
+      then("LayerNorm");
+      column(answer2.normed, "LN(x)", D);
+    }
+    then("× W_q, head " + answer2.head);
+    column(answer2.query, "q", Dh, "query of head " + answer2.head);
+    then("q·k / √" + Dh);
+    const keysAt = x;
+    data.push(block(answer2.keys, x, span2, "key", answer2.key_tokens));
+    title2(x + (K - 1) / 2, "keys k (" + K + " × " + Dh + ")");
+    x += K;
+    then("softmax → weights");
+    const valuesAt = x;
+    data.push(block(answer2.values, x, span2, "value", answer2.key_tokens));
+    title2(x + (K - 1) / 2, "values v (" + K + " × " + Dh + ")");
+    x += K;
+    then("Σ w·v");
+    column(answer2.z, "z", Dh, "z = Σ w·v of head " + answer2.head);
+    then("with the other heads");
+    const concatAt = x;
+    column(answer2.concat, "heads", D, "the heads concatenated");
+    then("× W_o + b");
+    column(answer2.out, "out", D, "W_o · heads + b");
+    then(answer2.norm_first ? "+ x" : "+ x, LayerNorm");
+    column(answer2.residual, answer2.norm_first ? "x+out" : "LN(x+out)", D, "the residual stream after the sublayer");
+    data.push({
+      type: "heatmap",
+      x0: valuesAt,
+      dx: 1,
+      y0: span2 * 1.24,
+      dy: span2 * 0.06,
+      z: [answer2.weights],
+      zmin: 0,
+      zmax: 1,
+      colorscale: WEIGHTS,
+      showscale: false,
+      customdata: [answer2.key_tokens.map(escape)],
+      hovertemplate: "weight on %{customdata}: %{z:.4f}<extra></extra>"
+    });
+    const columnPx = (plot.clientWidth - 20) / (x + 0.4);
+    const keyFont = Math.min(small, Math.floor(columnPx * 0.9));
+    if (keyFont >= 8) {
+      answer2.weights.forEach((w, j) => {
+        annotations.push({ x: valuesAt + j, y: span2 * 1.02, yanchor: "top", text: w.toFixed(2).replace(/^0/, ""), textangle: -90, showarrow: false, font: { size: keyFont } });
+        annotations.push({ x: keysAt + j, y: span2 * 1.02, yanchor: "top", text: escape(answer2.key_tokens[j]), textangle: -90, showarrow: false, font: { size: keyFont } });
+      });
+    }
+    const slice = { type: "rect", x0: concatAt - 0.5, x1: concatAt + 0.5, y0: answer2.head * span2 / answer2.x.length * Dh, y1: (answer2.head + 1) * span2 / answer2.x.length * Dh, line: { color: "#D55E00", width: 2 } };
+    const where = state.kind === "encoder_self" ? "source token " + escape(answer2.row_token) : "step " + state.step + " (→ " + escape(answer2.row_token) + ")";
+    const chartLayout = layout2("Value path · " + state.kind + " layer " + answer2.layer + " head " + answer2.head + " · query: " + where, height, font, {
+      xaxis: { visible: false, range: [-0.7, x - 0.3] },
+      // x: just past the last column
+      yaxis: { visible: false, autorange: false, range: [span2 * 1.3, -span2 * 0.28] },
+      annotations,
+      shapes: [slice],
+      margin: { l: 24, r: 40, t: 40 + font, b: 10 }
+    });
+    return react(plot, data, chartLayout);
+  }
+  var VIEW8 = {
+    id: "valuepath",
+    label: "Value path",
+    className: "ae-valuepath",
+    controls: ["kind", "layer", "head"],
+    caption: () => CAPTION3,
+    draw: draw9,
+    png: (div, header) => plotPng(parts5(div).plot, header)
+  };
+
+  // qkspace.js
+  var LINES = 3;
+  var CAPTION4 = "The head's queries (vermillion circles; this step's is the large one) and keys (blue diamonds) projected together onto their two main directions. Lines: this step's query to its strongest keys, as thick as their weights (hover any point for its token). Nearness is only part of the story: the weight is the dot product q·k, which the plane shows only in part.";
+  function draw10(div, context, state) {
+    const trace = context.trace, font = fontSize(), height = state.height;
+    if (!Number.isInteger(state.head)) return drawMessage(div, "Queries and keys are one head's: choose a head (0–" + (trace.H - 1) + ").", height);
+    const answer2 = context.ask({ what: "qk_space", kind: state.kind, layer: state.layer, head: state.head });
+    if (!answer2 || answer2.error) return drawMessage(div, answer2 ? answer2.error : "Asking the server for the head's queries and keys…", height);
+    const encoder = state.kind === "encoder_self";
+    const row = encoder ? null : state.step - 1;
+    const rows = encoder ? answer2.query_points.length : Math.max(0, state.step);
+    const weights = row === null || row < 0 ? null : answer2.weights[row];
+    const keyText = answer2.key_tokens.map((t, j) => escape(t) + (weights ? " " + weights[j].toFixed(2) : ""));
+    const data = [
+      {
+        type: "scatter",
+        mode: "markers",
+        name: "keys",
+        x: answer2.key_points.map((p) => p[0]),
+        y: answer2.key_points.map((p) => p[1]),
+        marker: { symbol: "diamond", size: 10, color: COLORS.other },
+        customdata: keyText,
+        hovertemplate: "key %{customdata}<extra></extra>"
+      },
+      {
+        type: "scatter",
+        mode: "markers",
+        name: "queries",
+        x: answer2.query_points.slice(0, rows).map((p) => p[0]),
+        y: answer2.query_points.slice(0, rows).map((p) => p[1]),
+        text: answer2.query_tokens.slice(0, rows).map(escape),
+        marker: { symbol: "circle", size: 8, color: COLORS.chosen, opacity: 0.55 },
+        hovertemplate: "query %{text}<extra></extra>"
+      }
+    ];
+    const shapes = [], labels = [];
+    if (weights) {
+      const q = answer2.query_points[row];
+      const strongest = weights.map((w, j) => [w, j]).sort((a, b) => b[0] - a[0]).slice(0, LINES);
+      strongest.forEach(([w, j]) => {
+        const k = answer2.key_points[j];
+        shapes.push({ type: "line", x0: q[0], y0: q[1], x1: k[0], y1: k[1], line: { color: COLORS.chosen, width: 1 + 8 * w }, layer: "below" });
+      });
+      labels.push(...strongest.map(([w, j]) => ({
+        x: answer2.key_points[j][0],
+        y: answer2.key_points[j][1],
+        text: escape(answer2.key_tokens[j]) + " " + w.toFixed(2),
+        showarrow: false,
+        yshift: 12,
+        font: { size: Math.max(10, font - 2), color: COLORS.other }
+      })));
+      labels.push({ x: q[0], y: q[1], text: escape(answer2.query_tokens[row]), showarrow: false, yshift: -16, font: { size: Math.max(10, font - 2), color: COLORS.chosen } });
+      data.push({
+        type: "scatter",
+        mode: "markers",
+        name: "this step's query",
+        x: [q[0]],
+        y: [q[1]],
+        marker: { symbol: "circle", size: 16, color: COLORS.chosen, line: { color: "black", width: 2 } },
+        hovertemplate: "query " + escape(answer2.query_tokens[row]) + " (this step)<extra></extra>"
+      });
+    }
+    const share = answer2.explained.map((v) => Math.round(100 * v) + "%");
+    const chartLayout = layout2("Q·K space · " + state.kind + " L" + answer2.layer + " H" + answer2.head + (weights ? " · step " + state.step : ""), height, font, {
+      xaxis: { title: { text: "direction 1 (" + share[0] + " of the variance)", standoff: 8 }, zeroline: false, automargin: true },
+      yaxis: { title: { text: "direction 2 (" + share[1] + ")", standoff: 8 }, zeroline: false, scaleanchor: "x", automargin: true },
+      shapes,
+      annotations: labels,
+      showlegend: false,
+      margin: { l: 10, r: 10, t: 40 + font, b: 10 }
+    });
+    return react(div, data, chartLayout);
+  }
+  var VIEW9 = {
+    id: "qkspace",
+    label: "Q·K space",
+    className: "ae-plot ae-qkspace",
+    controls: ["kind", "layer", "head"],
+    caption: () => CAPTION4,
+    draw: draw10,
+    png: (div, header) => plotPng(div, header)
+  };
+
+  // nopos.js
+  var CAPTION5 = "Attention alone ignores order: without the positional encoding, reversing the sentence only reverses the rows and columns of every encoder map (permutation equivariance). The encoding is the model's only sense of word order.";
+  function parts6(div) {
+    return textAbovePlot(div, "nopos");
+  }
+  function draw11(div, context, state) {
+    const { text, plot } = parts6(div);
+    const font = fontSize(), height = state.height;
+    const answer2 = context.ask({ what: "no_position" });
+    if (!answer2 || answer2.error) {
+      text.replaceChildren();
+      return drawMessage(plot, answer2 ? answer2.error : "Asking the server for the encoder without its positions…", height);
+    }
+    const layer = Math.min(state.layer, answer2.original.length - 1);
+    const head = Number.isInteger(state.head) ? state.head : 0;
+    const t = answer2.translations;
+    const line = (label2, value) => {
+      const row = el("div", "ae-maskless-line");
+      row.append(el("b", "", label2 + " "), el("span", "", value ? "“" + value + "”" : "nothing (</s> first)"));
+      return row;
+    };
+    text.replaceChildren(
+      line("With positions:", t.with),
+      line("Without positions:", t.without),
+      line("Reversed, without positions:", t.reversed_without),
+      el("div", "ae-maskless-line", "Without positions, the reversed sentence's maps are the original maps reversed, to within " + answer2.gap_without.toExponential(1) + "; with positions they differ by up to " + answer2.gap_with.toFixed(2) + ".")
+    );
+    const tokens = answer2.source_tokens.map(escape);
+    const reversed = answer2.order.map((i) => tokens[i]);
+    const tickFont = Math.max(8, Math.min(font - 3, Math.floor(plot.clientWidth * 0.4 / tokens.length * 0.7)));
+    const heat = (z, axis2, rows, columns) => ({
+      type: "heatmap",
+      z,
+      zmin: 0,
+      zmax: 1,
+      colorscale: COLORS.scale,
+      xaxis: "x" + axis2,
+      yaxis: "y" + axis2,
+      x: columns,
+      y: rows,
+      showscale: axis2 === "2",
+      colorbar: { title: { text: "weight", side: "right" }, thickness: 12 },
+      hovertemplate: "query %{y} · key %{x}: %{z:.4f}<extra></extra>"
+    });
+    const named = (list) => list.map((tok, i) => i + " " + tok);
+    const data = [
+      heat(answer2.original[layer][head], "", named(tokens), named(tokens)),
+      heat(answer2.reversed[layer][head], "2", named(reversed), named(reversed))
+    ];
+    const axis = (domain, anchor) => ({ domain, anchor, tickangle: -90, tickfont: { size: tickFont }, automargin: true });
+    const chartLayout = layout2(
+      "Encoder self-attention without positions · L" + layer + " H" + head + ": as typed | reversed",
+      Math.max(240, height - text.offsetHeight - 6),
+      font,
+      {
+        xaxis: axis([0, 0.42], "y"),
+        yaxis: { autorange: "reversed", tickfont: { size: tickFont }, automargin: true },
+        xaxis2: axis([0.55, 0.95], "y2"),
+        yaxis2: { anchor: "x2", autorange: "reversed", tickfont: { size: tickFont }, automargin: true },
+        margin: { l: 10, r: 10, t: 40 + font, b: 10 }
+      }
+    );
+    return react(plot, data, chartLayout);
+  }
+  var VIEW10 = {
+    id: "nopos",
+    label: "No positions",
+    className: "ae-nopos",
+    controls: ["layer", "head"],
+    caption: () => CAPTION5,
+    draw: draw11,
+    png: (div, header) => plotPng(parts6(div).plot, header)
+  };
+
+  // views.js
+  var VIEWS = [VIEW, VIEW3, VIEW4, VIEW5, VIEW6, VIEW2, VIEW8, VIEW9, VIEW10, VIEW7];
+  function viewOf2(id) {
+    return VIEWS.find((v) => v.id === id) || VIEWS[0];
+  }
+
+  // ablation.js
+  var tab = null;
+  function mount(element) {
+    const groups = el("div", "ae-ablate-groups");
+    const before = output("All heads", "ablate-before"), after = output("With the chosen heads off", "ablate-after");
+    const note = el("div", "ae-ablate-note");
+    const run = button(
+      "Re-translate with these heads off",
+      "Trace the sentence on screen again with the ticked heads off",
+      () => retranslate(ticked()),
+      "ae-ablate-run"
+    );
+    run.id = "ablate-btn";
+    const clear = button(
+      "Switch all heads back on",
+      "Trace the sentence on screen again with every head on",
+      () => retranslate([])
+    );
+    element.replaceChildren(groups, el("div", "ae-ablate-buttons"), el("div", "ae-ablate-outputs"), note);
+    element.children[1].append(run, clear);
+    element.children[2].append(before.box, after.box);
+    tab = { groups, before: before.text, after: after.text, note };
+    if (window.aeViewer && window.aeViewer.trace) show(window.aeViewer.trace);
+  }
+  function output(label2, id) {
+    const box = el("label", "ae-ablate-output"), text = el("output", "", "");
+    text.id = id;
+    box.append(el("span", "ae-row-label", label2), text);
+    return { box, text };
+  }
+  function show(trace) {
+    if (!tab) return;
+    const off = new Set(trace.request.ablation.map((h) => h.join(".")));
+    tab.groups.replaceChildren(...KINDS.map((kind) => {
+      const group = el("fieldset", "ae-ablate-group");
+      group.id = "ablate-" + kind;
+      group.append(el("legend", "", KIND_TITLES[kind]));
+      for (let layer = 0; layer < trace.nLayers(kind); layer++) {
+        for (let head = 0; head < trace.H; head++) {
+          const box = el("input");
+          box.type = "checkbox";
+          box.value = [kind, layer, head].join(".");
+          box.checked = off.has(box.value);
+          const label2 = el("label", "ae-ablate-head");
+          label2.append(box, document.createTextNode("L" + layer + " H" + head));
+          group.append(label2);
+        }
+      }
+      return group;
+    }));
+  }
+  function ticked() {
+    return [...tab.groups.querySelectorAll("input:checked")].map((box) => {
+      const [kind, layer, head] = box.value.split(".");
+      return [kind, Number(layer), Number(head)];
+    });
+  }
+  function retranslate(heads) {
+    const viewer = window.aeViewer, trace = viewer && viewer.trace;
+    if (!trace) return Promise.resolve();
+    const request = Object.assign({}, trace.request, { ablation: heads });
+    tab.note.textContent = "Translating…";
+    const all = api.translate(Object.assign({}, request, { ablation: [] }), trace.modelKey);
+    return Promise.all([viewer.requestTrace(request, trace.modelKey), all]).then(([wire, whole]) => {
+      if (!wire) {
+        tab.note.textContent = "The trace was refused: the message is above the viewer.";
+        return;
+      }
+      const off = wire.outputs[wire.outputs.length - 1];
+      tab.before.textContent = whole.translation;
+      tab.after.textContent = off;
+      tab.note.textContent = !heads.length ? "All heads are on: both translations are the same model." : off === whole.translation ? "Switching off " + heads.length + " head(s) did not change the translation." : "Switching off " + heads.length + " head(s) changed the translation.";
+    }, (error) => {
+      tab.note.textContent = error.message;
+    });
+  }
+
+  // page.js
+  function agree(trace) {
+    label();
+    document.querySelectorAll(".ae-model-name").forEach((node) => {
+      node.textContent = trace.model.name;
+    });
+    showSentence(trace.request.sentence);
+    show(trace);
+  }
+  function showSentence(sentence) {
+    const box = document.querySelector("#sentence textarea");
+    if (!box || box.value === sentence || document.activeElement === box) return;
+    box.value = sentence;
+    box.dispatchEvent(new Event("input", { bubbles: true }));
+  }
+  function label() {
+    const input = document.querySelector("#example input");
+    if (input && !input.placeholder) input.placeholder = "Examples…";
+  }
+  function openOptions() {
+    const options = document.querySelector("#options");
+    if (!options) return;
+    const strategy = () => document.querySelector("#opt-strategy");
+    const open = () => strategy() && strategy().offsetParent !== null;
+    if (!open()) options.querySelector("button").click();
+    const show2 = () => {
+      options.scrollIntoView({ block: "center" });
+      const first = strategy() && strategy().querySelector("input:checked, input");
+      if (first) first.focus({ preventScroll: true });
+    };
+    requestAnimationFrame(() => requestAnimationFrame(show2));
+  }
+
+  // attribution.js
+  var NAMES = { gradient_x_input: "gradient × input", integrated_gradients: "integrated gradients" };
+  function bars(label2, values, tokens, note) {
+    const peak = Math.max(...values.map(Math.abs), 1e-12);
+    const row = el("tr");
+    const head = el("th", "", label2);
+    if (note) head.appendChild(el("div", "ae-attr-note", note));
+    row.appendChild(head);
+    values.forEach((v, i) => {
+      const a = Math.abs(v) / peak;
+      const td = el("td", "", v.toFixed(Math.abs(v) < 0.1 ? 3 : 2));
+      td.style.background = signedFill(v, peak);
+      td.style.color = a > 0.55 ? "white" : "#1f2937";
+      td.title = tokens[i] + ": " + v.toFixed(4);
+      row.appendChild(td);
+    });
+    return row;
+  }
+  function draw12(div, a) {
+    const table = el("table", "ae-attr");
+    const header = el("tr");
+    header.appendChild(el("th", "", "source"));
+    a.source_tokens.forEach((t) => header.appendChild(el("th", "", t)));
+    table.append(header, bars("cross-attention", a.attention.weights, a.source_tokens, a.attention.which));
+    Object.entries(a.methods).forEach(([method, m]) => {
+      const rho = m.rank_correlation === null ? "— (a constant row)" : m.rank_correlation.toFixed(2);
+      table.appendChild(bars(NAMES[method], m.scores, a.source_tokens, "Spearman ρ with attention " + rho));
+    });
+    const ig = a.methods.integrated_gradients;
+    const caption = "Attention says where this head looked; the attributions say how much each source token's embedding moved log p(“" + a.token + "”) = " + a.methods.gradient_x_input.log_prob.toFixed(3) + ": gradient × input at the input itself, integrated gradients along the straight path from a baseline of all-zero embeddings (no words, positions kept) in " + ig.steps + " steps; its scores add up to log p − log p(baseline) = " + (a.methods.integrated_gradients.log_prob - ig.baseline_log_prob).toFixed(3) + " within " + (100 * ig.completeness_gap).toFixed(1) + " %. A low ρ means the head's attention and the token's sensitivity to its inputs disagree here; neither is the whole reason for the choice.";
+    div.replaceChildren(
+      el("div", "ae-panel-title", "Step " + a.step + ", “" + a.token + "”: attention against attribution"),
+      table,
+      el("div", "ae-caption", caption)
+    );
+  }
+
+  // beamtree.js
+  var COL = 96;
+  var ROW = 34;
+  var PAD = 16;
+  var HALF = 30;
+  var BEAM_CAPTION = "Every hypothesis beam search considered: at each position the best 2 × beam size continuations of the live beams are looked at, the best beam-size non-final ones kept (dark), the rest pruned (grey); a beam that chooses </s> is finished (green). The winner (vermillion) has the best log-probability divided by the length penalty ((5 + length) / 6)^α. Click a node to step through that hypothesis.";
+  function beamPath(nodes, id) {
+    const ids = [];
+    for (let n = nodes[id]; n.parent !== -1; n = nodes[n.parent]) ids.push(n.token_id);
+    return ids.reverse();
+  }
+  function draw13(div, a) {
+    const nodes = a.nodes;
+    const depth = Math.max(...nodes.map((n) => n.step)) + 2;
+    const room = (div.clientWidth || 700) - PAD * 2 - HALF * 2;
+    const col = Math.max(2 * HALF + 10, Math.min(COL, Math.floor(room / depth)));
+    const byStep = {};
+    nodes.forEach((n) => {
+      (byStep[n.step] = byStep[n.step] || []).push(n);
+    });
+    const place = {};
+    Object.values(byStep).forEach((column) => {
+      column.sort((p, q) => q.log_prob - p.log_prob);
+      column.forEach((n, r) => {
+        place[n.id] = [PAD + HALF + (n.step + 1) * col, PAD + r * ROW];
+      });
+    });
+    const winnerPath = /* @__PURE__ */ new Set();
+    for (let n = nodes[a.winner]; n; n = n.parent === -1 ? null : nodes[n.parent]) winnerPath.add(n.id);
+    const rows = Math.max(...Object.values(byStep).map((c) => c.length));
+    const width = PAD * 2 + HALF * 2 + depth * col, height = PAD * 2 + rows * ROW;
+    const canvas = document.createElement("canvas");
+    canvas.setAttribute("role", "img");
+    const ctx = sizeCanvas(canvas, width, height);
+    ctx.fillStyle = "white";
+    ctx.fillRect(0, 0, width, height);
+    const font = Math.min(fontSize(), 14);
+    nodes.forEach((n) => {
+      if (n.parent === -1) return;
+      const [x0, y0] = place[n.parent], [x1, y1] = place[n.id];
+      ctx.strokeStyle = winnerPath.has(n.id) ? COLORS.chosen : n.status === "pruned" ? "#cbd5e1" : "#64748b";
+      ctx.lineWidth = winnerPath.has(n.id) ? 3 : 1.2;
+      ctx.beginPath();
+      ctx.moveTo(x0 + HALF, y0 + ROW / 2);
+      ctx.lineTo(x1 - HALF, y1 + ROW / 2);
+      ctx.stroke();
+    });
+    ctx.textAlign = "center";
+    ctx.textBaseline = "middle";
+    nodes.forEach((n) => {
+      const [x, y] = place[n.id];
+      const pruned = n.status === "pruned";
+      ctx.fillStyle = winnerPath.has(n.id) ? "#fde7d9" : pruned ? "#f8fafc" : "#e2e8f0";
+      ctx.strokeStyle = n.status === "finished" ? "#047857" : winnerPath.has(n.id) ? COLORS.chosen : pruned ? "#e2e8f0" : "#94a3b8";
+      ctx.lineWidth = n.status === "finished" || winnerPath.has(n.id) ? 2.5 : 1;
+      ctx.beginPath();
+      ctx.rect(x - HALF, y + 3, 2 * HALF, ROW - 6);
+      ctx.fill();
+      ctx.stroke();
+      ctx.fillStyle = pruned ? "#94a3b8" : "#1f2937";
+      ctx.font = (winnerPath.has(n.id) ? "700 " : "") + font + "px " + FAMILY;
+      ctx.fillText(n.token.length > 9 ? n.token.slice(0, 8) + "…" : n.token, x, y + ROW / 2 - 5);
+      ctx.font = font - 3 + "px " + FAMILY;
+      ctx.fillText(n.log_prob.toFixed(2), x, y + ROW / 2 + 8);
+    });
+    canvas.setAttribute("aria-label", "Beam search tree: " + nodes.length + " hypotheses, beam size " + a.beam_size + ", winner “" + a.translation + "”.");
+    const scroller = el("div", "ae-beamtree");
+    scroller.appendChild(canvas);
+    nodes.forEach((n) => {
+      if (n.parent === -1) return;
+      const [x, y] = place[n.id];
+      const b = el("button", "ae-beam-node");
+      b.type = "button";
+      b.style.left = x - HALF + "px";
+      b.style.top = y + 3 + "px";
+      b.style.width = 2 * HALF + "px";
+      b.style.height = ROW - 6 + "px";
+      b.setAttribute("aria-label", "Step " + n.step + ": “" + n.token + "”, log p " + n.log_prob.toFixed(2) + ", " + n.status + (winnerPath.has(n.id) ? ", on the winner's path" : "") + ". Step through this hypothesis.");
+      b.title = b.getAttribute("aria-label");
+      b.addEventListener("click", () => emit(b, "ae-follow", { forced_ids: beamPath(nodes, n.id) }));
+      scroller.appendChild(b);
+    });
+    const steps = depth - 1, fits = width <= (div.clientWidth || 700);
+    const note = fits ? "" : "All " + steps + " steps: scroll sideways for the later ones.";
+    div.replaceChildren(
+      el("div", "ae-panel-title", "Beam search tree (beam " + a.beam_size + ", α " + a.alpha + "): winner “" + a.translation + "”"),
+      ...note ? [el("div", "ae-panel-note ae-beam-scroll-note", note)] : [],
+      scroller,
+      el("div", "ae-caption", BEAM_CAPTION)
+    );
+  }
+
+  // explain.js
+  var fmt = (v, digits) => v === null ? "−∞" : Number(v).toFixed(digits === void 0 ? 3 : digits);
+  function strip2(values, peak, label2) {
+    const row = el("div", "ae-strip");
+    row.title = label2 + ": " + values.map((v) => fmt(v, 2)).join(", ");
+    values.forEach((v) => {
+      const cell = el("span", "ae-strip-cell");
+      cell.style.background = signedFill(v, peak);
+      row.appendChild(cell);
+    });
+    return row;
+  }
+  var EXPLAIN_CAPTION = "How one weight is computed, from this head's own projections of the two tokens: q·k / √d_k for every key of the row, the mask, then the softmax. It explains the arithmetic of the weight, not why the model learned these vectors, nor what the head's output does with it.";
+  function draw14(div, a, state) {
+    const shown = a.kind === "decoder_self" ? state.step : null;
+    const peak = Math.max(...a.query.map(Math.abs), ...a.key.map(Math.abs), 1e-9);
+    const title2 = el(
+      "div",
+      "ae-panel-title",
+      "Why layer " + a.layer + ", head " + a.head + " puts weight " + fmt(a.weight, 4) + " on “" + a.column_token + "” from “" + a.row_token + "”"
+    );
+    const vectors = el("div", "ae-explain-vectors");
+    vectors.append(
+      el("span", "ae-strip-label", "q (“" + a.row_token + "”, " + a.query.length + " values)"),
+      strip2(a.query, peak, "q"),
+      el("span", "ae-strip-label", "k (“" + a.column_token + "”)"),
+      strip2(a.key, peak, "k")
+    );
+    const arithmetic = el(
+      "div",
+      "ae-explain-math",
+      "q·k = " + fmt(a.dot) + "   ÷ √d_k = √" + a.query.length + " = " + fmt(a.scale, 2) + "   → score " + fmt(a.dot / a.scale) + "   (the row's largest allowed score m = " + fmt(a.max_score) + ")"
+    );
+    const table = el("table", "ae-explain-row");
+    const header = el("tr"), scores = el("tr"), weights = el("tr");
+    header.appendChild(el("th", "", "key"));
+    scores.appendChild(el("th", "", "score"));
+    weights.appendChild(el("th", "", "softmax"));
+    const listed = Math.min(a.column_tokens.length, shown || a.column_tokens.length);
+    a.column_tokens.slice(0, listed).forEach((token, j) => {
+      const on = j === a.column ? "ae-on" : "";
+      header.appendChild(el("td", on, token));
+      scores.appendChild(el("td", on + (a.scores[j] === null ? " ae-masked" : ""), fmt(a.scores[j], 2)));
+      weights.appendChild(el("td", on, a.scores[j] === null ? "0" : fmt(a.weights[j], 3)));
+    });
+    table.append(header, scores, weights);
+    const masked = a.scores.filter((s) => s === null).length;
+    const later = a.column_tokens.length - listed;
+    const softmax = el(
+      "div",
+      "ae-explain-math",
+      (masked === later && later ? "The " + later + " later key(s), not produced yet, are masked (−∞: weight exactly 0). " : masked ? masked + " key(s) masked (set to −∞: weight exactly 0). " : "") + "softmax: exp(" + fmt(a.scores[a.column]) + " − " + fmt(a.max_score) + ") / Σ exp(score − m) = " + fmt(Math.exp(a.scores[a.column] - a.max_score), 4) + " / " + fmt(a.denominator, 4) + " = " + fmt(a.weight, 4)
+    );
+    div.replaceChildren(title2, vectors, arithmetic, table, softmax, el("div", "ae-caption", EXPLAIN_CAPTION));
+  }
+
+  // heads.js
+  var HEADS_CAPTION = "Each tile: how much log-probability the translation above loses when that one head is switched off (its output zeroed) and every other head stays on; one batched pass over all heads. It measures heads one at a time: two heads that can stand in for each other both look unimportant alone. A negative number means the translation became more likely without that head: it was pulling away from this output (it stays white). Click a tile to switch that head off in the viewer.";
+  function draw15(div, a) {
+    const all = Object.values(a.drops).flat(2).filter((v) => v !== null);
+    const peak = Math.max(...all.map(Math.abs), 1e-9);
+    const best = Math.max(...all);
+    const grids = el("div", "ae-heads-grids");
+    KINDS.forEach((kind) => {
+      const table = el("table", "ae-heads-grid");
+      table.dataset.kind = kind;
+      const header = el("tr");
+      header.appendChild(el("th", "", ""));
+      a.drops[kind][0].forEach((_, h) => header.appendChild(el("th", "", "head " + h)));
+      table.appendChild(header);
+      a.drops[kind].forEach((row, layer) => {
+        const tr = el("tr");
+        tr.appendChild(el("th", "", "layer " + layer));
+        row.forEach((drop, head) => {
+          if (drop === null) {
+            const off = el("td", "ae-off", "off");
+            off.title = KIND_TITLES[kind] + ", layer " + layer + ", head " + head + ": switched off in this trace";
+            return tr.appendChild(off);
+          }
+          const td = el("td", drop === best ? "ae-top" : "", drop.toFixed(2));
+          const share = Math.max(0, drop) / peak;
+          td.style.background = signedFill(share, 1);
+          td.style.color = share > 0.55 ? "white" : "#1f2937";
+          const change = drop >= 0 ? "loses " + drop.toFixed(3) : "gains " + (-drop).toFixed(3);
+          td.title = KIND_TITLES[kind] + ", layer " + layer + ", head " + head + ": the translation " + change + " log-probability without it (click to switch it off)";
+          td.dataset.layer = layer;
+          td.dataset.head = head;
+          td.addEventListener("click", () => emit(td, "ae-switch-off", { kind, layer, head }));
+          tr.appendChild(td);
+        });
+        table.appendChild(tr);
+      });
+      const box = el("div", "ae-heads-kind");
+      box.append(el("div", "ae-label", KIND_TITLES[kind]), table);
+      grids.appendChild(box);
+    });
+    div.replaceChildren(
+      el("div", "ae-panel-title", "Which heads matter for “" + a.translation + "” (log p = " + a.log_prob.toFixed(2) + ")"),
+      grids,
+      el("div", "ae-caption", HEADS_CAPTION)
+    );
+  }
+
+  // panels.js
+  var VIEWS2 = { explain: draw14, heads: draw15, attribution: draw12, beam_tree: draw13 };
+  function question(what, trace, state, cell) {
+    if (what === "explain") {
+      if (!Number.isInteger(cell.head)) {
+        return { note: "Choose one head (0–" + (trace.H - 1) + ") to see how a weight is computed: the mean of heads and the rollout are not one softmax." };
+      }
+      if (cell.weight === null) {
+        return { note: "That key lies in the future of the query: the look-ahead mask sets its score to −∞ before the softmax, so its weight is exactly 0." };
+      }
+      return {
+        question: { what: "explain", kind: state.kind, layer: state.layer, head: cell.head, row: cell.row, column: cell.column },
+        waiting: "Computing q and k for this cell…"
+      };
+    }
+    if (what === "heads") return { question: { what: "heads" }, waiting: "Switching each head off in turn…" };
+    if (what === "beam_tree") return { question: { what: "beam_tree" }, waiting: "Searching with every hypothesis recorded…" };
+    if (what === "attribution") {
+      if (state.step === 0) return { note: "Step forward first: at step 0 no token has been produced to attribute." };
+      const [, , layer, head] = trace.crossRow(state);
+      return {
+        question: { what: "attribution", step: state.step, layer, head },
+        waiting: "Integrating gradients for “" + trace.targetTokens[state.step - 1] + "”…"
+      };
+    }
+    throw new Error("no such question: " + what);
+  }
+  function draw16(div, content, state) {
+    div.hidden = !content;
+    if (!content || div._content === content) return;
+    div._content = content;
+    const close = button("✕", "Close this panel", () => emit(div, "ae-close-panel", {}), "ae-panel-close");
+    const body = el("div", "ae-panel-body");
+    div.replaceChildren(close, body);
+    if (content.answer && content.answer.error) body.appendChild(el("div", "ae-panel-error", content.answer.error));
+    else if (content.answer) VIEWS2[content.what](body, content.answer, state);
+    else body.appendChild(el("div", "ae-panel-note", content.note));
+  }
+
+  // topk.js
+  function draw17(div, trace, state) {
+    const t = state.step;
+    bindClicks2(div);
+    div._topk = { trace, step: t };
+    if (t === 0) {
+      div.replaceChildren(el("div", "ae-label", "The next-token candidates appear after the first step."));
+      return Promise.resolve();
+    }
+    const step = trace.steps[t - 1];
+    const rows = step.top.map((c, i) => {
+      const row = el("button", "ae-cand" + (c.id === step.id ? " ae-chosen" : ""));
+      row.type = "button";
+      row.dataset.index = i;
+      row.title = "p = " + c.prob.toFixed(4) + (c.id === step.id ? " (chosen)" : "") + (state.online ? " · click to force this token" : "");
+      const bar = el("span", "ae-cand-bar");
+      bar.style.width = (100 * c.prob).toFixed(2) + "%";
+      const track = el("span", "ae-cand-track");
+      track.append(bar);
+      row.append(el("span", "ae-cand-token", c.token), track, el("span", "ae-cand-p", (100 * c.prob).toFixed(1) + "%"));
+      return row;
+    });
+    div.replaceChildren(el("div", "ae-label", "Next-token distribution at step " + t + (state.online ? " (click a candidate to force it)" : "")), ...rows);
+    return Promise.resolve();
+  }
+  function bindClicks2(div) {
+    if (div._topkBound) return;
+    div._topkBound = true;
+    div.addEventListener("click", (event) => {
+      const row = event.target.closest && event.target.closest(".ae-cand");
+      const { trace, step } = div._topk;
+      if (row && step > 0) emit(div, "ae-force", trace.steps[step - 1].top[Number(row.dataset.index)]);
+    });
+  }
+
+  // viewer.js
+  var PANELS = ["explain", "heads", "attribution", "beam_tree"];
+  var PACES = [0.5, 1, 2, 3];
+  var OPENING_STEP = 3;
+  var NEEDS_SERVER = "This needs the server (it computes from the model): open the app rather than the exported page.";
+  var KIND_NAMES = { encoder_self: "Encoder self", decoder_self: "Decoder self (masked)", cross: "Cross" };
+  function decodingName(request) {
+    const how = { beam: "beam search (" + request.beam_size + ")", sample: "sampling (T " + request.temperature + ")" }[request.strategy] || "greedy";
+    return how + (request.prefix ? " + what-if prefix" : "");
+  }
+  var Viewer = class {
+    constructor(root, online) {
+      this.root = root;
+      this.online = online;
+      this.trace = null;
+      this.ownKey = null;
+      this.traceSeq = 0;
+      this.compareTrace = null;
+      this.compareError = null;
+      this.panelContent = null;
+      this.store = createStore({ step: 0, kind: "cross", layer: 0, head: 0, view: VIEWS[0].id, panel: null, lesson: null }, (s) => this.clamp(s));
+      this.store.subscribe(() => this.render());
+      this.pendingView = readLink();
+      this.player = new Player(this);
+      this.asker = new Asker(online);
+      this.quiz = new Quiz(this);
+      this.lesson = new Lesson(this);
+      this.timelapse = new TimeLapse(this);
+      this.room = new Room(this);
+      this.build();
+      this.listen();
+      bindKeys(this);
+      this.presenting = document.body.classList.contains("presentation");
+      new MutationObserver(() => {
+        const now = document.body.classList.contains("presentation");
+        if (now && !this.presenting) this.root.scrollIntoView({ block: "start" });
+        this.presenting = now;
+        this.refresh();
+      }).observe(document.body, { attributes: true, attributeFilter: ["class"] });
+      window.addEventListener("resize", () => this.refresh());
+      new ResizeObserver(() => {
+        if (this.trace && this.height() !== this.drawnHeight) this.refresh();
+      }).observe(document.body);
+    }
+    get state() {
+      return this.store.get();
+    }
+    // read-only: changes go through store.set (the actions below)
+    get modelKey() {
+      return this.trace ? this.trace.modelKey : "shipped";
+    }
+    // the model of the trace on screen
+    build() {
+      const r = el("div", "ae-viewer");
+      const bar = el("div", "ae-toolbar");
+      this.buttons = {
+        reset: button("« First", "First step (Home)", () => this.go(0, "click")),
+        prev: button("◀ Previous", "Previous token (← or PageUp)", () => this.go(this.state.step - 1, "click")),
+        next: button("Next ▶", "Next token (→ or PageDown)", () => this.go(this.state.step + 1, "click"), "ae-primary"),
+        end: button("Run to end »", "Run to end (End)", () => this.go(this.trace.T, "click")),
+        play: button("▶ Play", "Play / pause (Space)", () => this.togglePlay())
+      };
+      this.pace = el("select", "ae-pace");
+      this.pace.title = "Autoplay pace";
+      PACES.forEach((p) => {
+        const o = el("option", "", p + " s / token");
+        o.value = p;
+        this.pace.appendChild(o);
+      });
+      this.pace.value = "1";
+      this.pace.addEventListener("change", () => {
+        if (this.player.playing()) this.player.start(Number(this.pace.value));
+      });
+      this.slider = el("input", "ae-slider");
+      this.slider.type = "range";
+      this.slider.min = 0;
+      this.slider.step = 1;
+      this.slider.addEventListener("input", () => this.go(Number(this.slider.value), "slider"));
+      this.stepLabel = el("span", "ae-step");
+      const tools = el("div", "ae-row ae-tools");
+      tools.appendChild(el("span", "ae-row-label", "Tools"));
+      this.copyButton = button("Copy link", "Copy a link to exactly this view", () => this.copyLink());
+      if (this.online) {
+        this.decoding = button("Decoding: greedy ▾", "Beam search, sampling and a what-if prefix: open the decoding options", () => openOptions());
+        this.decoding.classList.add("ae-decoding");
+        tools.append(this.decoding);
+      }
+      tools.append(
+        this.copyButton,
+        button("⬇ PNG", "Download the chart on the right as a PNG image", () => this.exportPng()),
+        button("⬇ HTML", "Download this sentence as one HTML file that works offline", () => this.exportHtml())
+      );
+      tools.append(
+        button("Lesson", "A guided lesson through the model on this sentence, in " + STOPS.length + " stops (→ ← move)", () => this.lesson.toggle()),
+        button("Quiz", "Predict, then reveal: guess where a head will look before each step", () => this.quiz.toggle())
+      );
+      if (this.online) {
+        tools.append(
+          button("Attention vs attribution", "The current step's cross-attention row beside gradient attributions (asks the server)", () => this.ask("attribution")),
+          button("Beam tree", "Beam search as a tree of hypotheses (asks the server)", () => this.ask("beam_tree")),
+          button("Heads that matter", "How much the translation loses with each head off alone (asks the server)", () => this.ask("heads")),
+          button("⬇ .npz", "Download every attention tensor of this sentence up to this step", () => this.exportNpz()),
+          button("Present to class", "A room the class follows live: its code and QR code for the projector", () => this.room.present())
+        );
+      }
+      bar.append(this.buttons.reset, this.buttons.prev, this.buttons.next, this.buttons.end, this.buttons.play, this.pace, this.slider, this.stepLabel);
+      this.status = el("div", "ae-status");
+      this.message = el("div", "ae-message");
+      this.message.hidden = true;
+      this.quizBar = el("div", "ae-quiz");
+      this.quizBar.hidden = true;
+      const body = el("div", "ae-body");
+      const left = el("div", "ae-left");
+      this.notes = el("ul", "ae-notes");
+      this.sourceLabel = el("div", "ae-label");
+      this.sourceBox = el("div", "ae-chips ae-source-chips");
+      this.sourceBox.addEventListener("click", (event) => {
+        const chip2 = event.target.closest(".ae-quiz-choice, .ae-room-choice");
+        if (chip2 && !this.room.answer(Number(chip2.dataset.index))) this.quiz.pick(Number(chip2.dataset.index));
+      });
+      this.targetBox = el("div", "ae-chips ae-target-chips");
+      this.output = el("div", "ae-output");
+      this.topk = el("div", "ae-topk");
+      this.beams = el("div", "ae-beams");
+      this.viewTabs = el("div", "ae-row ae-view-tabs");
+      this.kindRow = el("div", "ae-row ae-kinds");
+      this.layerRow = el("div", "ae-row ae-layers");
+      this.headRow = el("div", "ae-row ae-heads");
+      left.append(
+        this.room.bar,
+        this.lesson.bar,
+        this.notes,
+        this.viewTabs,
+        this.kindRow,
+        this.layerRow,
+        this.headRow,
+        this.timelapse.row,
+        tools,
+        this.sourceLabel,
+        this.sourceBox,
+        el("div", "ae-label", "Target so far"),
+        this.targetBox,
+        this.output,
+        this.topk,
+        this.beams
+      );
+      const right = this.right = el("div", "ae-right");
+      this.charts = Object.fromEntries(VIEWS.map((view) => [view.id, el("div", view.className)]));
+      this.caption = el("div", "ae-caption");
+      this.panel = el("div", "ae-panel");
+      this.panel.hidden = true;
+      right.append(...Object.values(this.charts), this.caption, this.panel);
+      body.append(left, right);
+      const help = el("div", "ae-keys", "Keys: " + KEY_HELP + ". " + (this.online ? "Click a candidate bar to force it; click a tile of All heads to select it; click a cell of a head's heatmap to see how its weight is computed." : "Click a tile of All heads to select it. This page works offline: forcing a candidate and the questions that compute from the model need the app."));
+      r.append(bar, this.message, this.status, this.quizBar, body, help);
+      this.root.replaceChildren(r);
+    }
+    // What the views ask for, as the events they emit.
+    listen() {
+      const on = (name, handle) => this.root.addEventListener(name, (event) => handle(event.detail));
+      on("ae-cell", (cell) => this.ask("explain", cell));
+      on("ae-select", (change) => this.select(change, "click"));
+      on("ae-force", (candidate) => this.force(candidate));
+      on("ae-switch-off", (head) => this.switchOff(head.kind, head.layer, head.head));
+      on("ae-follow", (path) => this.followHypothesis(path.forced_ids));
+      on("ae-compare", (b) => this.askCompare(b.sentence, b.model));
+      on("ae-close-panel", () => this.store.set({ panel: null }, "click"));
+      on("ae-redraw", () => this.refresh());
+    }
+    // A new trace from the server: keep the kind/layer/head where they exist; open where the link or the request says.
+    // `options.keepView`: the same sentence from another model (a training step): keep the step too.
+    load(wire, options) {
+      if (!wire || !wire.attention) return;
+      const opts = options || {};
+      if (!opts.keepView) this.timelapse.shown = null;
+      const previous = this.trace;
+      this.trace = new Trace(wire);
+      if (this.trace.modelKey !== "shipped") this.ownKey = this.trace.modelKey;
+      this.message.hidden = true;
+      this.player.stop();
+      this.panelContent = null;
+      this.asker.forget();
+      this.quiz.reset();
+      const s = Object.assign({}, this.state, { panel: null });
+      const best = wire.model.best_head;
+      if (!previous && best) Object.assign(s, { kind: best.kind, layer: best.layer, head: best.head });
+      const pending2 = this.pendingView;
+      let stop = null;
+      if (pending2 && (pending2.sentence === null || pending2.sentence === wire.request.sentence)) {
+        this.pendingView = null;
+        Object.assign(s, pending2.view);
+        if (pending2.view.lesson && pending2.view.step === void 0) stop = pending2.view.lesson;
+      } else if (!previous) {
+        s.step = Math.min(OPENING_STEP, this.trace.T);
+      } else if (!opts.keepView) {
+        const forced = wire.request.forced_ids.length;
+        const sameSentence = previous.request.sentence === wire.request.sentence;
+        s.step = forced && sameSentence ? forced : 0;
+      }
+      this.timelapse.update();
+      drawNotes(this.notes, this.trace);
+      if (this.online) agree(this.trace);
+      if (this.decoding) this.decoding.textContent = "Decoding: " + decodingName(wire.request) + " ▾";
+      if (this.presenting && previous && !opts.keepView) this.root.scrollIntoView({ block: "start" });
+      this.room.draw();
+      this.store.set(s, "trace", true);
+      if (stop) this.lesson.go(stop);
+    }
+    // The state as the trace on screen allows it: a known kind and view, the step, layer and head in range.
+    clamp(s) {
+      const t = this.trace;
+      if (!t) return s;
+      const out = Object.assign({}, s);
+      if (!KINDS.includes(out.kind)) out.kind = "cross";
+      out.view = viewOf2(out.view).id;
+      if (!PANELS.includes(out.panel)) out.panel = null;
+      const stop = Number(out.lesson);
+      out.lesson = Number.isInteger(stop) && stop >= 1 ? Math.min(STOPS.length, stop) : null;
+      out.step = Math.max(0, Math.min(t.T, Number(out.step) || 0));
+      out.layer = Math.max(0, Math.min(t.nLayers(out.kind) - 1, Number(out.layer) || 0));
+      const named = out.head === "mean" || out.head === "all" || out.head === "rollout" && t.hasRollout(out.kind);
+      if (!(named || Number.isInteger(out.head) && out.head >= 0 && out.head < t.H)) out.head = "mean";
+      return out;
+    }
+    isVisible() {
+      return this.root.offsetParent !== null || document.body.classList.contains("ae-standalone");
+    }
+    // ---- actions: the only ways the view state changes
+    go(step, source) {
+      if (!this.trace) return;
+      if (source !== "play") this.player.stop();
+      this.store.set({ step }, source);
+      if (source !== "play") this.renderToolbar();
+    }
+    select(change, source, force) {
+      if (this.trace) this.store.set(change, source || "click", force);
+    }
+    cycle(what) {
+      const s = this.state, t = this.trace;
+      if (what === "layer") this.select({ layer: (s.layer + 1) % t.nLayers(s.kind) }, "key");
+      if (what === "kind") this.select({ kind: KINDS[(KINDS.indexOf(s.kind) + 1) % KINDS.length] }, "key");
+      if (what === "view") this.select({ view: VIEWS[(VIEWS.indexOf(viewOf2(s.view)) + 1) % VIEWS.length].id }, "key");
+    }
+    togglePlay() {
+      if (this.player.playing()) this.player.stop();
+      else this.player.start(Number(this.pace.value));
+      this.renderToolbar();
+    }
+    // Draw again with the same state (the page's mode or size changed, the quiz moved its cursor).
+    refresh() {
+      if (this.trace) this.render();
+    }
+    // ---- drawing
+    renderToolbar() {
+      const s = this.state, T = this.trace.T;
+      this.slider.max = T;
+      this.slider.value = s.step;
+      this.stepLabel.textContent = "Step " + s.step + " / " + T;
+      this.buttons.prev.disabled = this.buttons.reset.disabled = s.step === 0;
+      this.buttons.next.disabled = this.buttons.end.disabled = s.step === T;
+      this.buttons.play.textContent = this.player.playing() ? "⏸ Pause" : "▶ Play";
+    }
+    renderSelectors() {
+      const s = this.state, t = this.trace;
+      const row = (box, label2, items, current, pick) => {
+        box.replaceChildren(el("span", "ae-row-label", label2), ...items.map(([value, text, title2]) => {
+          const b = button(text, title2, () => pick(value), value === current ? "ae-on" : "");
+          b.dataset.value = value;
+          return b;
+        }));
+      };
+      row(this.viewTabs, "View", VIEWS.map((v) => [v.id, v.label, "V cycles the views"]), s.view, (v) => this.select({ view: v }));
+      row(this.kindRow, "Kind", KINDS.map((k) => [k, KIND_NAMES[k], KIND_TITLES[k] + " (K cycles)"]), s.kind, (k) => this.select({ kind: k }));
+      const layers = [...Array(t.nLayers(s.kind)).keys()];
+      row(this.layerRow, "Layer", layers.map((l) => [l, String(l), "layer " + l + " (L cycles)"]), s.layer, (l) => this.select({ layer: l }));
+      const best = t.model.best_head;
+      const heads = [...Array(t.H).keys()].map((h) => {
+        const isBest = best && best.kind === s.kind && best.layer === s.layer && best.head === h;
+        return [h, String(h) + (isBest ? " ★" : ""), "head " + h + (isBest ? ": best word alignment" : "") + " (key " + h + ")"];
+      });
+      heads.push(["mean", "mean", "mean of heads (M)"], ["all", "all", "all heads of this layer (A)"]);
+      if (t.hasRollout(s.kind)) heads.push(["rollout", "rollout", "attention rollout through every encoder layer (R)"]);
+      row(this.headRow, "Head", heads, s.head, (h) => this.select({ head: h }));
+      const controls = viewOf2(s.view).controls;
+      this.kindRow.hidden = !controls.includes("kind");
+      this.layerRow.hidden = !controls.includes("layer");
+      this.headRow.hidden = !controls.includes("head");
+    }
+    // The chart's height: what is left of the window below where the chart starts, so the step controls, the status
+    // line and the chart are seen together; read before drawing. Normal mode: as the page scrolled to the top lays it
+    // out. Presentation mode: with the viewer scrolled to the top of the window (it scrolls there when the mode is
+    // switched on and when a new sentence arrives): the chart takes the whole window below the controls.
+    height() {
+      const chartTop = this.right.getBoundingClientRect().top;
+      const top = this.presenting ? chartTop - this.root.getBoundingClientRect().top : chartTop + window.scrollY;
+      const room = window.innerHeight - top - 12;
+      return Math.max(280, Math.min(900, room > 0 ? room : 460));
+    }
+    render() {
+      if (!this.trace) return Promise.resolve();
+      const s = this.state, t = this.trace;
+      const height = this.drawnHeight = this.height();
+      this.renderToolbar();
+      this.renderSelectors();
+      drawStatus(this.status, t, s.step);
+      const [row, which] = t.crossRow(s);
+      this.sourceLabel.textContent = "Source" + (which ? " (shaded by cross-attention, " + which + ", at step " + s.step + ")" : "");
+      drawSourceChips(this.sourceBox, t, row);
+      this.quiz.decorateChips(this.sourceBox);
+      this.room.decorateChips(this.sourceBox);
+      this.quiz.draw(this.quizBar, t, s);
+      this.lesson.draw(t, s);
+      drawTargetChips(this.targetBox, t, s.step);
+      this.output.textContent = "Output so far: " + (t.wire.outputs[s.step] || "—");
+      this.renderBeams();
+      const drawn = [];
+      const topkKey = s.step + "|" + fontSize();
+      if (t !== this.topkTrace || topkKey !== this.topkKey) {
+        this.topkTrace = t;
+        this.topkKey = topkKey;
+        drawn.push(draw17(this.topk, t, Object.assign({ online: this.online }, s)));
+      }
+      const chartHeight = s.panel ? Math.max(200, Math.round(height * 0.5)) : height;
+      const shown = Object.assign({}, s, { height: chartHeight });
+      for (const [view2, chart2] of Object.entries(this.charts)) chart2.hidden = view2 !== s.view;
+      const view = viewOf2(s.view);
+      this.caption.textContent = s.panel ? "" : view.caption(s, t);
+      this.caption.hidden = !this.caption.textContent;
+      this.panel.style.maxHeight = s.panel ? Math.max(160, height - chartHeight - 10) + "px" : "";
+      const chart = this.charts[view.id];
+      const context = { trace: t, compare: { trace: this.compareTrace, error: this.compareError }, ask: (q) => this.viewAnswer(q) };
+      drawn.push(view.draw(chart, context, shown));
+      draw16(this.panel, s.panel ? this.panelContent : null, s);
+      const cell = this.panelCell;
+      if (s.panel === "explain" && cell && view.focus) view.focus(chart, cell);
+      this.rendered = Promise.all(drawn);
+      return this.rendered;
+    }
+    renderBeams() {
+      const beams = this.trace.wire.beams;
+      this.beams.hidden = !beams.length;
+      if (!beams.length) return;
+      const table = el("table", "ae-beam-table");
+      const head = el("tr");
+      ["rank", "translation", "score", "log-prob", "finished"].forEach((h) => head.appendChild(el("th", "", h)));
+      table.appendChild(head);
+      beams.forEach((b, i) => {
+        const tr = el("tr");
+        [String(i + 1), b.text, b.score.toFixed(3), b.log_prob.toFixed(3), b.finished ? "yes" : "cut off"].forEach((c) => tr.appendChild(el("td", "", c)));
+        table.appendChild(tr);
+      });
+      this.beams.replaceChildren(el("div", "ae-label", "Beams (the best one is stepped through)"), table);
+    }
+    // ---- requests to the server
+    // Ask the server for the trace of `request` (with `model`, default: the model on screen) and show it; a
+    // refusal is said in words above the status line. Returns the promise (the tests wait for it).
+    // `byRoom`: the classroom's own request; any other is the person's, and a student following a room explores.
+    requestTrace(request, model, byRoom) {
+      if (!this.online) return Promise.resolve(null);
+      if (!byRoom) this.room.explore();
+      const seq = ++this.traceSeq;
+      this.root.classList.add("ae-busy");
+      return api.trace(request, model || this.modelKey).then(
+        (wire) => {
+          if (seq === this.traceSeq) this.load(wire);
+          return wire;
+        },
+        (error) => {
+          if (seq === this.traceSeq) this.say(error.message);
+          return null;
+        }
+      ).finally(() => {
+        if (seq === this.traceSeq) this.root.classList.remove("ae-busy");
+      });
+    }
+    // Force `candidate` at the current step: the tokens before it stay, the model continues after it (a new trace).
+    force(candidate) {
+      const s = this.state, t = this.trace;
+      if (!candidate || !this.online || s.step === 0) return;
+      const forced = t.steps.slice(0, s.step - 1).map((x) => x.id).concat([candidate.id]);
+      this.requestTrace(Object.assign({}, t.request, { forced_ids: forced, prefix: "" }));
+    }
+    followHypothesis(ids) {
+      this.requestTrace(Object.assign({}, this.trace.request, { strategy: "greedy", forced_ids: ids, prefix: "" }));
+    }
+    // The sentence's hand alignment in `view` (the heatmap's goldView): shown at once when the trace wrote the gold
+    // translation, else a new trace that writes it (its pieces forced), shown when it arrives.
+    showGold(view) {
+      const t = this.trace, gold = t && t.gold;
+      if (!gold) return;
+      if (gold.matches) {
+        this.select(view, "key");
+        return;
+      }
+      this.pendingView = { sentence: t.request.sentence, view: Object.assign({ step: gold.target_ids.length }, view) };
+      this.requestTrace(Object.assign({}, t.request, { strategy: "greedy", forced_ids: gold.target_ids, prefix: "" }));
+    }
+    // Switch one more head off (a new trace) and show that head.
+    switchOff(kind, layer, head) {
+      const t = this.trace;
+      const off = (t.request.ablation || []).filter(([k, l, h]) => !(k === kind && l === layer && h === head));
+      this.pendingView = { sentence: t.request.sentence, view: { kind, layer, head } };
+      this.requestTrace(Object.assign({}, t.request, { ablation: off.concat([[kind, layer, head]]) }));
+    }
+    // Open panel `what` and ask its question about the trace on screen (`cell`: the clicked cell, for "explain").
+    ask(what, cell) {
+      this.panelCell = cell || null;
+      const q = question(what, this.trace, this.state, cell);
+      const asked = q.question && this.asker.ask(this.trace.request, this.modelKey, q.question, this.ownKey, (answer2) => {
+        this.panelContent = { what, answer: answer2 };
+        this.store.set({ panel: what }, "answer", true);
+      });
+      const note = q.note || (asked ? q.waiting : NEEDS_SERVER);
+      this.panelContent = { what, note };
+      this.store.set({ panel: what }, "click", true);
+    }
+    // The answer a view needs to a question about the trace on screen (the maskless view's, the value path's): null
+    // while it is asked, {error} when refused or when there is no server. Each question is asked once per trace and
+    // drawn again when its answer arrives; of one kind only the newest is awaited (the Asker drops the others').
+    viewAnswer(question2) {
+      const t = this.trace;
+      if (!this.viewAnswers || this.viewAnswers.trace !== t) this.viewAnswers = { trace: t, got: {}, asking: {} };
+      const answers = this.viewAnswers, key = JSON.stringify(question2), what = question2.what;
+      if (key in answers.got) return answers.got[key];
+      if (answers.asking[what] === key) return null;
+      answers.asking[what] = key;
+      const asked = this.asker.ask(t.request, this.modelKey, question2, this.ownKey, (answer2) => {
+        if (this.viewAnswers !== answers) return;
+        answers.got[key] = answer2;
+        delete answers.asking[what];
+        this.refresh();
+      });
+      if (asked) return null;
+      delete answers.asking[what];
+      return answers.got[key] = { error: NEEDS_SERVER };
+    }
+    // Compare two: a second trace (another sentence, or the other model), then both are drawn.
+    askCompare(sentence, model) {
+      const question2 = { what: "compare", sentence: sentence.trim(), model };
+      const asked = this.asker.ask(this.trace.request, this.modelKey, question2, this.ownKey, (answer2) => {
+        this.compareError = answer2.error || null;
+        if (!answer2.error) this.compareTrace = new Trace(answer2.wire);
+        this.refresh();
+      });
+      if (!asked) {
+        this.compareError = NEEDS_SERVER;
+        this.refresh();
+      }
+    }
+    say(text) {
+      this.message.textContent = text;
+      this.message.hidden = false;
+    }
+    // After a new sentence, the keys step again (focus leaves the sentence box, where → would move the cursor).
+    focus() {
+      const active = document.activeElement;
+      if (active && active !== document.body && this.root.closest("body") && active.blur) active.blur();
+    }
+    // ---- exports
+    exportNpz() {
+      const a = el("a");
+      a.href = api.npzUrl(this.trace.request, this.modelKey, this.state.step);
+      a.download = "";
+      document.body.appendChild(a);
+      a.click();
+      a.remove();
+    }
+    // The link to this view: copied, and put in the address bar too (where it can be copied by hand if the browser
+    // refuses the clipboard); the button says which.
+    copyLink() {
+      const url = linkUrl(this.trace.request, this.state, this.modelKey);
+      if (this.online) window.history.replaceState(null, "", url);
+      const say = (text) => {
+        this.copyButton.textContent = text;
+        setTimeout(() => {
+          this.copyButton.textContent = "Copy link";
+        }, 2e3);
+      };
+      copyText(url).then(() => say("✓ Copied"), () => say("In the address bar"));
+      return url;
+    }
+    // The chart on screen as a PNG for a slide: at twice the screen's size, with the sentence, the output so far and
+    // the step above it.
+    exportPng() {
+      const s = this.state, t = this.trace;
+      const name = filename(t.request.sentence, "") + "-" + s.view + "-step" + s.step;
+      const header = [
+        "“" + t.request.sentence + "” → “" + (t.wire.outputs[s.step] || "") + "”",
+        "Step " + s.step + " of " + t.T + " · model: " + t.model.name + " · Attention Explorer"
+      ];
+      const view = viewOf2(s.view);
+      const picture = Promise.resolve(view.png(this.charts[view.id], header));
+      return picture.then((canvas) => canvasPng(canvas, name + ".png"));
+    }
+    exportHtml() {
+      return standaloneHtml(this.trace.wire, this.state).then((html) => {
+        download(html, filename(this.trace.request.sentence, ".html"), "text/html");
+        return html.length;
+      }).catch((err) => {
+        this.status.textContent = "Export failed: " + err.message;
+      });
+    }
+  };
+
+  // upload.js
+  var pending = Promise.resolve("");
+  function mount2(element) {
+    const input = el("input");
+    input.type = "file";
+    input.accept = ".tsv,.txt,text/tab-separated-values,text/plain";
+    input.id = "train-file";
+    const label2 = el("label", "ae-upload-label", "TSV file (English TAB German per line)");
+    label2.htmlFor = input.id;
+    const said = el("output", "ae-upload-said", "No file chosen yet.");
+    said.id = "train-file-said";
+    element.replaceChildren(label2, input, said);
+    input.addEventListener("change", () => {
+      const file = input.files && input.files[0];
+      pending = file ? send(file, said) : Promise.resolve("");
+      if (!file) said.textContent = "No file chosen.";
+    });
+  }
+  function send(file, said) {
+    said.textContent = "Uploading " + file.name + " …";
+    return fetch(SETTINGS.API + "/uploads", { method: "POST", headers: clientHeaders({ "content-type": "text/tab-separated-values" }), body: file }).then((response) => response.json().catch(() => ({ error: "The server answered " + response.status + "." })).then((body) => {
+      if (!response.ok || body.error) throw new Error(body.error || "HTTP " + response.status);
+      said.textContent = "Uploaded " + file.name + " (" + body.bytes.toLocaleString("en") + " bytes). Choose “my uploaded TSV” above and press Train.";
+      return body.upload;
+    })).catch((error) => {
+      said.textContent = file.name + ": " + error.message;
+      return "";
+    });
+  }
+  function withUpload(values, index, count) {
+    return pending.then((id) => {
+      const inputs = values.slice(0, count);
+      inputs[index] = id;
+      return inputs;
+    });
+  }
+
+  // main.js
+  function mount3(element) {
+    const viewer = new Viewer(element, true);
+    window.aeViewer = viewer;
+    viewer.room.start();
+    const link = viewer.pendingView;
+    if (link && link.sentence) {
+      const request = requestFromQuery(new URLSearchParams(window.location.search));
+      viewer.requestTrace(request, request.model);
+    }
+    return viewer;
+  }
+  function translateForm(values) {
+    const viewer = window.aeViewer;
+    if (!viewer) return;
+    const form = {};
+    SETTINGS.FORM.forEach((name, i) => {
+      form[name] = values[i];
+    });
+    if (!String(form.sentence || "").trim()) {
+      return viewer.say("Type an English sentence in the box first, then press Enter or “Translate & step”.");
+    }
+    if (form.use_own && !viewer.ownKey) {
+      return viewer.say("You have not trained a model in this session yet (or its trace has not arrived): use the Train tab first, or untick “Explore my trained model”.");
+    }
+    const model = form.use_own ? viewer.ownKey : "shipped";
+    const same = viewer.trace && viewer.trace.modelKey === model;
+    const request = { sentence: form.sentence || "", forced_ids: [], ablation: same ? viewer.trace.request.ablation : [] };
+    for (const name of OPTIONS) request[name] = form[name];
+    viewer.pendingView = null;
+    return viewer.requestTrace(request, model).then(() => viewer.focus());
+  }
+  function standalone(element) {
+    const viewer = new Viewer(element, false);
+    viewer.pendingView = { sentence: null, view: JSON.parse(document.getElementById("ae-state").textContent) };
+    viewer.load(JSON.parse(document.getElementById("ae-trace").textContent));
+    window.aeViewer = viewer;
+    return viewer;
+  }
+  Object.assign(window.AttentionExplorer || (window.AttentionExplorer = {}), {
+    mount: mount3,
+    translateForm,
+    formFromLink,
+    standalone,
+    mountAblation: mount,
+    mountUpload: mount2,
+    withUpload
+  });
+})();
