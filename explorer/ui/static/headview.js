@@ -83,11 +83,12 @@ export function draw(div, trace, state) {
   ctx.textAlign = "left";
   ctx.fillText(AXIS_TITLES[kind][1].replace(" (key)", ""), rightX + 8, font);
   const focus = hv.focus;
-  const lines = [];
+  const strongest = []; // per head shown, its strongest line drawn: what the canvas's text alternative says
   const rows = [...Array(trace.H).keys()].filter((h) => on.has(h)).map((h) => [h, trace.weights(kind, layer, h, t)]);
   ctx.lineWidth = 2;
   for (const [h, weights] of rows) {
     ctx.strokeStyle = headColor(h);
+    let best = null;
     weights.forEach((row, i) => row.forEach((w, j) => {
       if (w === null || w < 0.01) return; // masked future, or too faint to see
       if (focus && !((focus.side === "query" && focus.index === i) || (focus.side === "key" && focus.index === j))) return;
@@ -96,8 +97,9 @@ export function draw(div, trace, state) {
       ctx.moveTo(leftX + 4, yOf(i));
       ctx.lineTo(rightX - 4, yOf(j));
       ctx.stroke();
-      lines.push([h, i, j, w]);
+      if (!best || w > best.w) best = { i: i, j: j, w: w };
     }));
+    if (best) strongest.push("head " + h + ": “" + queries[best.i] + "” → “" + keys[best.j] + "” " + best.w.toFixed(2));
   }
   ctx.globalAlpha = 1;
   ctx.font = font + "px " + FAMILY;
@@ -111,9 +113,12 @@ export function draw(div, trace, state) {
   queries.forEach((q, i) => label(q, leftX - 8, yOf(i), "right", !focus || (focus.side === "query" && focus.index === i) || focus.side === "key", kind !== "encoder_self" && i === t - 1));
   keys.forEach((k, j) => label(k, rightX + 8, yOf(j), "left", !focus || (focus.side === "key" && focus.index === j) || focus.side === "query", false));
   hv.geom = { width: width, top: top, rowH: rowH, queries: queries, keys: keys };
-  hv.lines = lines; // read by the browser tests
+  // the text alternative: what is drawn, and each shown head's strongest line (of the hovered token's, on hover)
+  const hovered = focus ? " Hovering “" + (focus.side === "query" ? queries : keys)[focus.index] + "” (" + focus.side +
+    " " + focus.index + "): its lines only." : "";
   canvas.setAttribute("aria-label", KIND_TITLES[kind] + " · layer " + layer + " · head view · heads " +
-    [...on].sort((p, q) => p - q).join(", ") + (kind === "encoder_self" ? "" : " · step " + t) + ". Lines from queries (left) to keys (right).");
+    [...on].sort((p, q) => p - q).join(", ") + (kind === "encoder_self" ? "" : " · step " + t) +
+    ". Lines from queries (left) to keys (right)." + hovered + " Strongest: " + (strongest.join("; ") || "none") + ".");
   return Promise.resolve();
 }
 

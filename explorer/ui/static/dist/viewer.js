@@ -2018,11 +2018,12 @@
     ctx.textAlign = "left";
     ctx.fillText(AXIS_TITLES[kind][1].replace(" (key)", ""), rightX + 8, font);
     const focus = hv.focus;
-    const lines = [];
+    const strongest = [];
     const rows = [...Array(trace.H).keys()].filter((h) => on.has(h)).map((h) => [h, trace.weights(kind, layer, h, t)]);
     ctx.lineWidth = 2;
     for (const [h, weights] of rows) {
       ctx.strokeStyle = headColor(h);
+      let best = null;
       weights.forEach((row, i) => row.forEach((w, j) => {
         if (w === null || w < 0.01) return;
         if (focus && !(focus.side === "query" && focus.index === i || focus.side === "key" && focus.index === j)) return;
@@ -2031,8 +2032,9 @@
         ctx.moveTo(leftX + 4, yOf(i));
         ctx.lineTo(rightX - 4, yOf(j));
         ctx.stroke();
-        lines.push([h, i, j, w]);
+        if (!best || w > best.w) best = { i, j, w };
       }));
+      if (best) strongest.push("head " + h + ": “" + queries[best.i] + "” → “" + keys[best.j] + "” " + best.w.toFixed(2));
     }
     ctx.globalAlpha = 1;
     ctx.font = font + "px " + FAMILY;
@@ -2046,8 +2048,8 @@
     queries.forEach((q, i) => label2(q, leftX - 8, yOf(i), "right", !focus || focus.side === "query" && focus.index === i || focus.side === "key", kind !== "encoder_self" && i === t - 1));
     keys.forEach((k, j) => label2(k, rightX + 8, yOf(j), "left", !focus || focus.side === "key" && focus.index === j || focus.side === "query", false));
     hv.geom = { width, top, rowH, queries, keys };
-    hv.lines = lines;
-    canvas.setAttribute("aria-label", KIND_TITLES[kind] + " · layer " + layer + " · head view · heads " + [...on].sort((p, q) => p - q).join(", ") + (kind === "encoder_self" ? "" : " · step " + t) + ". Lines from queries (left) to keys (right).");
+    const hovered = focus ? " Hovering “" + (focus.side === "query" ? queries : keys)[focus.index] + "” (" + focus.side + " " + focus.index + "): its lines only." : "";
+    canvas.setAttribute("aria-label", KIND_TITLES[kind] + " · layer " + layer + " · head view · heads " + [...on].sort((p, q) => p - q).join(", ") + (kind === "encoder_self" ? "" : " · step " + t) + ". Lines from queries (left) to keys (right)." + hovered + " Strongest: " + (strongest.join("; ") || "none") + ".");
     return Promise.resolve();
   }
   function pngCanvas3(div, header) {
