@@ -12,12 +12,7 @@ the machine falls on all of them.
 from __future__ import annotations
 
 import argparse
-import shutil
-import subprocess
-import tempfile
 from pathlib import Path
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def inner(batch: int, repeat: int) -> dict:
@@ -72,18 +67,10 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    designs, made = [("this checkout", ROOT)], []
-    try:
-        for ref in args.refs:
-            worktree = Path(tempfile.mkdtemp(prefix="batch-trace-"))
-            subprocess.run(["git", "worktree", "add", "--detach", str(worktree), ref], cwd=ROOT, check=True)
-            made.append(worktree)
-            designs.append((ref[:7], worktree))
+    from bench.common import checkouts
+
+    with checkouts(args.refs) as designs:
         rows = [(label, measure(path, args.batch, args.repeat)) for _ in range(args.rounds) for label, path in designs]
-    finally:
-        for worktree in made:
-            subprocess.run(["git", "worktree", "remove", "--force", str(worktree)], cwd=ROOT, check=False)
-            shutil.rmtree(worktree, ignore_errors=True)
     print(f"| design | build_traces of {args.batch} ms | of which the teacher-forced pass ms |\n|---|---|---|")
     for label, r in rows:
         print(f"| {label} | {r['build_traces_ms']} | {r['teacher_forced_ms']} |")

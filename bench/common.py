@@ -9,14 +9,17 @@ measured in the same run.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import json
 import os
 import platform
 import random
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -236,3 +239,21 @@ def in_checkout(checkout: Path, script: str, call: str) -> dict:
     code += f"print(json.dumps({call}))"
     out = subprocess.run([sys.executable, "-c", code], cwd=checkout, capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@contextlib.contextmanager
+def checkouts(refs: list[str]):
+    """[("this checkout", ROOT)] and each git ref checked out into a temporary worktree, removed afterwards."""
+    root = Path(__file__).resolve().parent.parent
+    designs, made = [("this checkout", root)], []
+    try:
+        for ref in refs:
+            worktree = Path(tempfile.mkdtemp(prefix="bench-ref-"))
+            subprocess.run(["git", "worktree", "add", "--detach", str(worktree), ref], cwd=root, check=True)
+            made.append(worktree)
+            designs.append((ref[:7], worktree))
+        yield designs
+    finally:
+        for worktree in made:
+            subprocess.run(["git", "worktree", "remove", "--force", str(worktree)], cwd=root, check=False)
+            shutil.rmtree(worktree, ignore_errors=True)

@@ -118,6 +118,35 @@ def test_per_row_ablation_equals_one_ablation_at_a_time():
         torch.testing.assert_close(together[b], alone[0], atol=1e-5, rtol=1e-5)
 
 
+@pytest.mark.parametrize("per_pass", [64, 5])
+def test_every_heads_drop_equals_its_own_forward_pass_with_heads_already_off(monkeypatch, per_pass):
+    """The encoder runs once per encoder head and once for all other rows (whose encoder output is shared); in passes
+    of `per_pass` rows, with the trace's own ablation (an encoder and a cross head) kept off in every row."""
+    from explorer.interpret import head_importance as module
+
+    monkeypatch.setattr(module, "HEADS_PER_PASS", per_pass)
+    torch.manual_seed(0)
+    model = Transformer(tiny_config()).eval()
+    source, target = [11, 12, 13, 14, 3], [20, 21, 22, EOS_ID]
+    off = (("encoder_self", 1, 0), ("cross", 0, 2))
+    importance = head_importance(model, source, target, off=off)
+    src, tgt = torch.tensor([source]), torch.tensor([[BOS_ID] + target[:-1]])
+
+    def log_prob(heads):
+        with torch.no_grad():
+            logits = model(src, tgt, Ablation(model.config, heads))
+        return torch.log_softmax(logits[0], -1)[torch.arange(len(target)), target].sum().item()
+
+    assert importance.log_prob == pytest.approx(log_prob(off), abs=1e-5)
+    for kind, drops in importance.drops.items():
+        for layer, head in np.ndindex(drops.shape):
+            if (kind, layer, head) in off:
+                assert np.isnan(drops[layer, head])
+            else:
+                alone = log_prob(off + ((kind, layer, head),))
+                assert drops[layer, head] == pytest.approx(importance.log_prob - alone, abs=1e-5), (kind, layer, head)
+
+
 @shipped_only
 def test_head_importance_is_the_log_probability_lost_without_each_head(shipped, trace):
     importance = head_importance(shipped.model, trace.source_ids, trace.target_ids)
