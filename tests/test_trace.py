@@ -318,6 +318,33 @@ def test_cache_computes_each_key_once_batches_what_waits_and_runs_at_most_its_wo
     assert cache.get(3, 3, Model(0).run_batch) == {"key": 3} and cache.hits >= 1  # a hit computes nothing
 
 
+def test_a_request_whose_job_another_slot_is_computing_waits_for_that_answer():
+    """Two requests wait for slots while both are busy; the first to get one takes both jobs into its batch, the other
+    gets the second slot, finds nothing left to do, and waits for the answer the first is computing."""
+    cache, slow, gate = TraceCache(workers=2, max_batch=16), Model(0.3), threading.Event()
+    results = {}
+
+    def blocked(jobs):
+        gate.wait(10)
+        return [{"key": job} for job in jobs]
+
+    def ask(key, run_batch, group):
+        results[key] = cache.get(key, key, run_batch, group=group)
+
+    busy = [threading.Thread(target=ask, args=(k, blocked, "other")) for k in ("x", "y")]
+    asking = [threading.Thread(target=ask, args=(k, slow.run_batch, "m")) for k in ("a", "b")]
+    for t in busy:
+        t.start()
+    time.sleep(0.1)  # both slots held
+    for t in asking:
+        t.start()
+    time.sleep(0.1)  # both jobs wait for a slot
+    gate.set()
+    for t in busy + asking:
+        t.join(10)
+    assert results == {k: {"key": k} for k in "xyab"} and slow.batches == [["a", "b"]]
+
+
 def test_one_bad_job_fails_alone_and_failures_are_not_cached():
     cache, model = TraceCache(workers=1), Model(0.02)
     results, errors = ask_at_once(cache, model, ["a", "b", "bad", "c", "d", "e"])

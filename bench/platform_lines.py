@@ -1,0 +1,58 @@
+"""Lines of hand-written server and platform code, per git revision: what issue 37 asked to shrink.
+
+    python -m bench.platform_lines [REF ...]   (default: 6fa089e HEAD)
+
+The files are those that serve the model rather than compute with it: the HTTP API and its error wrapper and
+limiter, the encoded responses, uploads, the classroom's routes, the Gradio app's assembly and its one override,
+the front door with its static files and body limit, the browser bundle's build, the viewer's assets, and the
+checkpoint's safetensors header reading and metadata checks. A file a revision does not have counts 0. Lines are
+Python's non-blank lines that are not comments (docstrings count: they are code a reader reads).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FILES = [
+    "explorer/app/http_api.py",
+    "explorer/app/refusals.py",
+    "explorer/app/fairness.py",
+    "explorer/app/encoded.py",
+    "explorer/app/uploads.py",
+    "explorer/app/room_api.py",
+    "explorer/app/session.py",
+    "explorer/ui/__init__.py",
+    "explorer/ui/app_blocks.py",
+    "explorer/ui/server.py",
+    "explorer/ui/front_door.py",
+    "explorer/ui/static_files.py",
+    "explorer/ui/body_limit.py",
+    "explorer/ui/bundle.py",
+    "explorer/ui/viewer.py",
+    "explorer/model/safetensors_header.py",
+    "explorer/model/metadata.py",
+]
+
+
+def lines(ref: str, path: str) -> int:
+    shown = subprocess.run(["git", "show", f"{ref}:{path}"], cwd=ROOT, capture_output=True, text=True)
+    if shown.returncode != 0:
+        return 0
+    return sum(1 for line in shown.stdout.splitlines() if line.strip() and not line.strip().startswith("#"))
+
+
+def main() -> int:
+    refs = sys.argv[1:] or ["6fa089e", "HEAD"]
+    counts = {ref: [lines(ref, path) for path in FILES] for ref in refs}
+    print("| file | " + " | ".join(refs) + " |\n|---|" + "---|" * len(refs))
+    for i, path in enumerate(FILES):
+        print(f"| `{path}` | " + " | ".join(str(counts[ref][i]) for ref in refs) + " |")
+    print("| **all** | " + " | ".join(f"**{sum(counts[ref]):,}**" for ref in refs) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
