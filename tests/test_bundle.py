@@ -37,7 +37,7 @@ def esbuild(tmp_path):
     if not shutil.which("node"):
         pytest.skip("node is not installed here: the committed bundle cannot be rebuilt to compare")
     assert ESBUILD.exists(), "esbuild is not installed: run `npm ci` in explorer/ui/static (.ci/run does)"
-    script = json.loads((STATIC / "package.json").read_text())["scripts"]["build"].split()
+    script = shlex.split(json.loads((STATIC / "package.json").read_text())["scripts"]["build"])
     assert script[0] == "esbuild" and f"--outfile={BUILT.relative_to(STATIC)}" in script, script
     args = [a for a in script[1:] if not a.startswith("--outfile=")]
     out, meta = tmp_path / "viewer.js", tmp_path / "meta.json"

@@ -1,3 +1,4 @@
+"use strict";
 (() => {
   // settings.js
   var given = window.AttentionExplorer || {};
