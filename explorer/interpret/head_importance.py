@@ -58,7 +58,8 @@ def head_importance(model: Transformer, source_ids: list[int], target_ids: list[
     # for it and once per encoder head, not once per row (bench/heads_question.py: 17–20% less time, the same drops)
     encoder_heads = [head for head in heads if head[0] == "encoder_self"]
     encoder_rows = [off] + [off + (head,) for head in encoder_heads]
-    reads = torch.tensor([0] + [1 + encoder_heads.index(head) if head in encoder_heads else 0 for head in heads])
+    encoder_row = {head: 1 + k for k, head in enumerate(encoder_heads)}  # the others read row 0's
+    reads = torch.tensor([0] + [encoder_row.get(head, 0) for head in heads])
     with evaluating(model):
         device = next(model.parameters()).device
         src = pad_batch([source_ids], device)
