@@ -1,9 +1,12 @@
 """A class follows the lecturer: N students on the room's event stream, 60 view changes, 5 questions.
 
-    python -m bench.classroom [--followers 30 100 200] [--checkpoint checkpoints/tatoeba-en-de] [--json OUT]
+    python -m bench.classroom [--followers 30 100 200] [--refs REF ...] [--rounds 1] [--checkpoint DIR] [--json OUT]
 
-Starts `python app.py` (127.0.0.1 only, stopped by its PID) and, for each N, with a light client (raw asyncio, one
-connection per student for its event stream, a new one for each answer, as a browser after an idle while):
+Starts `python app.py` (127.0.0.1 only, stopped by its PID) of this checkout and, with `--refs`, of each git revision
+checked out into a temporary worktree, one at a time; with `--rounds K` the designs take turns K times (the order
+reversed every other round), so a busy moment of the machine falls on all of them, and a summary gives each design's
+median p95 and server CPU over the rounds. For each N, with a light client (raw asyncio, one connection per student
+for its event stream, a new one for each answer, as a browser after an idle while):
 1. the lecturer creates a room and N followers connect to `/ae/api/room/CODE/events`;
 2. the lecturer makes 60 view changes at one per second (the step, head and layer change as a lecturer's would);
    each follower's receipt time minus the change's send time is the latency;
@@ -20,11 +23,13 @@ import argparse
 import asyncio
 import json
 import random
+import statistics
 import sys
 import time
 
 from bench.app_latency import free_port, start_app
 from bench.class_open import cpu_seconds, pct, rss_mb
+from bench.common import checkouts
 from explorer.app import SHIPPED_CHECKPOINT
 
 HOST = "127.0.0.1"
@@ -159,29 +164,68 @@ async def one_class(port: int, pid: int, n: int) -> dict:
     }
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--followers", type=int, nargs="+", default=[30, 100, 200])
-    parser.add_argument("--checkpoint", default=str(SHIPPED_CHECKPOINT))
-    parser.add_argument("--json", default=None)
-    args = parser.parse_args()
+def run_design(name: str, cwd, checkpoint: str, followers: list[int]) -> list[dict]:
+    """Every class size against one design's server, started here and stopped by its PID."""
     port = free_port()
-    proc, ready = start_app(args.checkpoint, port)
+    proc, ready = start_app(checkpoint, port, cwd=cwd)
     rows = []
     try:
-        for n in args.followers:
-            rows.append(asyncio.run(one_class(port, proc.pid, n)))
+        for n in followers:
+            rows.append({"design": name, "server_ready_s": round(ready, 1)} | asyncio.run(one_class(port, proc.pid, n)))
             print(json.dumps(rows[-1]), flush=True)
     finally:
         proc.terminate()
         proc.wait(30)
+    return rows
+
+
+def summary(rows: list[dict]) -> list[dict]:
+    """Per design and class size: the median (and range) of the rounds' p95 latency and server CPU."""
+    out = []
+    for design in dict.fromkeys(r["design"] for r in rows):
+        for n in dict.fromkeys(r["followers"] for r in rows):
+            mine = [r for r in rows if r["design"] == design and r["followers"] == n]
+            p95, cpu = [r["latency_p95_ms"] for r in mine], [r["server_cpu_s"] for r in mine]
+            out.append(
+                {
+                    "design": design,
+                    "followers": n,
+                    "rounds": len(mine),
+                    "p95_ms_median": statistics.median(p95),
+                    "p95_ms_range": f"{min(p95)}-{max(p95)}",
+                    "server_cpu_s_median": statistics.median(cpu),
+                    "errors": sum(r["errors"] for r in mine),
+                }
+            )
+    return out
+
+
+def markdown(rows: list[dict]) -> str:
     keys = list(rows[0])
-    print("| " + " | ".join(keys) + " |\n|" + "---|" * len(keys))
-    for row in rows:
-        print("| " + " | ".join(str(row[k]) for k in keys) + " |")
+    lines = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
+    return "\n".join(lines + ["| " + " | ".join(str(row[k]) for k in keys) + " |" for row in rows])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--followers", type=int, nargs="+", default=[30, 100, 200])
+    parser.add_argument("--refs", nargs="*", default=[], help="other designs: git revisions, each in a worktree")
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--checkpoint", default=str(SHIPPED_CHECKPOINT))
+    parser.add_argument("--json", default=None)
+    args = parser.parse_args()
+    rows = []
+    with checkouts(args.refs) as designs:
+        for k in range(args.rounds):
+            for name, cwd in designs if k % 2 == 0 else designs[::-1]:
+                rows += run_design(name, cwd, args.checkpoint, args.followers)
+    print(markdown(rows))
+    if args.rounds > 1 or args.refs:
+        print()
+        print(markdown(summary(rows)))
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"server_ready_s": round(ready, 1), "rows": rows}, f, indent=1)
+            json.dump({"rows": rows, "summary": summary(rows)}, f, indent=1)
     return 0
 
 

@@ -66,20 +66,21 @@ def test_a_follower_gets_the_state_first_then_every_change_and_a_reconnect_catch
         room = rooms.create()
         rooms.show(room, {"step": 1})
         _, first, queue = rooms.follow(room.code)
-        event, state = await queue.get()
+        event, state, frame = await queue.get()
         assert event == "state" and state["view"] == {"step": 1} and state["following"] == 1
+        assert frame.startswith(b"event: state\ndata: {") and json.loads(frame.split(b"data: ")[1]) == state
         rooms.show(room, {"step": 2})
-        events = [queue.get_nowait() for _ in range(queue.qsize())]
+        events = [queue.get_nowait()[:2] for _ in range(queue.qsize())]
         assert ("view", {"step": 2}) in events
         rooms.leave(room, first)
         _, _, again = rooms.follow(room.code)  # reconnected: where the class is now, no history needed
-        event, state = again.get_nowait()
+        event, state, _ = again.get_nowait()
         assert event == "state" and state["view"] == {"step": 2}
         rooms.ask(room, 2, 0, 1, 5)
         for step in range(100):  # a page that does not read: its queue is replaced by one fresh state, nothing lost
             rooms.send(room, "following", {"following": step})
         rooms.show(room, {"step": 99})
-        kept = [again.get_nowait() for _ in range(again.qsize())]
+        kept = [again.get_nowait()[:2] for _ in range(again.qsize())]
         assert len(kept) <= 16 and kept[0][0] == "state" and kept[0][1]["question"]["id"] == 1
         assert kept[0][1]["token"] in room.tokens  # the page can still answer
         assert kept[-1] == ("view", {"step": 99})

@@ -15,10 +15,12 @@ Rooms and followers are bounded (`MAX_ROOMS`, `MAX_FOLLOWERS`); a room ends when
 from __future__ import annotations
 
 import asyncio
+import json
 import secrets
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..interpret.request import UserError
 
@@ -30,6 +32,19 @@ IDLE_S = 3 * 3600.0  # a room nobody changed for this long ends
 QUEUE_SIZE = 16  # events waiting for one slow follower; beyond, its oldest are dropped (the newest view wins)
 CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"  # no I or O: read off a projector, they look like 1 and 0
 CODE_LENGTH = 4
+
+
+class Event(NamedTuple):
+    """One event for a room's pages: its name, its data, and the server-sent-events frame that carries them, encoded
+    once for every follower of a change (`bench/classroom.py`)."""
+
+    name: str
+    data: dict
+    frame: bytes
+
+    @classmethod
+    def of(cls, name: str, data: dict) -> Event:
+        return cls(name, data, f"event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode())
 
 
 class RoomError(UserError):
@@ -80,8 +95,8 @@ class Room:
     view: dict | None = None
     question: Question | None = None
     questions: int = 0
-    followers: dict[int, asyncio.Queue] = field(default_factory=dict)
-    watchers: dict[int, asyncio.Queue] = field(default_factory=dict)  # the lecturer's own pages: not counted
+    followers: dict[int, asyncio.Queue[Event]] = field(default_factory=dict)
+    watchers: dict[int, asyncio.Queue[Event]] = field(default_factory=dict)  # the lecturer's own pages: not counted
     tokens: dict[str, int] = field(default_factory=dict)  # a follower's answer token -> its id (one answer each)
     last_seen: float = field(default_factory=time.monotonic)  # when a page last watched or followed
     last_change: float = field(default_factory=time.monotonic)
@@ -183,19 +198,19 @@ class Rooms:
         self.send(room, "answered", {"id": question.id, "answered": len(question.answers)})
         return question
 
-    def follow(self, code: str, key: str | None = None) -> tuple[Room, int, asyncio.Queue]:
+    def follow(self, code: str, key: str | None = None) -> tuple[Room, int, asyncio.Queue[Event]]:
         """A new follower's queue; its first event is the room's state. With the lecturer's key, the lecturer's own
         page, which gets the same events but is not counted as following."""
         room = self.get(code)
         room.last_seen = time.monotonic()
         self._next_follower += 1
-        queue: asyncio.Queue = asyncio.Queue(QUEUE_SIZE)
+        queue: asyncio.Queue[Event] = asyncio.Queue(QUEUE_SIZE)
         if key is not None:
             room = self.lecturer(code, key)
             if len(room.watchers) >= MAX_WATCHERS:
                 raise RoomFull(f"Room {room.code} is open in {len(room.watchers)} of the lecturer's pages already.")
             room.watchers[self._next_follower] = queue
-            queue.put_nowait(("state", room.state()))
+            queue.put_nowait(Event.of("state", room.state()))
             return room, self._next_follower, queue
         if len(room.followers) >= self.max_followers:
             raise RoomFull(f"Room {room.code} has {len(room.followers)} followers already, its limit.")
@@ -203,7 +218,7 @@ class Rooms:
         room.followers[self._next_follower] = queue
         token = secrets.token_urlsafe(12)
         room.tokens[token] = self._next_follower
-        queue.put_nowait(("state", room.state() | {"token": token}))  # this page's own answer token
+        queue.put_nowait(Event.of("state", room.state() | {"token": token}))  # this page's own answer token
         return room, self._next_follower, queue
 
     def leave(self, room: Room, follower: int) -> None:
@@ -223,17 +238,17 @@ class Rooms:
     def send(self, room: Room, event: str, data: dict) -> None:
         """Put one event on every follower's queue. A queue that is full (a page that does not read) is replaced by
         one fresh state: it catches up as a reconnecting page does, and no view or question is lost."""
-        tokens = None
+        tokens, change = None, Event.of(event, data)
         for follower, queue in [*room.followers.items(), *room.watchers.items()]:
             if not queue.full():
-                queue.put_nowait((event, data))
+                queue.put_nowait(change)
                 continue
             while not queue.empty():
                 queue.get_nowait()
             if tokens is None:
                 tokens = {f: t for t, f in room.tokens.items()}
             mine = {"token": tokens[follower]} if follower in tokens else {}  # the page keeps its answer token
-            queue.put_nowait(("state", room.state() | mine))
+            queue.put_nowait(Event.of("state", room.state() | mine))
 
     def expire(self) -> None:
         """End the rooms idle for `idle_s`, and those nobody has watched or followed for `EMPTY_S` (made and left)."""
