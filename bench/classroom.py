@@ -191,9 +191,9 @@ def summary(rows: list[dict]) -> list[dict]:
                     "design": design,
                     "followers": n,
                     "rounds": len(mine),
-                    "p95_ms_median": statistics.median(p95),
+                    "p95_ms_median": round(statistics.median(p95), 2),
                     "p95_ms_range": f"{min(p95)}-{max(p95)}",
-                    "server_cpu_s_median": statistics.median(cpu),
+                    "server_cpu_s_median": round(statistics.median(cpu), 2),
                     "errors": sum(r["errors"] for r in mine),
                 }
             )

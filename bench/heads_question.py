@@ -1,14 +1,15 @@
 """What one *Heads that matter* question costs the engine, other designs beside: `head_importance` per sentence.
 
-    python -m bench.heads_question [--refs REF ...] [--sentences 20] [--repeat 3] [--rounds 3]
+    python -m bench.heads_question [--refs REF ...] [--sentences 20] [--repeat 3] [--rounds 3] [--threads 2]
 
 The question a class asks most after its trace (bench/class_open.py: each student asks it about its own sentence,
-and the questions take one core in turn, so a class's burst of them is about this figure times the sentences). In
-one process per design and round (this checkout, and each REF checked out into a temporary git worktree), the
-shipped model on 2 threads decodes `--sentences` distinct sentences (class_open's own), then times `head_importance`
-of each translation `--repeat` times. Reported per run: the mean per sentence, in wall-clock and process CPU time,
-and the largest difference of a drop from the first design's (the answers must not change). The designs alternate
-round by round, so a busy moment of the machine falls on all of them.
+and the server's two model slots take the questions in turn, so a class's burst of them is about this figure times
+the sentences, over two). In one process per design and round (this checkout, and each REF checked out into a
+temporary git worktree), the shipped model on `--threads` torch threads (each of the server's model slots runs on 1:
+`app.py --threads`) decodes `--sentences` distinct sentences (class_open's own), then times `head_importance` of each
+translation `--repeat` times. Reported per run: the mean per sentence, in wall-clock and process CPU time, and the
+largest difference of a drop from the first design's (the answers must not change). The designs alternate round by
+round, so a busy moment of the machine falls on all of them.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 import argparse
 
 
-def inner(sentences: int, repeat: int) -> dict:
+def inner(sentences: int, repeat: int, threads: int = 2) -> dict:
     """Measure the design importable here (this checkout, or a worktree on sys.path)."""
     import time
 
@@ -28,7 +29,7 @@ def inner(sentences: int, repeat: int) -> dict:
     from explorer.interpret.handle import load_handle
     from explorer.interpret.head_importance import head_importance
 
-    torch.set_num_threads(2)
+    torch.set_num_threads(threads)
     handle = load_handle(SHIPPED_CHECKPOINT)
     pairs = []
     for i in range(sentences):
@@ -47,10 +48,10 @@ def inner(sentences: int, repeat: int) -> dict:
     return {"wall_ms": round(wall / n * 1000, 1), "cpu_ms": round(cpu / n * 1000, 1), "last_drops": drops}
 
 
-def measure(checkout, sentences: int, repeat: int) -> dict:
+def measure(checkout, sentences: int, repeat: int, threads: int) -> dict:
     from bench.common import in_checkout  # here, not at the top: the checkout measured runs this file too
 
-    return in_checkout(checkout, __file__, f"b.inner({sentences}, {repeat})")
+    return in_checkout(checkout, __file__, f"b.inner({sentences}, {repeat}, {threads})")
 
 
 def main() -> int:
@@ -61,10 +62,13 @@ def main() -> int:
     parser.add_argument("--sentences", type=int, default=20)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
     with checkouts(args.refs) as designs:
         rounds = range(args.rounds)
-        rows = [(label, measure(path, args.sentences, args.repeat)) for _ in rounds for label, path in designs]
+        rows = [
+            (label, measure(path, args.sentences, args.repeat, args.threads)) for _ in rounds for label, path in designs
+        ]
     reference = rows[0][1]["last_drops"]
     print("| design | head_importance per sentence, wall ms | CPU ms | largest change of a drop |\n|---|---|---|---|")
     for label, r in rows:

@@ -120,8 +120,9 @@ def test_per_row_ablation_equals_one_ablation_at_a_time():
 
 @pytest.mark.parametrize("per_pass", [64, 5])
 def test_every_heads_drop_equals_its_own_forward_pass_with_heads_already_off(monkeypatch, per_pass):
-    """The encoder runs once per encoder head and once for all other rows (whose encoder output is shared); in passes
-    of `per_pass` rows, with the trace's own ablation (an encoder and a cross head) kept off in every row."""
+    """The encoder runs once per encoder head and once for all other rows (whose encoder output is shared), and a
+    decoder head's row joins the pass at its head's layer; in passes of `per_pass` rows, with the trace's own ablation
+    (an encoder and a cross head) kept off in every row."""
     from explorer.interpret import head_importance as module
 
     monkeypatch.setattr(module, "HEADS_PER_PASS", per_pass)

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 
 from ..model.config import BOS_ID
 from ..model.transformer import Ablation, Transformer, evaluating
@@ -83,9 +82,7 @@ def lens_of(
     device = next(model.parameters()).device
     with evaluating(model), LayerOutputs(model) as layers:
         logits = model(pad_batch([source_ids], device), pad_batch([[BOS_ID] + target_ids[:-1]], device), ablation)
-    earlier = [
-        F.linear(model.decoder.norm(layers.outputs[i][0]), model.embed.weight) for i in range(len(layers.outputs) - 1)
-    ]
+    earlier = [model.logits(layers.outputs[i][0]) for i in range(len(layers.outputs) - 1)]
     index = torch.tensor(target_ids, device=device)[:, None]  # (T, 1)
     top_ids, top_probs, chosen = [], [], []
     for layer in [*earlier, logits[0]]:  # (T, V) each, as `decode` computes them

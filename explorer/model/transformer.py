@@ -434,6 +434,23 @@ class Transformer(nn.Module):
         """Target ids (B, T) that follow the cached positions -> logits (B, T, V) and the new state (`positions`: as
         in `encode`)."""
         offset = state.length
+        self_mask, cross_mask = self.decoder_masks(tgt, state)
+        y = self.embed_target(tgt, offset, positions)
+        caches = []
+        for i in range(len(self.decoder.layers)):
+            y, cache = self.decoder_layer(i, y, state, self_mask, cross_mask, ablation, need_weights)
+            caches.append(cache)
+        return self.logits(y), DecoderState(
+            state.memory, state.src_mask, caches, offset + tgt.size(1), state.has_padding
+        )
+
+    def embed_target(self, tgt: torch.Tensor, offset: int = 0, positions: bool = True) -> torch.Tensor:
+        """Target ids (B, T) at positions `offset`.. -> the first decoder layer's input (B, T, D)."""
+        return self._embed(tgt, offset, positions=positions)
+
+    def decoder_masks(self, tgt: torch.Tensor, state: DecoderState) -> tuple[torch.Tensor | None, torch.Tensor | None]:
+        """The masks of decoding target ids (B, T) after the state's cached positions: (decoder_self, cross)."""
+        offset = state.length
         # one new query per row may see every cached key: no mask needed, which keeps the fused kernel lean. A model
         # configured without the look-ahead mask lets every position see every other, the future included (it is
         # how such a model was trained; decoding step by step, the future does not exist yet anyway)
@@ -443,23 +460,33 @@ class Transformer(nn.Module):
             self_mask = decoder_self_mask(tgt, PAD_ID, offset)  # (B, 1, T, offset + T)
         else:
             self_mask = padding_mask(tgt, PAD_ID) if offset == 0 else None  # (B, 1, 1, T): padding only
-        cross_mask = state.src_mask if state.has_padding else None
-        y = self._embed(tgt, offset, positions=positions)
-        caches = []
-        for i, layer in enumerate(self.decoder.layers):
-            y, cache = layer(
-                y,
-                state.memory,
-                self_mask,
-                cross_mask,
-                state.layers[i] if state.layers is not None else None,
-                _head_mask(ablation, "decoder_self", i, y.device),
-                _head_mask(ablation, "cross", i, y.device),
-                need_weights,
-            )
-            caches.append(cache)
-        logits = F.linear(self.decoder.norm(y), self.embed.weight)  # (B, T, V), tied output embedding
-        return logits, DecoderState(state.memory, state.src_mask, caches, offset + tgt.size(1), state.has_padding)
+        return self_mask, state.src_mask if state.has_padding else None
+
+    def decoder_layer(
+        self,
+        i: int,
+        y: torch.Tensor,
+        state: DecoderState,
+        self_mask: torch.Tensor | None,
+        cross_mask: torch.Tensor | None,
+        ablation: Ablation | None = None,
+        need_weights: bool = False,
+    ) -> tuple[torch.Tensor, LayerCache]:
+        """Decoder layer `i` on its input y (B, T, D), with the state's memory and layer `i`'s cache."""
+        return self.decoder.layers[i](
+            y,
+            state.memory,
+            self_mask,
+            cross_mask,
+            state.layers[i] if state.layers is not None else None,
+            _head_mask(ablation, "decoder_self", i, y.device),
+            _head_mask(ablation, "cross", i, y.device),
+            need_weights,
+        )
+
+    def logits(self, y: torch.Tensor) -> torch.Tensor:
+        """The last decoder layer's output (B, T, D) -> logits (B, T, V), through the tied output embedding."""
+        return F.linear(self.decoder.norm(y), self.embed.weight)
 
     def forward(
         self, src: torch.Tensor, tgt_in: torch.Tensor, ablation: Ablation | None = None, need_weights: bool = False
