@@ -241,20 +241,25 @@ def test_every_lesson_stop_fits_the_projector_with_its_chart(browser, app_url, s
     try:
         page.set_viewport_size({"width": width, "height": height})
         translate(page, LONG)
+        page.locator(".ae-tools button", has_text="Lesson").click()  # its first stop
         for presentation in (False, True):
             set_mode(page, presentation, False)
             mode = "presentation" if presentation else "normal"
             for stop in range(1, 11):
-                page.evaluate(f"window.aeViewer.lesson.go({stop})")
+                if stop > 1:
+                    page.keyboard.press("ArrowRight")  # the next stop, as a presentation clicker sends it
                 page.evaluate("window.aeViewer.rendered")
                 view = page.evaluate("window.aeViewer.state.view")
                 where = f"{width}x{height} {mode} lesson stop {stop} ({view})"
+                assert page.evaluate("window.aeViewer.state.lesson") == stop, where
                 problems += check(page.evaluate(MEASURE, VIEWS[view]), width, height, where)
                 b = page.locator(".ae-lesson").bounding_box()
                 if not inside([b["x"], b["y"], b["x"] + b["width"], b["y"] + b["height"]], width, height):
                     problems.append(f"{where}: the lesson leaves the window: {b}")
                 if stop == 6:
                     shot(page, f"projector-{width}-lesson-{mode}")
+            for _ in range(9):
+                page.keyboard.press("ArrowLeft")  # back to the first stop for the other mode
         assert not problems, "\n".join(problems[:25])
     finally:
         page.context.close()

@@ -19,23 +19,19 @@ function typing(target) {
   return !["button", "checkbox", "radio", "range", "submit", "reset"].includes(type);
 }
 
-// Install one document-level listener driving `viewer`'s actions (go, select, cycle, togglePlay; viewer.js) and
-// its quiz; the state they change is the viewer's store.
+// Install one document-level listener driving `viewer`'s actions (go, select, cycle, togglePlay; viewer.js), after
+// its companions' own keys (companions.js: the lesson's and the quiz's); the state they change is the viewer's store.
 export function bindKeys(viewer) {
   document.addEventListener("keydown", (event) => {
     if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || typing(event.target)) return;
     if (!viewer.trace || !viewer.isVisible()) return;
     const key = event.key;
+    if (viewer.hooked("onKey").some((c) => c.onKey(key))) { // the lesson's and the quiz's keys, while they are open
+      event.preventDefault();
+      return;
+    }
     let handled = true;
-    const quiz = viewer.quiz && viewer.quiz.on;
-    const lesson = viewer.store.get().lesson;
-    if (lesson && (key === "ArrowRight" || key === "PageDown")) viewer.lesson.move(1);
-    else if (lesson && (key === "ArrowLeft" || key === "PageUp")) viewer.lesson.move(-1);
-    else if (lesson && key === "Escape" && !viewer.store.get().panel) viewer.lesson.close();
-    else if (quiz && (key === "[" || key === "]")) viewer.quiz.move(key === "]" ? 1 : -1);
-    else if (quiz && key === "Enter") viewer.quiz.pick(viewer.quiz.cursor);
-    else if (quiz && (key === "ArrowRight" || key === "PageDown")) viewer.quiz.pick(null);
-    else if (key === "ArrowRight" || key === "PageDown") viewer.go(viewer.store.get().step + 1, "key");
+    if (key === "ArrowRight" || key === "PageDown") viewer.go(viewer.store.get().step + 1, "key");
     else if (key === "ArrowLeft" || key === "PageUp") viewer.go(viewer.store.get().step - 1, "key");
     else if (key === "Home") viewer.go(0, "key");
     else if (key === "End") viewer.go(viewer.trace.T, "key");

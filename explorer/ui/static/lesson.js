@@ -277,6 +277,34 @@ export class Lesson {
 
   close() { this.viewer.select({ lesson: null }, "lesson"); }
 
+  // ---- companion hooks (companions.js)
+
+  tools() {
+    return [button("Lesson", "A guided lesson through the model on this sentence, in " + STOPS.length + " stops (→ ← move)", () => this.toggle())];
+  }
+
+  clamp(s) { // null, a stop number, or what a link typed
+    const stop = Number(s.lesson);
+    s.lesson = Number.isInteger(stop) && stop >= 1 ? Math.min(STOPS.length, stop) : null;
+    return s;
+  }
+
+  opened(link) { // a link that names a stop and no step: the stop sets its own view
+    if (link && link.lesson && link.step === undefined) this.go(link.lesson);
+  }
+
+  render(trace, state) { this.draw(trace, state); }
+
+  onKey(key) { // → and ← move through the stops while the lesson is open; Esc closes it once no panel is open
+    const s = this.viewer.state;
+    if (!s.lesson) return false;
+    if (key === "ArrowRight" || key === "PageDown") this.move(1);
+    else if (key === "ArrowLeft" || key === "PageUp") this.move(-1);
+    else if (key === "Escape" && !s.panel) this.close();
+    else return false;
+    return true;
+  }
+
   draw(t, s) {
     this.bar.hidden = !s.lesson;
     if (!s.lesson) return;

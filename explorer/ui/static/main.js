@@ -14,7 +14,7 @@ import { mount as mountUpload, withUpload } from "./upload.js";
 function mount(element) {
   const viewer = new Viewer(element, true);
   window.aeViewer = viewer;
-  viewer.room.start(); // a room to drive again, or one to follow (?room=CODE)
+  viewer.hooked("start").forEach((c) => c.start()); // the room: one to drive again, or one to follow (?room=CODE)
   const link = viewer.pendingView;
   if (link && link.sentence) {
     const request = requestFromQuery(new URLSearchParams(window.location.search));

@@ -3,12 +3,14 @@
 // the step is then taken and its row revealed, with the weight of their pick beside the maximum, and a
 // running score over the sentence. Next (→) reveals without a pick. Everything comes from the trace. The quiz
 // keeps its own answers; it changes what is shown only through the viewer's actions (select, go).
-import { el } from "./dom.js";
+import { button, el } from "./dom.js";
 
 export class Quiz {
   constructor(viewer) {
     this.viewer = viewer;
     this.on = false;
+    this.banner = el("div", "ae-quiz"); // above the chart: the question, the last answer, the score
+    this.banner.hidden = true;
     this.reset();
   }
 
@@ -64,7 +66,8 @@ export class Quiz {
   }
 
   // The quiz bar: the question for the next step, the last answer revealed, the running score.
-  draw(bar, trace, state) {
+  draw(trace, state) {
+    const bar = this.banner;
     bar.hidden = !this.on;
     if (!this.on) return;
     const [layer, head] = this.head(state);
@@ -88,6 +91,32 @@ export class Quiz {
     stop.addEventListener("click", () => this.toggle());
     parts.push(stop);
     bar.replaceChildren(...parts);
+  }
+
+  // ---- companion hooks (companions.js)
+
+  tools() { return [button("Quiz", "Predict, then reveal: guess where a head will look before each step", () => this.toggle())]; }
+
+  loading() { this.reset(); } // a new sentence: a new round
+
+  render(trace, state, sourceBox) {
+    this.decorateChips(sourceBox);
+    this.draw(trace, state);
+  }
+
+  answer(j) {
+    if (!this.on) return false;
+    this.pick(j);
+    return true;
+  }
+
+  onKey(key) { // [ and ] move the guess, Enter answers, → reveals without a guess
+    if (!this.on) return false;
+    if (key === "[" || key === "]") this.move(key === "]" ? 1 : -1);
+    else if (key === "Enter") this.pick(this.cursor);
+    else if (key === "ArrowRight" || key === "PageDown") this.pick(null);
+    else return false;
+    return true;
   }
 
   // Source chips as answers: clickable, the keyboard cursor outlined.

@@ -156,6 +156,16 @@ export class Room {
     if (this.code && !this.key && this.following) this.detach();
   }
 
+  // ---- companion hooks (companions.js)
+
+  tools(online) {
+    return online ? [button("Present to class", "A room the class follows live: its code and QR code for the projector", () => this.present())] : [];
+  }
+
+  loading() { this.draw(); } // a question is about one trace: the room bar says whether it is this one
+
+  render(trace, state, sourceBox) { this.decorateChips(sourceBox); }
+
   // Is the trace on screen the one question `q` is about?
   onScreen(q) {
     const t = this.viewer.trace;

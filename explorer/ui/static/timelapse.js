@@ -16,8 +16,8 @@ export class TimeLapse {
     this.select.addEventListener("change", () => this.choose(Number(this.select.value)));
     this.label = el("label", "ae-row-label", "Training step");
     this.note = el("span", "ae-training-note");
-    this.row = el("div", "ae-row ae-training"); // beside the kind, layer and head: one more choice of what is shown
-    this.row.append(this.label, this.select, this.note);
+    this.selectorRow = el("div", "ae-row ae-training"); // beside the kind, layer and head: one more choice of what is shown
+    this.selectorRow.append(this.label, this.select, this.note);
     this.shown = null; // the training step on screen, null for the final model
   }
 
@@ -28,11 +28,17 @@ export class TimeLapse {
       !(r.forced_ids || []).length && !(r.ablation || []).length && !r.prefix && trace.modelKey === "shipped";
   }
 
-  // Called after each trace the viewer loads: offer the steps, or say why not.
+  // A trace the viewer loads (companions.js): the final model's unless the time-lapse asked for it.
+  loading(trace, options) {
+    if (!options.keepView) this.shown = null;
+    this.update();
+  }
+
+  // Offer the steps for the trace on screen, or say why not.
   update() {
     const steps = SETTINGS.TIMELAPSE.steps;
     const ok = steps.length > 0 && this.recorded(this.viewer.trace);
-    this.row.hidden = !steps.length;
+    this.selectorRow.hidden = !steps.length;
     this.select.disabled = !ok;
     this.select.replaceChildren(...steps.map((step, i) => {
       const o = el("option", "", i === steps.length - 1 ? "final (" + step + ")" : String(step));
@@ -53,7 +59,7 @@ export class TimeLapse {
       this.traces[sentence] = api.timelapse(sentence);
       this.traces[sentence].catch(() => { delete this.traces[sentence]; });
     }
-    v.room.explore(); // a student looking at an earlier model is exploring on their own
+    v.explore(); // a student looking at an earlier model is exploring on their own
     const seq = ++v.traceSeq; // a sentence translated meanwhile wins over this answer
     return this.traces[sentence].then((recorded) => {
       if (seq !== v.traceSeq) return;

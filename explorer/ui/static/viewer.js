@@ -13,10 +13,7 @@ import { linkUrl, readLink } from "./link.js";
 import { standaloneHtml } from "./export.js";
 import { KEY_HELP, bindKeys } from "./keys.js";
 import { Player } from "./player.js";
-import { Lesson, STOPS } from "./lesson.js";
-import { Quiz } from "./quiz.js";
-import { Room } from "./room.js";
-import { TimeLapse } from "./timelapse.js";
+import { COMPANIONS } from "./companions.js";
 import { drawNotes, drawSourceChips, drawStatus, drawTargetChips } from "./chips.js";
 import { VIEWS, viewOf } from "./views.js";
 import * as page from "./page.js";
@@ -50,10 +47,7 @@ export class Viewer {
     this.pendingView = readLink(); // {sentence, view}: where the next trace of that sentence opens (a deep link)
     this.player = new Player(this);
     this.asker = new Asker(online);
-    this.quiz = new Quiz(this);
-    this.lesson = new Lesson(this); // the guided lesson: its stop is part of the view state
-    this.timelapse = new TimeLapse(this);
-    this.room = new Room(this); // classroom mode: present to a class, or follow a lecturer
+    this.companions = COMPANIONS.map((Companion) => new Companion(this)); // the room, the lesson, the quiz, the time-lapse
     this.build();
     this.listen();
     bindKeys(this);
@@ -68,6 +62,12 @@ export class Viewer {
     // the page above the chart settles after the first draw (Gradio's styles, fonts): draw again when the room changed
     new ResizeObserver(() => { if (this.trace && this.height() !== this.drawnHeight) this.refresh(); }).observe(document.body);
   }
+
+  // The companions (companions.js) that have hook `name`, in their order.
+  hooked(name) { return this.companions.filter((c) => c[name] !== undefined); }
+
+  // The person asked for a trace of their own (not the room's): a student following a room explores.
+  explore() { this.hooked("explore").forEach((c) => c.explore()); }
 
   get state() { return this.store.get(); } // read-only: changes go through store.set (the actions below)
   get modelKey() { return this.trace ? this.trace.modelKey : "shipped"; } // the model of the trace on screen
@@ -103,30 +103,26 @@ export class Viewer {
     }
     tools.append(this.copyButton, button("⬇ PNG", "Download the chart on the right as a PNG image", () => this.exportPng()),
       button("⬇ HTML", "Download this sentence as one HTML file that works offline", () => this.exportHtml()));
-    tools.append(button("Lesson", "A guided lesson through the model on this sentence, in " + STOPS.length + " stops (→ ← move)", () => this.lesson.toggle()),
-      button("Quiz", "Predict, then reveal: guess where a head will look before each step", () => this.quiz.toggle()));
+    tools.append(...this.hooked("tools").flatMap((c) => c.tools(this.online)));
     if (this.online) {
       tools.append(
         button("Attention vs attribution", "The current step's cross-attention row beside gradient attributions (asks the server)", () => this.ask("attribution")),
         button("Beam tree", "Beam search as a tree of hypotheses (asks the server)", () => this.ask("beam_tree")),
         button("Heads that matter", "How much the translation loses with each head off alone (asks the server)", () => this.ask("heads")),
-        button("⬇ .npz", "Download every attention tensor of this sentence up to this step", () => this.exportNpz()),
-        button("Present to class", "A room the class follows live: its code and QR code for the projector", () => this.room.present()));
+        button("⬇ .npz", "Download every attention tensor of this sentence up to this step", () => this.exportNpz()));
     }
     bar.append(this.buttons.reset, this.buttons.prev, this.buttons.next, this.buttons.end, this.buttons.play, this.pace, this.slider, this.stepLabel);
     this.status = el("div", "ae-status");
     this.message = el("div", "ae-message"); // what went wrong with the last request, in words
     this.message.hidden = true;
-    this.quizBar = el("div", "ae-quiz");
-    this.quizBar.hidden = true;
     const body = el("div", "ae-body");
     const left = el("div", "ae-left");
     this.notes = el("ul", "ae-notes"); // the decode's notes: forced tokens, switched-off heads, a length limit
     this.sourceLabel = el("div", "ae-label");
     this.sourceBox = el("div", "ae-chips ae-source-chips");
     this.sourceBox.addEventListener("click", (event) => {
-      const chip = event.target.closest(".ae-quiz-choice, .ae-room-choice");
-      if (chip && !this.room.answer(Number(chip.dataset.index))) this.quiz.pick(Number(chip.dataset.index));
+      const chip = event.target.closest(".ae-chip[data-index]"); // a companion made the chips answers
+      if (chip) this.hooked("answer").some((c) => c.answer(Number(chip.dataset.index)));
     });
     this.targetBox = el("div", "ae-chips ae-target-chips");
     this.output = el("div", "ae-output");
@@ -136,8 +132,10 @@ export class Viewer {
     this.kindRow = el("div", "ae-row ae-kinds");
     this.layerRow = el("div", "ae-row ae-layers");
     this.headRow = el("div", "ae-row ae-heads");
-    // the lesson's sentences head the left column, beside the chart they speak of: the chart keeps its height
-    left.append(this.room.bar, this.lesson.bar, this.notes, this.viewTabs, this.kindRow, this.layerRow, this.headRow, this.timelapse.row, tools, this.sourceLabel, this.sourceBox,
+    // the companions' bars (the room's code, the lesson's sentences) head the left column, beside the chart they speak
+    // of: the chart keeps its height
+    left.append(...this.hooked("bar").map((c) => c.bar), this.notes, this.viewTabs, this.kindRow, this.layerRow, this.headRow,
+      ...this.hooked("selectorRow").map((c) => c.selectorRow), tools, this.sourceLabel, this.sourceBox,
       el("div", "ae-label", "Target so far"), this.targetBox, this.output, this.topk, this.beams);
     const right = (this.right = el("div", "ae-right"));
     this.charts = Object.fromEntries(VIEWS.map((view) => [view.id, el("div", view.className)])); // one per view
@@ -150,7 +148,7 @@ export class Viewer {
       "a tile of All heads to select it; click a cell of a head's heatmap to see how its weight is computed." :
       "Click a tile of All heads to select it. This page works offline: forcing a candidate and the questions that " +
       "compute from the model need the app."));
-    r.append(bar, this.message, this.status, this.quizBar, body, help);
+    r.append(bar, this.message, this.status, ...this.hooked("banner").map((c) => c.banner), body, help);
     this.root.replaceChildren(r);
   }
 
@@ -172,7 +170,6 @@ export class Viewer {
   load(wire, options) {
     if (!wire || !wire.attention) return;
     const opts = options || {};
-    if (!opts.keepView) this.timelapse.shown = null;
     const previous = this.trace;
     this.trace = new Trace(wire);
     if (this.trace.modelKey !== "shipped") this.ownKey = this.trace.modelKey;
@@ -180,16 +177,16 @@ export class Viewer {
     this.player.stop();
     this.panelContent = null;
     this.asker.forget(); // answers still on their way belong to the previous trace
-    this.quiz.reset(); // a new sentence: a new round of the quiz
+    this.hooked("loading").forEach((c) => c.loading(this.trace, opts));
     const s = Object.assign({}, this.state, { panel: null });
     const best = wire.model.best_head;
     if (!previous && best) Object.assign(s, { kind: best.kind, layer: best.layer, head: best.head });
     const pending = this.pendingView;
-    let stop = null; // a link that names a lesson's stop and no step: the stop sets its own view
+    let link = null; // the deep link's view this trace opens at
     if (pending && (pending.sentence === null || pending.sentence === wire.request.sentence)) {
       this.pendingView = null;
-      Object.assign(s, pending.view);
-      if (pending.view.lesson && pending.view.step === undefined) stop = pending.view.lesson;
+      link = pending.view;
+      Object.assign(s, link);
     } else if (!previous) {
       s.step = Math.min(OPENING_STEP, this.trace.T);
     } else if (!opts.keepView) {
@@ -197,14 +194,12 @@ export class Viewer {
       const sameSentence = previous.request.sentence === wire.request.sentence;
       s.step = forced && sameSentence ? forced : 0;
     }
-    this.timelapse.update();
     drawNotes(this.notes, this.trace); // the decode's notes change with the trace, not the step
     if (this.online) page.agree(this.trace);
     if (this.decoding) this.decoding.textContent = "Decoding: " + decodingName(wire.request) + " ▾";
     if (this.presenting && previous && !opts.keepView) this.root.scrollIntoView({ block: "start" });
-    this.room.draw(); // a question is about one trace: the room bar says whether it is this one
     this.store.set(s, "trace", true);
-    if (stop) this.lesson.go(stop);
+    this.hooked("opened").forEach((c) => c.opened(link));
   }
 
   // The state as the trace on screen allows it: a known kind and view, the step, layer and head in range.
@@ -215,8 +210,7 @@ export class Viewer {
     if (!KINDS.includes(out.kind)) out.kind = "cross";
     out.view = viewOf(out.view).id;
     if (!PANELS.includes(out.panel)) out.panel = null;
-    const stop = Number(out.lesson); // null, a stop number, or what a link typed
-    out.lesson = Number.isInteger(stop) && stop >= 1 ? Math.min(STOPS.length, stop) : null;
+    this.hooked("clamp").forEach((c) => c.clamp(out));
     out.step = Math.max(0, Math.min(t.T, Number(out.step) || 0));
     out.layer = Math.max(0, Math.min(t.nLayers(out.kind) - 1, Number(out.layer) || 0));
     const named = out.head === "mean" || out.head === "all" || (out.head === "rollout" && t.hasRollout(out.kind));
@@ -315,10 +309,7 @@ export class Viewer {
     const [row, which] = t.crossRow(s);
     this.sourceLabel.textContent = "Source" + (which ? " (shaded by cross-attention, " + which + ", at step " + s.step + ")" : "");
     drawSourceChips(this.sourceBox, t, row);
-    this.quiz.decorateChips(this.sourceBox);
-    this.room.decorateChips(this.sourceBox);
-    this.quiz.draw(this.quizBar, t, s);
-    this.lesson.draw(t, s);
+    this.hooked("render").forEach((c) => c.render(t, s, this.sourceBox));
     drawTargetChips(this.targetBox, t, s.step);
     this.output.textContent = "Output so far: " + (t.wire.outputs[s.step] || "—");
     this.renderBeams();
@@ -371,7 +362,7 @@ export class Viewer {
   // `byRoom`: the classroom's own request; any other is the person's, and a student following a room explores.
   requestTrace(request, model, byRoom) {
     if (!this.online) return Promise.resolve(null);
-    if (!byRoom) this.room.explore();
+    if (!byRoom) this.explore();
     const seq = ++this.traceSeq;
     this.root.classList.add("ae-busy");
     return api.trace(request, model || this.modelKey).then(

@@ -1005,16 +1005,12 @@
       if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || typing(event.target)) return;
       if (!viewer.trace || !viewer.isVisible()) return;
       const key = event.key;
+      if (viewer.hooked("onKey").some((c) => c.onKey(key))) {
+        event.preventDefault();
+        return;
+      }
       let handled = true;
-      const quiz = viewer.quiz && viewer.quiz.on;
-      const lesson = viewer.store.get().lesson;
-      if (lesson && (key === "ArrowRight" || key === "PageDown")) viewer.lesson.move(1);
-      else if (lesson && (key === "ArrowLeft" || key === "PageUp")) viewer.lesson.move(-1);
-      else if (lesson && key === "Escape" && !viewer.store.get().panel) viewer.lesson.close();
-      else if (quiz && (key === "[" || key === "]")) viewer.quiz.move(key === "]" ? 1 : -1);
-      else if (quiz && key === "Enter") viewer.quiz.pick(viewer.quiz.cursor);
-      else if (quiz && (key === "ArrowRight" || key === "PageDown")) viewer.quiz.pick(null);
-      else if (key === "ArrowRight" || key === "PageDown") viewer.go(viewer.store.get().step + 1, "key");
+      if (key === "ArrowRight" || key === "PageDown") viewer.go(viewer.store.get().step + 1, "key");
       else if (key === "ArrowLeft" || key === "PageUp") viewer.go(viewer.store.get().step - 1, "key");
       else if (key === "Home") viewer.go(0, "key");
       else if (key === "End") viewer.go(viewer.trace.T, "key");
@@ -1055,6 +1051,334 @@
     stop() {
       if (this.timer !== null) clearInterval(this.timer);
       this.timer = null;
+    }
+  };
+
+  // room.js
+  var KEY = "ae-room";
+  function post(path, body, key) {
+    const headers = clientHeaders({ "content-type": "application/json" });
+    if (key) headers["x-ae-lecturer"] = key;
+    return fetch(SETTINGS.API + "/room" + path, { method: "POST", headers, body: JSON.stringify(body || {}) }).then((r) => r.json().then((answer2) => {
+      if (!r.ok || answer2.error) throw new Error(answer2.error || "HTTP " + r.status);
+      return answer2;
+    }));
+  }
+  function viewOf(viewer) {
+    const s = viewer.state, request = viewer.trace.request;
+    const trace = { sentence: request.sentence, forced_ids: request.forced_ids, ablation: request.ablation, model: viewer.modelKey };
+    for (const name of OPTIONS) if (request[name] !== void 0) trace[name] = request[name];
+    return { trace, step: s.step, kind: s.kind, layer: s.layer, head: s.head, view: s.view, lesson: s.lesson };
+  }
+  var Room = class {
+    constructor(viewer) {
+      this.viewer = viewer;
+      this.bar = el("div", "ae-room");
+      this.bar.hidden = true;
+      this.code = null;
+      this.key = null;
+      this.following = true;
+      this.latest = null;
+      this.question = null;
+      this.guess = null;
+      this.score = { right: 0, answers: 0 };
+      this.sending = null;
+      this.sent = null;
+      this.token = null;
+      this.adopting = false;
+    }
+    // On page load: a lecturer's room to drive again, or a room to follow (?room=CODE).
+    start() {
+      const code = new URLSearchParams(window.location.search).get("room");
+      let mine = null;
+      try {
+        mine = JSON.parse(sessionStorage.getItem(KEY) || "null");
+      } catch (e) {
+        mine = null;
+      }
+      if (mine && (!code || code === mine.code)) this.lead(mine.code, mine.key, true);
+      else if (code) this.join(code);
+    }
+    // ---- the lecturer
+    present() {
+      if (this.key) return this.showCode();
+      return post("", {}).then((made) => {
+        try {
+          sessionStorage.setItem(KEY, JSON.stringify(made));
+        } catch (e) {
+        }
+        this.lead(made.code, made.key);
+      }, (error) => this.viewer.say(error.message));
+    }
+    lead(code, key, resumed) {
+      this.code = code;
+      this.key = key;
+      this.adopting = Boolean(resumed);
+      this.viewer.store.subscribe(() => this.send());
+      this.listen();
+      this.send();
+    }
+    studentUrl() {
+      return window.location.href.split("?")[0].split("#")[0] + "?room=" + this.code;
+    }
+    // The lecturer's view to the room: the newest only, one request at a time.
+    send() {
+      if (!this.key || !this.viewer.trace || this.adopting) return;
+      const view = viewOf(this.viewer);
+      if (JSON.stringify(view) === this.sent) return;
+      if (this.sending) {
+        this.queued = view;
+        return;
+      }
+      this.sent = JSON.stringify(view);
+      this.sending = post("/" + this.code + "/view", view, this.key).catch((error) => this.viewer.say(error.message)).finally(() => {
+        this.sending = null;
+        if (this.queued) {
+          this.queued = null;
+          this.send();
+        }
+      });
+    }
+    ask() {
+      const s = this.viewer.state, t = this.viewer.trace;
+      if (s.step >= t.T) return this.viewer.say("The decode is at its last step: go back one step to ask about the next.");
+      const [layer, head] = s.kind === "cross" && Number.isInteger(s.head) ? [s.layer, s.head] : t.defaultCross().map((x) => x === "mean" ? 0 : x);
+      this.viewer.select({ view: "heatmap", kind: "cross", layer, head }, "room");
+      post("/" + this.code + "/question", { step: s.step + 1, layer, head, sources: t.S }, this.key).catch((error) => this.viewer.say(error.message));
+    }
+    // Reveal: the class's guesses, and the step taken, so the heatmap's new row is the answer (the class follows).
+    reveal() {
+      post("/" + this.code + "/reveal", {}, this.key).then((q) => this.viewer.go(q.step, "room")).catch((error) => this.viewer.say(error.message));
+    }
+    end() {
+      post("/" + this.code + "/end", {}, this.key).catch(() => null);
+      try {
+        sessionStorage.removeItem(KEY);
+      } catch (e) {
+      }
+      this.close();
+    }
+    // ---- a student
+    join(code) {
+      this.code = code.toUpperCase();
+      this.viewer.store.subscribe((state, changed, source) => {
+        if (this.code && this.following && source !== "room" && source !== "trace") this.detach();
+      });
+      this.listen();
+    }
+    detach() {
+      this.following = false;
+      this.draw();
+    }
+    follow() {
+      this.following = true;
+      if (this.latest) this.apply(this.latest);
+      this.draw();
+    }
+    // Take the room's view: the trace first if the sentence or its options changed (from the shared cache), then the
+    // state. A lecturer's own page never applies what it sent, except once after a reload (it adopts the room's view).
+    apply(view) {
+      this.latest = view;
+      if (this.key && this.adopting) {
+        this.adopting = false;
+        if (!view) return this.send();
+      } else if (this.key || !this.following || !view) return;
+      const v = this.viewer, state = { step: view.step, kind: view.kind, layer: view.layer, head: view.head, view: view.view, lesson: view.lesson || null };
+      const request = Object.assign({ forced_ids: [], ablation: [] }, view.trace);
+      const same = v.trace && queryParams(v.trace.request, v.modelKey).toString() === queryParams(request, request.model).toString();
+      if (same) v.select(state, "room");
+      else {
+        v.pendingView = { sentence: request.sentence, view: state };
+        v.requestTrace(request, request.model, true);
+      }
+    }
+    // A student leaves the class's view by a trace of their own (a sentence, a candidate, a head off, a hypothesis).
+    explore() {
+      if (this.code && !this.key && this.following) this.detach();
+    }
+    // ---- companion hooks (companions.js)
+    tools(online) {
+      return online ? [button("Present to class", "A room the class follows live: its code and QR code for the projector", () => this.present())] : [];
+    }
+    loading() {
+      this.draw();
+    }
+    // a question is about one trace: the room bar says whether it is this one
+    render(trace, state, sourceBox) {
+      this.decorateChips(sourceBox);
+    }
+    // Is the trace on screen the one question `q` is about?
+    onScreen(q) {
+      const t = this.viewer.trace;
+      if (!q || !t || !q.trace) return false;
+      const asked = Object.assign({ forced_ids: [], ablation: [] }, q.trace);
+      return queryParams(t.request, t.modelKey).toString() === queryParams(asked, asked.model).toString() && q.step <= t.T;
+    }
+    answer(j) {
+      const q = this.question;
+      if (!q || q.revealed || this.guess !== null || this.key || !this.onScreen(q)) return false;
+      this.guess = j;
+      post("/" + this.code + "/answer", { question: q.id, pick: j, token: this.token }).catch((error) => {
+        this.guess = null;
+        this.viewer.say(error.message);
+      }).finally(() => this.draw());
+      this.draw();
+      return true;
+    }
+    // ---- both: the room's events
+    listen() {
+      if (this.source) this.source.close();
+      const mine = this.key ? "?key=" + encodeURIComponent(this.key) : "";
+      this.source = new EventSource(SETTINGS.API + "/room/" + encodeURIComponent(this.code) + "/events" + mine);
+      const on = (name, handle) => this.source.addEventListener(name, (e) => {
+        handle(JSON.parse(e.data));
+        this.draw();
+      });
+      on("state", (state) => {
+        this.count = state.following;
+        if (state.token) this.token = state.token;
+        this.setQuestion(state.question);
+        this.apply(state.view);
+      });
+      on("view", (view) => this.apply(view));
+      on("following", (data) => {
+        this.count = data.following;
+      });
+      on("question", (q) => this.setQuestion(q));
+      on("answered", (data) => {
+        if (this.question && this.question.id === data.id) this.question.answered = data.answered;
+      });
+      on("end", () => {
+        const code = this.code;
+        this.close();
+        this.viewer.say("The lecturer ended room " + code + ".");
+      });
+      this.source.onerror = () => {
+        if (this.source && this.source.readyState === EventSource.CLOSED) {
+          const code = this.code;
+          if (this.key) try {
+            sessionStorage.removeItem(KEY);
+          } catch (e) {
+          }
+          this.close();
+          this.viewer.say("Room " + code + " cannot be followed: it has ended, the server restarted, or it is full.");
+        } else {
+          this.error = "reconnecting…";
+          this.draw();
+        }
+      };
+      this.source.onopen = () => {
+        this.error = null;
+        this.draw();
+      };
+      this.draw();
+    }
+    setQuestion(q) {
+      if (q && (!this.question || this.question.id !== q.id)) this.guess = null;
+      if (q && q.revealed && this.key && this.onScreen(q) && !(this.question && this.question.revealed && this.question.id === q.id)) {
+        const row = this.row(q), best = row.indexOf(Math.max(...row));
+        this.score.right += q.counts[best];
+        this.score.answers += q.answered;
+      }
+      this.question = q;
+      this.viewer.refresh();
+    }
+    close() {
+      if (this.source) this.source.close();
+      this.source = null;
+      this.code = this.key = this.question = null;
+      this.bar.hidden = true;
+    }
+    // The head's actual row at the question's step, from the trace on screen.
+    row(q) {
+      return this.viewer.trace.weights("cross", q.layer, q.head, q.step)[q.step - 1];
+    }
+    // Source chips as answers while a question is open (a student's page).
+    decorateChips(box) {
+      const q = this.question;
+      if (!q || this.key || q.revealed || !this.onScreen(q)) return;
+      Array.from(box.children).forEach((chip2, j) => {
+        chip2.classList.add("ae-room-choice");
+        chip2.classList.toggle("ae-room-guess", j === this.guess);
+        chip2.dataset.index = j;
+      });
+    }
+    // ---- the room bar
+    draw() {
+      this.bar.hidden = !this.code;
+      if (!this.code) return;
+      const parts7 = [el("b", "ae-room-code", "Room " + this.code)];
+      if (this.key) {
+        parts7.push(
+          el("span", "ae-room-count", (this.count || 0) + " following"),
+          button("Show code", "The code, the address and a QR code, large, for the projector", () => this.showCode()),
+          button("Ask the class", "Which source token will the shown cross-attention head attend to most at the next step?", () => this.ask()),
+          button("Reveal", "Show the class's guesses beside the head's actual row", () => this.reveal()),
+          button("End room", "Close the room: the students' pages stop following", () => this.end())
+        );
+        if (this.score.answers) {
+          parts7.push(el("span", "ae-room-score", "Class score: " + this.score.right + " of " + this.score.answers + " right"));
+        }
+      } else {
+        parts7.push(
+          el("span", "ae-room-count", this.following ? "following the lecturer" : "exploring on your own"),
+          this.following ? button("Explore on my own", "Stop following; the class is not affected", () => this.detach()) : button("Follow again", "Back to the lecturer's view", () => this.follow(), "ae-primary")
+        );
+      }
+      if (this.error) parts7.push(el("span", "ae-room-note", this.error));
+      const q = this.question;
+      if (q) parts7.push(this.questionPart(q));
+      this.bar.replaceChildren(...parts7);
+    }
+    questionPart(q) {
+      const box = el("div", "ae-room-question");
+      const trace = this.viewer.trace, tokens = trace.sourceTokens;
+      box.appendChild(el("div", "ae-room-ask", "Class question " + q.id + " · layer " + q.layer + ", head " + q.head + ": which source token will step " + q.step + " attend to most? " + q.answered + " answered."));
+      if (!this.onScreen(q)) {
+        const about = q.trace ? "“" + q.trace.sentence + "”" : "the lecturer's sentence";
+        box.appendChild(el("div", "ae-room-note", "This question is about " + about + (this.key ? ": translate it again to see the answer." : ": follow again to answer and see it.")));
+        return box;
+      }
+      if (!q.revealed) {
+        box.appendChild(el("div", "ae-room-note", this.key ? "Students click a source token; press Reveal when ready." : this.guess === null ? "Click it in Source." : "Your guess: “" + tokens[this.guess] + "”. Wait for the reveal."));
+        return box;
+      }
+      const row = this.row(q), best = row.indexOf(Math.max(...row)), peak = Math.max(1, ...q.counts);
+      const table = el("div", "ae-room-histogram");
+      tokens.forEach((token, j) => {
+        const bar = el("div", "ae-room-bar" + (j === best ? " ae-room-best" : "") + (j === this.guess ? " ae-room-mine" : ""));
+        const meter = (className, share, text) => {
+          const track = el("span", "ae-room-track " + className), fill = el("span", "ae-room-fill");
+          fill.style.width = (100 * share).toFixed(1) + "%";
+          track.append(fill, el("span", "ae-room-value", text));
+          return track;
+        };
+        bar.append(
+          el("span", "ae-room-token", token),
+          meter("ae-room-guesses", q.counts[j] / peak, String(q.counts[j])),
+          meter("ae-room-weight", row[j], row[j].toFixed(2))
+        );
+        table.appendChild(bar);
+      });
+      box.append(el("div", "ae-room-note", "The class's guesses (blue) beside the head's weights (orange); the head looked most at “" + tokens[best] + "”." + (this.key || this.guess === null ? "" : this.guess === best ? " Your guess was right." : " Your guess, “" + tokens[this.guess] + "”, got weight " + row[this.guess].toFixed(2) + ".")), table);
+      return box;
+    }
+    showCode() {
+      const overlay = el("div", "ae-room-overlay");
+      const url = this.studentUrl();
+      const qr = document.createElement("img");
+      qr.alt = "QR code of " + url;
+      qr.src = SETTINGS.API + "/room/" + this.code + "/qr.svg?u=" + encodeURIComponent(url);
+      overlay.append(
+        el("div", "ae-room-big", this.code),
+        qr,
+        el("div", "ae-room-url", url),
+        button("Close", "Back to the viewer", () => overlay.remove(), "ae-primary")
+      );
+      overlay.addEventListener("click", (e) => {
+        if (e.target === overlay) overlay.remove();
+      });
+      document.body.appendChild(overlay);
     }
   };
 
@@ -1406,6 +1730,30 @@
     close() {
       this.viewer.select({ lesson: null }, "lesson");
     }
+    // ---- companion hooks (companions.js)
+    tools() {
+      return [button("Lesson", "A guided lesson through the model on this sentence, in " + STOPS.length + " stops (→ ← move)", () => this.toggle())];
+    }
+    clamp(s) {
+      const stop = Number(s.lesson);
+      s.lesson = Number.isInteger(stop) && stop >= 1 ? Math.min(STOPS.length, stop) : null;
+      return s;
+    }
+    opened(link) {
+      if (link && link.lesson && link.step === void 0) this.go(link.lesson);
+    }
+    render(trace, state) {
+      this.draw(trace, state);
+    }
+    onKey(key) {
+      const s = this.viewer.state;
+      if (!s.lesson) return false;
+      if (key === "ArrowRight" || key === "PageDown") this.move(1);
+      else if (key === "ArrowLeft" || key === "PageUp") this.move(-1);
+      else if (key === "Escape" && !s.panel) this.close();
+      else return false;
+      return true;
+    }
     draw(t, s) {
       this.bar.hidden = !s.lesson;
       if (!s.lesson) return;
@@ -1430,6 +1778,8 @@
     constructor(viewer) {
       this.viewer = viewer;
       this.on = false;
+      this.banner = el("div", "ae-quiz");
+      this.banner.hidden = true;
       this.reset();
     }
     // A new sentence: a new round.
@@ -1476,7 +1826,8 @@
       return { right, picked: picked.length, share };
     }
     // The quiz bar: the question for the next step, the last answer revealed, the running score.
-    draw(bar, trace, state) {
+    draw(trace, state) {
+      const bar = this.banner;
       bar.hidden = !this.on;
       if (!this.on) return;
       const [layer, head] = this.head(state);
@@ -1501,6 +1852,31 @@
       parts7.push(stop);
       bar.replaceChildren(...parts7);
     }
+    // ---- companion hooks (companions.js)
+    tools() {
+      return [button("Quiz", "Predict, then reveal: guess where a head will look before each step", () => this.toggle())];
+    }
+    loading() {
+      this.reset();
+    }
+    // a new sentence: a new round
+    render(trace, state, sourceBox) {
+      this.decorateChips(sourceBox);
+      this.draw(trace, state);
+    }
+    answer(j) {
+      if (!this.on) return false;
+      this.pick(j);
+      return true;
+    }
+    onKey(key) {
+      if (!this.on) return false;
+      if (key === "[" || key === "]") this.move(key === "]" ? 1 : -1);
+      else if (key === "Enter") this.pick(this.cursor);
+      else if (key === "ArrowRight" || key === "PageDown") this.pick(null);
+      else return false;
+      return true;
+    }
     // Source chips as answers: clickable, the keyboard cursor outlined.
     decorateChips(box) {
       if (!this.on) return;
@@ -1509,323 +1885,6 @@
         chip2.classList.toggle("ae-quiz-cursor", j === this.cursor);
         chip2.dataset.index = j;
       });
-    }
-  };
-
-  // room.js
-  var KEY = "ae-room";
-  function post(path, body, key) {
-    const headers = clientHeaders({ "content-type": "application/json" });
-    if (key) headers["x-ae-lecturer"] = key;
-    return fetch(SETTINGS.API + "/room" + path, { method: "POST", headers, body: JSON.stringify(body || {}) }).then((r) => r.json().then((answer2) => {
-      if (!r.ok || answer2.error) throw new Error(answer2.error || "HTTP " + r.status);
-      return answer2;
-    }));
-  }
-  function viewOf(viewer) {
-    const s = viewer.state, request = viewer.trace.request;
-    const trace = { sentence: request.sentence, forced_ids: request.forced_ids, ablation: request.ablation, model: viewer.modelKey };
-    for (const name of OPTIONS) if (request[name] !== void 0) trace[name] = request[name];
-    return { trace, step: s.step, kind: s.kind, layer: s.layer, head: s.head, view: s.view, lesson: s.lesson };
-  }
-  var Room = class {
-    constructor(viewer) {
-      this.viewer = viewer;
-      this.bar = el("div", "ae-room");
-      this.bar.hidden = true;
-      this.code = null;
-      this.key = null;
-      this.following = true;
-      this.latest = null;
-      this.question = null;
-      this.guess = null;
-      this.score = { right: 0, answers: 0 };
-      this.sending = null;
-      this.sent = null;
-      this.token = null;
-      this.adopting = false;
-    }
-    // On page load: a lecturer's room to drive again, or a room to follow (?room=CODE).
-    start() {
-      const code = new URLSearchParams(window.location.search).get("room");
-      let mine = null;
-      try {
-        mine = JSON.parse(sessionStorage.getItem(KEY) || "null");
-      } catch (e) {
-        mine = null;
-      }
-      if (mine && (!code || code === mine.code)) this.lead(mine.code, mine.key, true);
-      else if (code) this.join(code);
-    }
-    // ---- the lecturer
-    present() {
-      if (this.key) return this.showCode();
-      return post("", {}).then((made) => {
-        try {
-          sessionStorage.setItem(KEY, JSON.stringify(made));
-        } catch (e) {
-        }
-        this.lead(made.code, made.key);
-      }, (error) => this.viewer.say(error.message));
-    }
-    lead(code, key, resumed) {
-      this.code = code;
-      this.key = key;
-      this.adopting = Boolean(resumed);
-      this.viewer.store.subscribe(() => this.send());
-      this.listen();
-      this.send();
-    }
-    studentUrl() {
-      return window.location.href.split("?")[0].split("#")[0] + "?room=" + this.code;
-    }
-    // The lecturer's view to the room: the newest only, one request at a time.
-    send() {
-      if (!this.key || !this.viewer.trace || this.adopting) return;
-      const view = viewOf(this.viewer);
-      if (JSON.stringify(view) === this.sent) return;
-      if (this.sending) {
-        this.queued = view;
-        return;
-      }
-      this.sent = JSON.stringify(view);
-      this.sending = post("/" + this.code + "/view", view, this.key).catch((error) => this.viewer.say(error.message)).finally(() => {
-        this.sending = null;
-        if (this.queued) {
-          this.queued = null;
-          this.send();
-        }
-      });
-    }
-    ask() {
-      const s = this.viewer.state, t = this.viewer.trace;
-      if (s.step >= t.T) return this.viewer.say("The decode is at its last step: go back one step to ask about the next.");
-      const [layer, head] = s.kind === "cross" && Number.isInteger(s.head) ? [s.layer, s.head] : t.defaultCross().map((x) => x === "mean" ? 0 : x);
-      this.viewer.select({ view: "heatmap", kind: "cross", layer, head }, "room");
-      post("/" + this.code + "/question", { step: s.step + 1, layer, head, sources: t.S }, this.key).catch((error) => this.viewer.say(error.message));
-    }
-    // Reveal: the class's guesses, and the step taken, so the heatmap's new row is the answer (the class follows).
-    reveal() {
-      post("/" + this.code + "/reveal", {}, this.key).then((q) => this.viewer.go(q.step, "room")).catch((error) => this.viewer.say(error.message));
-    }
-    end() {
-      post("/" + this.code + "/end", {}, this.key).catch(() => null);
-      try {
-        sessionStorage.removeItem(KEY);
-      } catch (e) {
-      }
-      this.close();
-    }
-    // ---- a student
-    join(code) {
-      this.code = code.toUpperCase();
-      this.viewer.store.subscribe((state, changed, source) => {
-        if (this.code && this.following && source !== "room" && source !== "trace") this.detach();
-      });
-      this.listen();
-    }
-    detach() {
-      this.following = false;
-      this.draw();
-    }
-    follow() {
-      this.following = true;
-      if (this.latest) this.apply(this.latest);
-      this.draw();
-    }
-    // Take the room's view: the trace first if the sentence or its options changed (from the shared cache), then the
-    // state. A lecturer's own page never applies what it sent, except once after a reload (it adopts the room's view).
-    apply(view) {
-      this.latest = view;
-      if (this.key && this.adopting) {
-        this.adopting = false;
-        if (!view) return this.send();
-      } else if (this.key || !this.following || !view) return;
-      const v = this.viewer, state = { step: view.step, kind: view.kind, layer: view.layer, head: view.head, view: view.view, lesson: view.lesson || null };
-      const request = Object.assign({ forced_ids: [], ablation: [] }, view.trace);
-      const same = v.trace && queryParams(v.trace.request, v.modelKey).toString() === queryParams(request, request.model).toString();
-      if (same) v.select(state, "room");
-      else {
-        v.pendingView = { sentence: request.sentence, view: state };
-        v.requestTrace(request, request.model, true);
-      }
-    }
-    // A student leaves the class's view by a trace of their own (a sentence, a candidate, a head off, a hypothesis).
-    explore() {
-      if (this.code && !this.key && this.following) this.detach();
-    }
-    // Is the trace on screen the one question `q` is about?
-    onScreen(q) {
-      const t = this.viewer.trace;
-      if (!q || !t || !q.trace) return false;
-      const asked = Object.assign({ forced_ids: [], ablation: [] }, q.trace);
-      return queryParams(t.request, t.modelKey).toString() === queryParams(asked, asked.model).toString() && q.step <= t.T;
-    }
-    answer(j) {
-      const q = this.question;
-      if (!q || q.revealed || this.guess !== null || this.key || !this.onScreen(q)) return false;
-      this.guess = j;
-      post("/" + this.code + "/answer", { question: q.id, pick: j, token: this.token }).catch((error) => {
-        this.guess = null;
-        this.viewer.say(error.message);
-      }).finally(() => this.draw());
-      this.draw();
-      return true;
-    }
-    // ---- both: the room's events
-    listen() {
-      if (this.source) this.source.close();
-      const mine = this.key ? "?key=" + encodeURIComponent(this.key) : "";
-      this.source = new EventSource(SETTINGS.API + "/room/" + encodeURIComponent(this.code) + "/events" + mine);
-      const on = (name, handle) => this.source.addEventListener(name, (e) => {
-        handle(JSON.parse(e.data));
-        this.draw();
-      });
-      on("state", (state) => {
-        this.count = state.following;
-        if (state.token) this.token = state.token;
-        this.setQuestion(state.question);
-        this.apply(state.view);
-      });
-      on("view", (view) => this.apply(view));
-      on("following", (data) => {
-        this.count = data.following;
-      });
-      on("question", (q) => this.setQuestion(q));
-      on("answered", (data) => {
-        if (this.question && this.question.id === data.id) this.question.answered = data.answered;
-      });
-      on("end", () => {
-        const code = this.code;
-        this.close();
-        this.viewer.say("The lecturer ended room " + code + ".");
-      });
-      this.source.onerror = () => {
-        if (this.source && this.source.readyState === EventSource.CLOSED) {
-          const code = this.code;
-          if (this.key) try {
-            sessionStorage.removeItem(KEY);
-          } catch (e) {
-          }
-          this.close();
-          this.viewer.say("Room " + code + " cannot be followed: it has ended, the server restarted, or it is full.");
-        } else {
-          this.error = "reconnecting…";
-          this.draw();
-        }
-      };
-      this.source.onopen = () => {
-        this.error = null;
-        this.draw();
-      };
-      this.draw();
-    }
-    setQuestion(q) {
-      if (q && (!this.question || this.question.id !== q.id)) this.guess = null;
-      if (q && q.revealed && this.key && this.onScreen(q) && !(this.question && this.question.revealed && this.question.id === q.id)) {
-        const row = this.row(q), best = row.indexOf(Math.max(...row));
-        this.score.right += q.counts[best];
-        this.score.answers += q.answered;
-      }
-      this.question = q;
-      this.viewer.refresh();
-    }
-    close() {
-      if (this.source) this.source.close();
-      this.source = null;
-      this.code = this.key = this.question = null;
-      this.bar.hidden = true;
-    }
-    // The head's actual row at the question's step, from the trace on screen.
-    row(q) {
-      return this.viewer.trace.weights("cross", q.layer, q.head, q.step)[q.step - 1];
-    }
-    // Source chips as answers while a question is open (a student's page).
-    decorateChips(box) {
-      const q = this.question;
-      if (!q || this.key || q.revealed || !this.onScreen(q)) return;
-      Array.from(box.children).forEach((chip2, j) => {
-        chip2.classList.add("ae-room-choice");
-        chip2.classList.toggle("ae-room-guess", j === this.guess);
-        chip2.dataset.index = j;
-      });
-    }
-    // ---- the room bar
-    draw() {
-      this.bar.hidden = !this.code;
-      if (!this.code) return;
-      const parts7 = [el("b", "ae-room-code", "Room " + this.code)];
-      if (this.key) {
-        parts7.push(
-          el("span", "ae-room-count", (this.count || 0) + " following"),
-          button("Show code", "The code, the address and a QR code, large, for the projector", () => this.showCode()),
-          button("Ask the class", "Which source token will the shown cross-attention head attend to most at the next step?", () => this.ask()),
-          button("Reveal", "Show the class's guesses beside the head's actual row", () => this.reveal()),
-          button("End room", "Close the room: the students' pages stop following", () => this.end())
-        );
-        if (this.score.answers) {
-          parts7.push(el("span", "ae-room-score", "Class score: " + this.score.right + " of " + this.score.answers + " right"));
-        }
-      } else {
-        parts7.push(
-          el("span", "ae-room-count", this.following ? "following the lecturer" : "exploring on your own"),
-          this.following ? button("Explore on my own", "Stop following; the class is not affected", () => this.detach()) : button("Follow again", "Back to the lecturer's view", () => this.follow(), "ae-primary")
-        );
-      }
-      if (this.error) parts7.push(el("span", "ae-room-note", this.error));
-      const q = this.question;
-      if (q) parts7.push(this.questionPart(q));
-      this.bar.replaceChildren(...parts7);
-    }
-    questionPart(q) {
-      const box = el("div", "ae-room-question");
-      const trace = this.viewer.trace, tokens = trace.sourceTokens;
-      box.appendChild(el("div", "ae-room-ask", "Class question " + q.id + " · layer " + q.layer + ", head " + q.head + ": which source token will step " + q.step + " attend to most? " + q.answered + " answered."));
-      if (!this.onScreen(q)) {
-        const about = q.trace ? "“" + q.trace.sentence + "”" : "the lecturer's sentence";
-        box.appendChild(el("div", "ae-room-note", "This question is about " + about + (this.key ? ": translate it again to see the answer." : ": follow again to answer and see it.")));
-        return box;
-      }
-      if (!q.revealed) {
-        box.appendChild(el("div", "ae-room-note", this.key ? "Students click a source token; press Reveal when ready." : this.guess === null ? "Click it in Source." : "Your guess: “" + tokens[this.guess] + "”. Wait for the reveal."));
-        return box;
-      }
-      const row = this.row(q), best = row.indexOf(Math.max(...row)), peak = Math.max(1, ...q.counts);
-      const table = el("div", "ae-room-histogram");
-      tokens.forEach((token, j) => {
-        const bar = el("div", "ae-room-bar" + (j === best ? " ae-room-best" : "") + (j === this.guess ? " ae-room-mine" : ""));
-        const meter = (className, share, text) => {
-          const track = el("span", "ae-room-track " + className), fill = el("span", "ae-room-fill");
-          fill.style.width = (100 * share).toFixed(1) + "%";
-          track.append(fill, el("span", "ae-room-value", text));
-          return track;
-        };
-        bar.append(
-          el("span", "ae-room-token", token),
-          meter("ae-room-guesses", q.counts[j] / peak, String(q.counts[j])),
-          meter("ae-room-weight", row[j], row[j].toFixed(2))
-        );
-        table.appendChild(bar);
-      });
-      box.append(el("div", "ae-room-note", "The class's guesses (blue) beside the head's weights (orange); the head looked most at “" + tokens[best] + "”." + (this.key || this.guess === null ? "" : this.guess === best ? " Your guess was right." : " Your guess, “" + tokens[this.guess] + "”, got weight " + row[this.guess].toFixed(2) + ".")), table);
-      return box;
-    }
-    showCode() {
-      const overlay = el("div", "ae-room-overlay");
-      const url = this.studentUrl();
-      const qr = document.createElement("img");
-      qr.alt = "QR code of " + url;
-      qr.src = SETTINGS.API + "/room/" + this.code + "/qr.svg?u=" + encodeURIComponent(url);
-      overlay.append(
-        el("div", "ae-room-big", this.code),
-        qr,
-        el("div", "ae-room-url", url),
-        button("Close", "Back to the viewer", () => overlay.remove(), "ae-primary")
-      );
-      overlay.addEventListener("click", (e) => {
-        if (e.target === overlay) overlay.remove();
-      });
-      document.body.appendChild(overlay);
     }
   };
 
@@ -1839,8 +1898,8 @@
       this.select.addEventListener("change", () => this.choose(Number(this.select.value)));
       this.label = el("label", "ae-row-label", "Training step");
       this.note = el("span", "ae-training-note");
-      this.row = el("div", "ae-row ae-training");
-      this.row.append(this.label, this.select, this.note);
+      this.selectorRow = el("div", "ae-row ae-training");
+      this.selectorRow.append(this.label, this.select, this.note);
       this.shown = null;
     }
     // The plain greedy trace of a recorded sentence with the shipped model: the only one the time-lapse has.
@@ -1848,11 +1907,16 @@
       const r = trace.request, recorded = SETTINGS.TIMELAPSE.sentences;
       return this.viewer.online && recorded.includes(r.sentence) && r.strategy === "greedy" && !(r.forced_ids || []).length && !(r.ablation || []).length && !r.prefix && trace.modelKey === "shipped";
     }
-    // Called after each trace the viewer loads: offer the steps, or say why not.
+    // A trace the viewer loads (companions.js): the final model's unless the time-lapse asked for it.
+    loading(trace, options) {
+      if (!options.keepView) this.shown = null;
+      this.update();
+    }
+    // Offer the steps for the trace on screen, or say why not.
     update() {
       const steps = SETTINGS.TIMELAPSE.steps;
       const ok = steps.length > 0 && this.recorded(this.viewer.trace);
-      this.row.hidden = !steps.length;
+      this.selectorRow.hidden = !steps.length;
       this.select.disabled = !ok;
       this.select.replaceChildren(...steps.map((step, i2) => {
         const o = el("option", "", i2 === steps.length - 1 ? "final (" + step + ")" : String(step));
@@ -1872,7 +1936,7 @@
           delete this.traces[sentence];
         });
       }
-      v.room.explore();
+      v.explore();
       const seq = ++v.traceSeq;
       return this.traces[sentence].then((recorded) => {
         if (seq !== v.traceSeq) return;
@@ -1884,6 +1948,9 @@
       });
     }
   };
+
+  // companions.js
+  var COMPANIONS = [Room, Lesson, Quiz, TimeLapse];
 
   // chips.js
   function chip(text, className, style, title2) {
@@ -3314,10 +3381,7 @@
       this.pendingView = readLink();
       this.player = new Player(this);
       this.asker = new Asker(online);
-      this.quiz = new Quiz(this);
-      this.lesson = new Lesson(this);
-      this.timelapse = new TimeLapse(this);
-      this.room = new Room(this);
+      this.companions = COMPANIONS.map((Companion) => new Companion(this));
       this.build();
       this.listen();
       bindKeys(this);
@@ -3332,6 +3396,14 @@
       new ResizeObserver(() => {
         if (this.trace && this.height() !== this.drawnHeight) this.refresh();
       }).observe(document.body);
+    }
+    // The companions (companions.js) that have hook `name`, in their order.
+    hooked(name) {
+      return this.companions.filter((c) => c[name] !== void 0);
+    }
+    // The person asked for a trace of their own (not the room's): a student following a room explores.
+    explore() {
+      this.hooked("explore").forEach((c) => c.explore());
     }
     get state() {
       return this.store.get();
@@ -3381,33 +3453,27 @@
         button("⬇ PNG", "Download the chart on the right as a PNG image", () => this.exportPng()),
         button("⬇ HTML", "Download this sentence as one HTML file that works offline", () => this.exportHtml())
       );
-      tools.append(
-        button("Lesson", "A guided lesson through the model on this sentence, in " + STOPS.length + " stops (→ ← move)", () => this.lesson.toggle()),
-        button("Quiz", "Predict, then reveal: guess where a head will look before each step", () => this.quiz.toggle())
-      );
+      tools.append(...this.hooked("tools").flatMap((c) => c.tools(this.online)));
       if (this.online) {
         tools.append(
           button("Attention vs attribution", "The current step's cross-attention row beside gradient attributions (asks the server)", () => this.ask("attribution")),
           button("Beam tree", "Beam search as a tree of hypotheses (asks the server)", () => this.ask("beam_tree")),
           button("Heads that matter", "How much the translation loses with each head off alone (asks the server)", () => this.ask("heads")),
-          button("⬇ .npz", "Download every attention tensor of this sentence up to this step", () => this.exportNpz()),
-          button("Present to class", "A room the class follows live: its code and QR code for the projector", () => this.room.present())
+          button("⬇ .npz", "Download every attention tensor of this sentence up to this step", () => this.exportNpz())
         );
       }
       bar.append(this.buttons.reset, this.buttons.prev, this.buttons.next, this.buttons.end, this.buttons.play, this.pace, this.slider, this.stepLabel);
       this.status = el("div", "ae-status");
       this.message = el("div", "ae-message");
       this.message.hidden = true;
-      this.quizBar = el("div", "ae-quiz");
-      this.quizBar.hidden = true;
       const body = el("div", "ae-body");
       const left = el("div", "ae-left");
       this.notes = el("ul", "ae-notes");
       this.sourceLabel = el("div", "ae-label");
       this.sourceBox = el("div", "ae-chips ae-source-chips");
       this.sourceBox.addEventListener("click", (event) => {
-        const chip2 = event.target.closest(".ae-quiz-choice, .ae-room-choice");
-        if (chip2 && !this.room.answer(Number(chip2.dataset.index))) this.quiz.pick(Number(chip2.dataset.index));
+        const chip2 = event.target.closest(".ae-chip[data-index]");
+        if (chip2) this.hooked("answer").some((c) => c.answer(Number(chip2.dataset.index)));
       });
       this.targetBox = el("div", "ae-chips ae-target-chips");
       this.output = el("div", "ae-output");
@@ -3418,14 +3484,13 @@
       this.layerRow = el("div", "ae-row ae-layers");
       this.headRow = el("div", "ae-row ae-heads");
       left.append(
-        this.room.bar,
-        this.lesson.bar,
+        ...this.hooked("bar").map((c) => c.bar),
         this.notes,
         this.viewTabs,
         this.kindRow,
         this.layerRow,
         this.headRow,
-        this.timelapse.row,
+        ...this.hooked("selectorRow").map((c) => c.selectorRow),
         tools,
         this.sourceLabel,
         this.sourceBox,
@@ -3443,7 +3508,7 @@
       right.append(...Object.values(this.charts), this.caption, this.panel);
       body.append(left, right);
       const help = el("div", "ae-keys", "Keys: " + KEY_HELP + ". " + (this.online ? "Click a candidate bar to force it; click a tile of All heads to select it; click a cell of a head's heatmap to see how its weight is computed." : "Click a tile of All heads to select it. This page works offline: forcing a candidate and the questions that compute from the model need the app."));
-      r.append(bar, this.message, this.status, this.quizBar, body, help);
+      r.append(bar, this.message, this.status, ...this.hooked("banner").map((c) => c.banner), body, help);
       this.root.replaceChildren(r);
     }
     // What the views ask for, as the events they emit.
@@ -3463,7 +3528,6 @@
     load(wire, options) {
       if (!wire || !wire.attention) return;
       const opts = options || {};
-      if (!opts.keepView) this.timelapse.shown = null;
       const previous = this.trace;
       this.trace = new Trace(wire);
       if (this.trace.modelKey !== "shipped") this.ownKey = this.trace.modelKey;
@@ -3471,16 +3535,16 @@
       this.player.stop();
       this.panelContent = null;
       this.asker.forget();
-      this.quiz.reset();
+      this.hooked("loading").forEach((c) => c.loading(this.trace, opts));
       const s = Object.assign({}, this.state, { panel: null });
       const best = wire.model.best_head;
       if (!previous && best) Object.assign(s, { kind: best.kind, layer: best.layer, head: best.head });
       const pending2 = this.pendingView;
-      let stop = null;
+      let link = null;
       if (pending2 && (pending2.sentence === null || pending2.sentence === wire.request.sentence)) {
         this.pendingView = null;
-        Object.assign(s, pending2.view);
-        if (pending2.view.lesson && pending2.view.step === void 0) stop = pending2.view.lesson;
+        link = pending2.view;
+        Object.assign(s, link);
       } else if (!previous) {
         s.step = Math.min(OPENING_STEP, this.trace.T);
       } else if (!opts.keepView) {
@@ -3488,14 +3552,12 @@
         const sameSentence = previous.request.sentence === wire.request.sentence;
         s.step = forced && sameSentence ? forced : 0;
       }
-      this.timelapse.update();
       drawNotes(this.notes, this.trace);
       if (this.online) agree(this.trace);
       if (this.decoding) this.decoding.textContent = "Decoding: " + decodingName(wire.request) + " ▾";
       if (this.presenting && previous && !opts.keepView) this.root.scrollIntoView({ block: "start" });
-      this.room.draw();
       this.store.set(s, "trace", true);
-      if (stop) this.lesson.go(stop);
+      this.hooked("opened").forEach((c) => c.opened(link));
     }
     // The state as the trace on screen allows it: a known kind and view, the step, layer and head in range.
     clamp(s) {
@@ -3505,8 +3567,7 @@
       if (!KINDS.includes(out.kind)) out.kind = "cross";
       out.view = viewOf2(out.view).id;
       if (!PANELS.includes(out.panel)) out.panel = null;
-      const stop = Number(out.lesson);
-      out.lesson = Number.isInteger(stop) && stop >= 1 ? Math.min(STOPS.length, stop) : null;
+      this.hooked("clamp").forEach((c) => c.clamp(out));
       out.step = Math.max(0, Math.min(t.T, Number(out.step) || 0));
       out.layer = Math.max(0, Math.min(t.nLayers(out.kind) - 1, Number(out.layer) || 0));
       const named = out.head === "mean" || out.head === "all" || out.head === "rollout" && t.hasRollout(out.kind);
@@ -3597,10 +3658,7 @@
       const [row, which] = t.crossRow(s);
       this.sourceLabel.textContent = "Source" + (which ? " (shaded by cross-attention, " + which + ", at step " + s.step + ")" : "");
       drawSourceChips(this.sourceBox, t, row);
-      this.quiz.decorateChips(this.sourceBox);
-      this.room.decorateChips(this.sourceBox);
-      this.quiz.draw(this.quizBar, t, s);
-      this.lesson.draw(t, s);
+      this.hooked("render").forEach((c) => c.render(t, s, this.sourceBox));
       drawTargetChips(this.targetBox, t, s.step);
       this.output.textContent = "Output so far: " + (t.wire.outputs[s.step] || "—");
       this.renderBeams();
@@ -3648,7 +3706,7 @@
     // `byRoom`: the classroom's own request; any other is the person's, and a student following a room explores.
     requestTrace(request, model, byRoom) {
       if (!this.online) return Promise.resolve(null);
-      if (!byRoom) this.room.explore();
+      if (!byRoom) this.explore();
       const seq = ++this.traceSeq;
       this.root.classList.add("ae-busy");
       return api.trace(request, model || this.modelKey).then(
@@ -3834,7 +3892,7 @@
   function mount3(element) {
     const viewer = new Viewer(element, true);
     window.aeViewer = viewer;
-    viewer.room.start();
+    viewer.hooked("start").forEach((c) => c.start());
     const link = viewer.pendingView;
     if (link && link.sentence) {
       const request = requestFromQuery(new URLSearchParams(window.location.search));
