@@ -51,6 +51,11 @@ class FrontDoor:
         if scope["method"] not in ("GET", "HEAD"):
             return await self.limited(scope, receive, send)
         path = scope["path"]
+        key = file_key(path)
+        kept = self.files.get(key)  # most of a first visit: Gradio's files, kept already
+        if kept is not None:
+            self.files.move_to_end(key)
+            return await kept.send(scope, send)
         if self.store.serves(path):
             try:
                 asset = await self.store.get(path)
@@ -138,11 +143,16 @@ def kept_as(path: str) -> bytes | None:
     return next((caching for prefix, caching in KEPT.items() if path.startswith(prefix)), None)
 
 
+def file_key(path: str) -> tuple:
+    """The key a Gradio file is kept by: its path alone."""
+    return (path, b"")
+
+
 def page_key(scope) -> tuple:
     """(path, the query Gradio reads, each key header's first value): what a rendered page depends on. A Gradio
     file depends on its path alone."""
     if scope["path"] not in RENDERED:
-        return (scope["path"], b"")
+        return file_key(scope["path"])
     first: dict[bytes, bytes] = {}
     for name, value in scope["headers"]:
         if name in PAGE_KEY_HEADERS and name not in first:
