@@ -4,7 +4,8 @@
 // "ae-select", "ae-force", "ae-switch-off", "ae-follow", "ae-compare", "ae-close-panel"); it turns them into a
 // change of state or a request. A new trace (a sentence, a forced candidate, a deep link), the .npz export and the
 // panels' questions go to the server's plain routes (api.js); on the exported offline page (`online` false) none
-// of them is offered.
+// of them is offered. Beside the views work its companions (companions.js: the room, the lesson, the quiz, the
+// training time-lapse), each reached only through its hooks.
 import { KINDS, KIND_TITLES, Trace } from "./trace.js";
 import { createStore } from "./store.js";
 import { button, canvasPng, copyText, download, el, filename, fontSize } from "./dom.js";
