@@ -345,6 +345,35 @@ def test_a_request_whose_job_another_slot_is_computing_waits_for_that_answer():
     assert results == {k: {"key": k} for k in "xyab"} and slow.batches == [["a", "b"]]
 
 
+def test_a_free_model_slot_goes_to_a_waiting_trace_before_a_waiting_question():
+    """One slot, held; a question (priority 1) starts waiting, then two traces (priority 0): when the slot frees, the
+    traces go first, in the order they came, then the question."""
+    cache, gate, order = TraceCache(workers=1), threading.Event(), []
+
+    def held(jobs):
+        gate.wait(10)
+        return [{"key": job} for job in jobs]
+
+    def noting(jobs):
+        order.extend(jobs)
+        return [{"key": job} for job in jobs]
+
+    def ask(key, run_batch, priority=0):  # each key its own group: no two are batched together
+        cache.entry(key, key, run_batch, group=key, priority=priority)
+
+    threads = [threading.Thread(target=ask, args=("held", held))]
+    threads[0].start()
+    time.sleep(0.1)  # the slot is held
+    for key, priority in (("question", 1), ("trace 1", 0), ("trace 2", 0)):
+        threads.append(threading.Thread(target=ask, args=(key, noting, priority)))
+        threads[-1].start()
+        time.sleep(0.05)  # each waits before the next comes
+    gate.set()
+    for t in threads:
+        t.join(10)
+    assert order == ["trace 1", "trace 2", "question"]
+
+
 def test_one_bad_job_fails_alone_and_failures_are_not_cached():
     cache, model = TraceCache(workers=1), Model(0.02)
     results, errors = ask_at_once(cache, model, ["a", "b", "bad", "c", "d", "e"])

@@ -141,7 +141,8 @@ class ModelRegistry:
             return [probes.answer(handle, trace, q) for trace, q in jobs]
 
         job = (self.traced(handle, request).trace, question)
-        return self.cache.entry(key, job, run_batch, group=("answer", handle.fingerprint))[0]
+        # after the traces waiting for a model slot: a student sees their own sentence before anyone's answer
+        return self.cache.entry(key, job, run_batch, group=("answer", handle.fingerprint), priority=1)[0]
 
     def compare(self, query: TraceQuery, question: Compare, own_model: str | None) -> dict:
         """The second trace of "compare two": `question.sentence` (or the same) with the request's options,

@@ -5,7 +5,9 @@ requests for the same key that arrive meanwhile wait for that one result, and la
 from memory without waiting for anything. Keys that miss queue their job by group (the model's
 fingerprint); a request that gets one of `workers` model slots (so model work never oversubscribes the
 cores) takes every job of its group waiting at that moment, up to `max_batch`, and computes them in one
-batched call. Sixty students typing sixty sentences cost a few batched decodes, not sixty decodes.
+batched call. Sixty students typing sixty sentences cost a few batched decodes, not sixty decodes. A slot that
+frees goes to the waiting job of the lowest `priority` (a class's traces before the questions about them), first come
+first served within one.
 Each value is kept with its JSON serialized and compressed once (`Encoded`, made by the caller's `encode`: a
 decode keeps its typed trace for the questions and sends its wire form), so a hit sent over HTTP costs no
 serialization. Entries are dropped least-recently-used beyond `max_bytes` (the JSON, plus the value's own
@@ -14,10 +16,13 @@ serialization. Entries are dropped least-recently-used beyond `max_bytes` (the J
 
 from __future__ import annotations
 
+import contextlib
+import heapq
+import itertools
 import os
 import threading
 from collections import OrderedDict, defaultdict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from concurrent.futures import Future
 from typing import Any
 
@@ -28,6 +33,52 @@ DEFAULT_MAX_BATCH = 32  # 100 new sentences at once: 4 batched decodes instead o
 
 RunBatch = Callable[[list], list[Any]]  # jobs -> one value per job, in order
 Encode = Callable[[Any], Encoded]  # a value -> what is sent for it
+
+
+class Slots:
+    """`n` model slots, handed out by priority (0 first), first come first served within one. A slot that frees goes
+    straight to the first in line, whose own gate opens: no other waiter wakes."""
+
+    def __init__(self, n: int):
+        self._free = n
+        self._line: list[tuple[int, int, threading.Event]] = []  # (priority, ticket, gate) of each waiter, a heap
+        self._tickets = itertools.count()
+        self._lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def take(self, priority: int = 0) -> Iterator[None]:
+        with self._lock:
+            if self._free > 0 and not self._line:
+                self._free -= 1
+                gate = None
+            else:
+                gate = threading.Event()
+                mine = (priority, next(self._tickets), gate)
+                heapq.heappush(self._line, mine)
+        if gate is not None:
+            try:
+                gate.wait()
+            except BaseException:  # interrupted while waiting: out of the line, or the slot it was handed given on
+                with self._lock:
+                    handed = gate.is_set()
+                    if not handed:
+                        self._line.remove(mine)
+                        heapq.heapify(self._line)
+                if handed:
+                    self._give()
+                raise
+        try:
+            yield
+        finally:
+            self._give()
+
+    def _give(self) -> None:
+        """A slot back: to the first in line, else free."""
+        with self._lock:
+            if self._line:
+                heapq.heappop(self._line)[2].set()
+            else:
+                self._free += 1
 
 
 class TraceCache:
@@ -42,7 +93,7 @@ class TraceCache:
         self._inflight: dict[Hashable, Future] = {}
         self._waiting: dict[Hashable, list[tuple[Hashable, object, Future]]] = defaultdict(list)
         self._lock = threading.Lock()
-        self._slots = threading.BoundedSemaphore(self.workers)
+        self._slots = Slots(self.workers)
         self.hits = self.computed = self.batches = 0
 
     def get(self, key: Hashable, job, run_batch: RunBatch, group: Hashable = None) -> Any:
@@ -64,8 +115,16 @@ class TraceCache:
             return entry
 
     def entry(
-        self, key: Hashable, job, run_batch: RunBatch, group: Hashable = None, encode: Encode = Encoded.json
+        self,
+        key: Hashable,
+        job,
+        run_batch: RunBatch,
+        group: Hashable = None,
+        encode: Encode = Encoded.json,
+        priority: int = 0,
     ) -> tuple[Any, Encoded]:
+        """As `get`, with the value's encoded form. A job of a lower `priority` number gets the next free model slot
+        first (a class's traces, before the questions about them)."""
         with self._lock:
             entry = self._entries.get(key)
             if entry is not None:
@@ -80,7 +139,7 @@ class TraceCache:
                 future = self._inflight[key] = Future()
                 self._waiting[group].append((key, job, future, encode))
         if owner:
-            with self._slots:
+            with self._slots.take(priority):
                 with self._lock:
                     waiting = self._waiting[group]
                     batch, waiting[:] = waiting[: self.max_batch], waiting[self.max_batch :]
