@@ -13,10 +13,11 @@ checkpoint; the long example's trace stays within 300 ms on a 2-core CPU). Sized
 decayed whatever a step costs on the machine at hand. The first lease (session 18: 32k-token steps, batches
 collated in the loop, the loss in 256-row chunks) took ~0.26 s a step with the GPU mostly idle; now worker
 processes collate ahead of the loop, the loss is one chunk on a GPU, the loss is read only every `log_every`
-steps, and a step holds 64k tokens: the second lease (session 21) ran ~0.2 s a step, ~240k target tokens/s, the
-GPU still waiting on the CPU's kernel launches for much of each step (bench/RESULTS.md). The data, the vocabulary
-and the encoding take ~75 s there before the first step: a lease's wall limit must leave them that. On this
-project's 2-core CPU a step would take over ten seconds: on a CPU use `lecture_en_de`.
+steps. A step costs about the same at every size there (bound by the CPU's kernel launches, `bench/gpu_step.py`), so
+a step holds 131k tokens: 64k-token steps ran ~240k target tokens/s (session 21), 131k-token steps ~300-325k (session
+25: 1,295 steps in 6 minutes, valid BLEU 41.5; bench/RESULTS.md). The data, the vocabulary and the encoding take
+~75 s there before the first step: a lease's wall limit must leave them that. On this project's 2-core CPU a step
+would take over ten seconds: on a CPU use `lecture_en_de`.
 SIGTERM (or Ctrl-C) finishes the step, validates, saves and exits; the same command resumes from OUT.work.
 """
 
@@ -50,9 +51,9 @@ RECIPE = replace(
             d_ff=1536,
         ),
         init_from=None,  # learnt over the mix
-        max_tokens=65536,  # one GPU: sixteen of the CPU recipes' batches in one step
-        lr=1.5e-3,
-        warmup=500,
+        max_tokens=131072,  # one GPU: thirty-two of the CPU recipes' batches in one step
+        lr=2e-3,  # session 21's 1.5e-3 for 64k-token steps, raised with the batch
+        warmup=300,
         max_steps=0,  # time decides: what a step costs depends on the machine
         cooldown_steps=0,
         max_minutes=7.0,  # what a 15-minute lease holds beside the machine's start, the data and the time-lapse
