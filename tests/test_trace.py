@@ -12,7 +12,7 @@ import torch
 
 from explorer.app.limits import LIMITS
 from explorer.app.schemas import TraceQuery, trace_request, validate
-from explorer.app.trace_cache import TraceCache
+from explorer.app.trace_cache import Slots, TraceCache
 from explorer.app.wire import WEIGHT_ERROR, to_wire, unpack
 from explorer.interpret.decoding import Stepper, StepperOptions, beam_search, greedy_decode, prepare_source
 from explorer.interpret.handle import ModelHandle
@@ -372,6 +372,35 @@ def test_a_free_model_slot_goes_to_a_waiting_trace_before_a_waiting_question():
     for t in threads:
         t.join(10)
     assert order == ["trace 1", "trace 2", "question"]
+
+
+def test_a_question_that_has_waited_its_patience_goes_before_traces_that_came_later():
+    """Traces first only for `patience_s`: a steady stream of traces must not keep a question waiting for good. One
+    slot, held; a question waits from t=0, a trace from t=1 (within the question's 5 s) and one from t=6 (after it)."""
+    now, read = [0.0], []
+
+    def clock():  # read once by each waiter as it joins the line
+        read.append(now[0])
+        return now[0]
+
+    slots, order = Slots(1, patience_s=5.0, clock=clock), []
+
+    def wait(name, priority):
+        with slots.take(priority):
+            order.append(name)
+
+    with slots.take():  # the slot is held while three wait
+        threads = []
+        for name, priority, at in (("question", 1, 0.0), ("early trace", 0, 1.0), ("late trace", 0, 6.0)):
+            now[0] = at
+            threads.append(threading.Thread(target=wait, args=(name, priority)))
+            threads[-1].start()
+            deadline = time.monotonic() + 5
+            while len(read) < len(threads) and time.monotonic() < deadline:
+                time.sleep(0.005)  # in line before the clock moves on
+    for t in threads:
+        t.join(10)
+    assert read == [0.0, 1.0, 6.0] and order == ["early trace", "question", "late trace"]
 
 
 def test_one_bad_job_fails_alone_and_failures_are_not_cached():

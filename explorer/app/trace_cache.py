@@ -7,7 +7,8 @@ fingerprint); a request that gets one of `workers` model slots (so model work ne
 cores) takes every job of its group waiting at that moment, up to `max_batch`, and computes them in one
 batched call. Sixty students typing sixty sentences cost a few batched decodes, not sixty decodes. A slot that
 frees goes to the waiting job of the lowest `priority` (a class's traces before the questions about them), first come
-first served within one.
+first served within one; a job that has waited `PATIENCE_S` per priority level goes before those that came after that,
+so a steady stream of traces delays a question by at most that, never for good.
 Each value is kept with its JSON serialized and compressed once (`Encoded`, made by the caller's `encode`: a
 decode keeps its typed trace for the questions and sends its wire form), so a hit sent over HTTP costs no
 serialization. Entries are dropped least-recently-used beyond `max_bytes` (the JSON, plus the value's own
@@ -21,6 +22,7 @@ import heapq
 import itertools
 import os
 import threading
+import time
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Hashable, Iterator
 from concurrent.futures import Future
@@ -30,20 +32,24 @@ from .encoded import Encoded
 
 DEFAULT_MAX_BYTES = 64 * 2**20
 DEFAULT_MAX_BATCH = 32  # 100 new sentences at once: 4 batched decodes instead of 7 (bench/class_open.py)
+PATIENCE_S = 5.0  # what a question yields to traces that came after it (a class's traces: ~1-2 s, class_open)
 
 RunBatch = Callable[[list], list[Any]]  # jobs -> one value per job, in order
 Encode = Callable[[Any], Encoded]  # a value -> what is sent for it
 
 
 class Slots:
-    """`n` model slots, handed out by priority (0 first), first come first served within one. A slot that frees goes
-    straight to the first in line, whose own gate opens: no other waiter wakes."""
+    """`n` model slots, handed out by priority (0 first), first come first served within one. A waiter's place is its
+    arrival time plus `patience_s` per priority level: a question that has waited that long goes before the traces that
+    came later, so none waits for good. A slot that frees goes straight to the first in line, whose own gate opens: no
+    other waiter wakes."""
 
-    def __init__(self, n: int):
+    def __init__(self, n: int, patience_s: float = PATIENCE_S, clock: Callable[[], float] = time.monotonic):
         self._free = n
-        self._line: list[tuple[int, int, threading.Event]] = []  # (priority, ticket, gate) of each waiter, a heap
+        self._line: list[tuple[float, int, threading.Event]] = []  # (place, ticket, gate) of each waiter, a heap
         self._tickets = itertools.count()
         self._lock = threading.Lock()
+        self.patience_s, self._clock = patience_s, clock
 
     @contextlib.contextmanager
     def take(self, priority: int = 0) -> Iterator[None]:
@@ -53,7 +59,7 @@ class Slots:
                 gate = None
             else:
                 gate = threading.Event()
-                mine = (priority, next(self._tickets), gate)
+                mine = (self._clock() + priority * self.patience_s, next(self._tickets), gate)
                 heapq.heappush(self._line, mine)
         if gate is not None:
             try:
@@ -124,7 +130,7 @@ class TraceCache:
         priority: int = 0,
     ) -> tuple[Any, Encoded]:
         """As `get`, with the value's encoded form. A job of a lower `priority` number gets the next free model slot
-        first (a class's traces, before the questions about them)."""
+        first (a class's traces, before the questions about them, for at most `PATIENCE_S` each level: `Slots`)."""
         with self._lock:
             entry = self._entries.get(key)
             if entry is not None:
