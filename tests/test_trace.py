@@ -345,6 +345,43 @@ def test_a_request_whose_job_another_slot_is_computing_waits_for_that_answer():
     assert results == {k: {"key": k} for k in "xyab"} and slow.batches == [["a", "b"]]
 
 
+def test_an_answer_reaches_its_asker_while_the_rest_of_its_batch_is_computed():
+    """Questions are computed one after another inside their batch. Three wait for the one slot; the first to get it
+    takes all three: the second's asker has its answer while the third is still being computed, without waiting
+    for the slot (that would make it wait for the whole batch, or compute the next one before answering)."""
+    cache, gate, second_back = TraceCache(workers=1), threading.Event(), threading.Event()
+    results, computed = {}, []
+
+    def held(jobs):
+        gate.wait(10)
+        return [{"key": job} for job in jobs]
+
+    def one_by_one(jobs):
+        for job in jobs:
+            if job == "third":  # computed once the second's asker has its answer (or after 5 s)
+                second_back.wait(5)
+            computed.append((job, second_back.is_set()))
+            yield {"key": job}
+
+    def ask(key, run_batch, group):
+        results[key] = cache.get(key, key, run_batch, group=group)
+        if key == "second":
+            second_back.set()
+
+    threads = [threading.Thread(target=ask, args=("held", held, "other"))]
+    threads[0].start()
+    time.sleep(0.1)  # the slot is held
+    for key in ("first", "second", "third"):
+        threads.append(threading.Thread(target=ask, args=(key, one_by_one, "questions")))
+        threads[-1].start()
+        time.sleep(0.05)  # each waits, in this order, for the one slot
+    gate.set()
+    for t in threads:
+        t.join(10)
+    assert results == {k: {"key": k} for k in ("held", "first", "second", "third")} and cache.batches == 2
+    assert computed == [("first", False), ("second", False), ("third", True)]
+
+
 def test_a_free_model_slot_goes_to_a_waiting_trace_before_a_waiting_question():
     """One slot, held; a question (priority 1) starts waiting, then two traces (priority 0): when the slot frees, the
     traces go first, in the order they came, then the question."""
@@ -384,23 +421,27 @@ def test_a_question_that_has_waited_its_patience_goes_before_traces_that_came_la
         return now[0]
 
     slots, order = Slots(1, patience_s=5.0, clock=clock), []
+    holder = slots.join()  # the slot, held while three wait
+    assert slots.wait(holder)
 
     def wait(name, priority):
-        with slots.take(priority):
-            order.append(name)
+        waiter = slots.join(priority)
+        assert slots.wait(waiter)
+        order.append(name)
+        slots.give()
 
-    with slots.take():  # the slot is held while three wait
-        threads = []
-        for name, priority, at in (("question", 1, 0.0), ("early trace", 0, 1.0), ("late trace", 0, 6.0)):
-            now[0] = at
-            threads.append(threading.Thread(target=wait, args=(name, priority)))
-            threads[-1].start()
-            deadline = time.monotonic() + 5
-            while len(read) < len(threads) and time.monotonic() < deadline:
-                time.sleep(0.005)  # in line before the clock moves on
+    threads = []
+    for name, priority, at in (("question", 1, 0.0), ("early trace", 0, 1.0), ("late trace", 0, 6.0)):
+        now[0] = at
+        threads.append(threading.Thread(target=wait, args=(name, priority)))
+        threads[-1].start()
+        deadline = time.monotonic() + 5
+        while len(read) < len(threads) + 1 and time.monotonic() < deadline:
+            time.sleep(0.005)  # in line before the clock moves on
+    slots.give()
     for t in threads:
         t.join(10)
-    assert read == [0.0, 1.0, 6.0] and order == ["early trace", "question", "late trace"]
+    assert read == [0.0, 0.0, 1.0, 6.0] and order == ["early trace", "question", "late trace"]
 
 
 def test_one_bad_job_fails_alone_and_failures_are_not_cached():

@@ -137,8 +137,8 @@ class ModelRegistry:
         if cached is not None:  # answered already: the trace it was about is not needed (nor decoded again if evicted)
             return cached[0]
 
-        def run_batch(jobs):  # one model's questions, each about its own trace
-            return [probes.answer(handle, trace, q) for trace, q in jobs]
+        def run_batch(jobs):  # one model's questions, each about its own trace, each answer sent as it is ready
+            return (probes.answer(handle, trace, q) for trace, q in jobs)
 
         job = (self.traced(handle, request).trace, question)
         # after the traces waiting for a model slot: a student sees their own sentence before anyone's answer

@@ -5,10 +5,11 @@ requests for the same key that arrive meanwhile wait for that one result, and la
 from memory without waiting for anything. Keys that miss queue their job by group (the model's
 fingerprint); a request that gets one of `workers` model slots (so model work never oversubscribes the
 cores) takes every job of its group waiting at that moment, up to `max_batch`, and computes them in one
-batched call. Sixty students typing sixty sentences cost a few batched decodes, not sixty decodes. A slot that
-frees goes to the waiting job of the lowest `priority` (a class's traces before the questions about them), first come
-first served within one; a job that has waited `PATIENCE_S` per priority level goes before those that came after that,
-so a steady stream of traces delays a question by at most that, never for good.
+batched call; each value leaves as it is ready (a batch's questions one by one), and the owners of the jobs a batch
+took wait for those answers, not for a slot. Sixty students typing sixty sentences cost a few batched decodes, not
+sixty decodes. A slot that frees goes to the waiting job of the lowest `priority` (a class's traces before the
+questions about them), first come first served within one; a job that has waited `PATIENCE_S` per priority level goes
+before those that came after that, so a steady stream of traces delays a question by at most that, never for good.
 Each value is kept with its JSON serialized and compressed once (`Encoded`, made by the caller's `encode`: a
 decode keeps its typed trace for the questions and sends its wire form), so a hit sent over HTTP costs no
 serialization. Entries are dropped least-recently-used beyond `max_bytes` (the JSON, plus the value's own
@@ -17,15 +18,15 @@ serialization. Entries are dropped least-recently-used beyond `max_bytes` (the J
 
 from __future__ import annotations
 
-import contextlib
 import heapq
 import itertools
 import os
 import threading
 import time
 from collections import OrderedDict, defaultdict
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterable
 from concurrent.futures import Future
+from dataclasses import dataclass, field
 from typing import Any
 
 from .encoded import Encoded
@@ -34,57 +35,80 @@ DEFAULT_MAX_BYTES = 64 * 2**20
 DEFAULT_MAX_BATCH = 32  # 100 new sentences at once: 4 batched decodes instead of 7 (bench/class_open.py)
 PATIENCE_S = 5.0  # what a question yields to traces that came after it (a class's traces: ~1-2 s, class_open)
 
-RunBatch = Callable[[list], list[Any]]  # jobs -> one value per job, in order
+RunBatch = Callable[[list], Iterable[Any]]  # jobs -> one value per job, in order (a generator: each as it is ready)
 Encode = Callable[[Any], Encoded]  # a value -> what is sent for it
+
+
+@dataclass(eq=False)
+class Waiter:
+    """A job's owner in the line for a model slot."""
+
+    place: float  # arrival, plus the patience of its priority
+    ticket: int  # first come first served at one place
+    gate: threading.Event = field(default_factory=threading.Event)  # opens when it leaves the line
+    slot: bool = False  # handed a slot; else, once its gate is open, withdrawn: its job is in another's batch
+
+    def __lt__(self, other: Waiter) -> bool:
+        return (self.place, self.ticket) < (other.place, other.ticket)
 
 
 class Slots:
     """`n` model slots, handed out by priority (0 first), first come first served within one. A waiter's place is its
     arrival time plus `patience_s` per priority level: a question that has waited that long goes before the traces that
     came later, so none waits for good. A slot that frees goes straight to the first in line, whose own gate opens: no
-    other waiter wakes."""
+    other waiter wakes. A waiter whose job another slot took into its batch is withdrawn from the line: it waits for
+    that answer, not for a slot it would spend on other jobs."""
 
     def __init__(self, n: int, patience_s: float = PATIENCE_S, clock: Callable[[], float] = time.monotonic):
         self._free = n
-        self._line: list[tuple[float, int, threading.Event]] = []  # (place, ticket, gate) of each waiter, a heap
+        self._line: list[Waiter] = []  # a heap
         self._tickets = itertools.count()
         self._lock = threading.Lock()
         self.patience_s, self._clock = patience_s, clock
 
-    @contextlib.contextmanager
-    def take(self, priority: int = 0) -> Iterator[None]:
+    def join(self, priority: int = 0) -> Waiter:
+        """In line for a slot, or handed a free one at once."""
         with self._lock:
+            waiter = Waiter(self._clock() + priority * self.patience_s, next(self._tickets))
             if self._free > 0 and not self._line:
                 self._free -= 1
-                gate = None
+                waiter.slot = True
+                waiter.gate.set()
             else:
-                gate = threading.Event()
-                mine = (self._clock() + priority * self.patience_s, next(self._tickets), gate)
-                heapq.heappush(self._line, mine)
-        if gate is not None:
-            try:
-                gate.wait()
-            except BaseException:  # interrupted while waiting: out of the line, or the slot it was handed given on
-                with self._lock:
-                    handed = gate.is_set()
-                    if not handed:
-                        self._line.remove(mine)
-                        heapq.heapify(self._line)
-                if handed:
-                    self._give()
-                raise
-        try:
-            yield
-        finally:
-            self._give()
+                heapq.heappush(self._line, waiter)
+        return waiter
 
-    def _give(self) -> None:
+    def wait(self, waiter: Waiter) -> bool:
+        """Until `waiter` is handed a slot (True: `give` it back) or withdrawn (False)."""
+        try:
+            waiter.gate.wait()
+        except BaseException:  # interrupted while waiting: out of the line, or the slot it was handed given on
+            self.withdraw(waiter)
+            if waiter.slot:
+                self.give()
+            raise
+        return waiter.slot
+
+    def withdraw(self, waiter: Waiter) -> None:
+        """Out of the line without a slot; one already handed a slot keeps it."""
+        with self._lock:
+            if not waiter.gate.is_set():
+                self._line.remove(waiter)
+                heapq.heapify(self._line)
+                waiter.gate.set()
+
+    def give(self) -> None:
         """A slot back: to the first in line, else free."""
         with self._lock:
             if self._line:
-                heapq.heappop(self._line)[2].set()
+                waiter = heapq.heappop(self._line)
+                waiter.slot = True
+                waiter.gate.set()
             else:
                 self._free += 1
+
+
+Job = tuple[Hashable, object, Future, Encode, Waiter]  # key, job, its future, how its value is sent, its owner
 
 
 class TraceCache:
@@ -97,7 +121,7 @@ class TraceCache:
         self._entries: OrderedDict[Hashable, tuple[Any, Encoded]] = OrderedDict()
         self._bytes = 0
         self._inflight: dict[Hashable, Future] = {}
-        self._waiting: dict[Hashable, list[tuple[Hashable, object, Future]]] = defaultdict(list)
+        self._waiting: dict[Hashable, list[Job]] = defaultdict(list)
         self._lock = threading.Lock()
         self._slots = Slots(self.workers)
         self.hits = self.computed = self.batches = 0
@@ -143,39 +167,56 @@ class TraceCache:
             else:
                 owner = True
                 future = self._inflight[key] = Future()
-                self._waiting[group].append((key, job, future, encode))
         if owner:
-            with self._slots.take(priority):
-                with self._lock:
-                    waiting = self._waiting[group]
-                    batch, waiting[:] = waiting[: self.max_batch], waiting[self.max_batch :]
-                if batch:  # empty when another slot took this job into its batch
-                    self._run(batch, run_batch)
+            waiter = self._slots.join(priority)
+            with self._lock:
+                self._waiting[group].append((key, job, future, encode, waiter))
+            if self._slots.wait(waiter):  # a slot: this job, unless another slot took it, and those waiting with it
+                try:
+                    with self._lock:
+                        waiting = self._waiting[group]
+                        batch, waiting[:] = waiting[: self.max_batch], waiting[self.max_batch :]
+                    for *_, other in batch:  # their owners wait for these answers, not for a slot
+                        if other is not waiter:
+                            self._slots.withdraw(other)
+                    if batch:
+                        self._run(batch, run_batch)
+                finally:
+                    self._slots.give()
         return future.result()
 
-    def _run(self, batch: list[tuple[Hashable, object, Future, Encode]], run_batch: RunBatch) -> None:
+    def _run(self, batch: list[Job], run_batch: RunBatch) -> None:
+        """Each value is stored and handed to its waiters as `run_batch` yields it: questions, computed one after
+        another, leave one by one; a batched decode's traces all at once."""
+        done = 0
         try:
-            values = run_batch([job for _, job, _, _ in batch])
-            outcomes = [(item, value, None) for item, value in zip(batch, values, strict=True)]
+            for item, value in zip(batch, run_batch([job for _, job, *_ in batch]), strict=True):
+                self._settle(item, value, None)
+                done += 1
         except BaseException as exc:  # noqa: BLE001 - every waiter gets an answer
-            if len(batch) > 1 and isinstance(exc, Exception):  # one bad job must not fail the others
-                for item in batch:
+            rest = batch[done:]
+            if len(rest) > 1 and isinstance(exc, Exception):  # one bad job must not fail the others
+                for item in rest:
                     self._run([item], run_batch)
                 return
-            outcomes = [(item, None, exc) for item in batch]
-        encoded = [encode(value) if exc is None else None for (_, _, _, encode), value, exc in outcomes]
+            for item in rest:
+                self._settle(item, None, exc)
         with self._lock:
             self.batches += 1
-            for ((key, _, _, _), value, exc), body in zip(outcomes, encoded):
-                self._inflight.pop(key, None)
-                if exc is None:
-                    self.computed += 1
-                    self._store(key, (value, body))
-        for ((_, _, future, _), value, exc), body in zip(outcomes, encoded):
+
+    def _settle(self, item: Job, value, exc: BaseException | None) -> None:
+        """One job's outcome: its value kept and given to its waiters, or its error given to them (never kept)."""
+        key, _, future, encode, _ = item
+        body = encode(value) if exc is None else None
+        with self._lock:
+            self._inflight.pop(key, None)
             if exc is None:
-                future.set_result((value, body))
-            else:
-                future.set_exception(exc)
+                self.computed += 1
+                self._store(key, (value, body))
+        if exc is None:
+            future.set_result((value, body))
+        else:
+            future.set_exception(exc)
 
     def _store(self, key: Hashable, entry: tuple[Any, Encoded]) -> None:
         size = _size(entry)
