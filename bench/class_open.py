@@ -12,7 +12,8 @@ worktree and served the same way):
    then every other request over up to 6 keep-alive connections; a queued Gradio event (POST queue/join
    and its event stream) counts as done when its `process_completed` arrives. "First view" is the time
    until all of it is done. Then each asks for its trace (half the opening example, half a sentence of its
-   own) and the two questions, with its own session id and sentence put in the recorded requests.
+   own, numbered across the run's classes so that none is in the server's cache already) and the two questions,
+   with its own session id and sentence put in the recorded requests.
    The load generator is raw asyncio keep-alive HTTP/1.1 (it shares the 2 cores with the server: httpx
    cost more CPU than the server it measured); its own CPU is reported.
 Reports, per design and class size: first view p50/p95/max, own trace p50/p95, question p95, errors,
@@ -220,10 +221,10 @@ async def run_requests(items: list[dict], conns: list[Conn], stats: dict) -> Non
 
 
 async def student(
-    i: int, host: str, port: int, phases: dict, session_of: str | None, start_at: float, visited: Barrier
+    i: int, host: str, port: int, phases: dict, session_of: str | None, start_at: float, visited: Barrier, number: int
 ) -> dict:
     stats = {"bytes": 0, "errors": 0}
-    sentence = OPENING if i % 2 == 0 else f"The student number {i} reads a new book today."
+    sentence = OPENING if i % 2 == 0 else f"The student number {number} reads a new book today."
     session = uuid.uuid4().hex[:11]
     mine = {k: [personal(x, session, sentence, session_of) for x in v] for k, v in phases.items()}
     await asyncio.sleep(max(0.0, start_at - time.perf_counter()))
@@ -283,12 +284,13 @@ class Barrier:
         await self.event.wait()
 
 
-async def one_class(n: int, port: int, phases: dict, session_of: str | None, pid: int) -> dict:
+async def one_class(n: int, port: int, phases: dict, session_of: str | None, pid: int, first: int = 0) -> dict:
+    """`n` students together; their own sentences are numbered from `first`, so none was asked by an earlier class."""
     cpu0, own0 = cpu_seconds(pid), resource.getrusage(resource.RUSAGE_SELF)
     start_at = time.perf_counter() + 0.2
     visited = Barrier(n, pid)
     results = await asyncio.gather(
-        *(student(i, "127.0.0.1", port, phases, session_of, start_at, visited) for i in range(n)),
+        *(student(i, "127.0.0.1", port, phases, session_of, start_at, visited, first + i) for i in range(n)),
         return_exceptions=True,
     )
     own1 = resource.getrusage(resource.RUSAGE_SELF)
@@ -339,9 +341,10 @@ def measure(design: str, cwd: Path, checkpoint: str, sizes: list[int], env: dict
             flush=True,
         )
         asyncio.run(one_class(1, port, phases, session, proc.pid))  # warm: compression, first renders
-        rows = []
+        rows, first = [], 1  # the warm-up's one student asks about the opening example
         for n in sizes:
-            row = asyncio.run(one_class(n, port, phases, session, proc.pid))
+            row = asyncio.run(one_class(n, port, phases, session, proc.pid, first))
+            first += n  # the next class's own sentences are new to the server
             row |= {"design": design, "requests_per_first_visit": len(visit)}
             print(json.dumps(row), flush=True)
             rows.append(row)
