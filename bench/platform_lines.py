@@ -26,6 +26,8 @@ FILES = [
     "explorer/app/session.py",
     "explorer/ui/__init__.py",
     "explorer/ui/app_blocks.py",
+    "explorer/ui/gradio_door.py",
+    "explorer/ui/inner_get.py",
     "explorer/ui/server.py",
     "explorer/ui/front_door.py",
     "explorer/ui/static_files.py",

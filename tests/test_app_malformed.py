@@ -13,7 +13,7 @@ import urllib.parse
 import urllib.request
 
 import pytest
-from raw_api import call_raw, get_json
+from raw_api import call_raw, get_json, join
 
 pytestmark = pytest.mark.slow  # one real server (shared with test_app_api.py), a few hundred requests
 
@@ -182,15 +182,66 @@ def test_a_deeply_nested_body_is_refused_in_words_not_with_a_500(app_url):
     assert status == 200 and answer["target_tokens"]  # the server is healthy
 
 
+def gradio_detail(answer: dict) -> str:
+    """The message of a refusal in Gradio's shapes: a string, or (422) the `gr.validate` results."""
+    detail = answer.get("detail")
+    return detail if isinstance(detail, str) else " ".join(d["message"] for d in detail if not d["is_valid"])
+
+
 def test_a_call_with_too_few_values_is_told_how_many_it_takes(app_url):
-    """Gradio checks the count itself, before any handler: the one check `explorer/ui/app_blocks.py` words."""
-    takes = {api: len(spec["parameters"]) for api, spec in api_info(app_url).items() if spec["parameters"]}
+    """Gradio checks the count itself, after the call is queued, with a 500 and a traceback (at /call/v2, in the
+    route): `explorer/ui/gradio_door.py` refuses it first, naming the parameter, in Gradio's own 422 shape."""
+    takes = {api: [p["parameter_name"] for p in spec["parameters"]] for api, spec in api_info(app_url).items()}
+    takes = {api: names for api, names in takes.items() if names}
     assert takes
-    for api, count in takes.items():
-        kind, data = call_raw(app_url, api, [], session=f"few-{api.strip('/')}")
-        assert kind == "error" and f"This call sent 0 values; it takes {count}." in str(data), (api, kind, data)
+    for api, names in takes.items():
+        status, answer = plain_route(app_url, f"/gradio_api/call{api}", b'{"data": []}')
+        said = f"This call sent 0 values; {api} takes {len(names)} (no {names[0]})."
+        assert status == 422 and answer["detail"][0]["parameter_name"] == names[0], (api, status, answer)
+        assert gradio_detail(answer) == said, (api, answer)
+        status, answer = plain_route(app_url, f"/gradio_api/call/v2{api}", b"{}")
+        required = [p for p in api_info(app_url)[api]["parameters"] if not p.get("parameter_has_default")]
+        if required:  # every value has a default but /train's upload
+            assert status == 422 and "needs a value for" in gradio_detail(answer), (api, status, answer)
     kind, data = call_raw(app_url, "/choose_model", ["false"], session="few-healthy")
     assert kind == "complete" and data[0].startswith("Exploring")
+
+
+# (route, body) -> (status, words the refusal says): each was a 500 with a traceback in the log before the door
+GRADIO_CALLS = {
+    ("queue/join", '{"fn_index": 9999, "data": [], "session_hash": "m1"}'): (404, "no event number 9999"),
+    ("queue/join", '{"fn_index": "9999", "data": [], "session_hash": "m1"}'): (404, "no event number 9999"),
+    ("call/nowhere", '{"data": []}'): (404, "no endpoint /nowhere"),
+    ("call/v2/nowhere", "{}"): (404, "no endpoint /nowhere"),
+    ("call/v2/choose_model", '{"use_own": false, "nope": 1}'): (422, "has no parameter 'nope'"),
+    ("call/v2/train", '{"corpus": "mini"}'): (422, "/train needs a value for upload"),
+    ("run/choose_model", '{"data": [false]}'): (404, "direct route /gradio_api/run/choose_model is not served"),
+    ("api/nowhere", '{"data": []}'): (404, "direct route /gradio_api/api/nowhere is not served"),
+    ("component_server", '{"session_hash": "m1", "component_id": 99, "fn_name": "x", "data": null}'): (
+        404,
+        "No component of this page has server functions",
+    ),
+    ("queue/join", "[" * 5000 + "]" * 5000): (400, "nested too deeply"),
+    ("call/choose_model", '{"data": ' + "[" * 5000 + "]" * 5000 + "}"): (400, "nested too deeply"),
+}
+
+
+@pytest.mark.parametrize("route, body", list(GRADIO_CALLS), ids=[r for r, _ in GRADIO_CALLS])
+def test_a_call_gradio_would_answer_with_a_500_is_refused_in_words(app_url, route, body):
+    status, answer = plain_route(app_url, f"/gradio_api/{route}", body.encode())
+    expected, words = GRADIO_CALLS[route, body]
+    assert status == expected and words in gradio_detail(answer), (status, answer)
+
+
+def test_the_page_own_call_still_reaches_gradio_through_the_door(app_url):
+    """What the door lets through is the call as sent: the page's event (by number, every input) and the API's."""
+    (fn_index,) = [
+        dep["id"] for dep in get_json(app_url, "config")["dependencies"] if dep["api_name"] == "choose_model"
+    ]
+    kind, data = join(app_url, fn_index, [False, None], session="door-page")
+    assert kind == "complete", (kind, data)
+    status, answer = plain_route(app_url, "/gradio_api/call/v2/stop_training", b"{}")
+    assert status == 200 and answer["event_id"]
 
 
 def test_no_malformed_request_left_a_traceback_or_a_500_in_the_log(app_log, log_before):

@@ -4,7 +4,6 @@ do. `requirements.txt` pins the minor version these ran on; the README's Space f
 
 from __future__ import annotations
 
-import inspect
 import re
 from pathlib import Path
 
@@ -28,13 +27,75 @@ def test_the_pinned_gradio_is_the_one_installed_and_the_space_names_it():
     assert (major, minor) == low, f"installed gradio {gr.__version__}, pinned {pin.group(1)}: the tests ran on the pin"
 
 
-def test_the_values_gradio_refuses_are_named_through_preprocess_data():
-    method = gr.Blocks.preprocess_data
-    where = "explorer/ui/app_blocks.py"
-    assert inspect.iscoroutinefunction(method), relied_on("Blocks.preprocess_data (no longer async)", where)
-    assert list(inspect.signature(method).parameters) == ["self", "block_fn", "inputs", "state", "explicit_call"], (
-        relied_on("Blocks.preprocess_data's parameters", where)
-    )
+# Gradio's POST routes that take no event call, so the Gradio door lets them through unread
+NOT_CALLS = {
+    "/gradio_api/cancel",
+    "/gradio_api/reset",
+    "/gradio_api/upload",
+    "/gradio_api/login",
+    "/gradio_api/process_recording",
+    "/gradio_api/profiling/clear",
+    "/gradio_api/run-history/connect",
+    "/gradio_api/stream/{event_id}",
+    "/gradio_api/stream/{event_id}/close",
+    "/gradio_api/vibe-edit",
+    "/gradio_api/undo-vibe-edit",
+    "/gradio_api/vibe-code",
+    "/gradio_api/vibe-starter-queries",
+    "/login",
+}
+
+
+def gradio_post_routes(door) -> set[str]:
+    """The POST routes of the Gradio app behind the Gradio door, as its own OpenAPI document lists them."""
+    from starlette.testclient import TestClient
+
+    with TestClient(door.app) as gradio:
+        paths = gradio.get("/openapi.json").json()["paths"]
+    return {path.rstrip("/") for path, operations in paths.items() if "post" in operations}
+
+
+def test_every_gradio_route_that_takes_a_call_is_one_the_gradio_door_checks(mini_handle):
+    from explorer.ui.gradio_door import CALL
+    from explorer.ui.server import build_app
+
+    door, _ = build_app(mini_handle)
+    where = "explorer/ui/gradio_door.py (CALL)"
+    calls = gradio_post_routes(door) - NOT_CALLS
+    known = {
+        "queue/join",
+        "call/{api_name}",
+        "call/v2/{api_name}",
+        "run/{api_name}",
+        "api/{api_name}",
+        "component_server",
+    }
+    assert {f"/gradio_api/{path}" for path in known} <= calls, relied_on("the routes that take an event call", where)
+    for path in sorted(calls):
+        example = path.replace("{api_name}", "some_name")
+        assert CALL.fullmatch(example), relied_on(f"its POST routes (a new one: {path}; does it take a call?)", where)
+
+
+def test_what_the_gradio_door_reads_is_what_gradio_publishes(mini_handle):
+    """The door learns the page's events from Gradio's `/config` and `/gradio_api/info`, by these fields."""
+    from starlette.testclient import TestClient
+
+    from explorer.ui.gradio_door import Events
+    from explorer.ui.server import build_app
+
+    door, demo = build_app(mini_handle)
+    where = "explorer/ui/gradio_door.py (Events.of)"
+    with TestClient(door.app) as gradio:
+        config = gradio.get("/config").json()
+        info = gradio.get("/gradio_api/info", params={"all_endpoints": "true"}).json()
+    for dep in config["dependencies"]:
+        assert {"id", "inputs", "backend_fn", "api_name"} <= set(dep), relied_on("/config's dependencies", where)
+    for spec in info["named_endpoints"].values():
+        for parameter in spec["parameters"]:
+            assert {"parameter_name", "parameter_has_default"} <= set(parameter), relied_on("/info's parameters", where)
+    events = Events.of(config, info)
+    assert events.inputs["/choose_model"] == 2 and events.parameters["/choose_model"][0]["parameter_name"] == "use_own"
+    assert len(events.takes) == sum(1 for dep in config["dependencies"] if dep["backend_fn"]) >= 5
 
 
 def test_gradios_front_end_is_served_under_the_prefixes_the_front_door_keeps(mini_handle):
@@ -78,10 +139,11 @@ def test_the_page_gradio_renders_is_the_same_for_every_visitor_at_one_address(mi
 
 # what the explorer takes from inside Gradio (beyond `import gradio as gr` and its documented API), each held by a
 # test above; issue 37 took out set_event_trigger, get_blocks_context, the Api component, state_session_capacity,
-# route_utils' build paths (the front door keeps Gradio's files as Gradio serves them) and gradio.utils' upload
-# folder (the Train tab's file comes through the API)
+# route_utils' build paths (the front door keeps Gradio's files as Gradio serves them), gradio.utils' upload
+# folder (the Train tab's file comes through the API) and the preprocess_data override (the Gradio door checks a
+# call's values beside Gradio)
 INTERNAL_IMPORTS: dict[str, set[str]] = {}
-OVERRIDES = {"preprocess_data"}  # explorer/ui/app_blocks.py
+OVERRIDES: set[str] = set()  # the last one, preprocess_data, gave way to explorer/ui/gradio_door.py
 
 
 def test_the_gradio_internals_used_are_exactly_the_ones_tested_here():

@@ -15,7 +15,6 @@ from ..app.session import SESSION_IDLE_S, USE_OWN_LABEL, ExplorerSession
 from ..app.trace_cache import TraceCache
 from ..interpret.handle import ModelHandle
 from . import ablation_tab, about_tab, positional_tab, train_tab, translate_tab, viewer
-from .app_blocks import Blocks
 from .common import PLAIN_EVENT, Context, session_event
 
 __all__ = ["build_demo", "FILES_MAX_AGE_S"]
@@ -50,7 +49,7 @@ def build_demo(
     blank = ExplorerSession(shipped, models.cache, idle_s, models)
     opening = models.trace(shipped, validate(TraceQuery, {"sentence": translate_tab.OPENING_EXAMPLE}).to_request())
     every = max(1, int(min(files_max_age_s, 600)))
-    with Blocks(
+    with gr.Blocks(
         title="Attention Explorer", analytics_enabled=False, delete_cache=(every, int(files_max_age_s))
     ) as demo:
         state = gr.State(blank, time_to_live=idle_s, delete_callback=ExplorerSession.close)

@@ -20,6 +20,7 @@ from urllib.parse import parse_qsl, urlencode
 
 from ..app.encoded import IMMUTABLE, REVALIDATE, Encoded
 from .body_limit import BodyLimit
+from .inner_get import inner_get
 from .static_files import AssetStore, plain_path
 
 PAGES = 64  # distinct rendered pages kept (one per address and Gradio page)
@@ -102,31 +103,8 @@ class FrontDoor:
         """Gradio's own answer for the key's address alone, uncompressed, kept only if it is a plain 200."""
         path, query, *values = page_key(scope)
         headers = [(name, value) for name, value in zip(PAGE_KEY_HEADERS, values) if value is not None]
-        # no server extensions: a file must come as body messages, not as a path for the server to send
-        plain = dict(scope, method="GET", headers=headers, query_string=query, extensions={})
-        start, chunks, asked, done = {}, [], [], asyncio.Event()
-
-        async def receive():  # the request, then a client that stays until the whole answer is sent (a file is
-            if asked:  # streamed, and a streaming response stops at the first disconnect it hears)
-                await done.wait()
-                return {"type": "http.disconnect"}
-            asked.append(True)
-            return {"type": "http.request", "body": b"", "more_body": False}
-
-        async def capture(message):
-            if message["type"] == "http.response.start":
-                start.update(message)
-            elif message["type"] == "http.response.body":
-                chunks.append(message.get("body", b""))
-                if not message.get("more_body", False):
-                    done.set()
-
-        try:
-            await self.app(plain, receive, capture)
-        finally:
-            done.set()
-        headers, body = dict(start.get("headers", [])), b"".join(chunks)
-        if start.get("status") != 200 or b"set-cookie" in headers or b"content-encoding" in headers:
+        status, headers, body = await inner_get(self.app, scope, path, query, headers)
+        if status != 200 or b"set-cookie" in headers or b"content-encoding" in headers:
             return None
         if int(headers.get(b"content-length", len(body))) != len(body):
             return None  # cut short: never keep half a file

@@ -1,7 +1,8 @@
 """The served app: Gradio mounted behind the front door, the viewer's plain routes beside it, and uvicorn.
 
 `build_app` returns the ASGI app `serve` runs: `FrontDoor` (static files, Gradio's front end and the rendered
-page from memory, the request-body cap) in front of a FastAPI app holding the plain routes of
+page from memory, the request-body cap) in front of `GradioDoor` (every call to Gradio's event routes checked
+against the page's events) and a FastAPI app holding the plain routes of
 `explorer.app.http_api` and, at `/`, the Gradio Blocks with its queue. uvicorn runs it with its fast parts
 (httptools, uvloop) where they are installed (`uvicorn[standard]`): they halve what a visitor's hundred requests
 cost the server.
@@ -26,6 +27,7 @@ from ..interpret.handle import ModelHandle
 from . import FILES_MAX_AGE_S, build_demo, viewer
 from .common import CSS, THEME
 from .front_door import FrontDoor
+from .gradio_door import GradioDoor
 from .static_files import AssetStore
 
 PLOTLY_FOLDER = Path(plotly.__file__).parent / "package_data"
@@ -64,7 +66,7 @@ def build_app(
         ssr_mode=False,
         max_file_size=MAX_UPLOAD_BYTES,
     )
-    return FrontDoor(app, asset_store(), upload_bytes=MAX_UPLOAD_BYTES), demo
+    return FrontDoor(GradioDoor(app), asset_store(), upload_bytes=MAX_UPLOAD_BYTES), demo
 
 
 def settle_heap() -> None:
