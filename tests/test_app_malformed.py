@@ -233,6 +233,15 @@ def test_a_call_gradio_would_answer_with_a_500_is_refused_in_words(app_url, rout
     assert status == expected and words in gradio_detail(answer), (status, answer)
 
 
+@pytest.mark.parametrize("query", ["page=zz", "page=%00", "page=&page=x"])
+def test_a_page_the_app_does_not_have_is_a_404_in_words(app_url, query):
+    """Gradio renders `/?page=NAME` of a page it does not have with a 500 (a KeyError); the door refuses it first."""
+    status, answer = plain_route(app_url, f"/?{query}")
+    assert status == 404 and "This app has no page" in gradio_detail(answer), (query, status, answer)
+    status, _ = plain_route(app_url, "/?page=")  # the first page, as a deep link may name it
+    assert status == 200
+
+
 def test_the_page_own_call_still_reaches_gradio_through_the_door(app_url):
     """What the door lets through is the call as sent: the page's event (by number, every input) and the API's."""
     (fn_index,) = [

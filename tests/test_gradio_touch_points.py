@@ -88,6 +88,9 @@ def test_what_the_gradio_door_reads_is_what_gradio_publishes(mini_handle):
     with TestClient(door.app) as gradio:
         config = gradio.get("/config").json()
         info = gradio.get("/gradio_api/info", params={"all_endpoints": "true"}).json()
+    assert all(isinstance(page, list) and isinstance(page[0], str) for page in config["pages"]), relied_on(
+        "/config's pages", where
+    )
     for dep in config["dependencies"]:
         assert {"id", "inputs", "backend_fn", "api_name"} <= set(dep), relied_on("/config's dependencies", where)
     for spec in info["named_endpoints"].values():
@@ -96,6 +99,7 @@ def test_what_the_gradio_door_reads_is_what_gradio_publishes(mini_handle):
     events = Events.of(config, info)
     assert events.inputs["/choose_model"] == 2 and events.parameters["/choose_model"][0]["parameter_name"] == "use_own"
     assert len(events.takes) == sum(1 for dep in config["dependencies"] if dep["backend_fn"]) >= 5
+    assert events.pages == {""} and events.page_refusal("") is None
 
 
 def test_gradios_front_end_is_served_under_the_prefixes_the_front_door_keeps(mini_handle):

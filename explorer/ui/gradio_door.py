@@ -1,18 +1,18 @@
 """`GradioDoor`: a call to one of Gradio's event routes is checked against the page's own events before Gradio reads it.
 
 Gradio takes an event call at `/gradio_api/queue/join` (the page and gradio_client, by event number),
-`/gradio_api/call/NAME` (values in order) and `/gradio_api/call/v2/NAME` (values by keyword), runs events
-directly at `/gradio_api/run/NAME` and `/gradio_api/api/NAME`, and a component's server function at
-`/gradio_api/component_server`. Its own checks of such a call answer HTTP 500 with a traceback in the log when the
-call names no event or component, sends fewer values than the event takes, leaves out or adds a keyword, or nests
-its JSON thousands of levels deep. Beside Gradio, on the ASGI app it is mounted into, this door
-reads the call once and refuses those in words, in Gradio's own shapes: a 422 of `gr.validate` messages (which
-gradio_client raises as a `ValidationError` naming the parameter), or a 4xx `{"detail": ...}`. The direct routes,
-which skip the queue and answer every failure 500, are closed: the page and gradio_client use the queue. A call
-the door lets through reaches Gradio byte for byte.
+`/gradio_api/call/NAME` (values in order) and `/gradio_api/call/v2/NAME` (values by keyword). It runs events
+directly at `/gradio_api/run/NAME` and `/gradio_api/api/NAME`, a component's server function at
+`/gradio_api/component_server`, and renders a page at `/?page=NAME`. Its own checks answer HTTP 500, with a
+traceback in the log, when a request names no event, component or page, sends fewer values than the event takes,
+or leaves out or adds a keyword. Beside Gradio, on the ASGI app it is mounted into, this door reads the request once
+and refuses those in words, in Gradio's own shapes: a 422 of `gr.validate` messages (which gradio_client raises as a
+`ValidationError` naming the parameter), or a 4xx `{"detail": ...}`; a body nested too deeply to read is refused
+too. The direct routes, which skip the queue and answer every failure 500, are closed: the page and gradio_client
+use the queue. A request the door lets through reaches Gradio byte for byte.
 
 The page's events are what Gradio publishes for the page (`/config`) and for API users (`/gradio_api/info`), read
-from the app behind at the first call.
+from the app behind at the first request that needs them.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import json
 import logging
 import re
 from dataclasses import dataclass
+from urllib.parse import parse_qsl
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -62,6 +63,7 @@ class Events:
     parameters: dict[str, list[dict]]  # API name ("/train") -> its parameters, as /gradio_api/info lists them
     inputs: dict[str, int]  # API name -> how many values the event takes in all (its stateful inputs too)
     servers: dict[int, set[str]]  # component id -> the names of its server functions (`/component_server`)
+    pages: set[str]  # the page routes `/?page=` may name ("" for the first page)
 
     @classmethod
     def of(cls, config: dict, info: dict) -> Events:
@@ -70,7 +72,14 @@ class Events:
         parameters = {name: spec["parameters"] for name, spec in info["named_endpoints"].items()}
         inputs = {f"/{dep['api_name']}": takes[dep["id"]] for dep in config["dependencies"] if dep["id"] in takes}
         servers = {c["id"]: set(c["server_fns"]) for c in config["components"] if c.get("server_fns")}
-        return cls(takes, parameters, inputs, servers)
+        pages = {page[0] for page in config["pages"]}
+        return cls(takes, parameters, inputs, servers, pages)
+
+    def page_refusal(self, page: str) -> Refusal | None:
+        """Why Gradio must not render `/?page=page`: it answers a page it does not have with a 500."""
+        if page in self.pages:
+            return None
+        return Refusal(404, f"This app has no page {page!r}; open / for the Attention Explorer.")
 
     def refusal(self, route: str, name: str | None, body: bytes) -> Refusal | None:
         """Why Gradio must not take this call, or None to let it through (a body that is not the JSON object a
@@ -156,18 +165,18 @@ class GradioDoor:
         self.events: asyncio.Future | None = None
 
     async def __call__(self, scope, receive, send):
-        route = CALL.fullmatch(scope["path"]) if scope["type"] == "http" and scope["method"] == "POST" else None
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        if scope["path"] == "/" and scope["method"] in ("GET", "HEAD"):
+            return await self._page(scope, receive, send)
+        route = CALL.fullmatch(scope["path"]) if scope["method"] == "POST" else None
         if route is None:
             return await self.app(scope, receive, send)
         body = await read_body(receive)
         if body is None:
             return  # the client left (or the body limit refused it)
         name = route["name"]
-        try:
-            events = await self._events(scope)
-        except Exception:  # noqa: BLE001 - a bug here must not cost the call: Gradio's own checks still run
-            log.exception("could not read the page's events from Gradio")
-            events = None
+        events = await self._events(scope)
         refusal = (
             events.refusal(route["route"] or route["server"] or route["kind"], name, body)
             if events is not None
@@ -186,15 +195,28 @@ class GradioDoor:
 
         await self.app(scope, replay, send)
 
-    async def _events(self, scope) -> Events:
-        """The page's events, read from Gradio once (the calls that come meanwhile wait for the same reading)."""
+    async def _page(self, scope, receive, send):
+        """The page, unless its `page` parameter names none of the app's pages."""
+        pages = [
+            v for k, v in parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True) if k == "page"
+        ]
+        events = await self._events(scope) if pages and pages[-1] else None  # the last one is the one Gradio reads
+        refusal = events.page_refusal(pages[-1]) if events is not None else None
+        if refusal is not None:
+            return await refusal.send(send)
+        return await self.app(scope, receive, send)
+
+    async def _events(self, scope) -> Events | None:
+        """The page's events, read from Gradio once (the requests that come meanwhile wait for the same reading);
+        None if they could not be read (logged), so Gradio's own checks answer."""
         if self.events is None:
             self.events = asyncio.ensure_future(self._read(scope))
         try:
             return await asyncio.shield(self.events)
-        except Exception:
-            self.events = None  # read again at the next call
-            raise
+        except Exception:  # noqa: BLE001 - a bug here must not cost the request
+            log.exception("could not read the page's events from Gradio")
+            self.events = None  # read again at the next request
+            return None
 
     async def _read(self, scope) -> Events:
         found = []
