@@ -1,8 +1,8 @@
-"""Attention Explorer: `python app.py [--checkpoint DIR] [--host H] [--port P]`.
+"""Attention Explorer: `python app.py [--checkpoint DIR [DIR ...]] [--device auto|cpu|cuda] [--host H] [--port P]`.
 
-Loads the shipped English→German model (or the checkpoint given) and serves the explorer UI with uvicorn
-(`explorer.ui.server`). On a Hugging Face Space, GRADIO_SERVER_NAME=0.0.0.0 and GRADIO_SERVER_PORT=7860 are set,
-and it binds there.
+Loads the shipped English→German models (the lecture translator, which the page opens on, and the Tatoeba model, to
+compare), or the checkpoints given (the first opens), and serves the explorer UI with uvicorn (`explorer.ui.server`).
+On a Hugging Face Space, GRADIO_SERVER_NAME=0.0.0.0 and GRADIO_SERVER_PORT=7860 are set, and it binds there.
 """
 
 from __future__ import annotations
@@ -19,12 +19,26 @@ os.environ.setdefault("GRADIO_ANALYTICS_MAX_EVENTS", "2000")
 if os.environ.get("SPACES_ZERO_GPU"):
     import spaces  # noqa: F401  # on a ZeroGPU Space: must be imported before torch initializes CUDA
 
-from explorer.app import SHIPPED_CHECKPOINT as DEFAULT_CHECKPOINT  # noqa: E402
+from explorer.app import SHIPPED_MODELS  # noqa: E402
 
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--checkpoint", default=os.environ.get("EXPLORER_CHECKPOINT", str(DEFAULT_CHECKPOINT)))
+    parser.add_argument(
+        "--checkpoint",
+        nargs="+",
+        default=os.environ["EXPLORER_CHECKPOINT"].split(os.pathsep)
+        if os.environ.get("EXPLORER_CHECKPOINT")
+        else [str(p) for p in SHIPPED_MODELS],
+        help="the checkpoints to serve, the first the one the page opens on (default: the shipped lecture and "
+        "Tatoeba models); a request picks one with model=KEY, the folder's name (GET /ae/api/models)",
+    )
+    parser.add_argument(
+        "--device",
+        default=os.environ.get("EXPLORER_DEVICE", "auto"),
+        help="where the served models run: auto (CUDA when a GPU is available, else the CPU), cpu, cuda, mps. "
+        "The Train tab trains on the same choice.",
+    )
     parser.add_argument("--host", default=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"))
     parser.add_argument("--port", type=int, default=int(os.environ.get("GRADIO_SERVER_PORT", "7860")))
     parser.add_argument(
@@ -68,16 +82,19 @@ def main(argv=None) -> int:
     import torch
 
     torch.set_num_threads(max(1, args.threads))
+    from explorer.app.models import load_served
     from explorer.app.timelapse import TimeLapse, read
-    from explorer.interpret.handle import load_handle
+    from explorer.interpret.handle import device_label, serving_device
     from explorer.model.checkpoint import CheckpointError
 
     try:
-        handle = load_handle(args.checkpoint)
-        timelapse = TimeLapse(read(args.checkpoint, handle))
-    except CheckpointError as exc:
+        device = serving_device(args.device)
+        served = load_served(args.checkpoint, device)
+        timelapse = TimeLapse(read(args.checkpoint[0], next(iter(served.values()))))
+    except (CheckpointError, ValueError) as exc:
         print(f"error: cannot load the model: {exc}", file=sys.stderr)
         return 2
+    print(f"* Serving {', '.join(served)} on {device_label(device)}", flush=True)
 
     from explorer.ui.server import build_app, serve
 
@@ -87,7 +104,7 @@ def main(argv=None) -> int:
         lifetimes["idle_s"] = float(args.session_idle_minutes) * 60
     if args.files_max_age_minutes is not None:
         lifetimes["files_max_age_s"] = float(args.files_max_age_minutes) * 60
-    app, _ = build_app(handle, timelapse, **lifetimes)
+    app, _ = build_app(served, timelapse, **lifetimes)
     serve(app, args.host, args.port)
     return 0
 

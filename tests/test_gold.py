@@ -4,21 +4,21 @@ the wire through the API, and the outlines drawn on the cross-attention heatmap 
 
 from __future__ import annotations
 
-from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
 from browser_fixtures import open_page, outlined_cells, shot
 
+from explorer.app import SHIPPED_CHECKPOINT
 from explorer.app.examples import EXAMPLES
 from explorer.app.gold import FOLDER, gold_of, gold_pairs
 from explorer.app.schemas import trace_request
-from explorer.interpret.alignment import alignment_scores, cross_attention_words, on_trace, words
+from explorer.interpret.alignment import alignment_scores, cross_attention_words, on_trace, read_gold, words
 from explorer.interpret.handle import load_handle
 from explorer.interpret.trace import build_traces, plan_trace
 from explorer.model.tokenizer import WORD_START
 
-SHIPPED = Path(__file__).parents[1] / "checkpoints" / "tatoeba-en-de"
+SHIPPED = SHIPPED_CHECKPOINT
 DATIVE = "The man gives a book to the woman."
 
 
@@ -27,10 +27,13 @@ def trace(handle, sentence: str, **options):
     return found
 
 
-def test_every_translate_tab_example_and_the_everyday_set_are_aligned_by_hand_once():
+def test_every_translate_tab_example_the_everyday_set_and_lecture_sentences_are_aligned_by_hand_once():
     pairs = gold_pairs()
     assert {sentence for sentence, _ in EXAMPLES} <= set(pairs)  # every example, by hand
-    assert len(pairs) == 31 + len(EXAMPLES)  # the everyday set (the checkpoints' AER table) and the examples
+    lecture = {pair.source for pair in read_gold(FOLDER / "lecture.tsv")}
+    assert len(lecture) >= 20 and lecture <= set(pairs)  # a lecture happens on lecture sentences
+    examples = {pair.source for pair in read_gold(FOLDER / "examples.tsv")}
+    assert len(pairs) == 31 + len(examples) + len(lecture)  # the everyday set, the examples, the lecture sentences
     for path in FOLDER.glob("*.tsv"):
         assert path.read_text(encoding="utf-8").startswith("source\ttarget\talignment\n"), path
     for pair in pairs.values():  # every link joins two words that exist; every source word but a few is linked

@@ -118,8 +118,9 @@ def test_every_trace_field_is_refused_with_a_message_that_names_its_value(client
         ({"what": "attribution", "step": 0, "layer": 0, "head": 0}, "Step 0 is out of range"),
         ({"what": "attribution", "step": 1, "layer": 0, "head": "max"}, "Head must be a whole number (got 'max')"),
         ({"what": "heads", "extra": 1}, "'extra' is not something this request takes"),
-        ({"what": "compare", "model": "neither"}, "'neither' is not one of the choices"),
+        ({"what": "compare", "model": "neither!"}, "The model key 'neither!' is not valid"),
         ({"what": "compare", "model": "other"}, "no other model to compare with"),
+        ({"what": "compare", "model": "own"}, "no model trained in this session"),
         ({"what": "compare", "sentence": "z" * 5000}, "5,000 characters long"),
     ],
 )

@@ -1,7 +1,8 @@
 """Hand alignments on the cross-attention heatmap: the gold pairs of `alignments/`, found by the sentence on screen.
 
-`alignments/everyday.tsv` holds 31 everyday pairs (the checkpoints' AER table is measured on them) and
-`alignments/examples.tsv` the Translate tab's examples, each aligned by hand (Pharaoh `i-j` word links, sure links
+`alignments/everyday.tsv` holds 31 everyday pairs and `alignments/lecture.tsv` 26 sentences a lecturer says (the
+checkpoints' AER tables are measured on them), `alignments/examples.tsv` the Translate tab's examples, each aligned by
+hand (Pharaoh `i-j` word links, sure links
 only; explorer.interpret.alignment says how words and pieces map). A trace of such a sentence carries its gold
 translation, and, when the trace wrote that translation, the gold links at the piece level and every
 cross-attention head's alignment error rate on it: the heatmap outlines the links and names the head's AER.

@@ -45,7 +45,18 @@ from .positional import positional_table
 from .probes import trace_lens
 from .refusals import REFUSED, Limited, unrouted
 from .rooms import Rooms
-from .schemas import ANSWERS, ASKS, NpzQuery, Positional, PositionalQuery, TraceQuery, Translation, Upload, Wire
+from .schemas import (
+    ANSWERS,
+    ASKS,
+    NpzQuery,
+    Positional,
+    PositionalQuery,
+    ServedModel,
+    TraceQuery,
+    Translation,
+    Upload,
+    Wire,
+)
 from .timelapse import TimeLapse
 
 PREFIX = "/ae/api"
@@ -74,11 +85,16 @@ def build_api(models: ModelRegistry, timelapse: TimeLapse | None = None, rooms: 
     async def trace(request: Request, query: Annotated[TraceQuery, Query()]) -> Response:
         """The decode trace of a sentence: tokens, steps, every attention map, packed (`explorer/app/wire.py`)."""
         handle = models.get(query.model)
-        cached = models.cache.peek((handle.fingerprint, query.model, query.to_request()))
+        cached = models.cache.peek((handle.fingerprint, models.key_of(handle), query.to_request()))
         encoded = cached[1] if cached is not None else None
         if encoded is None:
             encoded = await run_in_threadpool(models.trace_encoded, handle, query.to_request())
         return EncodedResponse(encoded)
+
+    @router.get("/models")
+    async def served_models() -> list[ServedModel]:
+        """The models the server serves to everyone, the default first: pass a `key` as `model=`."""
+        return models.listing()
 
     @router.get("/translate")
     async def translate(query: Annotated[TraceQuery, Query()]) -> Translation:

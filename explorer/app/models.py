@@ -1,24 +1,27 @@
 """The models the server holds and the one way to trace, encode and question a decode with any of them.
 
-The shipped model is `"shipped"`; a model a browser session trains is registered under an unguessable key
-that only that session's viewer learns (it travels in the session's own traces), and is dropped when the
-session ends. The plain routes (`http_api`) and the Gradio events (`session`) both come here, so a trace
+The shipped models are served under their keys (`checkpoints/lecture-en-de` as "lecture-en-de"; the first is
+the default, which a request may also name "shipped"); a model a browser session trains is registered under an
+unguessable key that only that session's viewer learns (it travels in the session's own traces), and is dropped
+when the session ends. The plain routes (`http_api`) and the Gradio events (`session`) both come here, so a trace
 is computed once per (model, request) whoever asks, in batches, and kept encoded (`TraceCache`).
 """
 
 from __future__ import annotations
 
+import re
 import secrets
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 
-from ..interpret.handle import ModelHandle
+from ..interpret.handle import ModelHandle, load_handle
 from ..interpret.request import TraceRequest, UserError
 from ..interpret.trace import DecodeTrace, build_traces, plan_trace
 from . import probes
 from .encoded import Encoded
 from .fairness import Fairness
-from .schemas import SHIPPED, Ask, Compare, TraceQuery, Translation, validate
+from .schemas import SHIPPED, Ask, Compare, ServedModel, TraceQuery, Translation, validate
 from .trace_cache import TraceCache
 from .uploads import Uploads
 from .wire import to_wire
@@ -43,6 +46,17 @@ class Traced:
         return Encoded.json(self.wire)
 
 
+def load_served(paths, device="cpu") -> dict[str, ModelHandle]:
+    """The checkpoints the server serves to everyone, by key (the folder's name: "lecture-en-de"), in order."""
+    served: dict[str, ModelHandle] = {}
+    for path in paths:
+        key = re.sub(r"[^A-Za-z0-9_-]", "-", Path(path).resolve().name)[:60] or "model"
+        while key in served or key == SHIPPED:
+            key += "-2"
+        served[key] = load_handle(path, device=device)
+    return served
+
+
 class UnknownModel(UserError):
     """A model key the server does not hold (any more) (404)."""
 
@@ -53,8 +67,13 @@ class ModelRegistry:
     """The shipped model, the sessions' trained ones by key, the shared trace cache, and the uploaded training
     files."""
 
-    def __init__(self, shipped: ModelHandle, cache: TraceCache | None = None):
-        self.shipped = shipped
+    def __init__(self, shipped: ModelHandle | dict[str, ModelHandle], cache: TraceCache | None = None):
+        # the shipped models by key, the default first; one handle alone is served as "shipped"
+        self.served = dict(shipped) if isinstance(shipped, dict) else {SHIPPED: shipped}
+        if not self.served:
+            raise ValueError("the server needs at least one model to serve")
+        self.default_key = next(iter(self.served))
+        self.shipped = self.served[self.default_key]  # the default model: the page opens on it
         self.cache = cache if cache is not None else TraceCache()
         self.own: dict[str, ModelHandle] = {}
         self.lock = threading.Lock()
@@ -77,22 +96,42 @@ class ModelRegistry:
             self.own.pop(key, None)
 
     def key_of(self, handle: ModelHandle) -> str:
-        if handle is self.shipped:
-            return SHIPPED
+        served = next((k for k, h in self.served.items() if h is handle), None)
+        if served is not None:
+            return served
         with self.lock:
-            return next((k for k, h in self.own.items() if h is handle), SHIPPED)
+            return next((k for k, h in self.own.items() if h is handle), self.default_key)
 
     def get(self, key: str) -> ModelHandle:
         if key == SHIPPED:
             return self.shipped
+        if key in self.served:
+            return self.served[key]
         with self.lock:
             handle = self.own.get(key)
         if handle is None:
             raise UnknownModel(
-                f"The model {key[:12]!r}… is not on the server any more (its session expired, or the server "
-                "restarted). Untick 'Explore my trained model' to go on with the shipped model, or train a new one."
+                f"The model {key[:12]!r}… is not on the server any more, or never was: the models served to everyone "
+                f"are {', '.join(map(repr, self.served))}; a model trained in a session goes when the session expires "
+                "or the server restarts. Untick 'Explore my trained model' to go on with a shipped model, or train a "
+                "new one."
             )
         return handle
+
+    def listing(self) -> list[ServedModel]:
+        """The shipped models, the default first: what `GET /models` lists and the page offers."""
+        return [
+            ServedModel(
+                key=key,
+                name=h.name,
+                default=key == self.default_key,
+                parameters=h.model.num_parameters(),
+                layers=[h.config.n_encoder_layers, h.config.n_decoder_layers],
+                heads=h.config.n_heads,
+                best_head=list(h.best_head[1:]) if h.best_head else None,
+            )
+            for key, h in self.served.items()
+        ]
 
     # ----- traces ---------------------------------------------------------------------------------
     def _entry(self, handle: ModelHandle, request: TraceRequest):
@@ -145,16 +184,29 @@ class ModelRegistry:
         return self.cache.entry(key, job, run_batch, group=("answer", handle.fingerprint), priority=1)[0]
 
     def compare(self, query: TraceQuery, question: Compare, own_model: str | None) -> dict:
-        """The second trace of "compare two": `question.sentence` (or the same) with the request's options,
-        with the same model or the other one (the shipped model and the session's trained one)."""
+        """The second trace of "compare two": `question.sentence` (or the same) with the request's options, with the
+        same model, a model named by its key, the session's trained model ("own"), or "other": the session's trained
+        model beside a shipped one, else the next shipped model (the lecture model beside the Tatoeba model)."""
+        first = self.key_of(self.get(query.model))
         if question.model == "same":
-            other = query.model
-        elif query.model != SHIPPED:
-            other = SHIPPED
-        elif own_model is None:
-            raise UserError("There is no other model to compare with: train one in the Train tab first.")
-        else:
+            other = first
+        elif question.model == "own":
+            if own_model is None:
+                raise UserError(
+                    "There is no model trained in this session to compare with: train one in the Train tab."
+                )
             other = own_model
+        elif question.model != "other":
+            other = question.model
+        elif first not in self.served:  # a trained model's trace: beside the default
+            other = self.default_key
+        elif own_model is not None:
+            other = own_model
+        elif len(self.served) > 1:
+            keys = list(self.served)
+            other = keys[(keys.index(first) + 1) % len(keys)]
+        else:
+            raise UserError("There is no other model to compare with: train one in the Train tab first.")
         values = query.model_dump() | {"model": other, "forced_ids": (), "prefix": ""}
         if question.sentence.strip():
             values["sentence"] = question.sentence

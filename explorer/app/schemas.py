@@ -31,7 +31,7 @@ from .limits import LABELS, LIMITS
 
 MAX_FORCED = 256  # forced target tokens in one request (more than any model here produces)
 MAX_HEADS = 1024  # switched-off heads listed in one request
-MODEL_KEY = r"^[A-Za-z0-9_-]{1,64}$"  # "shipped", or the unguessable key of a model a session trained
+MODEL_KEY = r"^[A-Za-z0-9_-]{1,64}$"  # a shipped model's key ("shipped": the default), or a session's trained model's
 SHIPPED = "shipped"
 Kind = Literal["encoder_self", "decoder_self", "cross"]
 Index = Annotated[int, Field(ge=0, lt=4096)]
@@ -85,7 +85,12 @@ class TraceQuery(Strict):
     ablation: tuple[Head, ...] = Field(
         (), max_length=MAX_HEADS, description="heads switched off: [kind, layer, head], or kind.layer.head"
     )
-    model: str = Field(SHIPPED, pattern=MODEL_KEY, description='"shipped", or the key of a model trained here')
+    model: str = Field(
+        SHIPPED,
+        pattern=MODEL_KEY,
+        description='a shipped model\'s key (GET /models lists them; "shipped" is the default one), or the key of a '
+        "model trained here",
+    )
 
     @field_validator("sentence")
     @classmethod
@@ -149,11 +154,17 @@ class BeamTree(Strict):
 
 
 class Compare(Strict):
-    """A second trace: another sentence with the same options, or the same one with the other model."""
+    """A second trace: another sentence with the same options, or the same one with another model: a model's key,
+    "own" (the session's trained model), or "other" (the trained model beside a shipped one, else the next shipped
+    model)."""
 
     what: Literal["compare"] = "compare"
     sentence: str = Field("", max_length=4 * MAX_CHARS)
-    model: Literal["same", "other"] = "same"
+    model: str = Field(
+        "same",
+        pattern=MODEL_KEY,
+        description='"same", "other", "own" (the trained model), or a model\'s key',
+    )
 
 
 class ValuePathQuestion(Strict):
@@ -291,6 +302,18 @@ class RoomAnswer(Strict):
 # ----- what comes back: the wire form of a trace and each question's answer ----------------------------
 class Sent(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+class ServedModel(Sent):
+    """A model the server serves to everyone (`GET /models`): its key for `model=`, its name, and its shape."""
+
+    key: str
+    name: str
+    default: bool  # the page opens on it; a request without `model=` (or with "shipped") uses it
+    parameters: int
+    layers: list[int]  # [encoder, decoder]
+    heads: int
+    best_head: list[int] | None  # [layer, head] of the cross-attention that aligns words best, where measured
 
 
 class WireArray(Sent):

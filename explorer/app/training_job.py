@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..interpret.handle import ModelHandle
+from ..interpret.handle import ModelHandle, device_label
 from ..interpret.hooks import record
 from ..interpret.request import UserError, shown
 from ..model.checkpoint import load_checkpoint
@@ -170,14 +170,15 @@ def run_training(
         session.training = trainer
         floor = smoothing_floor(config.label_smoothing, trainer.model.config.vocab_size)
         probe = train[0]
+        where = device_label(trainer.device)
         yield TrainingUpdate(
-            0, 0.0, f"Training on {len(train)} pairs, vocabulary {trainer.tokenizer.vocab_size}.", None, None
+            0, 0.0, f"Training on {where}: {len(train)} pairs, vocabulary {trainer.tokenizer.vocab_size}.", None, None
         )
         for event in trainer.run():
             snapshot = _probe_snapshot(trainer, probe, font_size)
             if event.done:
                 path = trainer.export()
-                checkpoint = load_checkpoint(path)
+                checkpoint = load_checkpoint(path, next(session.shipped.model.parameters()).device)  # served there
                 handle = ModelHandle(
                     f"your model ({preset.split()[0]}, {event.step} steps)",
                     checkpoint.model,
@@ -189,7 +190,7 @@ def run_training(
                 stopped = "stopped early; " if trainer.stopped else ""
                 valid = event.valid or {}
                 message = (
-                    f"Done ({stopped}{event.step} steps in {event.elapsed_s:.0f} s). Validation BLEU "
+                    f"Done ({stopped}{event.step} steps in {event.elapsed_s:.0f} s on {where}). Validation BLEU "
                     f"{valid.get('bleu', '–')}, "
                     f"chrF {valid.get('chrf', '–')}. Tick 'Explore my trained model' to look inside it (through the "
                     f"API, while this session lasts: model={session.own_key})."
@@ -199,7 +200,7 @@ def run_training(
                 )
             else:
                 fraction = min(1.0, event.elapsed_s / (minutes * 60))
-                message = step_message(event.step, event.loss, event.tokens_per_s, floor)
+                message = f"On {where}. " + step_message(event.step, event.loss, event.tokens_per_s, floor)
                 yield TrainingUpdate(
                     event.step, fraction, message, loss_curve(trainer.history, font_size, floor), snapshot
                 )

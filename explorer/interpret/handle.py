@@ -55,11 +55,38 @@ def fingerprint(model: Transformer, tokenizer: Tokenizer) -> str:
     return digest.hexdigest()[:16]
 
 
-def load_handle(path, name: str | None = None) -> ModelHandle:
-    """Load a checkpoint for the explorer; its alignment finding (if any) picks the default view."""
+SERVING_DEVICES = ("auto", "cpu", "cuda", "mps")
+
+
+def serving_device(name: str = "auto") -> torch.device:
+    """Where the served models run: `auto` is CUDA when a GPU is there, else the CPU; a device named but not
+    available is refused with a message that names it."""
+    if name not in SERVING_DEVICES and not name.startswith("cuda:"):
+        raise ValueError(f"unknown device {name!r}; choose one of: {', '.join(SERVING_DEVICES)} (or cuda:N)")
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name.startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError(f"--device {name}: this machine has no CUDA GPU that torch {torch.__version__} can use")
+    if name == "mps" and not torch.backends.mps.is_available():
+        raise ValueError("--device mps: this machine has no Apple GPU that torch can use")
+    return torch.device(name)
+
+
+def device_label(device: torch.device) -> str:
+    """A device as a person reads it: "cuda: NVIDIA H100 80GB HBM3", "cpu (2 threads)"."""
+    if device.type == "cuda":
+        return f"cuda: {torch.cuda.get_device_name(device)}"
+    if device.type == "cpu":
+        threads = torch.get_num_threads()
+        return f"cpu ({threads} thread{'s' if threads != 1 else ''})"
+    return device.type
+
+
+def load_handle(path, name: str | None = None, device: str | torch.device = "cpu") -> ModelHandle:
+    """Load a checkpoint for the explorer onto `device`; its alignment finding (if any) picks the default view."""
     from ..model.checkpoint import load_checkpoint
 
-    ckpt = load_checkpoint(path)
+    ckpt = load_checkpoint(path, device)
     view = ("cross", ckpt.model.config.n_decoder_layers - 1, HEAD_MEAN)
     alignment = ckpt.metadata.get("alignment")  # validated: its best head exists in this model
     if alignment and alignment["best"]["layer"] != "all":

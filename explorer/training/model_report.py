@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--checkpoint")
     parser.add_argument("--data", help="multi-reference TSV (source TAB reference ...)")
-    parser.add_argument("--gold", help="gold word alignments TSV")
+    parser.add_argument("--gold", nargs="+", help="gold word alignments TSV (several: scored together)")
     parser.add_argument("--beam", type=int, default=DEFAULTS["beam_size"])
     parser.add_argument("--reference-checkpoint", help="an fp32 export of the same weights, for the fp16 comparison")
     parser.add_argument("--data-name", default=None, help="how the test set is named in the card")
@@ -161,9 +161,14 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
-def measure_alignment(ckpt, gold: str) -> dict:
+def read_golds(golds: list[str]) -> list:
+    """The hand-aligned pairs of every gold file, in order."""
+    return [pair for gold in golds for pair in read_gold(gold)]
+
+
+def measure_alignment(ckpt, golds: list[str]) -> dict:
     """Every head's AER against the gold alignments, and the AER of each explanation the viewer offers."""
-    pairs = read_gold(gold)
+    pairs = read_golds(golds)
     heads = score_heads(ckpt.model, ckpt.tokenizer, pairs)
     singles = [r for r in heads if isinstance(r["head"], int)]
     best = singles[0]
@@ -173,10 +178,11 @@ def measure_alignment(ckpt, gold: str) -> dict:
         print(f"  layer {r['layer']} head {r['head']}: AER {r['aer']:.3f} accuracy {r['accuracy']:.1%}")
     for r in methods:
         print(f"  {r['method']}: AER {r['aer']:.3f} accuracy {r['accuracy']:.1%}")
-    return {"gold": Path(gold).name, "pairs": len(pairs), "best": best, "heads": heads, "methods": methods}
+    name = " + ".join(Path(g).name for g in golds)
+    return {"gold": name, "pairs": len(pairs), "best": best, "heads": heads, "methods": methods}
 
 
-def realign(checkpoint: str, gold: str) -> int:
+def realign(checkpoint: str, gold: list[str]) -> int:
     """Measure the alignment findings again (no test-set decoding) and re-render the card."""
     ckpt = load_checkpoint(checkpoint)
     if not ckpt.metadata.get("evaluation"):
@@ -276,7 +282,7 @@ def compare(args: argparse.Namespace) -> int:
     if args.gold:
         for c, n in zip(args.compare, names):
             ckpt = load_checkpoint(c)
-            heads = score_heads(ckpt.model, ckpt.tokenizer, read_gold(args.gold))
+            heads = score_heads(ckpt.model, ckpt.tokenizer, read_golds(args.gold))
             best = [r for r in heads if isinstance(r["head"], int)][0]
             results["alignment"][n] = best
         lines.append(

@@ -10,7 +10,7 @@ import html
 import gradio as gr
 
 from ..app.models import ModelRegistry
-from ..app.schemas import TraceQuery, validate
+from ..app.schemas import SHIPPED, TraceQuery, validate
 from ..app.session import SESSION_IDLE_S, USE_OWN_LABEL, ExplorerSession
 from ..app.trace_cache import TraceCache
 from ..interpret.handle import ModelHandle
@@ -53,8 +53,20 @@ def build_demo(
         title="Attention Explorer", analytics_enabled=False, delete_cache=(every, int(files_max_age_s))
     ) as demo:
         state = gr.State(blank, time_to_live=idle_s, delete_callback=ExplorerSession.close)
+        served = models.listing()
         with gr.Row(elem_id="header"):
             gr.HTML(header_html(shipped.name), elem_id="title", container=False, padding=False)
+            model = gr.Radio(  # one click to the other shipped model: the same sentence, traced with it
+                [(m.name, m.key) for m in served],
+                value=models.default_key,
+                label="Model",
+                show_label=False,
+                container=False,
+                scale=0,
+                min_width=160,
+                elem_id="opt-model",
+                visible=len(served) > 1,
+            )
             presentation = gr.Checkbox(
                 False, label="Presentation mode", elem_id="presentation", scale=0, min_width=190, container=False
             )
@@ -65,8 +77,8 @@ def build_demo(
             positional_tab.build(ctx)
             ablation_tab.build()
             train_tab.build(ctx)
-            about_tab.build(ctx)
-        form = wire_trace(demo, ctx, tab)
+            about_tab.build(ctx, models.served)
+        form = wire_trace(demo, ctx, tab, model, models)
         # a deep link fills the form in the browser (its trace comes from the plain route): no server event
         demo.load(None, form, form, js=viewer.FORM_FROM_LINK_JS, api_name=False, queue=False)
         presentation.change(
@@ -80,15 +92,17 @@ def build_demo(
     return demo
 
 
-def wire_trace(demo: gr.Blocks, ctx: Context, tab: dict) -> list:
-    """Every way to ask for a new trace from the page: Start, Enter, an example (the viewer fetches the trace from
-    the API, `/ae/api/trace`), and choosing the model. Returns the form's fields, in `viewer.FORM` order."""
+def wire_trace(demo: gr.Blocks, ctx: Context, tab: dict, model: gr.Radio, models: ModelRegistry) -> list:
+    """Every way to ask for a new trace from the page: Start, Enter, an example, a shipped model chosen (the viewer
+    fetches the trace from the API, `/ae/api/trace`), and the trained model chosen. Returns the form's fields, in
+    `viewer.FORM` order."""
     sentence, options, view = tab["sentence"], tab["options"], tab["viewer"]
-    form = [sentence, *options, ctx.use_own]
-    assert [c.elem_id for c in form[1:8]] == [f"opt-{name}" for name in viewer.FORM[1:8]]
+    form = [sentence, *options, model, ctx.use_own]
+    assert [c.elem_id for c in form[1:9]] == [f"opt-{name}" for name in viewer.FORM[1:9]]
     client = {"api_name": False, "queue": False, "js": viewer.TRANSLATE_JS}
     tab["start"].click(None, form, None, **client)
     sentence.submit(None, form, None, **client)
+    model.input(None, form, None, **client)
     tab["example"].input(None, [tab["example"]], [sentence], api_name=False, queue=False, js="(s) => s").then(
         None, form, None, **client
     )
@@ -103,13 +117,16 @@ def wire_trace(demo: gr.Blocks, ctx: Context, tab: dict) -> list:
         beam_size,
         alpha,
         prefix,
+        model,
         use_own,
         session,
     ):  # another model has other heads: none is switched off in its first trace
         values = dict(sentence=sentence, strategy=strategy, temperature=temperature, top_k=top_k, seed=seed)
-        values |= dict(beam_size=beam_size, alpha=alpha, prefix=prefix or "")
+        values |= dict(beam_size=beam_size, alpha=alpha, prefix=prefix or "", model=model or SHIPPED)
         query = validate(TraceQuery, {k: v for k, v in values.items() if v is not None})
-        return session.trace(query.to_request(), use_own)
+        if use_own:
+            return session.trace(query.to_request(), use_own)
+        return models.trace(models.get(query.model), query.to_request())
 
     # choosing the model re-traces the sentence with it: the viewer learns the trained model's key from that trace
     ctx.use_own.input(trace, [*form, ctx.state], [view, ctx.state], api_visibility="private", **PLAIN_EVENT)

@@ -9,12 +9,12 @@ from ..interpret.handle import ModelHandle
 from .common import Context
 
 
-def describe(handle: ModelHandle) -> str:
+def describe(handle: ModelHandle, key: str | None = None) -> str:
     """Markdown about the model; every value from the checkpoint is escaped, so it shows as plain text."""
     c = handle.config
     meta = handle.metadata  # validated when the checkpoint was loaded (explorer/model/metadata.py)
     lines = [
-        f"### {escape(handle.name)}",
+        f"### {escape(handle.name)}" + (f" (model={escape(key)})" if key else ""),
         f"- {handle.model.num_parameters():,} parameters: {c.n_encoder_layers} encoder + {c.n_decoder_layers} decoder "
         "layers, "
         f"d_model {c.d_model}, {c.n_heads} heads, feed-forward {c.d_ff}, {'pre' if c.norm_first else 'post'}-LN, "
@@ -23,7 +23,12 @@ def describe(handle: ModelHandle) -> str:
     if meta.get("training_minutes") is not None:
         lines.append(
             f"- trained for {escape(meta['training_minutes'])} min ({escape(meta.get('steps', '?'))} steps) "
-            f"on {escape(meta.get('hardware', 'unknown hardware'))}."
+            f"on {escape(meta.get('hardware', 'unknown hardware'))}"
+            + (
+                f", continued from {escape(start)}."
+                if (start := (meta.get("train_config") or {}).get("init_from"))
+                else "."
+            )
         )
     for name, ev in (meta.get("evaluation") or {}).items():
         lines.append(
@@ -61,15 +66,25 @@ def describe(handle: ModelHandle) -> str:
     return "\n".join(lines)
 
 
-def build(ctx: Context):
+def build(ctx: Context, served: dict[str, ModelHandle] | None = None):
+    """The tab: every model the server serves to everyone, the one the page opens on first."""
+    served = served or {"shipped": ctx.shipped}
+    names = " and ".join(f"**{escape(h.name)}**" for h in served.values())
     with gr.Tab("About the model", id="about"):
         gr.Markdown(
-            f"This page describes the shipped model, **{escape(ctx.shipped.name)}**. With *Explore my trained model* "
-            "ticked, the viewer shows the model you trained in the Train tab instead; the header always names the "
-            "model whose attention is on screen.",
+            f"This page describes the shipped model{'s' if len(served) > 1 else ''}, {names}"
+            + (
+                ": the page opens on the first, and the header switches to the other in one click (the API takes "
+                "the `model=` beside its name). "
+                if len(served) > 1
+                else ". "
+            )
+            + "With *Explore my trained model* ticked, the viewer shows the model you trained in the Train tab "
+            "instead; the header always names the model whose attention is on screen.",
             latex_delimiters=[],
         )
-        gr.Markdown(describe(ctx.shipped), latex_delimiters=[])  # no $$...$$ typesetting of names
+        for key, handle in served.items():
+            gr.Markdown(describe(handle, key), latex_delimiters=[])  # no $$...$$ typesetting of names
         gr.Markdown(
             "Rows of every attention map are queries and columns keys. Decoder and cross-attention rows are labelled "
             "with the target token produced at that step; the decoder self-attention keys are the decoder's inputs "

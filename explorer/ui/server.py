@@ -43,15 +43,16 @@ def asset_store() -> AssetStore:
 
 
 def build_app(
-    shipped: ModelHandle,
+    shipped: ModelHandle | dict[str, ModelHandle],
     timelapse: TimeLapse | None = None,
     idle_s: float = SESSION_IDLE_S,
     files_max_age_s: float = FILES_MAX_AGE_S,
 ) -> tuple[FrontDoor, gr.Blocks]:
-    """The ASGI app to serve, and the Gradio Blocks inside it."""
+    """The ASGI app to serve, and the Gradio Blocks inside it; `shipped` is one model, or the served ones by key
+    (the first opens)."""
     models = ModelRegistry(shipped)
     timelapse = timelapse or TimeLapse(None)
-    demo = build_demo(shipped, idle_s=idle_s, files_max_age_s=files_max_age_s, models=models)
+    demo = build_demo(models.shipped, idle_s=idle_s, files_max_age_s=files_max_age_s, models=models)
     demo.queue(max_size=None)
     app = FastAPI(routes=http_api.routes(models, timelapse), docs_url=None, redoc_url=None, openapi_url=None)
     app = gr.mount_gradio_app(
@@ -60,7 +61,7 @@ def build_app(
         path="/",
         theme=THEME,
         css=CSS,
-        head=viewer.head(timelapse.settings()),
+        head=viewer.head(timelapse.settings(), [m.model_dump() for m in models.listing()]),
         footer_links=["gradio"],
         show_error=False,
         ssr_mode=False,

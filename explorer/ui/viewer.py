@@ -43,6 +43,7 @@ FORM = [
     "beam_size",
     "alpha",
     "prefix",
+    "model",
     "use_own",
 ]
 # Client-side events: a trace or a deep link costs a plain request of the viewer, no Gradio event.
@@ -68,12 +69,14 @@ BUNDLE = bundle()
 SCRIPT_URL, STYLE_URL = list(BUNDLE)
 
 
-def settings(timelapse: dict | None = None) -> dict:
+def settings(timelapse: dict | None = None, models: list[dict] | None = None) -> dict:
     """What the browser code takes from the server before it runs: where it asks and fetches (the API, the
-    bundle and plotly.js, for the HTML export too), the form's fields and limits, which sentences have a
-    training time-lapse, and the font sizes the server's figures use too."""
+    bundle and plotly.js, for the HTML export too), the form's fields and limits, the models served to everyone
+    (`GET /ae/api/models`, the default first), which sentences have a training time-lapse, and the font sizes the
+    server's figures use too."""
     return {
         "TIMELAPSE": timelapse or {"sentences": [], "steps": []},
+        "MODELS": models or [],
         "API": PREFIX,
         "CLIENT_HEADER": CLIENT_HEADER,
         "ASSETS": {"bundle": SCRIPT_URL, "css": STYLE_URL, "plotly": PLOTLY_URL + PLOTLY_JS.name},
@@ -83,11 +86,11 @@ def settings(timelapse: dict | None = None) -> dict:
     }
 
 
-def head(timelapse: dict | None = None) -> str:
+def head(timelapse: dict | None = None, models: list[dict] | None = None) -> str:
     """The page's head (`mount_gradio_app(head=...)`): the settings, the stylesheet and the bundle, loaded before
     Gradio's app runs its first events and mounts the viewer."""
     # "<" escaped: a sentence from a checkpoint's time-lapse can never close the script element
-    values = json.dumps(settings(timelapse)).replace("<", "\\u003c")
+    values = json.dumps(settings(timelapse, models)).replace("<", "\\u003c")
     return "\n".join(
         [
             f"<script>window.AttentionExplorer = {values};</script>",

@@ -3,7 +3,7 @@
 // browser tab names itself with a random id (the server's fair share is per id, not per address: a lecture
 // hall shares one). The Asker keeps one question of each kind awaited at a time: a newer one replaces it,
 // and the answer to a replaced question is dropped.
-import { SETTINGS } from "./settings.js";
+import { DEFAULT_MODEL, SETTINGS } from "./settings.js";
 
 // The decoding options of a trace request, by their names on the wire and in a link.
 export const OPTIONS = ["strategy", "temperature", "top_k", "seed", "beam_size", "alpha", "prefix"];
@@ -25,7 +25,7 @@ export function queryParams(request, model) {
   for (const name of OPTIONS) if (request[name] !== undefined && request[name] !== "") p.set(name, request[name]);
   for (const id of request.forced_ids || []) p.append("forced_ids", id);
   for (const head of request.ablation || []) p.append("ablation", head.join("."));
-  if (model && model !== "shipped") p.set("model", model);
+  if (model && model !== "shipped" && model !== DEFAULT_MODEL) p.set("model", model);
   return p;
 }
 

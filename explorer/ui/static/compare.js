@@ -1,8 +1,9 @@
 // compare.js: "compare two". The trace on screen (A) beside a second one (B): another sentence with the same
-// options, or the same sentence with the other model (the shipped one and the one trained in this browser
-// session), both at the same step, kind, layer and head; below them A − B where both maps have the same
+// options, or the same sentence with another model (the other shipped one, e.g. the Tatoeba model beside the lecture
+// model, or the one trained in this browser session), both at the same step, kind, layer and head; below them A − B where both maps have the same
 // shape (blue: B attends more, vermillion: A attends more), and a message saying why not where they differ.
 import { KIND_TITLES } from "./trace.js";
+import { SETTINGS } from "./settings.js";
 import { signedFill } from "./colors.js";
 import { el, emit, fontSize } from "./dom.js";
 import * as grid from "./grid.js";
@@ -19,7 +20,8 @@ function parts(div) {
     input.type = "text";
     input.placeholder = "second sentence (empty: the same sentence)";
     const model = el("select", "ae-compare-model");
-    [["same", "same model"], ["other", "the other model (shipped / trained here)"]].forEach(([v, text]) => {
+    const choices = [["same", "same model"]].concat(SETTINGS.MODELS.map((m) => [m.key, m.name]), [["own", "the model trained here"]]);
+    choices.forEach(([v, text]) => {
       const o = el("option", "", text);
       o.value = v;
       model.appendChild(o);

@@ -3,7 +3,7 @@
 // trace request's names are the API's (api.js queryParams), so its trace comes from /ae/api/trace with the same query; links
 // made before they were (s=, forced=5,9, ablate=cross.2.1,...) still open. The Translate tab's form is filled
 // from the link in the browser: opening a link costs no Gradio event.
-import { SETTINGS } from "./settings.js";
+import { DEFAULT_MODEL, SETTINGS, isShipped } from "./settings.js";
 import { OPTIONS, queryParams } from "./api.js";
 
 function linkParams(request, state, model) {
@@ -52,7 +52,8 @@ export function formFromLink(values) {
       const number = typeof values[i] === "number";
       out[i] = number ? Number(request[name]) : request[name];
       if (number && !Number.isFinite(out[i])) out[i] = values[i];
-    } else if (name === "use_own") out[i] = false;
+    } else if (name === "model") out[i] = isShipped(request.model) && request.model !== "shipped" ? request.model : DEFAULT_MODEL;
+    else if (name === "use_own") out[i] = false;
   });
   return out;
 }

@@ -2,7 +2,7 @@
 // Gradio HTML component, translateForm() and formFromLink() from the Translate tab's browser events, standalone()
 // from an exported offline page, mountAblation() from the Head ablation tab's gr.HTML, mountUpload() and withUpload()
 // from the Train tab's file picker and Train button.
-import { SETTINGS } from "./settings.js";
+import { DEFAULT_MODEL, SETTINGS } from "./settings.js";
 import { OPTIONS } from "./api.js";
 import { formFromLink, requestFromQuery } from "./link.js";
 import { Viewer } from "./viewer.js";
@@ -38,7 +38,7 @@ function translateForm(values) {
   }
   // the heads switched off stay off for the next sentence of the same model until the Head ablation tab switches
   // them back on (another model has other heads)
-  const model = form.use_own ? viewer.ownKey : "shipped";
+  const model = form.use_own ? viewer.ownKey : form.model || DEFAULT_MODEL;
   const same = viewer.trace && viewer.trace.modelKey === model;
   const request = { sentence: form.sentence || "", forced_ids: [], ablation: same ? viewer.trace.request.ablation : [] };
   for (const name of OPTIONS) request[name] = form[name];

@@ -3,7 +3,7 @@
 // decoded it at an earlier point of its training: what it translated then, and how cross-attention found the
 // alignment. The traces come from the server once per sentence (explorer/app/http_api.py); other sentences
 // are not recorded, and the control says so.
-import { SETTINGS } from "./settings.js";
+import { DEFAULT_MODEL, SETTINGS } from "./settings.js";
 import { el } from "./dom.js";
 import { api } from "./api.js";
 
@@ -25,7 +25,7 @@ export class TimeLapse {
   recorded(trace) {
     const r = trace.request, recorded = SETTINGS.TIMELAPSE.sentences;
     return this.viewer.online && recorded.includes(r.sentence) && r.strategy === "greedy" &&
-      !(r.forced_ids || []).length && !(r.ablation || []).length && !r.prefix && trace.modelKey === "shipped";
+      !(r.forced_ids || []).length && !(r.ablation || []).length && !r.prefix && (trace.modelKey === "shipped" || trace.modelKey === DEFAULT_MODEL);
   }
 
   // A trace the viewer loads (companions.js): the final model's unless the time-lapse asked for it.

@@ -8,6 +8,7 @@
 // training time-lapse), each reached only through its hooks.
 import { KINDS, KIND_TITLES, Trace } from "./trace.js";
 import { createStore } from "./store.js";
+import { DEFAULT_MODEL, isShipped } from "./settings.js";
 import { button, canvasPng, copyText, download, el, filename, fontSize } from "./dom.js";
 import { Asker, api } from "./api.js";
 import { linkUrl, readLink } from "./link.js";
@@ -71,7 +72,7 @@ export class Viewer {
   explore() { this.hooked("explore").forEach((c) => c.explore()); }
 
   get state() { return this.store.get(); } // read-only: changes go through store.set (the actions below)
-  get modelKey() { return this.trace ? this.trace.modelKey : "shipped"; } // the model of the trace on screen
+  get modelKey() { return this.trace ? this.trace.modelKey : DEFAULT_MODEL; } // the model of the trace on screen
 
   build() {
     const r = el("div", "ae-viewer");
@@ -173,7 +174,7 @@ export class Viewer {
     const opts = options || {};
     const previous = this.trace;
     this.trace = new Trace(wire);
-    if (this.trace.modelKey !== "shipped") this.ownKey = this.trace.modelKey;
+    if (!isShipped(this.trace.modelKey)) this.ownKey = this.trace.modelKey;
     this.message.hidden = true;
     this.player.stop();
     this.panelContent = null;

@@ -2,7 +2,11 @@
 (() => {
   // settings.js
   var given = window.AttentionExplorer || {};
-  var SETTINGS = Object.freeze(Object.assign({ FORM: [], LIMITS: {}, TIMELAPSE: { sentences: [], steps: [] } }, given));
+  var SETTINGS = Object.freeze(Object.assign({ FORM: [], LIMITS: {}, MODELS: [], TIMELAPSE: { sentences: [], steps: [] } }, given));
+  var DEFAULT_MODEL = SETTINGS.MODELS.length ? SETTINGS.MODELS[0].key : "shipped";
+  function isShipped(key) {
+    return !key || key === "shipped" || SETTINGS.MODELS.some((m) => m.key === key);
+  }
 
   // api.js
   var OPTIONS = ["strategy", "temperature", "top_k", "seed", "beam_size", "alpha", "prefix"];
@@ -21,7 +25,7 @@
     for (const name of OPTIONS) if (request[name] !== void 0 && request[name] !== "") p.set(name, request[name]);
     for (const id of request.forced_ids || []) p.append("forced_ids", id);
     for (const head of request.ablation || []) p.append("ablation", head.join("."));
-    if (model && model !== "shipped") p.set("model", model);
+    if (model && model !== "shipped" && model !== DEFAULT_MODEL) p.set("model", model);
     return p;
   }
   function answer(response) {
@@ -115,7 +119,8 @@
         const number = typeof values[i] === "number";
         out[i] = number ? Number(request[name]) : request[name];
         if (number && !Number.isFinite(out[i])) out[i] = values[i];
-      } else if (name === "use_own") out[i] = false;
+      } else if (name === "model") out[i] = isShipped(request.model) && request.model !== "shipped" ? request.model : DEFAULT_MODEL;
+      else if (name === "use_own") out[i] = false;
     });
     return out;
   }
@@ -1905,7 +1910,7 @@
     // The plain greedy trace of a recorded sentence with the shipped model: the only one the time-lapse has.
     recorded(trace) {
       const r = trace.request, recorded = SETTINGS.TIMELAPSE.sentences;
-      return this.viewer.online && recorded.includes(r.sentence) && r.strategy === "greedy" && !(r.forced_ids || []).length && !(r.ablation || []).length && !r.prefix && trace.modelKey === "shipped";
+      return this.viewer.online && recorded.includes(r.sentence) && r.strategy === "greedy" && !(r.forced_ids || []).length && !(r.ablation || []).length && !r.prefix && (trace.modelKey === "shipped" || trace.modelKey === DEFAULT_MODEL);
     }
     // A trace the viewer loads (companions.js): the final model's unless the time-lapse asked for it.
     loading(trace, options) {
@@ -2363,7 +2368,8 @@
       input.type = "text";
       input.placeholder = "second sentence (empty: the same sentence)";
       const model = el("select", "ae-compare-model");
-      [["same", "same model"], ["other", "the other model (shipped / trained here)"]].forEach(([v, text]) => {
+      const choices = [["same", "same model"]].concat(SETTINGS.MODELS.map((m) => [m.key, m.name]), [["own", "the model trained here"]]);
+      choices.forEach(([v, text]) => {
         const o = el("option", "", text);
         o.value = v;
         model.appendChild(o);
@@ -3410,7 +3416,7 @@
     }
     // read-only: changes go through store.set (the actions below)
     get modelKey() {
-      return this.trace ? this.trace.modelKey : "shipped";
+      return this.trace ? this.trace.modelKey : DEFAULT_MODEL;
     }
     // the model of the trace on screen
     build() {
@@ -3530,7 +3536,7 @@
       const opts = options || {};
       const previous = this.trace;
       this.trace = new Trace(wire);
-      if (this.trace.modelKey !== "shipped") this.ownKey = this.trace.modelKey;
+      if (!isShipped(this.trace.modelKey)) this.ownKey = this.trace.modelKey;
       this.message.hidden = true;
       this.player.stop();
       this.panelContent = null;
@@ -3913,7 +3919,7 @@
     if (form.use_own && !viewer.ownKey) {
       return viewer.say("You have not trained a model in this session yet (or its trace has not arrived): use the Train tab first, or untick “Explore my trained model”.");
     }
-    const model = form.use_own ? viewer.ownKey : "shipped";
+    const model = form.use_own ? viewer.ownKey : form.model || DEFAULT_MODEL;
     const same = viewer.trace && viewer.trace.modelKey === model;
     const request = { sentence: form.sentence || "", forced_ids: [], ablation: same ? viewer.trace.request.ablation : [] };
     for (const name of OPTIONS) request[name] = form[name];

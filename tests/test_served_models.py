@@ -1,0 +1,118 @@
+"""Two shipped models side by side (issue 49): `GET /ae/api/models` lists them, `model=` picks one, "shipped" names
+the default, compare reaches the other; and `--device` (where the served models run) on this CPU."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
+
+import app as app_module
+from explorer.app import http_api
+from explorer.app.models import ModelRegistry, load_served
+from explorer.interpret.handle import ModelHandle, device_label, serving_device
+from explorer.model.transformer import Transformer
+
+TEXT = "The dog sees the cat."
+
+
+@pytest.fixture
+def other(mini_handle):
+    """A second model on the same vocabulary with other weights (as the Tatoeba model beside the lecture model)."""
+    torch.manual_seed(1)
+    return ModelHandle("second", Transformer(mini_handle.config).eval(), mini_handle.tokenizer, {}, ("cross", 0, "1"))
+
+
+@pytest.fixture
+def models(mini_handle, other):
+    return ModelRegistry({"lecture-en-de": mini_handle, "tatoeba-en-de": other})
+
+
+@pytest.fixture
+def client(models):
+    return TestClient(Starlette(routes=http_api.routes(models)), headers={"x-ae-client": "test"})
+
+
+def trace(client, **params):
+    answer = client.get("/ae/api/trace", params={"sentence": TEXT} | params)
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def test_the_models_route_lists_every_shipped_model_the_default_first(client):
+    listed = client.get("/ae/api/models").json()
+    assert [m["key"] for m in listed] == ["lecture-en-de", "tatoeba-en-de"]
+    assert [m["default"] for m in listed] == [True, False]
+    assert [m["name"] for m in listed] == ["tiny", "second"]
+    assert listed[0]["best_head"] == [1, 2] and listed[1]["best_head"] == [0, 1]  # where each page opens
+    assert listed[0]["layers"] == [2, 2] and listed[0]["heads"] == 4 and listed[0]["parameters"] > 0
+
+
+def test_model_picks_the_shipped_model_and_shipped_names_the_default(client):
+    default, named, second = trace(client), trace(client, model="lecture-en-de"), trace(client, model="tatoeba-en-de")
+    alias = trace(client, model="shipped")
+    assert default["model_key"] == named["model_key"] == alias["model_key"] == "lecture-en-de"
+    assert default["model"]["name"] == "tiny" and second["model"]["name"] == "second"
+    assert second["model_key"] == "tatoeba-en-de"
+    assert default["attention"] == alias["attention"] and second["attention"] != default["attention"]
+    translated = client.get("/ae/api/translate", params={"sentence": TEXT, "model": "tatoeba-en-de"}).json()
+    assert translated["model"] == "second" and translated["translation"] == second["outputs"][-1]
+
+
+def test_an_unknown_model_is_refused_naming_it_and_the_served_ones(client):
+    answer = client.get("/ae/api/trace", params={"sentence": TEXT, "model": "wmt-big"})
+    assert answer.status_code == 404
+    error = answer.json()["error"]
+    assert "'wmt-big'" in error and "'lecture-en-de', 'tatoeba-en-de'" in error
+
+
+def test_compare_reaches_the_other_shipped_model_by_other_or_by_key(client):
+    def compare(other, **trace_fields):
+        body = {"trace": {"sentence": TEXT} | trace_fields, "question": {"what": "compare", "model": other}}
+        answer = client.post("/ae/api/ask/compare", json=body)
+        assert answer.status_code == 200, answer.text
+        return answer.json()["wire"]
+
+    assert compare("other")["model_key"] == "tatoeba-en-de"  # no trained model: the next shipped one
+    assert compare("other", model="tatoeba-en-de")["model_key"] == "lecture-en-de"
+    assert compare("tatoeba-en-de")["model"]["name"] == "second"
+    assert compare("same", model="tatoeba-en-de")["model_key"] == "tatoeba-en-de"
+    own = client.post(
+        "/ae/api/ask/compare", json={"trace": {"sentence": TEXT}, "question": {"what": "compare", "model": "own"}}
+    )
+    assert own.status_code == 400 and "no model trained in this session" in own.json()["error"]
+
+
+def test_the_served_models_are_keyed_by_their_folder(tmp_path):
+    from app_fixtures import build_tiny_checkpoint
+
+    first, second = build_tiny_checkpoint(tmp_path / "lecture-en-de"), build_tiny_checkpoint(tmp_path / "my model!")
+    served = load_served([first, second, first])
+    assert list(served) == ["lecture-en-de", "my-model-", "lecture-en-de-2"]
+    assert all(next(h.model.parameters()).device.type == "cpu" for h in served.values())
+
+
+def test_auto_serves_on_cuda_only_where_there_is_one_and_a_missing_device_is_named():
+    assert serving_device("auto").type == ("cuda" if torch.cuda.is_available() else "cpu")
+    assert serving_device("cpu") == torch.device("cpu")
+    assert device_label(torch.device("cpu")).startswith("cpu (")
+    with pytest.raises(ValueError, match="unknown device 'tpu'"):
+        serving_device("tpu")
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="--device cuda: this machine has no CUDA GPU"):
+            serving_device("cuda")
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="on a GPU machine --device cuda is served")
+def test_app_refuses_a_device_it_does_not_have_before_loading_anything(capsys):
+    assert app_module.main(["--checkpoint", "nowhere", "--device", "cuda"]) == 2
+    assert "this machine has no CUDA GPU" in capsys.readouterr().err
+
+
+def test_app_takes_several_checkpoints_and_a_device():
+    args = app_module.parse_args(["--checkpoint", "a", "b", "--device", "cpu"])
+    assert args.checkpoint == ["a", "b"] and args.device == "cpu"
+    defaults = app_module.parse_args([])
+    assert [p.split("/")[-1] for p in defaults.checkpoint] == ["lecture-en-de", "tatoeba-en-de"]
+    assert defaults.device == "auto"
