@@ -4,7 +4,8 @@
 # most). Beside it, the test suite's part that needs no Gradio, plotly or server (none is installed there) runs on the
 # GPU (`pick_device` takes CUDA) into $OUT/tests.log; TESTS=0 leaves it out. A lease has 15 device minutes in all and
 # one command at most 10: the machine's start takes ~1 min, the data, vocabulary and encoding ~75 s (measured, session
-# 21), the final validation and export ~20 s, the time-lapse ~30 s.
+# 21), the final validation and export ~20 s, the time-lapse ~30 s; then (TRACE=1, the default) the shipped lecture
+# model's cold traces on the CPU beside the GPU (`bench/trace_time.py --device cpu cuda`) into $OUT/trace_time.txt.
 #
 # Prepared here, in the repository root (both folders are ignored by git and travel with `carry`):
 #   echo /.gpu/ >> .git/info/exclude; echo /.whl/ >> .git/info/exclude; mkdir -p .gpu
@@ -52,6 +53,11 @@ timeout -k 5 60 python3 -m explorer.app.timelapse --checkpoint "$W/model" --snap
   >> "$OUT/train.log" 2>&1
 echo "timelapse rc $? at $(elapsed) s" >> "$OUT/machine.txt"
 [ -d "$W/model" ] && tar -C "$W" -cf - model | split -b 15M - "$OUT/model.tar.part"
+if [ "${TRACE:-1}" = 1 ]; then  # issue 49 part 4: is a trace of the shipped model faster on the GPU? (~30 s)
+  timeout -k 5 90 python3 -m bench.trace_time --checkpoint checkpoints/lecture-en-de --device cpu cuda --repeat 5 \
+    > "$OUT/trace_time.txt" 2>&1
+  echo "trace_time rc $? at $(elapsed) s" >> "$OUT/machine.txt"
+fi
 ls -la "$W/model" "$OUT" >> "$OUT/machine.txt" 2>&1
 echo "done at $(elapsed) s" >> "$OUT/machine.txt"
 wait

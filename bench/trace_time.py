@@ -3,9 +3,10 @@
 A cold trace (a new session and an empty cache each time, as for a sentence nobody asked before: the whole decode
 with every attention map, the rollout and the wire form) of every example sentence, with each checkpoint in turn,
 interleaved over rounds after a warm-up; torch on the app's default of one thread. The lecture model's gate is the
-long example (the last one) within 300 ms on a 2-core CPU.
+long example (the last one) within 300 ms on a 2-core CPU. `--device cpu cuda` runs each checkpoint on each device
+(`app.py --device`), the CPU beside the GPU in one run: whether a trace is faster on a GPU for so small a model.
 
-    python -m bench.trace_time [--checkpoint DIR ...] [--threads 1] [--repeat 7] [--json OUT]
+    python -m bench.trace_time [--checkpoint DIR ...] [--device cpu [cuda]] [--threads 1] [--repeat 7] [--json OUT]
 """
 
 from __future__ import annotations
@@ -24,18 +25,23 @@ from explorer.app.examples import EXAMPLES
 from explorer.app.schemas import trace_request
 from explorer.app.session import ExplorerSession
 from explorer.app.trace_cache import TraceCache
-from explorer.interpret.handle import load_handle
+from explorer.interpret.handle import load_handle, serving_device
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.trace_time", description=__doc__.split("\n")[0])
     parser.add_argument("--checkpoint", nargs="+", default=[str(SHIPPED_CHECKPOINT)])
+    parser.add_argument("--device", nargs="+", default=["cpu"], help="where each model runs (app.py --device)")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads (the app's default: 1)")
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--json", help="write the results here")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    handles = {Path(c).name: load_handle(c) for c in args.checkpoint}
+    handles = {
+        Path(c).name + ("" if args.device == ["cpu"] else f" on {d}"): load_handle(c, device=serving_device(d))
+        for c in args.checkpoint
+        for d in args.device
+    }
     requests = [trace_request(sentence) for sentence, _ in EXAMPLES]
     times: dict[str, list[list[float]]] = {name: [[] for _ in requests] for name in handles}
     sizes: dict[str, list[tuple[int, int]]] = {}

@@ -137,7 +137,9 @@ CSS = """
 #header { align-items: center; flex-wrap: nowrap; }
 #header p { margin: 0; }
 #title { flex: 1 1 auto; min-width: 0; }
-#presentation { flex: 0 0 auto !important; width: auto !important; min-width: 0 !important; }
+#presentation, #opt-model { flex: 0 0 auto !important; width: auto !important; min-width: 0 !important; }
+#opt-model .wrap { flex-wrap: nowrap; gap: 4px; }
+#opt-model label { padding: 4px 8px; white-space: nowrap; }
 .ae-title { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 body.presentation .ae-tagline { display: none; }
 @media (max-width: 1500px) { .ae-tagline { display: none; } }

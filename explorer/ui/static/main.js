@@ -42,7 +42,10 @@ function translateForm(values) {
   const same = viewer.trace && viewer.trace.modelKey === model;
   const request = { sentence: form.sentence || "", forced_ids: [], ablation: same ? viewer.trace.request.ablation : [] };
   for (const name of OPTIONS) request[name] = form[name];
-  viewer.pendingView = null;
+  // the same sentence with another model (the header's choice): it opens where the other one was, to compare
+  const t = viewer.trace, s = viewer.state;
+  const switched = t && !same && t.request.sentence === request.sentence;
+  viewer.pendingView = switched ? { sentence: request.sentence, view: { step: s.step, kind: s.kind, layer: s.layer, head: s.head, view: s.view } } : null;
   return viewer.requestTrace(request, model).then(() => viewer.focus());
 }
 
