@@ -76,9 +76,11 @@ def build_api(models: ModelRegistry, timelapse: TimeLapse | None = None, rooms: 
     async def turn():
         yield
 
-    # a question can cost a second of CPU (integrated gradients): they run on all cores but one at once, so a burst
-    # of them waits its turn and a core stays for the traces a class asks for first (bench/class_open.py)
-    questions = Depends(turn, scope="function", max_concurrency=max(1, (os.cpu_count() or 1) - 1))
+    # a question can cost a second of CPU (integrated gradients): as many run at once as there are cores, so a burst
+    # of them waits its turn here, not in threads, and uses every core while no trace waits; a trace that arrives
+    # takes the next model slot before any waiting question (trace_cache.Slots: priority 0 before 1;
+    # bench/class_questions.py: one core against both)
+    questions = Depends(turn, scope="function", max_concurrency=os.cpu_count() or 1)
     router = APIRouter(route_class=Limited, responses=REFUSED)
 
     @router.get("/trace", responses={200: {"model": Wire}})

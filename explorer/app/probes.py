@@ -18,7 +18,7 @@ from ..interpret.attribution import METHODS, attribute, rank_correlation
 from ..interpret.decoding import beam_search
 from ..interpret.explain import explain_cell
 from ..interpret.handle import ModelHandle
-from ..interpret.head_importance import head_importance
+from ..interpret.head_importance import HeadImportance, head_gradients, head_importance, spearman
 from ..interpret.lens import Lens, lens_of
 from ..interpret.no_position import without_position
 from ..interpret.qk_space import qk_space
@@ -34,6 +34,7 @@ from .schemas import (
     Attribution,
     BeamTree,
     Explain,
+    Heads,
     LensQuestion,
     Maskless,
     NoPositionQuestion,
@@ -66,7 +67,9 @@ def answer(handle: ModelHandle, trace: DecodeTrace, question: Question) -> dict:
         return out | _no_position(handle, trace)
     if isinstance(question, LensQuestion):
         return out | lens_lists(trace_lens(handle, trace), handle)
-    return out | _heads(handle, trace, request)
+    if isinstance(question, Heads):
+        return out | _heads(handle, trace, request, question.method)
+    raise TypeError(f"no computation for the question {question.what!r}")
 
 
 def _value_path(handle: ModelHandle, trace: DecodeTrace, question: ValuePathQuestion, ablation) -> dict:
@@ -168,13 +171,28 @@ def _explain(handle: ModelHandle, trace: DecodeTrace, question: Explain, ablatio
     }
 
 
-def _heads(handle: ModelHandle, trace: DecodeTrace, request: TraceRequest) -> dict:
-    importance = head_importance(handle.model, trace.source_ids, trace.target_ids, off=request.ablation)
+def _heads(handle: ModelHandle, trace: DecodeTrace, request: TraceRequest, method: str) -> dict:
+    """The estimate alone (one pass), or the exact drops with the estimate and their rank correlation beside them."""
+    args = (handle.model, trace.source_ids, trace.target_ids)
+    estimate = head_gradients(*args, off=request.ablation)
+    exact = head_importance(*args, off=request.ablation) if method == "exact" else None
+    result = exact or estimate
     return {
-        "log_prob": round(importance.log_prob, DIGITS),
-        "drops": {kind: [[_finite(v) for v in row] for row in drops] for kind, drops in importance.drops.items()},
+        "method": method,
+        "log_prob": round(result.log_prob, DIGITS),
+        "drops": _drops(result),
         "translation": trace.outputs[-1],
+        "estimate": _drops(estimate) if exact else None,
+        "rho": _finite(spearman(_flat(exact), _flat(estimate))) if exact else None,
     }
+
+
+def _drops(importance: HeadImportance) -> dict:
+    return {kind: [[_finite(v) for v in row] for row in drops] for kind, drops in importance.drops.items()}
+
+
+def _flat(importance: HeadImportance) -> np.ndarray:
+    return np.concatenate([drops.ravel() for drops in importance.drops.values()])
 
 
 def _attribution(handle: ModelHandle, trace: DecodeTrace, question: Attribution, ablation) -> dict:

@@ -133,9 +133,12 @@ class Explain(Strict):
 
 
 class Heads(Strict):
-    """The log-probability the translation loses with each head off alone."""
+    """The log-probability the translation loses with each head off alone: estimated to first order in one pass (the
+    gradient of a gate on each head's output, Michel et al. 2019), or exact (each head switched off), which comes
+    with the estimate beside it and the rank correlation of the two."""
 
     what: Literal["heads"] = "heads"
+    method: Literal["estimate", "exact"] = "exact"
 
 
 class Attribution(Strict):
@@ -443,9 +446,12 @@ class ExplainAnswer(Sent):
 
 class HeadsAnswer(Sent):
     what: Literal["heads"]
+    method: Literal["estimate", "exact"]
     drops: dict[Kind, list[list[float | None]]]  # [layer][head]: log p lost with that head off; None: off already
     log_prob: float
     translation: str
+    estimate: dict[Kind, list[list[float | None]]] | None  # exact answers: the one-pass estimate, on the same scale
+    rho: float | None  # exact answers: Spearman's rank correlation of the estimate with the exact drops
 
 
 class AttentionRow(Sent):

@@ -12,7 +12,7 @@ const VIEWS = { explain: explain.draw, heads: heads.draw, attribution: attributi
 
 // What panel `what` asks about `trace` in `state` ({question, waiting}), or why it cannot ({note}); `cell` is the
 // clicked heatmap cell for "explain".
-export function question(what, trace, state, cell) {
+export function question(what, trace, state, cell, extra) {
   if (what === "explain") {
     if (!Number.isInteger(cell.head)) {
       return { note: "Choose one head (0–" + (trace.H - 1) + ") to see how a weight is computed: the mean of heads " +
@@ -27,7 +27,13 @@ export function question(what, trace, state, cell) {
       waiting: "Computing q and k for this cell…",
     };
   }
-  if (what === "heads") return { question: { what: "heads" }, waiting: "Switching each head off in turn…" };
+  if (what === "heads") { // the one-pass estimate first and at once; the exact answer when asked (heads.js's button)
+    const method = (extra && extra.method) || "estimate";
+    return {
+      question: { what: "heads", method: method },
+      waiting: method === "exact" ? "Switching each head off in turn…" : "Estimating every head in one pass…",
+    };
+  }
   if (what === "beam_tree") return { question: { what: "beam_tree" }, waiting: "Searching with every hypothesis recorded…" };
   if (what === "attribution") {
     if (state.step === 0) return { note: "Step forward first: at step 0 no token has been produced to attribute." };
