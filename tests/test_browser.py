@@ -257,24 +257,43 @@ def test_the_mean_and_masked_cells_say_why_they_are_not_explained(page):
 
 
 def test_which_heads_matter_and_a_click_switches_one_off(page, tiny_checkpoint):
-    """The grid's tiles are the core's log-probability drops; clicking one traces the sentence without that head."""
+    """The estimate's tiles come at once, the exact drops on request beside them on one scale with ρ; each tile is
+    the core's number; clicking one traces the sentence without that head."""
     from playwright.sync_api import expect
 
     from explorer.interpret.handle import load_handle
-    from explorer.interpret.head_importance import head_importance
+    from explorer.interpret.head_importance import head_gradients, head_importance, spearman
 
     show(page, 2, "Cross", "mean")
     page.locator(".ae-tools button", has_text="Heads that matter").click()
-    expect(page.locator(".ae-heads-grid")).to_have_count(3, timeout=20_000)
+    expect(page.locator(".ae-heads-grid[data-method=estimate]")).to_have_count(3, timeout=20_000)
+    expect(page.locator(".ae-panel-title")).to_contain_text("estimated in one pass")
     wire = page.evaluate("window.aeViewer.trace.wire")
-    expected = head_importance(load_handle(tiny_checkpoint).model, wire["source_ids"], wire["target_ids"])
+    model = load_handle(tiny_checkpoint).model
+    expected = head_importance(model, wire["source_ids"], wire["target_ids"])
+    estimated = head_gradients(model, wire["source_ids"], wire["target_ids"])
+
+    def tiles(method: str, kind: str) -> list[float]:
+        return [
+            float(x)
+            for x in page.locator(f".ae-heads-grid[data-method={method}][data-kind={kind}] td").all_text_contents()
+        ]
+
+    for kind in ("encoder_self", "decoder_self", "cross"):  # shown with 2 decimals
+        np.testing.assert_allclose(tiles("estimate", kind), estimated.drops[kind].ravel(), atol=0.006)
+    page.locator(".ae-heads-exact").click()
+    expect(page.locator(".ae-heads-grid[data-method=exact]")).to_have_count(3, timeout=20_000)
+    expect(page.locator(".ae-heads-grid[data-method=estimate]")).to_have_count(3)  # beside it, not replaced
+    flat = [
+        np.concatenate([d.drops[k].ravel() for k in ("encoder_self", "decoder_self", "cross")])
+        for d in (expected, estimated)
+    ]
+    expect(page.locator(".ae-panel-title")).to_contain_text(f"Spearman ρ = {spearman(*flat):.2f}")
     for kind in ("encoder_self", "decoder_self", "cross"):
-        tiles = page.locator(f".ae-heads-grid[data-kind={kind}] td")
-        texts = [float(x) for x in tiles.all_text_contents()]
-        np.testing.assert_allclose(texts, expected.drops[kind].ravel(), atol=0.006)  # shown with 2 decimals
+        np.testing.assert_allclose(tiles("exact", kind), expected.drops[kind].ravel(), atol=0.006)
     page.locator(".ae-panel").scroll_into_view_if_needed()
     shot(page, "08-heads-that-matter")
-    page.locator(".ae-heads-grid[data-kind=cross] td[data-layer='1'][data-head='3']").click()
+    page.locator(".ae-heads-grid[data-method=exact][data-kind=cross] td[data-layer='1'][data-head='3']").click()
     expect(page.locator(".ae-notes")).to_contain_text("1 head(s) switched off", timeout=20_000)
     assert page.evaluate("window.aeViewer.trace.request.ablation") == [["cross", 1, 3]]
     # one source of truth: the Head ablation tab ticks the head the viewer switched off
@@ -503,10 +522,10 @@ def test_compare_two_sentences_side_by_side_with_their_difference(page):
     page.locator(".ae-compare-bar button", has_text="Compare").click()
     expect(page.locator(".ae-compare-note")).to_contain_text("No difference map", timeout=20_000)
     expect(page.locator(".ae-compare-diff")).to_be_hidden()
-    page.locator(".ae-compare-model").select_option("other")  # this session trained no model
+    page.locator(".ae-compare-model").select_option("own")  # this session trained no model
     page.locator(".ae-compare-bar button", has_text="Compare").click()
     refusal = page.locator(".ae-compare-note.ae-panel-error")  # said beside B's form
-    expect(refusal).to_contain_text("no other model to compare with", timeout=20_000)
+    expect(refusal).to_contain_text("no model trained in this session", timeout=20_000)
     page.locator(".ae-view-tabs button", has_text="Heatmap").click()
 
 
@@ -803,3 +822,31 @@ def test_an_empty_sentence_box_asks_for_a_sentence_not_for_a_link(page):
             "Type an English sentence in the box first, then press Enter or “Translate & step”."
         )
     assert traces == []  # nothing asked of the server
+
+
+def test_the_examples_box_names_the_example_only_while_the_sentence_box_holds_it(page):
+    """Issue 50 #5: the Examples box kept showing the last example picked after the text changed."""
+    from playwright.sync_api import expect
+
+    from explorer.app.examples import EXAMPLES
+
+    sentence, label = EXAMPLES[1]
+    page.locator("#example input").click()
+    page.get_by_role("option", name=label).click()
+    page.wait_for_function(f"window.aeViewer.trace.request.sentence === {sentence!r}")
+    expect(page.locator("#example input")).to_have_value(f"{label}: {sentence}")
+    page.locator("#sentence textarea").click()
+    page.keyboard.press("End")
+    page.keyboard.type(" Now")
+    expect(page.locator("#example input")).to_have_value("")
+    expect(page.locator("#sentence textarea")).to_have_value(sentence + " Now")
+
+
+def test_each_view_button_says_what_its_view_shows(page):
+    """Issue 50 #3: every view button's tooltip was "V cycles the views"; now each says what the view shows."""
+    buttons = page.locator(".ae-root button", has_text="Heatmap").locator("xpath=..").locator("button")
+    titles = {b.text_content().strip(): b.get_attribute("title") for b in buttons.all()}
+    assert len(titles) == 10 and len(set(titles.values())) == 10  # one description each
+    assert "each row a query token, each column a key token" in titles["Heatmap"]
+    assert "q·k/√d_k" in titles["Look-ahead mask"] and "BertViz" in titles["Head view"]
+    assert all(t.endswith("(V cycles the views)") and len(t) > 60 for t in titles.values())

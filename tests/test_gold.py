@@ -134,3 +134,21 @@ def test_g_decodes_the_gold_translation_and_the_heatmap_outlines_its_links(brows
         expect(offline.locator(".ae-caption")).to_contain_text("Outlined: the 9 word links")
     finally:
         offline.context.close()
+
+
+@pytest.mark.browser
+def test_g_on_a_sentence_nobody_aligned_says_so_and_how_to_get_one(browser, app_url):
+    """Issue 50 #5: G did nothing, and said nothing, on every sentence a lecturer types."""
+    from playwright.sync_api import expect
+
+    sentence = "The dog sees the cat."
+    page = open_page(browser, app_url + "?" + urlencode({"sentence": sentence}))
+    try:
+        page.wait_for_function(f"window.aeViewer.trace.request.sentence === {sentence!r}")
+        page.keyboard.press("g")
+        message = page.locator(".ae-message")
+        expect(message).to_be_visible()
+        expect(message).to_contain_text(f"no one has aligned “{sentence}” by hand")
+        expect(message).to_contain_text("explorer/app/alignments/")
+    finally:
+        page.context.close()

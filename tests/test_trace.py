@@ -457,3 +457,20 @@ def test_cache_is_bounded():
     for i in range(10):
         cache.get(i, i, lambda jobs: [{"v": "x" * 30} for _ in jobs])
     assert cache.nbytes <= 100 and len(cache) < 10 and 9 in cache._entries and 0 not in cache._entries
+
+
+@pytest.mark.parametrize(
+    "sentence, german",
+    [
+        ("Ich weiß, dass er jeden Tag ein Buch liest.", True),
+        ("Das Modell übersetzt den Satz.", True),
+        ("Schön!", True),
+        ("I know that he reads a book every day.", False),
+        ("The Müller family lives in Köln.", False),  # German names in an English sentence
+        ("Die hard.", False),  # "die" is English too
+    ],
+)
+def test_input_that_looks_german_is_told_the_model_reads_english(mini_handle, sentence, german):
+    """Issue 50 #5: German input was translated as if it were English, with no hint."""
+    notes = plan_trace(mini_handle, trace_request(sentence)).notes
+    assert any("This looks like German. The model reads English" in n for n in notes) is german

@@ -20,6 +20,7 @@ step t is rows 0..t-1 of the full trace: the browser slices, the server computes
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -113,6 +114,26 @@ class TracePlan:
         return Ablation(config, self.request.ablation) if self.request.ablation else None
 
 
+# words that mark a sentence as German or English (none of them a word of the other language: not "die", "in", "was")
+GERMAN_WORDS = frozenset(
+    "der das und ist nicht ich ein eine einen dem den des sind auch mit auf zu wir sie er es du ihr bin hat habe "
+    "wie aber oder weil dass für über nach von bei aus heute morgen sehr gut".split()
+)
+ENGLISH_WORDS = frozenset(
+    "the and is are not a an of to it that you he she we they i my your this with for on at be have has was were "
+    "do does what how why".split()
+)
+
+
+def looks_german(text: str) -> bool:
+    """Whether `text` reads as German rather than English: more German than English marker words (at least two), or
+    German letters (ä ö ü ß) with no English marker word at all."""
+    words = re.findall(r"[^\W\d_]+", text.lower())
+    german = sum(w in GERMAN_WORDS for w in words)
+    english = sum(w in ENGLISH_WORDS for w in words)
+    return (german >= 2 and german > english) or (english == 0 and bool(re.search("[äöüß]", text.lower())))
+
+
 def plan_trace(handle: ModelHandle, request: TraceRequest) -> TracePlan:
     """Check `request` against the model (heads, token ids) and tokenize it; a UserError names what is wrong."""
     config, tokenizer = handle.config, handle.tokenizer
@@ -125,6 +146,11 @@ def plan_trace(handle: ModelHandle, request: TraceRequest) -> TracePlan:
     if source.truncated:
         notes.append(
             f"The sentence has more tokens than the model accepts; only the first {config.max_len - 1} were used."
+        )
+    if looks_german(request.sentence):
+        notes.append(
+            "This looks like German. The model reads English and writes German, so it reads this sentence as if it "
+            "were English; type an English sentence to see a translation."
         )
     unknown = source.ids.count(UNK_ID)
     if unknown:

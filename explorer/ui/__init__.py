@@ -106,6 +106,10 @@ def wire_trace(demo: gr.Blocks, ctx: Context, tab: dict, model: gr.Radio, models
     tab["example"].input(None, [tab["example"]], [sentence], api_name=False, queue=False, js="(s) => s").then(
         None, form, None, **client
     )
+    # the Examples box names the example only while the sentence box holds it (issue 50: it kept the last one picked)
+    sentence.input(
+        None, [sentence, tab["example"]], [tab["example"]], api_name=False, queue=False, js=viewer.EXAMPLE_AGREES_JS
+    )
 
     @session_event
     def trace(

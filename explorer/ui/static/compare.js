@@ -141,7 +141,7 @@ function drawPair(c, pair, state) {
 
 // The view, as the viewer's registry (views.js) knows it: the trace on screen (A) and the second one (B).
 export const VIEW = {
-  id: "compare", label: "Compare two", className: "ae-compare", controls: ["kind", "layer", "head"],
+  id: "compare", label: "Compare two", tip: "Two decodes side by side at the same step and head (another sentence, or another model), and A − B", className: "ae-compare", controls: ["kind", "layer", "head"],
   caption: () => "",
   draw: (div, context, state) => draw(div, { a: context.trace, b: context.compare.trace, error: context.compare.error }, state),
   png: (div, header) => compareCanvas(div, header),

@@ -155,7 +155,7 @@ export function pngCanvas(div, header) {
 
 // The view, as the viewer's registry (views.js) knows it.
 export const VIEW = {
-  id: "headview", label: "Head view", className: "ae-headview", controls: ["kind", "layer"],
+  id: "headview", label: "Head view", tip: "As in BertViz: a line from every query token to every key token, as opaque as its weight, one colour per head", className: "ae-headview", controls: ["kind", "layer"],
   caption: () => "Head view (as in BertViz): each line joins a query token (left) to a key token (right); its " +
     "opacity is the weight, its colour the head. Weights under 0.01 are not drawn. It shows where each head looked " +
     "at this step, not what the head passed on (the values) nor how the layers combine it.",

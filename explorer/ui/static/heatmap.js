@@ -112,7 +112,7 @@ export function goldView(state) {
 
 // The view, as the viewer's registry (views.js) knows it. `focus`: keep a clicked cell in view.
 export const VIEW = {
-  id: "heatmap", label: "Heatmap", className: "ae-heat", controls: ["kind", "layer", "head"],
+  id: "heatmap", label: "Heatmap", tip: "One head's attention as a grid: each row a query token, each column a key token, each cell the weight (0–1)", className: "ae-heat", controls: ["kind", "layer", "head"],
   caption: (state, trace) => (state.head === "rollout" ? ROLLOUT : goldCaption(trace, state)),
   draw: (div, context, state) => draw(div, context.trace, state),
   png: (div, header) => pngCanvas(div, header),

@@ -56,7 +56,7 @@ function draw(div, context, state) {
 
 // The view, as the viewer's registry (views.js) knows it.
 export const VIEW = {
-  id: "lens", label: "Logit lens", className: "ae-plot ae-lens", controls: [],
+  id: "lens", label: "Logit lens", tip: "What each decoder layer would write if it were the last, and from which layer the chosen token leads", className: "ae-plot ae-lens", controls: [],
   caption: () => CAPTION,
   draw: draw,
   png: (div, header) => plotPng(div, header),

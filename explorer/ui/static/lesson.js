@@ -87,8 +87,8 @@ export const STOPS = [
           quote("</s>") + " closes it: " + pieces.map(quote).join(" ") + ".",
         "Each piece is a number in a vocabulary the tokenizer learned: " + quote(pieces[0]) + " is id " +
           t.wire.source_ids[0] + ". " + (split.length
-            ? "A word the vocabulary lacks is cut into pieces: " + split.map(quote).join(", ") + " continue the word " +
-              "before them (“·”)."
+            ? "A word the vocabulary lacks is cut into pieces: " + split.map(quote).join(", ") +
+              (split.length === 1 ? " continues the word before it (“·”)." : " continue the word before them (“·”).")
             : "Every word here is one piece of the vocabulary: none had to be cut."),
         "The grid on the right has one row and one column per piece: the " + pieces.length + " × " + pieces.length +
           " encoder self-attention of layer 0.",

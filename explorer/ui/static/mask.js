@@ -104,7 +104,7 @@ export function pngCanvas(div, header) { return grid.pngCanvas(div._mask.stages,
 
 // The view, as the viewer's registry (views.js) knows it.
 export const VIEW = {
-  id: "mask", label: "Look-ahead mask", className: "ae-mask", controls: ["layer", "head"],
+  id: "mask", label: "Look-ahead mask", tip: "The decoder's mask in three stages: the scores q·k/√d_k, the future set to −∞, the softmax", className: "ae-mask", controls: ["layer", "head"],
   caption: () => "",
   draw: (div, context, state) => draw(div, context.trace, state),
   png: (div, header) => pngCanvas(div, header),

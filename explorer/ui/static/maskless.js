@@ -80,7 +80,7 @@ function draw(div, context, state) {
 
 // The view, as the viewer's registry (views.js) knows it.
 export const VIEW = {
-  id: "maskless", label: "Without the mask", className: "ae-maskless", controls: [],
+  id: "maskless", label: "Without the mask", tip: "The same small model trained without the look-ahead mask: its loss, its translations, and how it cheats", className: "ae-maskless", controls: [],
   caption: () => CAPTION,
   draw: draw,
   png: (div, header) => plotPng(parts(div).plot, header),

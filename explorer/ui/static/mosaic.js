@@ -82,7 +82,7 @@ function mosaicCell(trace, kind, t, point) {
 
 // The view, as the viewer's registry (views.js) knows it.
 export const VIEW = {
-  id: "mosaic", label: "All heads", className: "ae-plot ae-mosaic", controls: ["kind"],
+  id: "mosaic", label: "All heads", tip: "Every layer × head of one kind as small heatmaps, the best-aligning head outlined; click a tile to open it", className: "ae-plot ae-mosaic", controls: ["kind"],
   caption: () => "",
   draw: (div, context, state) => draw(div, context.trace, state),
   png: (div, header) => plotPng(div, header),

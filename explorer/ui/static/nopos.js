@@ -62,7 +62,7 @@ function draw(div, context, state) {
 
 // The view, as the viewer's registry (views.js) knows it.
 export const VIEW = {
-  id: "nopos", label: "No positions", className: "ae-nopos", controls: ["layer", "head"],
+  id: "nopos", label: "No positions", tip: "The encoder without its positional encoding: the sentence as typed and reversed, and what the model writes", className: "ae-nopos", controls: ["layer", "head"],
   caption: () => CAPTION,
   draw: draw,
   png: (div, header) => plotPng(parts(div).plot, header),

@@ -66,7 +66,7 @@ function draw(div, context, state) {
 
 // The view, as the viewer's registry (views.js) knows it.
 export const VIEW = {
-  id: "qkspace", label: "Q·K space", className: "ae-plot ae-qkspace", controls: ["kind", "layer", "head"],
+  id: "qkspace", label: "Q·K space", tip: "One head's queries and keys in one plane: a query lies near the keys it attends to", className: "ae-plot ae-qkspace", controls: ["kind", "layer", "head"],
   caption: () => CAPTION,
   draw: draw,
   png: (div, header) => plotPng(div, header),

@@ -151,7 +151,7 @@ function draw(div, context, state) {
 
 // The view, as the viewer's registry (views.js) knows it.
 export const VIEW = {
-  id: "valuepath", label: "Value path", className: "ae-valuepath", controls: ["kind", "layer", "head"],
+  id: "valuepath", label: "Value path", tip: "What one head carries for one query: x, LN(x), q, k, the weights, v and z = Σ w·v back into the residual", className: "ae-valuepath", controls: ["kind", "layer", "head"],
   caption: () => CAPTION,
   draw: draw,
   png: (div, header) => plotPng(parts(div).plot, header),

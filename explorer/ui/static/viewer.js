@@ -110,7 +110,7 @@ export class Viewer {
       tools.append(
         button("Attention vs attribution", "The current step's cross-attention row beside gradient attributions (asks the server)", () => this.ask("attribution")),
         button("Beam tree", "Beam search as a tree of hypotheses (asks the server)", () => this.ask("beam_tree")),
-        button("Heads that matter", "How much the translation loses with each head off alone (asks the server)", () => this.ask("heads")),
+        button("Heads that matter", "How much the translation loses with each head off alone: estimated in one pass, exact on request (asks the server)", () => this.ask("heads")),
         button("⬇ .npz", "Download every attention tensor of this sentence up to this step", () => this.exportNpz()));
     }
     bar.append(this.buttons.reset, this.buttons.prev, this.buttons.next, this.buttons.end, this.buttons.play, this.pace, this.slider, this.stepLabel);
@@ -164,6 +164,7 @@ export class Viewer {
     on("ae-follow", (path) => this.followHypothesis(path.forced_ids));
     on("ae-compare", (b) => this.askCompare(b.sentence, b.model));
     on("ae-close-panel", () => this.store.set({ panel: null }, "click"));
+    on("ae-ask", (q) => this.ask(q.what, null, q)); // a panel's follow-up question (the exact heads after the estimate)
     on("ae-redraw", () => this.refresh()); // a view's own control changed what it shows (the value path's query)
   }
 
@@ -272,7 +273,7 @@ export class Viewer {
         return b;
       }));
     };
-    row(this.viewTabs, "View", VIEWS.map((v) => [v.id, v.label, "V cycles the views"]), s.view, (v) => this.select({ view: v }));
+    row(this.viewTabs, "View", VIEWS.map((v) => [v.id, v.label, v.tip + " (V cycles the views)"]), s.view, (v) => this.select({ view: v }));
     row(this.kindRow, "Kind", KINDS.map((k) => [k, KIND_NAMES[k], KIND_TITLES[k] + " (K cycles)"]), s.kind, (k) => this.select({ kind: k }));
     const layers = [...Array(t.nLayers(s.kind)).keys()];
     row(this.layerRow, "Layer", layers.map((l) => [l, String(l), "layer " + l + " (L cycles)"]), s.layer, (l) => this.select({ layer: l }));
@@ -389,7 +390,13 @@ export class Viewer {
   // translation, else a new trace that writes it (its pieces forced), shown when it arrives.
   showGold(view) {
     const t = this.trace, gold = t && t.gold;
-    if (!gold) return;
+    if (!t) return;
+    if (!gold) { // said, not silently ignored: the sentences a lecturer types have no hand alignment
+      this.say("G shows a hand alignment, and no one has aligned “" + t.request.sentence + "” by hand. Pick an " +
+        "example from the Examples menu (each is aligned), or add the sentence with its word links to " +
+        "explorer/app/alignments/ (one line: English, German, links such as 0-0 1-1).");
+      return;
+    }
     if (gold.matches) { this.select(view, "key"); return; }
     this.pendingView = { sentence: t.request.sentence, view: Object.assign({ step: gold.target_ids.length }, view) };
     this.requestTrace(Object.assign({}, t.request, { strategy: "greedy", forced_ids: gold.target_ids, prefix: "" }));
@@ -403,10 +410,11 @@ export class Viewer {
     this.requestTrace(Object.assign({}, t.request, { ablation: off.concat([[kind, layer, head]]) }));
   }
 
-  // Open panel `what` and ask its question about the trace on screen (`cell`: the clicked cell, for "explain").
-  ask(what, cell) {
+  // Open panel `what` and ask its question about the trace on screen (`cell`: the clicked cell, for "explain";
+  // `extra`: the question's own choices, e.g. {method: "exact"}).
+  ask(what, cell, extra) {
     this.panelCell = cell || null;
-    const q = panels.question(what, this.trace, this.state, cell);
+    const q = panels.question(what, this.trace, this.state, cell, extra);
     const asked = q.question && this.asker.ask(this.trace.request, this.modelKey, q.question, this.ownKey, (answer) => {
       this.panelContent = { what: what, answer: answer };
       this.store.set({ panel: what }, "answer", true);

@@ -987,6 +987,7 @@
   var VIEW = {
     id: "heatmap",
     label: "Heatmap",
+    tip: "One head's attention as a grid: each row a query token, each column a key token, each cell the weight (0–1)",
     className: "ae-heat",
     controls: ["kind", "layer", "head"],
     caption: (state, trace) => state.head === "rollout" ? ROLLOUT : goldCaption(trace, state),
@@ -1505,6 +1506,7 @@
   var VIEW2 = {
     id: "lens",
     label: "Logit lens",
+    tip: "What each decoder layer would write if it were the last, and from which layer the chosen token leads",
     className: "ae-plot ae-lens",
     controls: [],
     caption: () => CAPTION,
@@ -1574,7 +1576,7 @@
         const split = pieces.filter((p) => p.startsWith("·"));
         return [
           "The model never reads words. Your sentence is " + (pieces.length - 1) + " word pieces, and " + quote("</s>") + " closes it: " + pieces.map(quote).join(" ") + ".",
-          "Each piece is a number in a vocabulary the tokenizer learned: " + quote(pieces[0]) + " is id " + t.wire.source_ids[0] + ". " + (split.length ? "A word the vocabulary lacks is cut into pieces: " + split.map(quote).join(", ") + " continue the word before them (“·”)." : "Every word here is one piece of the vocabulary: none had to be cut."),
+          "Each piece is a number in a vocabulary the tokenizer learned: " + quote(pieces[0]) + " is id " + t.wire.source_ids[0] + ". " + (split.length ? "A word the vocabulary lacks is cut into pieces: " + split.map(quote).join(", ") + (split.length === 1 ? " continues the word before it (“·”)." : " continue the word before them (“·”).") : "Every word here is one piece of the vocabulary: none had to be cut."),
           "The grid on the right has one row and one column per piece: the " + pieces.length + " × " + pieces.length + " encoder self-attention of layer 0."
         ];
       }
@@ -2156,6 +2158,7 @@
   var VIEW3 = {
     id: "headview",
     label: "Head view",
+    tip: "As in BertViz: a line from every query token to every key token, as opaque as its weight, one colour per head",
     className: "ae-headview",
     controls: ["kind", "layer"],
     caption: () => "Head view (as in BertViz): each line joins a query token (left) to a key token (right); its opacity is the weight, its colour the head. Weights under 0.01 are not drawn. It shows where each head looked at this step, not what the head passed on (the values) nor how the layers combine it.",
@@ -2247,6 +2250,7 @@
   var VIEW4 = {
     id: "mosaic",
     label: "All heads",
+    tip: "Every layer × head of one kind as small heatmaps, the best-aligning head outlined; click a tile to open it",
     className: "ae-plot ae-mosaic",
     controls: ["kind"],
     caption: () => "",
@@ -2353,6 +2357,7 @@
   var VIEW5 = {
     id: "mask",
     label: "Look-ahead mask",
+    tip: "The decoder's mask in three stages: the scores q·k/√d_k, the future set to −∞, the softmax",
     className: "ae-mask",
     controls: ["layer", "head"],
     caption: () => "",
@@ -2491,6 +2496,7 @@
   var VIEW6 = {
     id: "compare",
     label: "Compare two",
+    tip: "Two decodes side by side at the same step and head (another sentence, or another model), and A − B",
     className: "ae-compare",
     controls: ["kind", "layer", "head"],
     caption: () => "",
@@ -2600,6 +2606,7 @@
   var VIEW7 = {
     id: "maskless",
     label: "Without the mask",
+    tip: "The same small model trained without the look-ahead mask: its loss, its translations, and how it cheats",
     className: "ae-maskless",
     controls: [],
     caption: () => CAPTION2,
@@ -2776,6 +2783,7 @@
   var VIEW8 = {
     id: "valuepath",
     label: "Value path",
+    tip: "What one head carries for one query: x, LN(x), q, k, the weights, v and z = Σ w·v back into the residual",
     className: "ae-valuepath",
     controls: ["kind", "layer", "head"],
     caption: () => CAPTION3,
@@ -2859,6 +2867,7 @@
   var VIEW9 = {
     id: "qkspace",
     label: "Q·K space",
+    tip: "One head's queries and keys in one plane: a query lies near the keys it attends to",
     className: "ae-plot ae-qkspace",
     controls: ["kind", "layer", "head"],
     caption: () => CAPTION4,
@@ -2933,6 +2942,7 @@
   var VIEW10 = {
     id: "nopos",
     label: "No positions",
+    tip: "The encoder without its positional encoding: the sentence as typed and reversed, and what the model writes",
     className: "ae-nopos",
     controls: ["layer", "head"],
     caption: () => CAPTION5,
@@ -3242,55 +3252,81 @@
   }
 
   // heads.js
-  var HEADS_CAPTION = "Each tile: how much log-probability the translation above loses when that one head is switched off (its output zeroed) and every other head stays on; one batched pass over all heads. It measures heads one at a time: two heads that can stand in for each other both look unimportant alone. A negative number means the translation became more likely without that head: it was pulling away from this output (it stays white). Click a tile to switch that head off in the viewer.";
+  var EXACT_CAPTION = "Exact: each tile is how much log-probability the translation above loses when that one head is switched off (its output zeroed) and every other head stays on; one batched pass over all heads. It measures heads one at a time: two heads that can stand in for each other both look unimportant alone. A negative number means the translation became more likely without that head (it stays white). Click a tile to switch that head off in the viewer.";
+  var ESTIMATE_CAPTION = "Estimate: a gate multiplies each head's output (1: on, 0: off), and one forward and one backward pass give the slope of log p along every gate at once. Switching a head off moves its gate from 1 to 0, so the slope is the drop to first order (Michel, Levy and Neubig 2019). Where log p is not a straight line in the gate (heads that make up for each other, or matter only together) the estimate is off: press Exact to see where.";
   function draw15(div, a) {
-    const all = Object.values(a.drops).flat(2).filter((v) => v !== null);
+    const shown = a.estimate ? [a.estimate, a.drops] : [a.drops];
+    const all = shown.map((d) => Object.values(d).flat(2)).flat().filter((v) => v !== null);
     const peak = Math.max(...all.map(Math.abs), 1e-9);
-    const best = Math.max(...all);
     const grids = el("div", "ae-heads-grids");
     KINDS.forEach((kind) => {
-      const table = el("table", "ae-heads-grid");
-      table.dataset.kind = kind;
-      const header = el("tr");
-      header.appendChild(el("th", "", ""));
-      a.drops[kind][0].forEach((_, h) => header.appendChild(el("th", "", "head " + h)));
-      table.appendChild(header);
-      a.drops[kind].forEach((row, layer) => {
-        const tr = el("tr");
-        tr.appendChild(el("th", "", "layer " + layer));
-        row.forEach((drop, head) => {
-          if (drop === null) {
-            const off = el("td", "ae-off", "off");
-            off.title = KIND_TITLES[kind] + ", layer " + layer + ", head " + head + ": switched off in this trace";
-            return tr.appendChild(off);
-          }
-          const td = el("td", drop === best ? "ae-top" : "", drop.toFixed(2));
-          const share = Math.max(0, drop) / peak;
-          td.style.background = signedFill(share, 1);
-          td.style.color = share > 0.55 ? "white" : "#1f2937";
-          const change = drop >= 0 ? "loses " + drop.toFixed(3) : "gains " + (-drop).toFixed(3);
-          td.title = KIND_TITLES[kind] + ", layer " + layer + ", head " + head + ": the translation " + change + " log-probability without it (click to switch it off)";
-          td.dataset.layer = layer;
-          td.dataset.head = head;
-          td.addEventListener("click", () => emit(td, "ae-switch-off", { kind, layer, head }));
-          tr.appendChild(td);
-        });
-        table.appendChild(tr);
-      });
       const box = el("div", "ae-heads-kind");
-      box.append(el("div", "ae-label", KIND_TITLES[kind]), table);
+      box.appendChild(el("div", "ae-label", KIND_TITLES[kind]));
+      const pair = el("div", "ae-heads-pair");
+      if (a.estimate) {
+        pair.append(
+          labelled("estimate (one pass)", grid(kind, a.estimate[kind], peak, "estimated")),
+          labelled("exact (each head switched off)", grid(kind, a.drops[kind], peak, "exact"))
+        );
+      } else pair.appendChild(grid(kind, a.drops[kind], peak, "estimated"));
+      box.appendChild(pair);
       grids.appendChild(box);
     });
-    div.replaceChildren(
-      el("div", "ae-panel-title", "Which heads matter for “" + a.translation + "” (log p = " + a.log_prob.toFixed(2) + ")"),
-      grids,
-      el("div", "ae-caption", HEADS_CAPTION)
-    );
+    const title2 = "Which heads matter for “" + a.translation + "” (log p = " + a.log_prob.toFixed(2) + ")" + (a.method === "exact" ? " · estimate against exact: Spearman ρ = " + (a.rho === null ? "–" : a.rho.toFixed(2)) : " · estimated in one pass");
+    const parts7 = [el("div", "ae-panel-title", title2), grids];
+    if (a.method === "estimate") {
+      parts7.push(button(
+        "Exact: switch each head off",
+        "Ask for the exact drops (one pass per head, batched), shown beside this estimate",
+        () => emit(div, "ae-ask", { what: "heads", method: "exact" }),
+        "ae-heads-exact"
+      ));
+    }
+    parts7.push(el("div", "ae-caption", a.method === "exact" ? EXACT_CAPTION + " " + ESTIMATE_CAPTION : ESTIMATE_CAPTION));
+    div.replaceChildren(...parts7);
+  }
+  function labelled(text, table) {
+    const box = el("div", "ae-heads-one");
+    box.append(el("div", "ae-heads-method", text), table);
+    return box;
+  }
+  function grid(kind, drops, peak, word) {
+    const best = Math.max(...drops.flat().filter((v) => v !== null));
+    const table = el("table", "ae-heads-grid");
+    table.dataset.kind = kind;
+    table.dataset.method = word === "exact" ? "exact" : "estimate";
+    const header = el("tr");
+    header.appendChild(el("th", "", ""));
+    drops[0].forEach((_, h) => header.appendChild(el("th", "", "head " + h)));
+    table.appendChild(header);
+    drops.forEach((row, layer) => {
+      const tr = el("tr");
+      tr.appendChild(el("th", "", "layer " + layer));
+      row.forEach((drop, head) => {
+        if (drop === null) {
+          const off = el("td", "ae-off", "off");
+          off.title = KIND_TITLES[kind] + ", layer " + layer + ", head " + head + ": switched off in this trace";
+          return tr.appendChild(off);
+        }
+        const td = el("td", drop === best ? "ae-top" : "", drop.toFixed(2));
+        const share = Math.max(0, drop) / peak;
+        td.style.background = signedFill(share, 1);
+        td.style.color = share > 0.55 ? "white" : "#1f2937";
+        const change = drop >= 0 ? "loses " + drop.toFixed(3) : "gains " + (-drop).toFixed(3);
+        td.title = KIND_TITLES[kind] + ", layer " + layer + ", head " + head + ": the translation " + change + " log-probability without it (" + word + "; click to switch it off)";
+        td.dataset.layer = layer;
+        td.dataset.head = head;
+        td.addEventListener("click", () => emit(td, "ae-switch-off", { kind, layer, head }));
+        tr.appendChild(td);
+      });
+      table.appendChild(tr);
+    });
+    return table;
   }
 
   // panels.js
   var VIEWS2 = { explain: draw14, heads: draw15, attribution: draw12, beam_tree: draw13 };
-  function question(what, trace, state, cell) {
+  function question(what, trace, state, cell, extra) {
     if (what === "explain") {
       if (!Number.isInteger(cell.head)) {
         return { note: "Choose one head (0–" + (trace.H - 1) + ") to see how a weight is computed: the mean of heads and the rollout are not one softmax." };
@@ -3303,7 +3339,13 @@
         waiting: "Computing q and k for this cell…"
       };
     }
-    if (what === "heads") return { question: { what: "heads" }, waiting: "Switching each head off in turn…" };
+    if (what === "heads") {
+      const method = extra && extra.method || "estimate";
+      return {
+        question: { what: "heads", method },
+        waiting: method === "exact" ? "Switching each head off in turn…" : "Estimating every head in one pass…"
+      };
+    }
     if (what === "beam_tree") return { question: { what: "beam_tree" }, waiting: "Searching with every hypothesis recorded…" };
     if (what === "attribution") {
       if (state.step === 0) return { note: "Step forward first: at step 0 no token has been produced to attribute." };
@@ -3464,7 +3506,7 @@
         tools.append(
           button("Attention vs attribution", "The current step's cross-attention row beside gradient attributions (asks the server)", () => this.ask("attribution")),
           button("Beam tree", "Beam search as a tree of hypotheses (asks the server)", () => this.ask("beam_tree")),
-          button("Heads that matter", "How much the translation loses with each head off alone (asks the server)", () => this.ask("heads")),
+          button("Heads that matter", "How much the translation loses with each head off alone: estimated in one pass, exact on request (asks the server)", () => this.ask("heads")),
           button("⬇ .npz", "Download every attention tensor of this sentence up to this step", () => this.exportNpz())
         );
       }
@@ -3527,6 +3569,7 @@
       on("ae-follow", (path) => this.followHypothesis(path.forced_ids));
       on("ae-compare", (b) => this.askCompare(b.sentence, b.model));
       on("ae-close-panel", () => this.store.set({ panel: null }, "click"));
+      on("ae-ask", (q) => this.ask(q.what, null, q));
       on("ae-redraw", () => this.refresh());
     }
     // A new trace from the server: keep the kind/layer/head where they exist; open where the link or the request says.
@@ -3627,7 +3670,7 @@
           return b;
         }));
       };
-      row(this.viewTabs, "View", VIEWS.map((v) => [v.id, v.label, "V cycles the views"]), s.view, (v) => this.select({ view: v }));
+      row(this.viewTabs, "View", VIEWS.map((v) => [v.id, v.label, v.tip + " (V cycles the views)"]), s.view, (v) => this.select({ view: v }));
       row(this.kindRow, "Kind", KINDS.map((k) => [k, KIND_NAMES[k], KIND_TITLES[k] + " (K cycles)"]), s.kind, (k) => this.select({ kind: k }));
       const layers = [...Array(t.nLayers(s.kind)).keys()];
       row(this.layerRow, "Layer", layers.map((l) => [l, String(l), "layer " + l + " (L cycles)"]), s.layer, (l) => this.select({ layer: l }));
@@ -3742,7 +3785,11 @@
     // translation, else a new trace that writes it (its pieces forced), shown when it arrives.
     showGold(view) {
       const t = this.trace, gold = t && t.gold;
-      if (!gold) return;
+      if (!t) return;
+      if (!gold) {
+        this.say("G shows a hand alignment, and no one has aligned “" + t.request.sentence + "” by hand. Pick an example from the Examples menu (each is aligned), or add the sentence with its word links to explorer/app/alignments/ (one line: English, German, links such as 0-0 1-1).");
+        return;
+      }
       if (gold.matches) {
         this.select(view, "key");
         return;
@@ -3757,10 +3804,11 @@
       this.pendingView = { sentence: t.request.sentence, view: { kind, layer, head } };
       this.requestTrace(Object.assign({}, t.request, { ablation: off.concat([[kind, layer, head]]) }));
     }
-    // Open panel `what` and ask its question about the trace on screen (`cell`: the clicked cell, for "explain").
-    ask(what, cell) {
+    // Open panel `what` and ask its question about the trace on screen (`cell`: the clicked cell, for "explain";
+    // `extra`: the question's own choices, e.g. {method: "exact"}).
+    ask(what, cell, extra) {
       this.panelCell = cell || null;
-      const q = question(what, this.trace, this.state, cell);
+      const q = question(what, this.trace, this.state, cell, extra);
       const asked = q.question && this.asker.ask(this.trace.request, this.modelKey, q.question, this.ownKey, (answer2) => {
         this.panelContent = { what, answer: answer2 };
         this.store.set({ panel: what }, "answer", true);
@@ -3923,7 +3971,9 @@
     const same = viewer.trace && viewer.trace.modelKey === model;
     const request = { sentence: form.sentence || "", forced_ids: [], ablation: same ? viewer.trace.request.ablation : [] };
     for (const name of OPTIONS) request[name] = form[name];
-    viewer.pendingView = null;
+    const t = viewer.trace, s = viewer.state;
+    const switched = t && !same && t.request.sentence === request.sentence;
+    viewer.pendingView = switched ? { sentence: request.sentence, view: { step: s.step, kind: s.kind, layer: s.layer, head: s.head, view: s.view } } : null;
     return viewer.requestTrace(request, model).then(() => viewer.focus());
   }
   function standalone(element) {
