@@ -152,3 +152,21 @@ def test_g_on_a_sentence_nobody_aligned_says_so_and_how_to_get_one(browser, app_
         expect(message).to_contain_text("explorer/app/alignments/")
     finally:
         page.context.close()
+
+
+@pytest.mark.skipif(not SHIPPED.is_dir(), reason="the shipped checkpoint is not here")
+def test_the_lecture_model_writes_every_lecture_sentence_as_aligned_and_its_links_are_outlined():
+    """A lecture happens on lecture sentences: the default model writes the gold German of all 26, so the heatmap
+    outlines their links and names each head's AER on them (issue 49); the head the page opens on aligns them."""
+    handle = load_handle(SHIPPED)
+    L, H = handle.config.n_decoder_layers, handle.config.n_heads
+    best_layer, best_head = handle.best_head[1:]
+    at_best = []
+    for pair in read_gold(FOLDER / "lecture.tsv"):
+        written = trace(handle, pair.source)
+        gold = gold_of(written, handle)
+        assert gold["matches"] and written.outputs[-1] == gold["target"], pair.source
+        assert len(gold["cells"]) >= gold["links"]  # every link outlined on the pieces of its words
+        assert len(gold["aer"]) == L and all(len(row) == H and all(0 <= a <= 1 for a in row) for row in gold["aer"])
+        at_best.append(gold["aer"][best_layer][best_head])
+    assert len(at_best) >= 20 and sum(at_best) / len(at_best) <= 0.2  # measured: 0.123 (one sentence 0.47)

@@ -116,3 +116,41 @@ def test_app_takes_several_checkpoints_and_a_device():
     defaults = app_module.parse_args([])
     assert [p.split("/")[-1] for p in defaults.checkpoint] == ["lecture-en-de", "tatoeba-en-de"]
     assert defaults.device == "auto"
+
+
+@pytest.mark.browser
+def test_the_page_switches_to_the_other_shipped_model_in_one_click_and_keeps_the_step(
+    browser, tiny_checkpoint, tmp_path
+):
+    import shutil
+
+    from app_fixtures import free_port, run_app, stop_app, wait_until_ready
+    from browser_fixtures import open_page
+    from playwright.sync_api import expect
+
+    from explorer.model.checkpoint import update_metadata
+
+    second = tmp_path / "second-model"
+    shutil.copytree(tiny_checkpoint, second)
+    update_metadata(second, {"name": "Second model"})
+    port = free_port()
+    proc, log = run_app(tiny_checkpoint, port, tmp_path, args=["--checkpoint", str(tiny_checkpoint), str(second)])
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        wait_until_ready(proc, url, log)
+        page = open_page(browser, url)
+        choices = page.locator("#opt-model label")
+        expect(choices).to_have_count(2)
+        expect(choices.first).to_contain_text("tiny")
+        page.keyboard.press("ArrowRight")
+        step = page.evaluate("window.aeViewer.state.step")
+        choices.filter(has_text="Second model").click()
+        page.wait_for_function("window.aeViewer.trace.modelKey === 'second-model'")
+        expect(page.locator("#title .ae-model-name")).to_have_text("Second model")
+        assert page.evaluate("window.aeViewer.state.step") == step  # the same place, with the other model
+        choices.filter(has_text="tiny").click()
+        page.wait_for_function("window.aeViewer.trace.modelKey === 'tiny'")
+        expect(page.locator("#title .ae-model-name")).to_have_text("tiny")
+        page.context.close()
+    finally:
+        stop_app(proc, log)
