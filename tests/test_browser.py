@@ -850,3 +850,97 @@ def test_each_view_button_says_what_its_view_shows(page):
     assert "each row a query token, each column a key token" in titles["Heatmap"]
     assert "q·k/√d_k" in titles["Look-ahead mask"] and "BertViz" in titles["Head view"]
     assert all(t.endswith("(V cycles the views)") and len(t) > 60 for t in titles.values())
+
+
+def test_the_address_holds_the_place_and_back_and_reload_return_to_it(browser, app_url):
+    """Issue 50 #4: Back left the app and a reload reopened the opening example; now the address follows the place (a
+    new sentence a new history entry, a step a replaced one)."""
+    page = open_page(browser, app_url)
+    try:
+        page.wait_for_function("window.location.search.includes('step=')")  # the opening place, in the address
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function("new URLSearchParams(window.location.search).get('step') === '5'")
+        entries = page.evaluate("history.length")
+        page.locator("#sentence textarea").fill("The dog sees the cat.")
+        page.keyboard.press("Enter")
+        page.wait_for_function(
+            "new URLSearchParams(window.location.search).get('sentence') === 'The dog sees the cat.'"
+        )
+        assert page.evaluate("history.length") == entries + 1  # one entry for the new sentence, none per step
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("ArrowRight")
+        page.evaluate("window.aeViewer.select({kind: 'encoder_self', layer: 0, head: 3})")
+        page.wait_for_function("new URLSearchParams(window.location.search).get('kind') === 'encoder_self'")
+        assert page.evaluate("history.length") == entries + 1
+        page.reload(wait_until="load")
+        page.wait_for_function("window.aeViewer?.trace?.request.sentence === 'The dog sees the cat.'")
+        state = page.evaluate("window.aeViewer.state")
+        assert (state["step"], state["kind"], state["layer"], state["head"]) == (2, "encoder_self", 0, 3)
+        page.go_back()
+        page.wait_for_function("window.aeViewer.trace.request.sentence !== 'The dog sees the cat.'")
+        page.wait_for_function("window.aeViewer.state.step === 5")  # the sentence before, where it was left
+    finally:
+        page.context.close()
+
+
+def test_a_link_value_that_cannot_be_used_is_named_and_the_rest_of_the_link_applies(browser, app_url):
+    """Issue 50 #4: kind=bogus&layer=-3&view=nonexistent were ignored without a word."""
+    from playwright.sync_api import expect
+
+    query = urlencode(
+        {"sentence": "The dog sees the cat.", "step": 2, "kind": "bogus", "layer": -3, "view": "nonexistent"}
+    )
+    page = open_page(browser, app_url + "?" + query)
+    try:
+        page.wait_for_function("window.aeViewer.trace.request.sentence === 'The dog sees the cat.'")
+        message = page.locator(".ae-message")
+        expect(message).to_contain_text("layer=-3 (not a number)")
+        expect(message).to_contain_text("kind=bogus")
+        expect(message).to_contain_text("view=nonexistent")
+        state = page.evaluate("window.aeViewer.state")
+        assert state["step"] == 2 and state["view"] == "heatmap"  # the step applies; the rest as it was
+    finally:
+        page.context.close()
+
+
+def test_a_link_to_the_opening_example_opens_at_its_own_step(browser, app_url):
+    """The page's own opening trace and the link's request for the same decode: the second no longer reset the step."""
+    from explorer.app.examples import OPENING_EXAMPLE
+
+    page = open_page(
+        browser,
+        app_url + "?" + urlencode({"sentence": OPENING_EXAMPLE, "step": 6, "kind": "cross", "layer": 1, "head": 0}),
+    )
+    try:
+        # the page's own trace, then the link's request for the same decode has come back and been loaded
+        page.wait_for_function("performance.getEntriesByType('resource').some((e) => e.name.includes('/ae/api/trace'))")
+        page.wait_for_function("!window.aeViewer.root.classList.contains('ae-busy')")
+        state = page.evaluate("window.aeViewer.state")
+        assert (state["step"], state["kind"], state["layer"], state["head"]) == (6, "cross", 1, 0)
+    finally:
+        page.context.close()
+
+
+def test_a_first_visit_points_to_the_lesson_once(browser, app_url):
+    """Issue 50 #3: nothing on the Translate tab said where a student alone should start."""
+    from playwright.sync_api import expect
+
+    page = open_page(browser, app_url)
+    try:
+        pointer = page.locator(".ae-first-visit")
+        expect(pointer).to_be_visible()
+        expect(pointer).to_contain_text("New to Transformers?")
+        pointer.get_by_role("button", name="Start here").click()
+        expect(page.locator(".ae-lesson-title")).to_contain_text("Lesson 1 /")
+        expect(pointer).to_be_hidden()
+        page.reload(wait_until="load")
+        page.wait_for_selector(".ae-heat canvas")
+        expect(page.locator(".ae-first-visit")).to_be_hidden()  # once per browser
+    finally:
+        page.context.close()
+    following = open_page(browser, app_url + "?room=ABCD")  # a student following the lecturer is not pointed away
+    try:
+        expect(following.locator(".ae-first-visit")).to_be_hidden()
+    finally:
+        following.context.close()

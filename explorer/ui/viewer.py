@@ -49,7 +49,7 @@ FORM = [
 # Client-side events: a trace or a deep link costs a plain request of the viewer, no Gradio event.
 TRANSLATE_JS = "(...values) => { window.AttentionExplorer.translateForm(values); }"
 FORM_FROM_LINK_JS = "(...values) => window.AttentionExplorer.formFromLink(values)"
-EXAMPLE_AGREES_JS = "(sentence, example) => (example && sentence.trim() === example.trim() ? example : null)"
+EXAMPLE_AGREES_JS = "(sentence, example) => window.AttentionExplorer.exampleAgrees(sentence, example)"
 ASSETS = "/ae/static/"  # the bundle's URL prefix (served by the front door)
 PLOTLY_URL = f"/ae/vendor/plotly-{plotly.__version__}/"  # plotly's package_data folder, versioned
 

@@ -252,11 +252,36 @@ export const STOPS = [
   },
 ];
 
+const SEEN = "ae-lesson-pointed"; // localStorage: this browser was pointed to the lesson once (started or dismissed)
+
 export class Lesson {
   constructor(viewer) {
     this.viewer = viewer;
     this.bar = el("div", "ae-lesson");
     this.bar.hidden = true;
+    this.hint = this.pointer(); // the first visit's pointer to the lesson (a student alone needs a start)
+  }
+
+  // Beside the Lesson button on a browser's first visit (not in presentation mode, not in a room): where to start,
+  // and the button that starts. In the tools row, so it moves nothing a lecturer has found.
+  pointer() {
+    const box = el("span", "ae-first-visit");
+    const following = new URLSearchParams(window.location.search).has("room");
+    let seen = true;
+    try { seen = window.localStorage.getItem(SEEN) === "1"; } catch (e) { seen = true; }
+    box.hidden = !this.viewer.online || following || seen;
+    const done = () => {
+      box.hidden = true;
+      try { window.localStorage.setItem(SEEN, "1"); } catch (e) { /* private mode: shown again next time */ }
+    };
+    box.title = "The lesson walks through this sentence in " + STOPS.length + " stops, from its word pieces to " +
+      "attention and the layers, each with this sentence's own numbers.";
+    box.append(
+      el("span", "", "New to Transformers?"),
+      button("Start here", "Open the lesson's first stop (→ ← move through the stops)", () => { done(); this.go(1); }, "ae-primary"),
+      button("✕", "Hide this for good", done));
+    this.pointed = done;
+    return box;
   }
 
   // Open the lesson at its first stop, or close it.
@@ -280,7 +305,7 @@ export class Lesson {
   // ---- companion hooks (companions.js)
 
   tools() {
-    return [button("Lesson", "A guided lesson through the model on this sentence, in " + STOPS.length + " stops (→ ← move)", () => this.toggle())];
+    return [button("Lesson", "A guided lesson through the model on this sentence, in " + STOPS.length + " stops (→ ← move)", () => this.toggle()), this.hint];
   }
 
   clamp(s) { // null, a stop number, or what a link typed
@@ -293,7 +318,10 @@ export class Lesson {
     if (link && link.lesson && link.step === undefined) this.go(link.lesson);
   }
 
-  render(trace, state) { this.draw(trace, state); }
+  render(trace, state) {
+    if (state.lesson && !this.hint.hidden) this.pointed(); // the lesson found another way: no more pointing
+    this.draw(trace, state);
+  }
 
   onKey(key) { // → and ← move through the stops while the lesson is open; Esc closes it once no panel is open
     const s = this.viewer.state;

@@ -58,15 +58,28 @@ export function formFromLink(values) {
   return out;
 }
 
-// The view the current address asks for ({sentence, view: {step, kind, layer, head, view}}), or null; the viewer
-// opens the trace of that sentence there (its store clamps what the trace does not have).
+// The view the current address asks for ({sentence, view: {step, kind, layer, head, view}, unread}), or null; the
+// viewer opens the trace of that sentence there (its store clamps what the trace does not have, and says so).
+// `unread`: the values that are not numbers where numbers go ("layer=-3"), named to the person, never applied.
 export function readLink() {
   const p = new URLSearchParams(window.location.search);
   if (!linkSentence(p) && !p.has("step")) return null;
-  const view = {};
-  for (const name of ["step", "layer", "lesson"]) if (p.has(name) && /^\d+$/.test(p.get(name))) view[name] = Number(p.get(name));
+  const view = {}, unread = [];
+  for (const name of ["step", "layer", "lesson"]) {
+    if (!p.has(name)) continue;
+    if (/^\d+$/.test(p.get(name))) view[name] = Number(p.get(name));
+    else unread.push(name + "=" + p.get(name).slice(0, 40));
+  }
   if (p.has("head")) view.head = /^\d+$/.test(p.get("head")) ? Number(p.get("head")) : p.get("head");
   if (p.has("kind")) view.kind = p.get("kind");
   if (p.has("view")) view.view = p.get("view");
-  return { sentence: linkSentence(p) || null, view: view };
+  return { sentence: linkSentence(p) || null, view: view, unread: unread };
+}
+
+// The address of the place on screen, keeping the parameters that are not the place's (the room being followed).
+export function placeUrl(request, state, model) {
+  const url = new URL(linkUrl(request, state, model));
+  const room = new URLSearchParams(window.location.search).get("room");
+  if (room) url.searchParams.set("room", room);
+  return url.toString();
 }

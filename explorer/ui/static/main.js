@@ -1,24 +1,28 @@
 // main.js: the entry of the viewer's bundle. Puts on window.AttentionExplorer what the page calls: mount() from the
 // Gradio HTML component, translateForm() and formFromLink() from the Translate tab's browser events, standalone()
 // from an exported offline page, mountAblation() from the Head ablation tab's gr.HTML, mountUpload() and withUpload()
-// from the Train tab's file picker and Train button.
+// from the Train tab's file picker and Train button, exampleAgrees() from the sentence box's input event.
 import { DEFAULT_MODEL, SETTINGS } from "./settings.js";
 import { OPTIONS } from "./api.js";
 import { formFromLink, requestFromQuery } from "./link.js";
 import { Viewer } from "./viewer.js";
 import { mount as mountAblation } from "./ablation.js";
 import { mount as mountUpload, withUpload } from "./upload.js";
+import { keepPlace } from "./place.js";
+import { exampleAgrees } from "./page.js";
 
 // In the Gradio page (the gr.HTML component's js_on_load): a deep link's trace comes from the plain route, the
 // opening example's with the page.
 function mount(element) {
   const viewer = new Viewer(element, true);
   window.aeViewer = viewer;
+  keepPlace(viewer); // the address bar follows the place: Back and reload return to it
   viewer.hooked("start").forEach((c) => c.start()); // the room: one to drive again, or one to follow (?room=CODE)
   const link = viewer.pendingView;
   if (link && link.sentence) {
     const request = requestFromQuery(new URLSearchParams(window.location.search));
-    viewer.requestTrace(request, request.model);
+    // the page's own opening trace may have taken the link's place already (the same sentence): keep it there
+    viewer.requestTrace(request, request.model, false, { keepView: true });
   }
   return viewer;
 }
@@ -60,5 +64,5 @@ function standalone(element) {
 
 Object.assign(window.AttentionExplorer || (window.AttentionExplorer = {}), {
   mount: mount, translateForm: translateForm, formFromLink: formFromLink, standalone: standalone, mountAblation: mountAblation,
-  mountUpload: mountUpload, withUpload: withUpload,
+  mountUpload: mountUpload, withUpload: withUpload, exampleAgrees: exampleAgrees,
 });

@@ -23,6 +23,13 @@ function showSentence(sentence) {
   box.dispatchEvent(new Event("input", { bubbles: true }));
 }
 
+// The Examples menu's value while the sentence box holds `sentence`: the example picked, only while the box holds it
+// (a changed text is no example); it keeps saying what it is when Gradio draws it again empty.
+export function exampleAgrees(sentence, example) {
+  window.setTimeout(label, 50);
+  return example && String(sentence).trim() === String(example).trim() ? example : null;
+}
+
 // The Examples menu says what it is before anything is chosen (Gradio's Dropdown has no placeholder).
 function label() {
   const input = document.querySelector("#example input");

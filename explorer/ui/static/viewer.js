@@ -202,7 +202,21 @@ export class Viewer {
     if (this.decoding) this.decoding.textContent = "Decoding: " + decodingName(wire.request) + " ▾";
     if (this.presenting && previous && !opts.keepView) this.root.scrollIntoView({ block: "start" });
     this.store.set(s, "trace", true);
+    if (link) this.sayUnused(link, pending.unread || []);
     this.hooked("opened").forEach((c) => c.opened(link));
+  }
+
+  // A link's values this trace could not take, named (the rest of the link applies): a value that is not a number,
+  // a kind or view this page does not have, a step, layer or head beyond this sentence and model.
+  sayUnused(link, unread) {
+    const got = this.state, t = this.trace;
+    const ranges = { step: "0–" + t.T, layer: "0–" + (t.nLayers(got.kind) - 1), head: "0–" + (t.H - 1) + ", mean, all",
+      kind: KINDS.join(", "), view: VIEWS.map((v) => v.id).join(", ") }; // the lesson's stop: the lesson's own
+    const unused = unread.map((item) => item + " (not a number)");
+    for (const name of Object.keys(ranges)) {
+      if (link[name] !== undefined && link[name] !== got[name]) unused.push(name + "=" + String(link[name]).slice(0, 40) + " (this page has " + ranges[name] + ")");
+    }
+    if (unused.length) this.say("This link asks for what this sentence cannot show, so it was left out: " + unused.join("; ") + ". The rest of the link applies.");
   }
 
   // The state as the trace on screen allows it: a known kind and view, the step, layer and head in range.
@@ -363,13 +377,14 @@ export class Viewer {
   // Ask the server for the trace of `request` (with `model`, default: the model on screen) and show it; a
   // refusal is said in words above the status line. Returns the promise (the tests wait for it).
   // `byRoom`: the classroom's own request; any other is the person's, and a student following a room explores.
-  requestTrace(request, model, byRoom) {
+  // `options`: load's (keepView: the view stays where it is).
+  requestTrace(request, model, byRoom, options) {
     if (!this.online) return Promise.resolve(null);
     if (!byRoom) this.explore();
     const seq = ++this.traceSeq;
     this.root.classList.add("ae-busy");
     return api.trace(request, model || this.modelKey).then(
-      (wire) => { if (seq === this.traceSeq) this.load(wire); return wire; },
+      (wire) => { if (seq === this.traceSeq) this.load(wire, options); return wire; },
       (error) => { if (seq === this.traceSeq) this.say(error.message); return null; },
     ).finally(() => { if (seq === this.traceSeq) this.root.classList.remove("ae-busy"); });
   }

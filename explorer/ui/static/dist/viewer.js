@@ -127,12 +127,22 @@
   function readLink() {
     const p = new URLSearchParams(window.location.search);
     if (!linkSentence(p) && !p.has("step")) return null;
-    const view = {};
-    for (const name of ["step", "layer", "lesson"]) if (p.has(name) && /^\d+$/.test(p.get(name))) view[name] = Number(p.get(name));
+    const view = {}, unread = [];
+    for (const name of ["step", "layer", "lesson"]) {
+      if (!p.has(name)) continue;
+      if (/^\d+$/.test(p.get(name))) view[name] = Number(p.get(name));
+      else unread.push(name + "=" + p.get(name).slice(0, 40));
+    }
     if (p.has("head")) view.head = /^\d+$/.test(p.get("head")) ? Number(p.get("head")) : p.get("head");
     if (p.has("kind")) view.kind = p.get("kind");
     if (p.has("view")) view.view = p.get("view");
-    return { sentence: linkSentence(p) || null, view };
+    return { sentence: linkSentence(p) || null, view, unread };
+  }
+  function placeUrl(request, state, model) {
+    const url = new URL(linkUrl(request, state, model));
+    const room = new URLSearchParams(window.location.search).get("room");
+    if (room) url.searchParams.set("room", room);
+    return url.toString();
   }
 
   // trace.js
@@ -1713,11 +1723,44 @@
       }
     }
   ];
+  var SEEN = "ae-lesson-pointed";
   var Lesson = class {
     constructor(viewer) {
       this.viewer = viewer;
       this.bar = el("div", "ae-lesson");
       this.bar.hidden = true;
+      this.hint = this.pointer();
+    }
+    // Beside the Lesson button on a browser's first visit (not in presentation mode, not in a room): where to start,
+    // and the button that starts. In the tools row, so it moves nothing a lecturer has found.
+    pointer() {
+      const box = el("span", "ae-first-visit");
+      const following = new URLSearchParams(window.location.search).has("room");
+      let seen = true;
+      try {
+        seen = window.localStorage.getItem(SEEN) === "1";
+      } catch (e) {
+        seen = true;
+      }
+      box.hidden = !this.viewer.online || following || seen;
+      const done = () => {
+        box.hidden = true;
+        try {
+          window.localStorage.setItem(SEEN, "1");
+        } catch (e) {
+        }
+      };
+      box.title = "The lesson walks through this sentence in " + STOPS.length + " stops, from its word pieces to attention and the layers, each with this sentence's own numbers.";
+      box.append(
+        el("span", "", "New to Transformers?"),
+        button("Start here", "Open the lesson's first stop (→ ← move through the stops)", () => {
+          done();
+          this.go(1);
+        }, "ae-primary"),
+        button("✕", "Hide this for good", done)
+      );
+      this.pointed = done;
+      return box;
     }
     // Open the lesson at its first stop, or close it.
     toggle() {
@@ -1739,7 +1782,7 @@
     }
     // ---- companion hooks (companions.js)
     tools() {
-      return [button("Lesson", "A guided lesson through the model on this sentence, in " + STOPS.length + " stops (→ ← move)", () => this.toggle())];
+      return [button("Lesson", "A guided lesson through the model on this sentence, in " + STOPS.length + " stops (→ ← move)", () => this.toggle()), this.hint];
     }
     clamp(s) {
       const stop = Number(s.lesson);
@@ -1750,6 +1793,7 @@
       if (link && link.lesson && link.step === void 0) this.go(link.lesson);
     }
     render(trace, state) {
+      if (state.lesson && !this.hint.hidden) this.pointed();
       this.draw(trace, state);
     }
     onKey(key) {
@@ -3048,6 +3092,10 @@
     box.value = sentence;
     box.dispatchEvent(new Event("input", { bubbles: true }));
   }
+  function exampleAgrees(sentence, example) {
+    window.setTimeout(label, 50);
+    return example && String(sentence).trim() === String(example).trim() ? example : null;
+  }
   function label() {
     const input = document.querySelector("#example input");
     if (input && !input.placeholder) input.placeholder = "Examples…";
@@ -3606,7 +3654,25 @@
       if (this.decoding) this.decoding.textContent = "Decoding: " + decodingName(wire.request) + " ▾";
       if (this.presenting && previous && !opts.keepView) this.root.scrollIntoView({ block: "start" });
       this.store.set(s, "trace", true);
+      if (link) this.sayUnused(link, pending2.unread || []);
       this.hooked("opened").forEach((c) => c.opened(link));
+    }
+    // A link's values this trace could not take, named (the rest of the link applies): a value that is not a number,
+    // a kind or view this page does not have, a step, layer or head beyond this sentence and model.
+    sayUnused(link, unread) {
+      const got = this.state, t = this.trace;
+      const ranges = {
+        step: "0–" + t.T,
+        layer: "0–" + (t.nLayers(got.kind) - 1),
+        head: "0–" + (t.H - 1) + ", mean, all",
+        kind: KINDS.join(", "),
+        view: VIEWS.map((v) => v.id).join(", ")
+      };
+      const unused = unread.map((item) => item + " (not a number)");
+      for (const name of Object.keys(ranges)) {
+        if (link[name] !== void 0 && link[name] !== got[name]) unused.push(name + "=" + String(link[name]).slice(0, 40) + " (this page has " + ranges[name] + ")");
+      }
+      if (unused.length) this.say("This link asks for what this sentence cannot show, so it was left out: " + unused.join("; ") + ". The rest of the link applies.");
     }
     // The state as the trace on screen allows it: a known kind and view, the step, layer and head in range.
     clamp(s) {
@@ -3753,14 +3819,15 @@
     // Ask the server for the trace of `request` (with `model`, default: the model on screen) and show it; a
     // refusal is said in words above the status line. Returns the promise (the tests wait for it).
     // `byRoom`: the classroom's own request; any other is the person's, and a student following a room explores.
-    requestTrace(request, model, byRoom) {
+    // `options`: load's (keepView: the view stays where it is).
+    requestTrace(request, model, byRoom, options) {
       if (!this.online) return Promise.resolve(null);
       if (!byRoom) this.explore();
       const seq = ++this.traceSeq;
       this.root.classList.add("ae-busy");
       return api.trace(request, model || this.modelKey).then(
         (wire) => {
-          if (seq === this.traceSeq) this.load(wire);
+          if (seq === this.traceSeq) this.load(wire, options);
           return wire;
         },
         (error) => {
@@ -3942,15 +4009,41 @@
     });
   }
 
+  // place.js
+  function decodeOf(trace) {
+    return JSON.stringify([trace.request, trace.modelKey]);
+  }
+  function keepPlace(viewer) {
+    let entry = null;
+    viewer.store.subscribe((state, changed, source) => {
+      const t = viewer.trace;
+      if (!t || viewer.pendingView) return;
+      const url = placeUrl(t.request, state, t.modelKey);
+      const decode = decodeOf(t);
+      if (entry !== null && decode !== entry) window.history.pushState(null, "", url);
+      else if (url !== window.location.href) window.history.replaceState(null, "", url);
+      entry = decode;
+    });
+    window.addEventListener("popstate", () => {
+      const link = readLink();
+      if (!link || !link.sentence) return;
+      const request = requestFromQuery(new URLSearchParams(window.location.search));
+      viewer.pendingView = link;
+      entry = null;
+      viewer.requestTrace(request, request.model);
+    });
+  }
+
   // main.js
   function mount3(element) {
     const viewer = new Viewer(element, true);
     window.aeViewer = viewer;
+    keepPlace(viewer);
     viewer.hooked("start").forEach((c) => c.start());
     const link = viewer.pendingView;
     if (link && link.sentence) {
       const request = requestFromQuery(new URLSearchParams(window.location.search));
-      viewer.requestTrace(request, request.model);
+      viewer.requestTrace(request, request.model, false, { keepView: true });
     }
     return viewer;
   }
@@ -3990,6 +4083,7 @@
     standalone,
     mountAblation: mount,
     mountUpload: mount2,
-    withUpload
+    withUpload,
+    exampleAgrees
   });
 })();
