@@ -745,10 +745,10 @@ def test_the_exported_html_opens_offline_and_steps(browser, app_url, tmp_path):
         expect(offline.locator(".ae-compare-note")).to_contain_text("needs the server")
         # the lesson needs no server: it computes its sentences from the trace in the file
         offline.locator(".ae-tools button", has_text="Lesson").click()
-        expect(offline.locator(".ae-lesson-title")).to_contain_text("Lesson 1 / 10")
+        expect(offline.locator(".ae-lesson-title")).to_contain_text("Lesson 1 / 12")
         offline.keyboard.press("ArrowRight")
         offline.keyboard.press("ArrowRight")
-        expect(offline.locator(".ae-lesson-title")).to_contain_text("Lesson 3 / 10 · Encoder self-attention")
+        expect(offline.locator(".ae-lesson-title")).to_contain_text("Lesson 3 / 12 · Encoder self-attention")
         expect(offline.locator(".ae-lesson-text")).to_contain_text("of its weight on")
         assert blocked == [], blocked
         assert errors == [], errors

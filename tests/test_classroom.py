@@ -157,7 +157,7 @@ def test_a_class_follows_the_lecturers_lesson_stop_by_stop(browser, app_url):
         for stop in (1, 2, 3, 4, 5, 6):
             if stop > 1:
                 lecturer.keyboard.press("ArrowRight")
-            expect(student.locator(".ae-lesson-title")).to_contain_text(f"Lesson {stop} / 10")
+            expect(student.locator(".ae-lesson-title")).to_contain_text(f"Lesson {stop} / 12")
             shown = lecturer.evaluate("JSON.stringify(window.aeViewer.state)")
             student.wait_for_function(f"JSON.stringify(window.aeViewer.state) === {shown!r}")
             said = lecturer.locator(".ae-lesson-text").text_content()
@@ -166,3 +166,28 @@ def test_a_class_follows_the_lecturers_lesson_stop_by_stop(browser, app_url):
         shot(student, "16-classroom-student-lesson")
         lecturer.keyboard.press("Escape")
         expect(student.locator(".ae-lesson")).to_be_hidden()
+
+
+def test_the_lecturers_reload_drives_the_room_again_and_the_class_is_told_it_was_away(browser, app_url):
+    """Issue 50 #2: the lecturer pressed F5 and the room was orphaned (its key left sessionStorage as the page
+    unloaded); the students kept "following the lecturer" on a frozen view, with no word."""
+    from playwright.sync_api import expect
+
+    with room(browser, app_url) as (lecturer, student, code):
+        lecturer.reload(wait_until="load")
+        expect(lecturer.locator(".ae-room-code")).to_have_text(f"Room {code}")  # the reloaded page leads again
+        expect(lecturer.locator(".ae-room button", has_text="End room")).to_be_visible()
+        lecturer.keyboard.press("ArrowRight")  # and drives it: the student follows the step
+        shown = lecturer.evaluate("window.aeViewer.state.step")
+        student.wait_for_function(f"window.aeViewer.state.step === {shown}")
+        expect(student.locator(".ae-room-count")).to_have_text("following the lecturer")
+        lecturer.goto("about:blank")  # the lecturer's page goes (a closed lid, a crash)
+        away = student.locator(".ae-room-lecturer")
+        expect(away).to_contain_text("the lecturer's page is away", timeout=10_000)
+        lecturer.go_back(wait_until="load")  # and comes back
+        expect(lecturer.locator(".ae-room-code")).to_have_text(f"Room {code}")
+        expect(away).to_have_text("the lecturer is back", timeout=10_000)
+        lecturer.keyboard.press("ArrowRight")
+        shown = lecturer.evaluate("window.aeViewer.state.step")
+        student.wait_for_function(f"window.aeViewer.state.step === {shown}")
+        expect(student.locator(".ae-room-lecturer")).to_have_count(0, timeout=10_000)  # said for a while; class goes on

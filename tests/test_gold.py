@@ -170,3 +170,21 @@ def test_the_lecture_model_writes_every_lecture_sentence_as_aligned_and_its_link
         assert len(gold["aer"]) == L and all(len(row) == H and all(0 <= a <= 1 for a in row) for row in gold["aer"])
         at_best.append(gold["aer"][best_layer][best_head])
     assert len(at_best) >= 20 and sum(at_best) / len(at_best) <= 0.2  # measured: 0.123 (one sentence 0.47)
+
+
+@pytest.mark.browser
+def test_the_aer_in_a_title_is_explained_where_it_appears(browser, app_url):
+    """Issue 50 #3: "AER 0.14" in the opening title was explained only below the fold."""
+    page = open_page(browser, app_url + "?" + urlencode({"sentence": DATIVE}))
+    try:
+        page.wait_for_function(f"window.aeViewer.trace.request.sentence === {DATIVE!r}")
+        page.keyboard.press("g")  # the gold translation: the title names the head's AER
+        page.wait_for_function("window.aeViewer.trace.gold.matches")
+        page.evaluate("window.aeViewer.select({view: 'heatmap', kind: 'cross', layer: 1, head: 1})")
+        title = page.locator(".ae-heat .ae-grid-title").first
+        assert " · AER " in title.text_content()
+        assert "alignment error rate" in title.get_attribute("title")
+        page.evaluate("window.aeViewer.select({kind: 'encoder_self'})")  # no AER here: nothing to explain
+        assert "alignment error rate" not in (title.get_attribute("title") or "")
+    finally:
+        page.context.close()

@@ -16,7 +16,7 @@ from explorer.app.wire import unpack
 
 pytestmark = pytest.mark.browser
 
-N_STOPS = 10
+N_STOPS = 12
 
 
 def q(token: str) -> str:
@@ -30,8 +30,8 @@ def pct(p: float) -> str:
 class Expected:
     """What each stop must say, computed from the wire trace with numpy (the browser computes it in JavaScript)."""
 
-    def __init__(self, wire: dict, lens: dict):
-        self.w, self.lens = wire, lens
+    def __init__(self, wire: dict, lens: dict, path: dict | None = None):
+        self.w, self.lens, self.path = wire, lens, path
         self.src, self.tgt = wire["source_tokens"], wire["target_tokens"]
         self.att = {kind: unpack(a) for kind, a in wire["attention"].items()}
         self.scores = unpack(wire["scores"]["decoder_self"])
@@ -95,16 +95,35 @@ class Expected:
                 f"of its weight on {q(self.src[j])}.",
                 against,
             ]
-        if stop == 7:
+        if stop in (7, 8):
+            _, t, _ = self.clearest_step()
+            p = self.path  # the value path of the lesson head's query at that step, as the server answers it
+            if stop == 7:
+                scores = np.array(p["keys"]) @ np.array(p["query"]) / np.sqrt(p["d_head"])
+                top = np.argsort(-scores)[:2]
+                return [
+                    f"each is d_k = {p['d_head']} numbers",
+                    f"At step {t} the query that writes {q(self.tgt[t - 1])} meets the key of every English piece: "
+                    "q·k/√d_k = " + ", ".join(f"{scores[j]:.2f} for {q(p['key_tokens'][j])}" for j in top),
+                    f"{p['weights'][top[0]]:.2f} on {q(p['key_tokens'][top[0]])}",
+                ]
+            j = int(np.argmax(p["weights"]))
+            z, v = np.array(p["z"]), np.array(p["values"][j])
+            cos = z @ v / (np.linalg.norm(z) * np.linalg.norm(v))
+            return [
+                f"{q(p['key_tokens'][j])} has weight {p['weights'][j]:.2f}",
+                f"|z| = {np.linalg.norm(z):.2f} against |v| = {np.linalg.norm(v):.2f}, cosine {cos:.2f}",
+            ]
+        if stop == 9:
             _, t, _ = self.clearest_step()
             top = w["steps"][t - 1]["top"][:3]
             return [f"At step {t} the best were " + ", ".join(f"{q(c['token'])} {pct(c['prob'])}" for c in top)]
-        if stop == 8:
+        if stop == 10:
             _, t, _ = self.clearest_step()
             last = w["model"]["n_layers"]["cross"] - 1
             rows = self.att["cross"][last, :, t - 1]
             return ["; ".join(f"head {h} → {q(self.src[int(r.argmax())])} {r.max():.2f}" for h, r in enumerate(rows))]
-        if stop == 9:
+        if stop == 11:
             _, t, _ = self.clearest_step()
             means = self.att["cross"][:, :, t - 1].astype(np.float64).mean(axis=1)  # (layers, S)
             chosen = w["steps"][t - 1]["id"]
@@ -116,7 +135,7 @@ class Expected:
                 ),
                 f"the layer from which {q(self.tgt[t - 1])} leads is {decided}",
             ]
-        if stop == 10:
+        if stop == 12:
             return [q(w["outputs"][-1])]
         return []
 
@@ -133,7 +152,18 @@ def test_every_stop_quotes_this_traces_numbers_and_sets_its_view(browser, app_ur
         sentence = page.input_value("#sentence textarea")
         wire = httpx.get(f"{app_url}ae/api/trace", params={"sentence": sentence}, timeout=60).json()
         asked = {"trace": {"sentence": sentence}, "question": {"what": "lens"}}
-        expected = Expected(wire, httpx.post(f"{app_url}ae/api/ask/lens", json=asked, timeout=60).json())
+        lens = httpx.post(f"{app_url}ae/api/ask/lens", json=asked, timeout=60).json()
+        expected = Expected(wire, lens)
+        _, step, _ = expected.clearest_step()
+        question = {
+            "what": "value_path",
+            "kind": "cross",
+            "layer": expected.layer,
+            "head": expected.head,
+            "row": step - 1,
+        }
+        asked = {"trace": {"sentence": sentence}, "question": question}
+        expected.path = httpx.post(f"{app_url}ae/api/ask/value_path", json=asked, timeout=60).json()
         page.get_by_role("button", name="Lesson", exact=True).click()
         views = []
         for stop in range(1, N_STOPS + 1):
@@ -150,6 +180,7 @@ def test_every_stop_quotes_this_traces_numbers_and_sets_its_view(browser, app_ur
             if stop in (1, 5, 6):
                 shot(page, f"lesson-{stop:02d}")
         assert views[4] == "Look-ahead mask" and views[5] == "Heatmap", views  # the mask's stop shows its three stages
+        assert views[6] == views[7] == "Heatmap", views  # q·k and Σ w·v beside the weights they explain
         _, clearest, _ = expected.clearest_step()
         assert f"Step {clearest} of" in page.locator(".ae-status-line").text_content()  # the stops set the step too
         link = parse_qs(urlsplit(page.evaluate("window.aeViewer.copyLink()")).query)
@@ -169,7 +200,7 @@ def test_a_deep_link_opens_a_given_stop(browser, app_url):
 
     page = open_page(browser, app_url + "?" + urlencode({"sentence": "The dog sees the cat.", "lesson": 6}))
     try:
-        expect(page.locator(".ae-lesson-title")).to_contain_text("Lesson 6 / 10 · Cross-attention as alignment")
+        expect(page.locator(".ae-lesson-title")).to_contain_text("Lesson 6 / 12 · Cross-attention as alignment")
         assert "At step " in lesson_text(page)
     finally:
         page.context.close()

@@ -27,6 +27,7 @@ VIEWS = {  # view -> the element that is its chart
 }
 KINDS = ["encoder_self", "decoder_self", "cross"]
 FLOOR = 11  # px: the smallest label a grid draws (grid.js labelFloor)
+N_STOPS = 12  # the lesson's stops (lesson.js)
 
 MEASURE = """(chartSelector) => {
   const box = (e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
@@ -245,7 +246,7 @@ def test_every_lesson_stop_fits_the_projector_with_its_chart(browser, app_url, s
         for presentation in (False, True):
             set_mode(page, presentation, False)
             mode = "presentation" if presentation else "normal"
-            for stop in range(1, 11):
+            for stop in range(1, N_STOPS + 1):
                 if stop > 1:
                     page.keyboard.press("ArrowRight")  # the next stop, as a presentation clicker sends it
                 page.evaluate("window.aeViewer.rendered")
@@ -258,7 +259,7 @@ def test_every_lesson_stop_fits_the_projector_with_its_chart(browser, app_url, s
                     problems.append(f"{where}: the lesson leaves the window: {b}")
                 if stop == 6:
                     shot(page, f"projector-{width}-lesson-{mode}")
-            for _ in range(9):
+            for _ in range(N_STOPS - 1):
                 page.keyboard.press("ArrowLeft")  # back to the first stop for the other mode
         assert not problems, "\n".join(problems[:25])
     finally:

@@ -92,6 +92,30 @@ def test_a_follower_gets_the_state_first_then_every_change_and_a_reconnect_catch
     asyncio.run(run())
 
 
+def test_the_class_is_told_when_the_lecturers_page_goes_and_when_one_comes_back():
+    """Issue 50 #2: a lecturer's reload or closed lid left the class on a frozen view without a word."""
+
+    async def run():
+        rooms = Rooms()
+        room = rooms.create()
+        _, _, student = rooms.follow(room.code)
+        assert student.get_nowait()[1]["lecturer"] is False  # made by a POST; no lecturer's page watches yet
+        room_, first, _ = rooms.follow(room.code, room.key)
+        _, second, _ = rooms.follow(room.code, room.key)  # a second tab of the lecturer's
+        assert student.get_nowait()[:2] == ("lecturer", {"present": True})  # told once, by the first page
+        rooms.leave(room_, first)
+        assert student.empty()  # one of the lecturer's pages is still open: nothing to say
+        rooms.leave(room_, second)
+        assert student.get_nowait()[:2] == ("lecturer", {"present": False})
+        _, _, late = rooms.follow(room.code)  # a student who arrives now learns it from the state
+        assert late.get_nowait()[1]["lecturer"] is False
+        rooms.follow(room.code, room.key)  # the reloaded page
+        told = [student.get_nowait()[:2] for _ in range(student.qsize())]
+        assert told == [("following", {"following": 2}), ("lecturer", {"present": True})]
+
+    asyncio.run(run())
+
+
 def test_each_following_page_answers_once_and_not_after_the_reveal(app):
     client, rooms = app
     code, lecturer = lecture(client)

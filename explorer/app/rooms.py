@@ -7,6 +7,9 @@ bounded queue, and a follower that (re)connects first gets the current state, so
 asks which source token a head will attend to most at the next step: each student answers once, answers after the
 reveal are refused, and the reveal sends the class's guesses as counts per source token.
 
+The room tells its followers when no lecturer's page is open on it any more ("lecturer" {"present": false}: a
+reload, a closed lid) and when one is again, so a class never waits on a frozen view without a word.
+
 Nothing personal is kept: a follower is an anonymous browser id, used only to count one answer per question.
 Rooms and followers are bounded (`MAX_ROOMS`, `MAX_FOLLOWERS`); a room ends when its lecturer ends it or after
 `IDLE_S` without a change.
@@ -109,6 +112,7 @@ class Room:
             "view": self.view,
             "question": self.question.public() if self.question else None,
             "following": len(self.followers),
+            "lecturer": bool(self.watchers),  # a lecturer's page is open on the room (it drives it)
         }
 
 
@@ -209,6 +213,8 @@ class Rooms:
             room = self.lecturer(code, key)
             if len(room.watchers) >= MAX_WATCHERS:
                 raise RoomFull(f"Room {room.code} is open in {len(room.watchers)} of the lecturer's pages already.")
+            if not room.watchers:  # the lecturer's page is back (a reload, a laptop that woke): the class is told
+                self.send(room, "lecturer", {"present": True})
             room.watchers[self._next_follower] = queue
             queue.put_nowait(Event.of("state", room.state()))
             return room, self._next_follower, queue
@@ -222,7 +228,8 @@ class Rooms:
         return room, self._next_follower, queue
 
     def leave(self, room: Room, follower: int) -> None:
-        room.watchers.pop(follower, None)
+        if room.watchers.pop(follower, None) is not None and not room.watchers and not room.ended:
+            self.send(room, "lecturer", {"present": False})  # the class learns the lecturer's page went away
         room.last_seen = time.monotonic()
         room.tokens = {t: f for t, f in room.tokens.items() if f != follower}
         if room.followers.pop(follower, None) is not None and not room.ended:

@@ -91,8 +91,9 @@ def build(ctx: Context, served: dict[str, ModelHandle] | None = None):
             "(`<s>` and the tokens produced before). Pieces that continue a word start with `·`."
         )
         gr.Markdown(
-            "New to Transformers? In the Translate tab, press **Lesson** (under Tools): ten stops through the model on "
-            "the sentence on screen, from its word pieces to the layers, each with the numbers of that sentence. "
+            "New to Transformers? In the Translate tab, press **Lesson** (under Tools): twelve stops through the model "
+            "on the sentence on screen, from its word pieces through query, key and value to the layers, each with the "
+            "numbers of that sentence. "
             "→ and ← move through them. The view **Without the mask** shows why the decoder's self-attention is "
             "masked, with the same small model trained with and without the mask; **Value path** shows what one head "
             "carries for one query, from the residual stream through q, k, v and the weights back into it; "

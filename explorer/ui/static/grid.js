@@ -8,7 +8,7 @@
 // spec: {titles: [text, shorter, ...], rows, columns, panels: [{name, head, z (rows x columns, null: masked),
 // scale (index into scales)}], scales: [{label, min, max, color(v) -> css, ticks: [v], masked, format(v)}],
 // rowTitles / columnTitles: [text, shorter, ...], current: the outlined row (-1: none), font, height,
-// describe(panel, i, j) -> the hover text, aria: the canvas's description}.
+// describe(panel, i, j) -> the hover text, aria: the canvas's description, titleTip: what the title's terms mean}.
 import { COLORS } from "./colors.js";
 import { FAMILY, el, emit, sizeCanvas } from "./dom.js";
 
@@ -123,7 +123,7 @@ export function draw(div, spec) {
   g.title.style.fontSize = font + 1 + "px";
   g.title.style.height = g.title.style.lineHeight = titleH + "px";
   g.title.textContent = fitted(spec.titles, width - 8, font + 1, "600");
-  g.title.title = spec.titles[0];
+  g.title.title = spec.titles[0] + (spec.titleTip ? "\n" + spec.titleTip : ""); // the hover says what it names
   g.scroll.style.width = g.strip.style.width = g.headStrip.style.width = boxW + "px";
   g.headStrip.style.height = g.names.style.height = namesH + "px";
   g.scroll.style.height = boxH + "px";

@@ -39,6 +39,7 @@ export function draw(div, trace, state) {
   const [rowTitle, columnTitle] = AXIS_TITLES[kind];
   return grid.draw(div, {
     titles: (state.label ? titles.map((x) => state.label + " · " + x) : []).concat(titles),
+    titleTip: aer === null && !(many && kind === "cross" && trace.goldAer(layer, 0) !== null) ? "" : AER_TIP,
     rows: queries, columns: keys, panels: panels,
     scales: [weightScale(peak, kind === "decoder_self")], hideScales: Boolean(state.hideScale),
     rowTitles: [rowTitle, rowTitle.split(" (")[0], "query"], columnTitles: [columnTitle, columnTitle.split(" (")[0], "key"],
@@ -56,6 +57,10 @@ export function draw(div, trace, state) {
 }
 
 const SHORT = { encoder_self: "Encoder self", decoder_self: "Decoder self", cross: "Cross" }; // narrow charts
+// What "AER" in a title means, said where it appears (the title's hover) as well as in the caption below the chart.
+export const AER_TIP = "AER: the alignment error rate of this head on this sentence, against the word links a person " +
+  "aligned by hand (each German word aligned to the English word it attends to most): 0 is exactly the hand " +
+  "alignment, 1 is none of it.";
 
 // " · switched off" when the shown head is off in this trace (its weights are still computed, its output is not
 // used); for the mean or all heads of a layer, which of them are off.

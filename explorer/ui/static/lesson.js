@@ -1,6 +1,6 @@
-// lesson.js: a guided lesson through the model on the sentence on screen, in ten stops (word pieces, embeddings and
-// positions, encoder self-attention, the decoder's start, the look-ahead mask, cross-attention, the next-token
-// choice, many heads, the layers, your turn). Each stop sets the view through the viewer's store (so a deep link
+// lesson.js: a guided lesson through the model on the sentence on screen, in twelve stops (word pieces, embeddings
+// and positions, encoder self-attention, the decoder's start, the look-ahead mask, cross-attention, query, key and
+// value, the weighted sum of the values, the next-token choice, many heads, the layers, your turn). Each stop sets the view through the viewer's store (so a deep link
 // names it, `lesson=N`, and a class in a room follows it) and says two or three sentences built from the numbers of
 // this trace: the tokens, the weights and the probabilities the server sent, never a generic example. → and ←
 // move through the stops while the lesson is open; Esc or "Close" ends it.
@@ -64,6 +64,17 @@ function decidedAt(trace, step, ask) {
   const id = trace.steps[step - 1].id;
   const layer = lens.top_ids.findIndex((layerIds) => layerIds[step - 1][0] === id);
   return layer < 0 ? "no layer (it was sampled or forced)" : "layer " + layer;
+}
+
+const dot = (a, b) => a.reduce((sum, x, i) => sum + x * b[i], 0);
+const norm = (a) => Math.sqrt(dot(a, a));
+
+// The lesson head's tensors for the query of its clearest step (the question the view "Value path" asks there, so
+// the view and the stops share one answer): {step, answer}, the answer null while it is asked.
+function headTensors(t, ask) {
+  const [layer, head] = lessonHead(t);
+  const step = clearestStep(t, layer, head).step;
+  return { step: step, answer: ask({ what: "value_path", kind: "cross", layer: layer, head: head, row: step - 1 }) };
 }
 
 // The lesson's cross-attention head: the model's best-aligning one, else the last layer's head 0.
@@ -173,6 +184,56 @@ export const STOPS = [
         "At step " + c.step + " the decoder writes " + quote(t.targetTokens[c.step - 1]) + "; head " + layer + "." + head +
           " puts " + w2(c.weight) + " of its weight on " + quote(t.sourceTokens[c.j]) + ".",
         goldSentence(t, layer, head),
+      ];
+    },
+  },
+  {
+    title: "Query, key and value",
+    view(t) {
+      const [layer, head] = lessonHead(t);
+      return { view: "heatmap", kind: "cross", layer: layer, head: head, step: clearestStep(t, layer, head).step };
+    },
+    say(t, s, ask) {
+      const [layer, head] = lessonHead(t);
+      const { step, answer } = headTensors(t, ask);
+      const intro = "Where does a weight come from? From each piece's vector, three learned matrices make a query (what " +
+        "this position is looking for), a key (what a piece offers to be found by) and a value (what a piece passes on).";
+      if (!answer) return [intro, "… (asking the server for this head's queries and keys)"];
+      if (answer.error) return [intro, "Not known here (" + answer.error + ")."];
+      const scores = answer.keys.map((k) => dot(answer.query, k) / Math.sqrt(answer.d_head));
+      const order = scores.map((_, j) => j).sort((a, b) => scores[b] - scores[a]).slice(0, 2);
+      return [
+        intro + " In head " + layer + "." + head + " each is d_k = " + answer.d_head + " numbers.",
+        "At step " + step + " the query that writes " + quote(t.targetTokens[step - 1]) + " meets the key of every English " +
+          "piece: q·k/√d_k = " + order.map((j) => w2(scores[j]) + " for " + quote(answer.key_tokens[j])).join(", ") +
+          ". The softmax turns the scores into the weights of the heatmap: " + w2(answer.weights[order[0]]) + " on " +
+          quote(answer.key_tokens[order[0]]) + ".",
+        "Click any cell of the heatmap to see this arithmetic for that weight: q, k, the whole row's scores and the " +
+          "softmax's denominator.",
+      ];
+    },
+  },
+  {
+    title: "The weighted sum of the values",
+    view(t) { // the heatmap, not the value path: that view's labels overlap in presentation mode (issue 50)
+      const [layer, head] = lessonHead(t);
+      return { view: "heatmap", kind: "cross", layer: layer, head: head, step: clearestStep(t, layer, head).step };
+    },
+    say(t, s, ask) {
+      const { step, answer } = headTensors(t, ask);
+      const intro = "The weights say where to look; what the head passes on is the weighted sum of the values, " +
+        "z = Σ w·v.";
+      if (!answer) return [intro, "… (asking the server for this head's values)"];
+      if (answer.error) return [intro, "Not known here (" + answer.error + ")."];
+      const j = argmax(answer.weights), v = answer.values[j], z = answer.z;
+      return [
+        intro + " Here z is d_k = " + answer.d_head + " numbers, a mix of the values of the pieces the query looks at.",
+        "At step " + step + ", " + quote(answer.key_tokens[j]) + " has weight " + w2(answer.weights[j]) + ", so z is " +
+          "mostly its value: |z| = " + w2(norm(z)) + " against |v| = " + w2(norm(v)) + ", cosine " +
+          w2(dot(z, v) / (norm(z) * norm(v))) + ".",
+        "Every head's z is put side by side (" + t.H + " × " + answer.d_head + " = " + answer.d_model + " numbers), " +
+          "projected back by the output matrix and added to the residual stream. The view “Value path” (View row) " +
+          "draws each of these vectors, left to right, for the head and step on screen.",
       ];
     },
   },

@@ -5,6 +5,8 @@
 // class. The lecturer asks the class which source token the shown cross-attention head will attend to most at the
 // next step; each student clicks one, the projector counts the answers, and the reveal shows the class's guesses
 // beside the actual row, each student's own guess against it, and a running class score on the lecturer's screen.
+// A lecturer's reload, second tab or waking laptop drives the room again (its key stays in sessionStorage), and a
+// student's page says when the lecturer's page is away and when it is back.
 import { SETTINGS } from "./settings.js";
 import { button, el } from "./dom.js";
 import { OPTIONS, clientHeaders, queryParams } from "./api.js";
@@ -45,6 +47,11 @@ export class Room {
     this.sent = null; // the JSON of the last view sent: an unchanged view is not sent again
     this.token = null; // a student's answer token, from the stream's first event
     this.adopting = false; // a reloaded lecturer page takes the room's view before it sends its own
+    this.lecturer = null; // on a student's page: "away" while no lecturer's page is open on the room, then "back"
+    this.unloading = false; // the page is going (a reload): its stream closing says nothing about the room
+    const going = () => { this.unloading = true; };
+    window.addEventListener("beforeunload", going); // Chromium drops the stream as the reload starts, before pagehide
+    window.addEventListener("pagehide", going);
   }
 
   // On page load: a lecturer's room to drive again, or a room to follow (?room=CODE).
@@ -196,20 +203,30 @@ export class Room {
     on("state", (state) => {
       this.count = state.following;
       if (state.token) this.token = state.token;
+      if (state.lecturer === false) this.lecturer = "away";
+      else if (this.lecturer === "away") this.lecturerBack();
       this.setQuestion(state.question);
       this.apply(state.view);
     });
     on("view", (view) => this.apply(view));
     on("following", (data) => { this.count = data.following; });
+    on("lecturer", (data) => {
+      if (!data.present) this.lecturer = "away";
+      else if (this.lecturer === "away") this.lecturerBack();
+    });
     on("question", (q) => this.setQuestion(q));
     on("answered", (data) => { if (this.question && this.question.id === data.id) this.question.answered = data.answered; });
     on("end", () => { const code = this.code; this.close(); this.viewer.say("The lecturer ended room " + code + "."); });
     this.source.onerror = () => { // EventSource retries by itself, except after a refusal (no room, a full room)
+      if (this.unloading) return; // a reload: the lecturer's key stays for the page that comes back
       if (this.source && this.source.readyState === EventSource.CLOSED) {
         const code = this.code;
-        if (this.key) try { sessionStorage.removeItem(KEY); } catch (e) { /* nothing kept */ }
-        this.close();
-        this.viewer.say("Room " + code + " cannot be followed: it has ended, the server restarted, or it is full.");
+        window.setTimeout(() => { // a refusal, unless the page turns out to be going (then the key stays)
+          if (this.unloading || this.code !== code) return;
+          if (this.key) try { sessionStorage.removeItem(KEY); } catch (e) { /* nothing kept */ }
+          this.close();
+          this.viewer.say("Room " + code + " cannot be followed: it has ended, the server restarted, or it is full.");
+        }, 1000);
       } else {
         this.error = "reconnecting…";
         this.draw();
@@ -217,6 +234,13 @@ export class Room {
     };
     this.source.onopen = () => { this.error = null; this.draw(); };
     this.draw();
+  }
+
+  // "The lecturer is back", said for a few seconds, then the bar as it was.
+  lecturerBack() {
+    this.lecturer = "back";
+    window.clearTimeout(this.backTimer);
+    this.backTimer = window.setTimeout(() => { if (this.lecturer === "back") { this.lecturer = null; this.draw(); } }, 6000);
   }
 
   setQuestion(q) {
@@ -269,7 +293,12 @@ export class Room {
         parts.push(el("span", "ae-room-score", "Class score: " + this.score.right + " of " + this.score.answers + " right"));
       }
     } else {
-      parts.push(el("span", "ae-room-count", this.following ? "following the lecturer" : "exploring on your own"),
+      parts.push(el("span", "ae-room-count", this.following ? "following the lecturer" : "exploring on your own"));
+      if (this.lecturer === "away") {
+        parts.push(el("span", "ae-room-lecturer ae-room-note", "the lecturer's page is away: this view waits for it " +
+          "(a reload or a sleeping laptop comes back on its own)"));
+      } else if (this.lecturer === "back") parts.push(el("span", "ae-room-lecturer", "the lecturer is back"));
+      parts.push(
         this.following ? button("Explore on my own", "Stop following; the class is not affected", () => this.detach())
           : button("Follow again", "Back to the lecturer's view", () => this.follow(), "ae-primary"));
     }

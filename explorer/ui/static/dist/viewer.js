@@ -623,7 +623,7 @@
     g.title.style.fontSize = font + 1 + "px";
     g.title.style.height = g.title.style.lineHeight = titleH + "px";
     g.title.textContent = fitted(spec.titles, width - 8, font + 1, "600");
-    g.title.title = spec.titles[0];
+    g.title.title = spec.titles[0] + (spec.titleTip ? "\n" + spec.titleTip : "");
     g.scroll.style.width = g.strip.style.width = g.headStrip.style.width = boxW + "px";
     g.headStrip.style.height = g.names.style.height = namesH + "px";
     g.scroll.style.height = boxH + "px";
@@ -942,6 +942,7 @@
     const [rowTitle, columnTitle] = AXIS_TITLES[kind];
     return draw(div, {
       titles: (state.label ? titles.map((x) => state.label + " · " + x) : []).concat(titles),
+      titleTip: aer === null && !(many && kind === "cross" && trace.goldAer(layer, 0) !== null) ? "" : AER_TIP,
       rows: queries,
       columns: keys,
       panels,
@@ -963,6 +964,7 @@
     });
   }
   var SHORT = { encoder_self: "Encoder self", decoder_self: "Decoder self", cross: "Cross" };
+  var AER_TIP = "AER: the alignment error rate of this head on this sentence, against the word links a person aligned by hand (each German word aligned to the English word it attends to most): 0 is exactly the hand alignment, 1 is none of it.";
   function offNote(trace, kind, layer, head) {
     const off = trace.request.ablation.filter(([k, l]) => k === kind && l === layer).map(([, , h]) => h);
     if (!off.length || head === "rollout") return "";
@@ -1102,6 +1104,13 @@
       this.sent = null;
       this.token = null;
       this.adopting = false;
+      this.lecturer = null;
+      this.unloading = false;
+      const going = () => {
+        this.unloading = true;
+      };
+      window.addEventListener("beforeunload", going);
+      window.addEventListener("pagehide", going);
     }
     // On page load: a lecturer's room to drive again, or a room to follow (?room=CODE).
     start() {
@@ -1253,12 +1262,18 @@
       on("state", (state) => {
         this.count = state.following;
         if (state.token) this.token = state.token;
+        if (state.lecturer === false) this.lecturer = "away";
+        else if (this.lecturer === "away") this.lecturerBack();
         this.setQuestion(state.question);
         this.apply(state.view);
       });
       on("view", (view) => this.apply(view));
       on("following", (data) => {
         this.count = data.following;
+      });
+      on("lecturer", (data) => {
+        if (!data.present) this.lecturer = "away";
+        else if (this.lecturer === "away") this.lecturerBack();
       });
       on("question", (q) => this.setQuestion(q));
       on("answered", (data) => {
@@ -1270,14 +1285,18 @@
         this.viewer.say("The lecturer ended room " + code + ".");
       });
       this.source.onerror = () => {
+        if (this.unloading) return;
         if (this.source && this.source.readyState === EventSource.CLOSED) {
           const code = this.code;
-          if (this.key) try {
-            sessionStorage.removeItem(KEY);
-          } catch (e) {
-          }
-          this.close();
-          this.viewer.say("Room " + code + " cannot be followed: it has ended, the server restarted, or it is full.");
+          window.setTimeout(() => {
+            if (this.unloading || this.code !== code) return;
+            if (this.key) try {
+              sessionStorage.removeItem(KEY);
+            } catch (e) {
+            }
+            this.close();
+            this.viewer.say("Room " + code + " cannot be followed: it has ended, the server restarted, or it is full.");
+          }, 1e3);
         } else {
           this.error = "reconnecting…";
           this.draw();
@@ -1288,6 +1307,17 @@
         this.draw();
       };
       this.draw();
+    }
+    // "The lecturer is back", said for a few seconds, then the bar as it was.
+    lecturerBack() {
+      this.lecturer = "back";
+      window.clearTimeout(this.backTimer);
+      this.backTimer = window.setTimeout(() => {
+        if (this.lecturer === "back") {
+          this.lecturer = null;
+          this.draw();
+        }
+      }, 6e3);
     }
     setQuestion(q) {
       if (q && (!this.question || this.question.id !== q.id)) this.guess = null;
@@ -1336,8 +1366,11 @@
           parts7.push(el("span", "ae-room-score", "Class score: " + this.score.right + " of " + this.score.answers + " right"));
         }
       } else {
+        parts7.push(el("span", "ae-room-count", this.following ? "following the lecturer" : "exploring on your own"));
+        if (this.lecturer === "away") {
+          parts7.push(el("span", "ae-room-lecturer ae-room-note", "the lecturer's page is away: this view waits for it (a reload or a sleeping laptop comes back on its own)"));
+        } else if (this.lecturer === "back") parts7.push(el("span", "ae-room-lecturer", "the lecturer is back"));
         parts7.push(
-          el("span", "ae-room-count", this.following ? "following the lecturer" : "exploring on your own"),
           this.following ? button("Explore on my own", "Stop following; the class is not affected", () => this.detach()) : button("Follow again", "Back to the lecturer's view", () => this.follow(), "ae-primary")
         );
       }
@@ -1573,6 +1606,13 @@
     const layer = lens.top_ids.findIndex((layerIds) => layerIds[step - 1][0] === id);
     return layer < 0 ? "no layer (it was sampled or forced)" : "layer " + layer;
   }
+  var dot = (a, b) => a.reduce((sum, x, i) => sum + x * b[i], 0);
+  var norm = (a) => Math.sqrt(dot(a, a));
+  function headTensors(t, ask) {
+    const [layer, head] = lessonHead(t);
+    const step = clearestStep(t, layer, head).step;
+    return { step, answer: ask({ what: "value_path", kind: "cross", layer, head, row: step - 1 }) };
+  }
   function lessonHead(trace) {
     const [layer, head] = trace.defaultCross();
     return [layer, head === "mean" ? 0 : head];
@@ -1655,6 +1695,46 @@
           "Cross-attention is where the decoder reads the source: each German step asks every English piece.",
           "At step " + c.step + " the decoder writes " + quote(t.targetTokens[c.step - 1]) + "; head " + layer + "." + head + " puts " + w2(c.weight) + " of its weight on " + quote(t.sourceTokens[c.j]) + ".",
           goldSentence(t, layer, head)
+        ];
+      }
+    },
+    {
+      title: "Query, key and value",
+      view(t) {
+        const [layer, head] = lessonHead(t);
+        return { view: "heatmap", kind: "cross", layer, head, step: clearestStep(t, layer, head).step };
+      },
+      say(t, s, ask) {
+        const [layer, head] = lessonHead(t);
+        const { step, answer: answer2 } = headTensors(t, ask);
+        const intro = "Where does a weight come from? From each piece's vector, three learned matrices make a query (what this position is looking for), a key (what a piece offers to be found by) and a value (what a piece passes on).";
+        if (!answer2) return [intro, "… (asking the server for this head's queries and keys)"];
+        if (answer2.error) return [intro, "Not known here (" + answer2.error + ")."];
+        const scores = answer2.keys.map((k) => dot(answer2.query, k) / Math.sqrt(answer2.d_head));
+        const order = scores.map((_, j) => j).sort((a, b) => scores[b] - scores[a]).slice(0, 2);
+        return [
+          intro + " In head " + layer + "." + head + " each is d_k = " + answer2.d_head + " numbers.",
+          "At step " + step + " the query that writes " + quote(t.targetTokens[step - 1]) + " meets the key of every English piece: q·k/√d_k = " + order.map((j) => w2(scores[j]) + " for " + quote(answer2.key_tokens[j])).join(", ") + ". The softmax turns the scores into the weights of the heatmap: " + w2(answer2.weights[order[0]]) + " on " + quote(answer2.key_tokens[order[0]]) + ".",
+          "Click any cell of the heatmap to see this arithmetic for that weight: q, k, the whole row's scores and the softmax's denominator."
+        ];
+      }
+    },
+    {
+      title: "The weighted sum of the values",
+      view(t) {
+        const [layer, head] = lessonHead(t);
+        return { view: "heatmap", kind: "cross", layer, head, step: clearestStep(t, layer, head).step };
+      },
+      say(t, s, ask) {
+        const { step, answer: answer2 } = headTensors(t, ask);
+        const intro = "The weights say where to look; what the head passes on is the weighted sum of the values, z = Σ w·v.";
+        if (!answer2) return [intro, "… (asking the server for this head's values)"];
+        if (answer2.error) return [intro, "Not known here (" + answer2.error + ")."];
+        const j = argmax(answer2.weights), v = answer2.values[j], z = answer2.z;
+        return [
+          intro + " Here z is d_k = " + answer2.d_head + " numbers, a mix of the values of the pieces the query looks at.",
+          "At step " + step + ", " + quote(answer2.key_tokens[j]) + " has weight " + w2(answer2.weights[j]) + ", so z is mostly its value: |z| = " + w2(norm(z)) + " against |v| = " + w2(norm(v)) + ", cosine " + w2(dot(z, v) / (norm(z) * norm(v))) + ".",
+          "Every head's z is put side by side (" + t.H + " × " + answer2.d_head + " = " + answer2.d_model + " numbers), projected back by the output matrix and added to the residual stream. The view “Value path” (View row) draws each of these vectors, left to right, for the head and step on screen."
         ];
       }
     },
