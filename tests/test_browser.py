@@ -559,7 +559,7 @@ def test_a_new_sentence_and_markup_is_shown_as_text(page):
     page.click("#start-btn")
     expect(page.locator(".ae-step")).to_have_text(re.compile(r"Step 0 / "))
     source = page.locator(".ae-source-chips .ae-chip").all_text_contents()
-    assert "".join(source).replace("·", "").replace("\u2581", "") == text.replace(" ", "") + "</s>"
+    assert "".join(source).replace("·", "").replace("\u2423", "") == text.replace(" ", "") + "</s>"  # ␣: a space
     page.keyboard.press("ArrowRight")
     wait_drawn(page)
     shown = page.locator(".ae-heat .ae-tick-column").all_text_contents()  # labels are text: no markup runs
@@ -900,6 +900,22 @@ def test_a_link_value_that_cannot_be_used_is_named_and_the_rest_of_the_link_appl
         expect(message).to_contain_text("view=nonexistent")
         state = page.evaluate("window.aeViewer.state")
         assert state["step"] == 2 and state["view"] == "heatmap"  # the step applies; the rest as it was
+    finally:
+        page.context.close()
+
+
+def test_a_link_to_the_opening_sentence_with_other_options_opens_that_decode_at_its_step(browser, app_url):
+    """The page's own opening trace (greedy) must not take the place of a link to the same sentence decoded another
+    way: the link's decode opens, at the link's step, with no word about values it could not use."""
+    from explorer.app.examples import OPENING_EXAMPLE
+
+    query = urlencode({"sentence": OPENING_EXAMPLE, "strategy": "beam", "beam_size": 2, "step": 4})
+    page = open_page(browser, app_url + "?" + query)
+    try:
+        page.wait_for_function("window.aeViewer.trace.request.strategy === 'beam'")
+        page.wait_for_function("window.aeViewer.state.step === 4")
+        assert page.locator(".ae-message").is_hidden()
+        page.wait_for_function("new URLSearchParams(window.location.search).get('strategy') === 'beam'")
     finally:
         page.context.close()
 

@@ -191,3 +191,19 @@ def test_the_lecturers_reload_drives_the_room_again_and_the_class_is_told_it_was
         shown = lecturer.evaluate("window.aeViewer.state.step")
         student.wait_for_function(f"window.aeViewer.state.step === {shown}")
         expect(student.locator(".ae-room-lecturer")).to_have_count(0, timeout=10_000)  # said for a while; class goes on
+
+
+def test_a_student_who_reloads_follows_the_room_again(browser, app_url):
+    """The address of a page following a room stays ?room=CODE, so a reload (or a phone that reloads a tab it had
+    discarded) follows the lecturer again instead of exploring a stale sentence alone."""
+    from playwright.sync_api import expect
+
+    with room(browser, app_url) as (lecturer, student, code):
+        lecturer.keyboard.press("ArrowRight")
+        assert student.evaluate("window.location.search") == f"?room={code}"
+        student.reload(wait_until="load")
+        expect(student.locator(".ae-room-count")).to_have_text("following the lecturer")
+        lecturer.keyboard.press("ArrowRight")
+        shown = lecturer.evaluate("window.aeViewer.state.step")
+        student.wait_for_function(f"window.aeViewer.state.step === {shown}")
+        expect(student.locator(".ae-room-count")).to_have_text("following the lecturer")

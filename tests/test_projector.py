@@ -9,6 +9,8 @@ Screenshots go to tests/artifacts/projector-*.png for a person to look at.
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 import pytest
 from browser_fixtures import open_page, outlined_cells, shot
 
@@ -488,6 +490,35 @@ def test_the_png_is_twice_the_size_with_the_sentence_and_the_step_above_the_char
                 drawn += page.locator(f"{chart} .ae-grid-sheet").bounding_box()["height"]
                 chart_alone = drawn + 2 * font + 28  # its title line and its axis title, as a header-less picture has
             assert image.height >= 2 * (chart_alone + font + 8), (view, image.height, chart_alone)
+    finally:
+        page.context.close()
+
+
+def test_the_pngs_header_wraps_instead_of_cutting_the_sentence(browser, app_url):
+    """Issue 50 #5: the PNG for a slide cut its own header ("…and the decoder writes the t")."""
+    from PIL import Image
+
+    long = (
+        "The encoder reads the whole sentence at once, and then the decoder writes the translation one word at a time, "
+        "looking back at the source through cross-attention at every single step."
+    )
+    page = open_page(
+        browser, app_url + "?" + urlencode({"sentence": long, "step": 3, "kind": "cross"}), accept_downloads=True
+    )
+    try:
+        page.wait_for_function(f"window.aeViewer.trace.request.sentence === {long!r}")
+        page.evaluate("window.aeViewer.select({view: 'heatmap', kind: 'cross', head: 0})")
+        page.evaluate("window.aeViewer.rendered")
+        with page.expect_download() as info:
+            page.locator(".ae-tools button", has_text="PNG").click()
+        image = Image.open(info.value.path()).convert("L")
+        font = 13  # the normal font: a header line is (font + 8) px, twice that in the 2x picture
+        header = image.crop((0, 0, image.width, 2 * 5 * (font + 8)))
+        dark = [header.crop((0, y, header.width, y + 1)).getextrema()[0] < 128 for y in range(header.height)]
+        bands = sum(1 for y in range(1, len(dark)) if dark[y] and not dark[y - 1])  # lines of text
+        assert bands >= 4, bands  # the sentence and its output wrapped onto two lines or more, the step, the title
+        right = image.crop((image.width - 20, 0, image.width, header.height))  # the last 10 px of each line
+        assert right.getextrema()[0] > 200  # nothing runs off the right edge
     finally:
         page.context.close()
 

@@ -244,3 +244,15 @@ def test_collate_pads_and_shifts_targets():
     # tgt_out is tgt_in shifted left by one wherever both are real tokens
     real = (tgt_in[:, 1:] != PAD_ID) & (tgt_out[:, :-1] != PAD_ID)
     assert torch.equal(tgt_in[:, 1:][real], tgt_out[:, :-1][real])
+
+
+def test_a_bare_word_start_before_an_unknown_character_shows_as_a_space(mini_tokenizer):
+    """Issue 50 #5: a bare '▁' chip stood beside each <unk>; it is the space before the unknown character."""
+    from explorer.model.config import UNK_ID
+    from explorer.model.tokenizer import BARE_WORD_START
+
+    ids = mini_tokenizer.encode("I like 🍕 a lot.")
+    pieces = mini_tokenizer.pieces(ids)
+    assert UNK_ID in ids and "<unk>" in pieces and "▁" not in pieces
+    at = ids.index(UNK_ID)
+    assert pieces[at - 1] == BARE_WORD_START  # the space before it, shown as a space

@@ -464,7 +464,10 @@ def test_cache_is_bounded():
     [
         ("Ich weiß, dass er jeden Tag ein Buch liest.", True),
         ("Das Modell übersetzt den Satz.", True),
-        ("Schön!", True),
+        ("Schön, dass du da bist!", True),
+        ("Was machst du heute?", True),
+        ("Müller scored twice.", False),  # a German name alone
+        ("Björk sings.", False),
         ("I know that he reads a book every day.", False),
         ("The Müller family lives in Köln.", False),  # German names in an English sentence
         ("Die hard.", False),  # "die" is English too

@@ -100,7 +100,10 @@ class ModelRegistry:
         if served is not None:
             return served
         with self.lock:
-            return next((k for k, h in self.own.items() if h is handle), self.default_key)
+            key = next((k for k, h in self.own.items() if h is handle), None)
+        if key is None:  # a trained model dropped while its request ran: never labelled as another model
+            raise UnknownModel("That model is not on the server any more (its session ended); train a new one.")
+        return key
 
     def get(self, key: str) -> ModelHandle:
         if key == SHIPPED:

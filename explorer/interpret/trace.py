@@ -119,19 +119,20 @@ GERMAN_WORDS = frozenset(
     "der das und ist nicht ich ein eine einen dem den des sind auch mit auf zu wir sie er es du ihr bin hat habe "
     "wie aber oder weil dass für über nach von bei aus heute morgen sehr gut".split()
 )
-ENGLISH_WORDS = frozenset(
-    "the and is are not a an of to it that you he she we they i my your this with for on at be have has was were "
-    "do does what how why".split()
+ENGLISH_WORDS = frozenset(  # not "was" and "an", which German has too
+    "the and is are not a of to it that you he she we they i my your this with for on at be have has were do does "
+    "what how why".split()
 )
 
 
 def looks_german(text: str) -> bool:
     """Whether `text` reads as German rather than English: more German than English marker words (at least two), or
-    German letters (ä ö ü ß) with no English marker word at all."""
+    German letters (ä ö ü ß) beside a German marker word and no English one ("Müller scored twice." is English)."""
     words = re.findall(r"[^\W\d_]+", text.lower())
     german = sum(w in GERMAN_WORDS for w in words)
     english = sum(w in ENGLISH_WORDS for w in words)
-    return (german >= 2 and german > english) or (english == 0 and bool(re.search("[äöüß]", text.lower())))
+    letters = bool(re.search("[äöüß]", text.lower()))
+    return (german >= 2 and german > english) or (english == 0 and german >= 1 and letters)
 
 
 def plan_trace(handle: ModelHandle, request: TraceRequest) -> TracePlan:

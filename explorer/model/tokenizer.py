@@ -12,6 +12,9 @@ import sentencepiece as spm
 from .config import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 
 WORD_START = "\u2581"  # SentencePiece's "▁" marks a piece that begins a word
+# a word start with nothing after it (sentencepiece puts one before a character it cannot piece, which follows as
+# <unk>): shown as a visible space, not as a second odd glyph beside the <unk>
+BARE_WORD_START = "␣"
 CONTINUATION = "\u00b7"  # shown before pieces that continue a word: "Ha", "·us"
 _CONTROL = {"Cc", "Cf", "Cs", "Co", "Cn"}
 
@@ -99,7 +102,7 @@ class Tokenizer:
             return "<unk>"
         raw = self.sp.id_to_piece(int(token_id))
         if raw.startswith(WORD_START):
-            return raw[len(WORD_START) :] or WORD_START
+            return raw[len(WORD_START) :] or BARE_WORD_START
         return CONTINUATION + raw if raw[:1].isalnum() else raw  # "·st" continues a word; "." needs no marker
 
     def pieces(self, ids: Iterable[int]) -> list[str]:

@@ -319,14 +319,36 @@ function hover(div, event) {
   tip.style.top = cell.y + 14 + "px";
 }
 
+// [text, font style ("600 15")] lines broken at spaces so that none is wider than `width` pixels.
+function wrapLines(lines, width) {
+  const ctx = document.createElement("canvas").getContext("2d");
+  const out = [];
+  lines.forEach(([text, style]) => {
+    ctx.font = style + "px " + FAMILY;
+    let line = "";
+    for (const word of String(text).split(" ")) {
+      const next = line ? line + " " + word : word;
+      if (line && ctx.measureText(next).width > width) {
+        out.push([line, style]);
+        line = word;
+      } else line = next;
+    }
+    out.push([line, style]);
+  });
+  return out;
+}
+
 // The grid as a picture for a slide: `header` lines (the sentence, the step) above the title, the cells, every
 // label and the colour scales, at `scale` times the size on screen.
 export function pngCanvas(div, header, scale) {
   const g = div._heat, spec = g.spec, geom = g.geom, k = scale || 2;
-  const font = spec.font, lines = header || [];
+  const font = spec.font;
   const scaleW = scaleWidth(spec), axisW = font + 10, titleH = font + 12;
-  const headH = (lines.length + 1) * (font + 8) + 8;
   const W = axisW + (geom ? geom.width : g.scroll.clientWidth) + scaleW;
+  // the header lines and the title, each wrapped to the picture's width: a slide never cuts its own header
+  const lines = wrapLines((header || []).map((text, n) => [text, n === 0 ? "600 " + font : String(font)])
+    .concat([[spec.titles[0], "600 " + (font + 1)]]), W - 12);
+  const headH = lines.length * (font + 8) + 8;
   const H = headH + (geom ? geom.height : g.scroll.clientHeight) + titleH;
   const out = document.createElement("canvas");
   out.width = Math.round(W * k);
@@ -337,12 +359,10 @@ export function pngCanvas(div, header, scale) {
   ctx.fillRect(0, 0, W, H);
   ctx.fillStyle = "#1f2937";
   ctx.textBaseline = "middle";
-  lines.forEach((text, n) => {
-    ctx.font = (n === 0 ? "600 " : "") + font + "px " + FAMILY;
+  lines.forEach(([text, style], n) => {
+    ctx.font = style + "px " + FAMILY;
     ctx.fillText(text, 6, (n + 0.5) * (font + 8) + 4);
   });
-  ctx.font = "600 " + (font + 1) + "px " + FAMILY;
-  ctx.fillText(spec.titles[0], 6, headH - (font + 8) / 2);
   if (!geom) return out;
   const gridW = geom.panels.length * geom.cw * geom.keys.length + GAP * (geom.panels.length - 1), gridH = geom.queries.length * geom.ch;
   ctx.fillStyle = "white";

@@ -19,11 +19,12 @@ function mount(element) {
   keepPlace(viewer); // the address bar follows the place: Back and reload return to it
   viewer.hooked("start").forEach((c) => c.start()); // the room: one to drive again, or one to follow (?room=CODE)
   const link = viewer.pendingView;
-  if (link && link.sentence) {
+  const following = new URLSearchParams(window.location.search).has("room"); // the room gives this page its view
+  if (link && link.sentence && !following) {
     const request = requestFromQuery(new URLSearchParams(window.location.search));
-    // the page's own opening trace may have taken the link's place already (the same sentence): keep it there
-    viewer.requestTrace(request, request.model, false, { keepView: true });
-  }
+    link.own = true; // only the link's own decode opens at the link's place
+    viewer.requestTrace(request, request.model, false, { link: true });
+  } else if (following) viewer.pendingView = null;
   return viewer;
 }
 

@@ -52,6 +52,7 @@ export class Room {
     const going = () => { this.unloading = true; };
     window.addEventListener("beforeunload", going); // Chromium drops the stream as the reload starts, before pagehide
     window.addEventListener("pagehide", going);
+    window.addEventListener("pageshow", () => { this.unloading = false; }); // it stayed (bfcache, a download)
   }
 
   // On page load: a lecturer's room to drive again, or a room to follow (?room=CODE).

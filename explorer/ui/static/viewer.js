@@ -11,7 +11,7 @@ import { createStore } from "./store.js";
 import { DEFAULT_MODEL, isShipped } from "./settings.js";
 import { button, canvasPng, copyText, download, el, filename, fontSize } from "./dom.js";
 import { Asker, api } from "./api.js";
-import { linkUrl, readLink } from "./link.js";
+import { linkUrl, placeUrl, readLink } from "./link.js";
 import { standaloneHtml } from "./export.js";
 import { KEY_HELP, bindKeys } from "./keys.js";
 import { Player } from "./player.js";
@@ -186,7 +186,9 @@ export class Viewer {
     if (!previous && best) Object.assign(s, { kind: best.kind, layer: best.layer, head: best.head });
     const pending = this.pendingView;
     let link = null; // the deep link's view this trace opens at
-    if (pending && (pending.sentence === null || pending.sentence === wire.request.sentence)) {
+    // a link's view (`own`: its sentence named) opens with the link's own decode, not the page's opening trace of the
+    // same sentence with other options or another model
+    if (pending && (!pending.own || opts.link) && (pending.sentence === null || pending.sentence === wire.request.sentence)) {
       this.pendingView = null;
       link = pending.view;
       Object.assign(s, link);
@@ -202,7 +204,7 @@ export class Viewer {
     if (this.decoding) this.decoding.textContent = "Decoding: " + decodingName(wire.request) + " ▾";
     if (this.presenting && previous && !opts.keepView) this.root.scrollIntoView({ block: "start" });
     this.store.set(s, "trace", true);
-    if (link) this.sayUnused(link, pending.unread || []);
+    if (link && pending.own) this.sayUnused(link, pending.unread || []); // a link's values, not a model switch's
     this.hooked("opened").forEach((c) => c.opened(link));
   }
 
@@ -377,7 +379,7 @@ export class Viewer {
   // Ask the server for the trace of `request` (with `model`, default: the model on screen) and show it; a
   // refusal is said in words above the status line. Returns the promise (the tests wait for it).
   // `byRoom`: the classroom's own request; any other is the person's, and a student following a room explores.
-  // `options`: load's (keepView: the view stays where it is).
+  // `options`: load's (keepView: the view stays where it is; link: the decode a link or Back asked for).
   requestTrace(request, model, byRoom, options) {
     if (!this.online) return Promise.resolve(null);
     if (!byRoom) this.explore();
@@ -385,7 +387,13 @@ export class Viewer {
     this.root.classList.add("ae-busy");
     return api.trace(request, model || this.modelKey).then(
       (wire) => { if (seq === this.traceSeq) this.load(wire, options); return wire; },
-      (error) => { if (seq === this.traceSeq) this.say(error.message); return null; },
+      (error) => {
+        if (seq === this.traceSeq) {
+          this.pendingView = null; // the place it was to open at goes with the refused decode
+          this.say(error.message);
+        }
+        return null;
+      },
     ).finally(() => { if (seq === this.traceSeq) this.root.classList.remove("ae-busy"); });
   }
 
@@ -500,7 +508,9 @@ export class Viewer {
   // refuses the clipboard); the button says which.
   copyLink() {
     const url = linkUrl(this.trace.request, this.state, this.modelKey);
-    if (this.online) window.history.replaceState(null, "", url);
+    if (this.online) { // the shared link has no room in it; the address keeps the room this page follows
+      try { window.history.replaceState(null, "", placeUrl(this.trace.request, this.state, this.modelKey)); } catch (e) { /* throttled */ }
+    }
     const say = (text) => {
       this.copyButton.textContent = text;
       setTimeout(() => { this.copyButton.textContent = "Copy link"; }, 2000);

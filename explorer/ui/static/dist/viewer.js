@@ -817,12 +817,30 @@
     tip.style.left = Math.max(0, Math.min(cell.x + 12, sheet.clientWidth - tip.offsetWidth - 4)) + "px";
     tip.style.top = cell.y + 14 + "px";
   }
+  function wrapLines(lines, width) {
+    const ctx = document.createElement("canvas").getContext("2d");
+    const out = [];
+    lines.forEach(([text, style]) => {
+      ctx.font = style + "px " + FAMILY;
+      let line = "";
+      for (const word of String(text).split(" ")) {
+        const next = line ? line + " " + word : word;
+        if (line && ctx.measureText(next).width > width) {
+          out.push([line, style]);
+          line = word;
+        } else line = next;
+      }
+      out.push([line, style]);
+    });
+    return out;
+  }
   function pngCanvas(div, header, scale) {
     const g = div._heat, spec = g.spec, geom = g.geom, k = scale || 2;
-    const font = spec.font, lines = header || [];
+    const font = spec.font;
     const scaleW = scaleWidth(spec), axisW = font + 10, titleH = font + 12;
-    const headH = (lines.length + 1) * (font + 8) + 8;
     const W = axisW + (geom ? geom.width : g.scroll.clientWidth) + scaleW;
+    const lines = wrapLines((header || []).map((text, n) => [text, n === 0 ? "600 " + font : String(font)]).concat([[spec.titles[0], "600 " + (font + 1)]]), W - 12);
+    const headH = lines.length * (font + 8) + 8;
     const H = headH + (geom ? geom.height : g.scroll.clientHeight) + titleH;
     const out = document.createElement("canvas");
     out.width = Math.round(W * k);
@@ -833,12 +851,10 @@
     ctx.fillRect(0, 0, W, H);
     ctx.fillStyle = "#1f2937";
     ctx.textBaseline = "middle";
-    lines.forEach((text, n) => {
-      ctx.font = (n === 0 ? "600 " : "") + font + "px " + FAMILY;
+    lines.forEach(([text, style], n) => {
+      ctx.font = style + "px " + FAMILY;
       ctx.fillText(text, 6, (n + 0.5) * (font + 8) + 4);
     });
-    ctx.font = "600 " + (font + 1) + "px " + FAMILY;
-    ctx.fillText(spec.titles[0], 6, headH - (font + 8) / 2);
     if (!geom) return out;
     const gridW = geom.panels.length * geom.cw * geom.keys.length + GAP * (geom.panels.length - 1), gridH = geom.queries.length * geom.ch;
     ctx.fillStyle = "white";
@@ -1111,6 +1127,9 @@
       };
       window.addEventListener("beforeunload", going);
       window.addEventListener("pagehide", going);
+      window.addEventListener("pageshow", () => {
+        this.unloading = false;
+      });
     }
     // On page load: a lecturer's room to drive again, or a room to follow (?room=CODE).
     start() {
@@ -3718,7 +3737,7 @@
       if (!previous && best) Object.assign(s, { kind: best.kind, layer: best.layer, head: best.head });
       const pending2 = this.pendingView;
       let link = null;
-      if (pending2 && (pending2.sentence === null || pending2.sentence === wire.request.sentence)) {
+      if (pending2 && (!pending2.own || opts.link) && (pending2.sentence === null || pending2.sentence === wire.request.sentence)) {
         this.pendingView = null;
         link = pending2.view;
         Object.assign(s, link);
@@ -3734,7 +3753,7 @@
       if (this.decoding) this.decoding.textContent = "Decoding: " + decodingName(wire.request) + " ▾";
       if (this.presenting && previous && !opts.keepView) this.root.scrollIntoView({ block: "start" });
       this.store.set(s, "trace", true);
-      if (link) this.sayUnused(link, pending2.unread || []);
+      if (link && pending2.own) this.sayUnused(link, pending2.unread || []);
       this.hooked("opened").forEach((c) => c.opened(link));
     }
     // A link's values this trace could not take, named (the rest of the link applies): a value that is not a number,
@@ -3899,7 +3918,7 @@
     // Ask the server for the trace of `request` (with `model`, default: the model on screen) and show it; a
     // refusal is said in words above the status line. Returns the promise (the tests wait for it).
     // `byRoom`: the classroom's own request; any other is the person's, and a student following a room explores.
-    // `options`: load's (keepView: the view stays where it is).
+    // `options`: load's (keepView: the view stays where it is; link: the decode a link or Back asked for).
     requestTrace(request, model, byRoom, options) {
       if (!this.online) return Promise.resolve(null);
       if (!byRoom) this.explore();
@@ -3911,7 +3930,10 @@
           return wire;
         },
         (error) => {
-          if (seq === this.traceSeq) this.say(error.message);
+          if (seq === this.traceSeq) {
+            this.pendingView = null;
+            this.say(error.message);
+          }
           return null;
         }
       ).finally(() => {
@@ -4019,7 +4041,12 @@
     // refuses the clipboard); the button says which.
     copyLink() {
       const url = linkUrl(this.trace.request, this.state, this.modelKey);
-      if (this.online) window.history.replaceState(null, "", url);
+      if (this.online) {
+        try {
+          window.history.replaceState(null, "", placeUrl(this.trace.request, this.state, this.modelKey));
+        } catch (e) {
+        }
+      }
       const say = (text) => {
         this.copyButton.textContent = text;
         setTimeout(() => {
@@ -4090,27 +4117,43 @@
   }
 
   // place.js
+  var REPLACE_MS = 300;
   function decodeOf(trace) {
     return JSON.stringify([trace.request, trace.modelKey]);
   }
+  function history(method, url) {
+    try {
+      window.history[method](null, "", url);
+    } catch (e) {
+    }
+  }
   function keepPlace(viewer) {
+    if (new URLSearchParams(window.location.search).has("room")) return;
     let entry = null;
-    viewer.store.subscribe((state, changed, source) => {
+    let pending2 = null;
+    viewer.store.subscribe((state) => {
       const t = viewer.trace;
       if (!t || viewer.pendingView) return;
       const url = placeUrl(t.request, state, t.modelKey);
       const decode = decodeOf(t);
-      if (entry !== null && decode !== entry) window.history.pushState(null, "", url);
-      else if (url !== window.location.href) window.history.replaceState(null, "", url);
+      if (entry !== null && decode !== entry && url !== window.location.href) {
+        window.clearTimeout(pending2);
+        history("pushState", url);
+      } else if (url !== window.location.href) {
+        window.clearTimeout(pending2);
+        pending2 = window.setTimeout(() => history("replaceState", url), entry === null ? 0 : REPLACE_MS);
+      }
       entry = decode;
     });
     window.addEventListener("popstate", () => {
+      window.clearTimeout(pending2);
       const link = readLink();
       if (!link || !link.sentence) return;
       const request = requestFromQuery(new URLSearchParams(window.location.search));
+      link.own = true;
       viewer.pendingView = link;
       entry = null;
-      viewer.requestTrace(request, request.model);
+      viewer.requestTrace(request, request.model, false, { link: true });
     });
   }
 
@@ -4121,10 +4164,12 @@
     keepPlace(viewer);
     viewer.hooked("start").forEach((c) => c.start());
     const link = viewer.pendingView;
-    if (link && link.sentence) {
+    const following = new URLSearchParams(window.location.search).has("room");
+    if (link && link.sentence && !following) {
       const request = requestFromQuery(new URLSearchParams(window.location.search));
-      viewer.requestTrace(request, request.model, false, { keepView: true });
-    }
+      link.own = true;
+      viewer.requestTrace(request, request.model, false, { link: true });
+    } else if (following) viewer.pendingView = null;
     return viewer;
   }
   function translateForm(values) {
