@@ -37,6 +37,15 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def stop_app(proc: subprocess.Popen, timeout: float = 15) -> None:
+    """Stop a server `start_app` started, by its PID: terminate, then kill if it has not gone within `timeout` s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
 def start_app(
     checkpoint: str, port: int, cwd: str | Path = ROOT, args=(), env: dict | None = None, preexec_fn=None
 ) -> tuple[subprocess.Popen, float]:

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import httpx
 
-from bench.app_latency import ROOT, free_port, start_app
+from bench.app_latency import ROOT, free_port, start_app, stop_app
 from bench.lecture_load import cpu_s, q
 from explorer.app import SHIPPED_CHECKPOINT
 from explorer.app.examples import OPENING_EXAMPLE
@@ -126,11 +126,7 @@ def measure(label: str, app_dir: Path, checkpoint: str, n: int, heads: dict, rou
             print(json.dumps(rows[-1]), flush=True)
         return rows
     finally:
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_app(proc)
 
 
 def main() -> int:

@@ -15,24 +15,17 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import time
 import urllib.parse
 import urllib.request
 from pathlib import Path
 
-from bench.app_latency import free_port, start_app
+from bench.app_latency import free_port, start_app, stop_app
+from bench.lecture_load import rss_mb
 from explorer.app import SHIPPED_MODELS
 from explorer.app.examples import EXAMPLES
 
 LONG = max((s for s, _ in EXAMPLES), key=len)
-
-
-def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmRSS")
 
 
 def get(url: str) -> bytes:
@@ -61,11 +54,7 @@ def one_start(paths: list[Path]) -> dict:
             "first_trace_s": traces,
         }
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_app(proc)
 
 
 def spread(values: list[float]) -> str:

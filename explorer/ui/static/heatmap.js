@@ -32,14 +32,14 @@ export function draw(div, trace, state) {
     .map((text) => text + note);
   const panels = heads.map((h) => {
     const each = many && kind === "cross" ? trace.goldAer(layer, h) : null;
-    return { name: "head " + h + (each === null ? "" : " · AER " + each.toFixed(2)), head: h, z: queries.length ? trace.weights(kind, layer, h, t) : [], scale: 0 };
+    return { name: "head " + h + (each === null ? "" : " · AER " + each.toFixed(2)), head: h, aer: each, z: queries.length ? trace.weights(kind, layer, h, t) : [], scale: 0 };
   });
   // rollout's products are small and even: its colours span 0 to its largest value (the colour bar says so)
   const peak = head === "rollout" ? Math.max(1e-6, ...panels.flatMap((p) => p.z.flat())) : 1;
   const [rowTitle, columnTitle] = AXIS_TITLES[kind];
   return grid.draw(div, {
     titles: (state.label ? titles.map((x) => state.label + " · " + x) : []).concat(titles),
-    titleTip: aer === null && !(many && kind === "cross" && trace.goldAer(layer, 0) !== null) ? "" : AER_TIP,
+    titleTip: aer !== null || panels.some((p) => p.aer !== null) ? AER_TIP : "", // an AER shown is explained
     rows: queries, columns: keys, panels: panels,
     scales: [weightScale(peak, kind === "decoder_self")], hideScales: Boolean(state.hideScale),
     rowTitles: [rowTitle, rowTitle.split(" (")[0], "query"], columnTitles: [columnTitle, columnTitle.split(" (")[0], "key"],
@@ -58,7 +58,7 @@ export function draw(div, trace, state) {
 
 const SHORT = { encoder_self: "Encoder self", decoder_self: "Decoder self", cross: "Cross" }; // narrow charts
 // What "AER" in a title means, said where it appears (the title's hover) as well as in the caption below the chart.
-export const AER_TIP = "AER: the alignment error rate of this head on this sentence, against the word links a person " +
+const AER_TIP = "AER: the alignment error rate of this head on this sentence, against the word links a person " +
   "aligned by hand (each German word aligned to the English word it attends to most): 0 is exactly the hand " +
   "alignment, 1 is none of it.";
 

@@ -952,13 +952,14 @@
     const titles = [title(kind, layer, head, t), title(kind, layer, head, t, "short"), title(kind, layer, head, t, "shortest")].map((text) => text + note);
     const panels = heads.map((h) => {
       const each = many && kind === "cross" ? trace.goldAer(layer, h) : null;
-      return { name: "head " + h + (each === null ? "" : " · AER " + each.toFixed(2)), head: h, z: queries.length ? trace.weights(kind, layer, h, t) : [], scale: 0 };
+      return { name: "head " + h + (each === null ? "" : " · AER " + each.toFixed(2)), head: h, aer: each, z: queries.length ? trace.weights(kind, layer, h, t) : [], scale: 0 };
     });
     const peak = head === "rollout" ? Math.max(1e-6, ...panels.flatMap((p) => p.z.flat())) : 1;
     const [rowTitle, columnTitle] = AXIS_TITLES[kind];
     return draw(div, {
       titles: (state.label ? titles.map((x) => state.label + " · " + x) : []).concat(titles),
-      titleTip: aer === null && !(many && kind === "cross" && trace.goldAer(layer, 0) !== null) ? "" : AER_TIP,
+      titleTip: aer !== null || panels.some((p) => p.aer !== null) ? AER_TIP : "",
+      // an AER shown is explained
       rows: queries,
       columns: keys,
       panels,
