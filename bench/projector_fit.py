@@ -11,6 +11,12 @@ controls' top and bottom, where the chart starts, and the share of the window's 
 Then, at 1366x768 in both modes on a 33-token sentence (issue 36), every view's chart: its size on screen and the
 smallest label it draws (px; the canvas heatmap of old designs reports the font it painted), with how many of the
 heatmap's row labels are drawn.
+
+Then the lecture on one screen (issue 50): presentation mode at 1366x768 and 1280x720, the opening example at step 6,
+every view and every panel (Heads that matter, Attention vs attribution, Beam tree, Explain a cell): how far the
+viewer's two columns reach below the window (0: nothing needs the page scrolled), the smallest text on the chart's
+side (px; the target is 16), whether a panel scrolls inside itself, and whether Lesson and the questions' buttons
+are in the window.
 """
 
 from __future__ import annotations
@@ -52,6 +58,58 @@ MEASURE = """() => {
 }"""
 
 
+ASKING = {"lens": ".ae-lens .main-svg", "valuepath": ".ae-valuepath-plot .main-svg", "qkspace": ".ae-qkspace .main-svg",
+          "nopos": ".ae-nopos-plot .main-svg", "maskless": ".ae-maskless-plot .main-svg"}  # fmt: skip
+PANELS = {"heads": ".ae-heads-grid", "attribution": ".ae-attr", "beam_tree": ".ae-beamtree canvas",
+          "explain": ".ae-explain-row"}  # fmt: skip
+ONE_SCREEN = """() => {
+  const shown = (e) => e && e.offsetParent !== null && e.getBoundingClientRect().width > 0;
+  const bottom = (sel) => document.querySelector(sel).getBoundingClientRect().bottom;
+  const own = (e) => [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+  const sizes = [...document.querySelectorAll('.ae-right *')]
+    .filter((e) => (e.tagName === 'text' ? e.textContent.trim() : own(e)) && e.getBoundingClientRect().width > 0)
+    .filter((e) => !e.closest('details:not([open]) > :not(summary), .ae-tip, .modebar'))
+    .map((e) => parseFloat(getComputedStyle(e).fontSize));
+  const panel = document.querySelector('.ae-panel');
+  const buttons = [...document.querySelectorAll('.ae-tools button')]
+    .filter((b) => /Lesson|Heads that matter/.test(b.textContent));
+  return { below: Math.max(0, bottom('.ae-left') - innerHeight, bottom('.ae-right') - innerHeight),
+           smallest: sizes.length ? Math.min(...sizes) : null,
+           panelScrolls: shown(panel) ? panel.scrollHeight > panel.clientHeight + 1 : null,
+           toolsInWindow: buttons.length > 0 && buttons.every((b) => { const r = b.getBoundingClientRect();
+             return r.top >= 0 && r.bottom <= innerHeight; }) };
+}"""
+
+
+def one_screen(browser, port: int) -> list[dict]:
+    """Issue 50's lecture on one projector screen: every view and panel in presentation mode, as ONE_SCREEN reads it."""
+    rows = []
+    for width, height in SIZES[:2]:
+        page = browser.new_page(viewport={"width": width, "height": height})
+        page.goto(f"http://127.0.0.1:{port}/", wait_until="load")
+        page.wait_for_selector(".ae-viewer .ae-heat canvas[aria-label]")
+        page.locator("#presentation input").check()
+        page.wait_for_timeout(400)
+        page.evaluate("window.aeViewer.go(6, 'bench')")
+        page.evaluate("window.aeViewer.askCompare('', 'same')")
+        page.wait_for_function("window.aeViewer.compareTrace !== null")
+        for view in [*VIEWS, *ASKING, *PANELS]:
+            if view in PANELS:
+                page.evaluate("window.aeViewer.select({view: 'heatmap'}, 'bench')")
+                cell = "{row: 2, column: 1, head: window.aeViewer.state.head}" if view == "explain" else "null"
+                page.evaluate(f"window.aeViewer.ask('{view}', {cell})")
+                page.wait_for_selector(PANELS[view], timeout=60_000)
+            else:
+                page.evaluate(f"window.aeViewer.select({{view: '{view}', panel: null}}, 'bench')")
+                if view in ASKING:
+                    page.wait_for_selector(ASKING[view], timeout=60_000)
+            page.evaluate("window.aeViewer.rendered")
+            page.wait_for_timeout(500)  # Plotly lays its text out after the promise
+            rows.append(dict(window=f"{width}x{height}", what=view, **page.evaluate(ONE_SCREEN)))
+        page.close()
+    return rows
+
+
 def measure(cwd: Path, checkpoint: str) -> list[dict]:
     from playwright.sync_api import sync_playwright
 
@@ -82,6 +140,7 @@ def measure(cwd: Path, checkpoint: str) -> list[dict]:
                     page.wait_for_timeout(600 if view in ("mosaic", "mask") else 150)
                     views.append(dict(mode=mode, view=view, **page.evaluate(VIEW, sel)))
             page.close()
+            screens = one_screen(browser, port)
             for width, height in SIZES:
                 page = browser.new_page(viewport={"width": width, "height": height})
                 page.goto(f"http://127.0.0.1:{port}/", wait_until="load")
@@ -103,7 +162,7 @@ def measure(cwd: Path, checkpoint: str) -> list[dict]:
     finally:
         proc.terminate()
         proc.wait(30)
-    return {"layout": rows, "views": views}
+    return {"layout": rows, "views": views, "one_screen": screens}
 
 
 def main() -> int:
@@ -135,6 +194,15 @@ def main() -> int:
         for v in measured["views"]:
             rows = f"{v['rows']} of {v['of']}" if v["rows"] is not None else "–"
             print(f"| {design} | {v['mode']} | {v['view']} | {v['w']} × {v['h']} | {v['font']} | {rows} |")
+    print("\nThe lecture on one screen: presentation mode, the opening example at step 6 (issue 50):\n")
+    print("| design | window | view or panel | px below the window | smallest text px | panel scrolls inside | "
+          "Lesson and questions in the window |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|")
+    for design, measured in designs.items():
+        for r in measured["one_screen"]:
+            scrolls = "–" if r["panelScrolls"] is None else ("yes" if r["panelScrolls"] else "no")
+            print(f"| {design} | {r['window']} | {r['what']} | {r['below']:.0f} | {r['smallest']} | {scrolls} | "
+                  f"{'yes' if r['toolsInWindow'] else 'no'} |")  # fmt: skip
     if args.json:
         Path(args.json).write_text(json.dumps(designs, indent=1))
     return 0

@@ -309,7 +309,7 @@ def test_the_about_tab_shows_every_value_from_the_checkpoint_as_text(tiny_checkp
     assert set(tags) == {"h3", "/h3", "ul", "/ul", "li", "/li"}, rendered  # the structure of describe() only
     text = html.unescape(re.sub(r"<[^>]+>", "", rendered))
     assert name in text and f"on {hardware}." in text and f"{test_set}: BLEU 12.5, chrF 40.0 (3 segments)." in text
-    assert "layer 1, head 2 (alignment error rate 0.25 on 5 hand-aligned sentences)" in text
+    assert "L1·H2 (layer, head) (alignment error rate 0.25 on 5 hand-aligned sentences)" in text
 
 
 # ----- the CLIs: one error line, exit code 2, small and capped ----------------------------------

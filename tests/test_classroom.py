@@ -123,28 +123,58 @@ def test_a_following_student_sees_the_lecturers_sentence_and_the_rooms_end(brows
         expect(student.locator(".ae-message")).to_have_text(f"The lecturer ended room {code}.")
 
 
+def reveal_one_guess(lecturer, student, sentence: str):
+    """The lecturer shows `sentence`, asks the class about its first step, a student guesses its second source token,
+    and the lecturer reveals: the histogram's bars (drawn)."""
+    from playwright.sync_api import expect
+
+    lecturer.fill("#sentence textarea", sentence)
+    lecturer.press("#sentence textarea", "Enter")
+    student.wait_for_function(f"window.aeViewer.trace.request.sentence === {sentence!r}")
+    lecturer.keyboard.press("ArrowRight")
+    lecturer.locator(".ae-room button", has_text="Ask the class").click()
+    student.locator(".ae-source-chips .ae-room-choice").nth(1).click()
+    expect(lecturer.locator(".ae-room-ask")).to_contain_text("1 answered")
+    lecturer.locator(".ae-room button", has_text="Reveal").click()
+    bars = lecturer.locator(".ae-room-histogram .ae-room-bar")
+    expect(bars.first).to_be_visible()
+    return bars
+
+
 def test_after_a_reveal_the_lecturers_controls_stay_in_view(browser, app_url):
     """Issue 36 #7: on a long sentence the class's histogram pushed View, Kind and Layer off a 1366x768 screen."""
-    from playwright.sync_api import expect
 
     long = "Yesterday my old friend from school, who now lives in Berlin with his wife and two children, called me."
     with room(browser, app_url) as (lecturer, student, _):
-        lecturer.fill("#sentence textarea", long)
-        lecturer.press("#sentence textarea", "Enter")
-        student.wait_for_function(f"window.aeViewer.trace.request.sentence === {long!r}")
-        lecturer.keyboard.press("ArrowRight")
-        lecturer.locator(".ae-room button", has_text="Ask the class").click()
-        student.locator(".ae-source-chips .ae-room-choice").nth(1).click()
-        expect(lecturer.locator(".ae-room-ask")).to_contain_text("1 answered")
-        lecturer.locator(".ae-room button", has_text="Reveal").click()
-        bars = lecturer.locator(".ae-room-histogram .ae-room-bar")
-        expect(bars.first).to_be_visible()
+        bars = reveal_one_guess(lecturer, student, long)
         assert bars.count() >= 25  # a bar for every source token: the histogram is long
         lecturer.evaluate("window.scrollTo(0, 0)")
         for row in (".ae-view-tabs", ".ae-kinds", ".ae-layers", ".ae-heads"):
             box = lecturer.locator(row).bounding_box()
             assert box["y"] >= 0 and box["y"] + box["height"] <= 768, (row, box)
         shot(lecturer, "16-classroom-reveal-long")
+
+
+def test_the_reveal_shows_every_token_of_a_sentence_on_the_projector(browser, app_url):
+    """Issue 50: in presentation mode at 1366x768 the reveal's histogram showed 4 or 5 of a sentence's 9 tokens (it
+    scrolled inside a box 15% of the window tall). Now every bar is in the window, the selectors with it."""
+
+    with room(browser, app_url) as (lecturer, student, _):
+        lecturer.locator("#presentation input").check()
+        bars = reveal_one_guess(lecturer, student, "The dog sees the cat.")
+        tokens = lecturer.evaluate("window.aeViewer.trace.sourceTokens.length")
+        assert bars.count() == tokens >= 8
+        seen = lecturer.evaluate(
+            """() => { const h = document.querySelector('.ae-room-histogram').getBoundingClientRect();
+              return [...document.querySelectorAll('.ae-room-histogram .ae-room-bar')].map((b) => {
+                const r = b.getBoundingClientRect();
+                return r.top >= Math.max(0, h.top) - 1 && r.bottom <= Math.min(innerHeight, h.bottom) + 1; }); }"""
+        )
+        shot(lecturer, "16-classroom-reveal-presentation")
+        assert all(seen), seen  # every bar in the histogram's box and in the window: nothing scrolled away
+        for row in (".ae-view-tabs", ".ae-heads"):
+            box = lecturer.locator(row).bounding_box()
+            assert box["y"] >= 0 and box["y"] + box["height"] <= 768, (row, box)
 
 
 def test_a_class_follows_the_lecturers_lesson_stop_by_stop(browser, app_url):

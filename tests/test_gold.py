@@ -111,7 +111,7 @@ def test_g_decodes_the_gold_translation_and_the_heatmap_outlines_its_links(brows
         assert (state["view"], state["kind"], state["step"]) == ("heatmap", "cross", len(gold["target_ids"]))
         layer, head = state["layer"], state["head"]
         aer = gold["aer"][layer][head]
-        expect(caption).to_contain_text(f"head {layer}.{head} on this sentence: {aer:.2f}")
+        expect(caption).to_contain_text(f"L{layer}·H{head} on this sentence: {aer:.2f}")
         expect(page.locator(".ae-heat .ae-grid-title, .ae-heat [class*=title]").first).to_contain_text(f"AER {aer:.2f}")
         # the pixels: exactly the gold cells of the rows shown have a white edge around their weight's colour
         expected = [c for c in gold["cells"] if c[0] < state["step"]]

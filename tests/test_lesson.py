@@ -69,9 +69,7 @@ class Expected:
             ]
         if stop == 3:
             weight, (layer, head, i, j) = self.strongest_encoder_link()
-            return [
-                f"In layer {layer}, head {head}, {q(self.src[i])} puts {weight:.2f} of its weight on {q(self.src[j])}"
-            ]
+            return [f"In L{layer}·H{head}, {q(self.src[i])} puts {weight:.2f} of its weight on {q(self.src[j])}"]
         if stop == 4:
             first = w["steps"][0]
             return [
@@ -81,17 +79,17 @@ class Expected:
         if stop == 5:
             future = self.scores[0, 0, 0, 1]  # layer 0, head 0: the first row's score of the next input, masked
             own = self.att["decoder_self"][0, 0, 0, 0]
-            return [f"at {future:.2f} (layer 0, head 0)", f"gets weight {own:.2f}."]
+            return [f"at {future:.2f} (L0·H0)", f"gets weight {own:.2f}."]
         if stop == 6:
             weight, t, j = self.clearest_step()
             gold = w["gold"]  # the opening example is aligned by hand
             if gold["matches"]:
                 aer = gold["aer"][self.layer][self.head]
-                against = f"head {self.layer}.{self.head}'s alignment error rate on this sentence is {aer:.2f}"
+                against = f"L{self.layer}·H{self.head}'s alignment error rate (AER) on this sentence is {aer:.2f}"
             else:
                 against = "This sentence is aligned by hand: press G to decode its gold translation"
             return [
-                f"At step {t} the decoder writes {q(self.tgt[t - 1])}; head {self.layer}.{self.head} puts {weight:.2f} "
+                f"At step {t} the decoder writes {q(self.tgt[t - 1])}; L{self.layer}·H{self.head} puts {weight:.2f} "
                 f"of its weight on {q(self.src[j])}.",
                 against,
             ]
@@ -122,7 +120,7 @@ class Expected:
             _, t, _ = self.clearest_step()
             last = w["model"]["n_layers"]["cross"] - 1
             rows = self.att["cross"][last, :, t - 1]
-            return ["; ".join(f"head {h} → {q(self.src[int(r.argmax())])} {r.max():.2f}" for h, r in enumerate(rows))]
+            return ["; ".join(f"H{h} → {q(self.src[int(r.argmax())])} {r.max():.2f}" for h, r in enumerate(rows))]
         if stop == 11:
             _, t, _ = self.clearest_step()
             means = self.att["cross"][:, :, t - 1].astype(np.float64).mean(axis=1)  # (layers, S)

@@ -436,7 +436,7 @@ def test_the_head_ablation_tab_and_the_viewer_show_the_same_heads(page):
     page.get_by_role("tab", name="Head ablation").click()
     layers, heads = page.evaluate("[window.aeViewer.trace.nLayers('cross'), window.aeViewer.trace.H]")
     assert page.locator("#ablate-cross input[type=checkbox]").count() == layers * heads  # the model on screen's
-    page.locator("#ablate-cross label", has_text="L0 H1").click()
+    page.locator("#ablate-cross label", has_text="L0·H1").click()
     page.locator("#ablate-btn").click()  # re-translate with these heads off: the viewer follows
     page.wait_for_function("window.aeViewer.trace.request.ablation.length === 1")
     assert page.evaluate("window.aeViewer.trace.request.ablation") == [["cross", 0, 1]]
@@ -444,7 +444,7 @@ def test_the_head_ablation_tab_and_the_viewer_show_the_same_heads(page):
     expect(page.locator("#ablate-after")).to_have_text(outputs[-1])  # beside the translation with every head on
     expect(page.locator("#ablate-before")).not_to_be_empty()
     expect(page.locator(".ae-ablate-note")).to_contain_text("Switching off 1 head(s)")
-    expect(page.locator("#ablate-cross label", has_text="L0 H1").locator("input")).to_be_checked()  # from the trace
+    expect(page.locator("#ablate-cross label", has_text="L0·H1").locator("input")).to_be_checked()  # from the trace
     shot(page, "ablation-tab")
     page.get_by_role("button", name="Switch all heads back on").click()
     page.wait_for_function("window.aeViewer.trace.request.ablation.length === 0")
@@ -566,6 +566,123 @@ def test_the_gold_alignment_on_the_heatmap_fits_the_projector(browser, app_url, 
                     problems.append(f"{where}: a panel without its head's AER: {names}")
                 if head == "'all'":
                     shot(page, f"projector-{width}-gold-{mode}")
+        assert not problems, "\n".join(problems[:25])
+    finally:
+        page.context.close()
+
+
+ON_ONE_SCREEN = """() => {
+  const box = (e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  const shown = (e) => e && e.offsetParent !== null && e.getBoundingClientRect().width > 0;
+  const viewer = document.querySelector('.ae-viewer');
+  // every text the right column draws, with its size: page text (own text nodes) and the Plotly charts' svg text
+  const own = (e) => [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+  const texts = [...document.querySelectorAll('.ae-right *')].filter((e) => shown(e.closest('.ae-right > *') || e))
+    .filter((e) => (e.tagName === 'text' || e.tagName === 'tspan' ? e.textContent.trim() : own(e)))
+    .filter((e) => !e.closest('details:not([open]) > :not(summary)') && !e.closest('.ae-tip, .modebar'))
+    .filter((e) => e.getBoundingClientRect().width > 0)
+    .map((e) => [e.textContent.trim().slice(0, 30), parseFloat(getComputedStyle(e).fontSize)]);
+  const panel = document.querySelector('.ae-panel');
+  return {
+    viewer: box(viewer), left: box(document.querySelector('.ae-left')), right: box(document.querySelector('.ae-right')),
+    tools: [...document.querySelectorAll('.ae-viewer > .ae-tools > button')].filter(shown)
+      .map((b) => [b.textContent, box(b)]),
+    texts: texts,
+    panel: shown(panel) ? { box: box(panel), scroll: panel.scrollHeight, client: panel.clientHeight } : null,
+  };
+}"""
+
+
+@pytest.mark.parametrize("size", SIZES[:2], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_presentation_mode_puts_every_view_and_panel_on_one_screen(browser, app_url, size):
+    """Issue 50: on a projector (1366x768, 1280x720, presentation mode) the lecturer never scrolls the page. For every
+    view, Compare with its B, and every panel: the viewer ends in the window, both columns with it; the tools (Lesson,
+    Present to class, PNG, the questions) are in the top bar; every text on the right is 16 px or more (the Plotly
+    charts' included); a panel shows all of itself under the chart. The mask's three stages sit side by side, named,
+    with their row labels; Compare stacks A, B and A − B in the window; on a long sentence the row labels stay when
+    the grid scrolls sideways."""
+    width, height = size
+    page = open_page(browser, app_url)
+    problems = []
+    try:
+        page.set_viewport_size({"width": width, "height": height})
+        translate(page, "The dog sees the cat.")
+        set_mode(page, True, False)
+        page.evaluate("window.aeViewer.go(6, 'test')")  # a lecture's step: a 6 x 6 mask (the tiny model babbles on)
+
+        def measure(where: str) -> dict:
+            m = page.evaluate(ON_ONE_SCREEN)
+            for name in ("left", "right"):  # the page does not scroll past the viewer's top; both columns in the window
+                if m[name][1] < -1 or m[name][3] > height + 1:
+                    problems.append(f"{where}: the {name} column runs from {m[name][1]:.0f} to {m[name][3]:.0f} px")
+            small = [t for t in m["texts"] if t[1] < 16]
+            if small:
+                problems.append(f"{where}: text under 16 px: {small[:4]}")
+            return m
+
+        for view in ["heatmap", "headview", "mosaic", "mask", "compare", *ASKING_VIEWS]:
+            page.evaluate(f"window.aeViewer.select({{view: '{view}', kind: 'cross', head: 0, layer: 0}}, 'test')")
+            if view in ASKING_VIEWS:
+                page.wait_for_selector(ASKING_VIEWS[view][2])
+            page.evaluate("window.aeViewer.rendered")
+            page.wait_for_timeout(200)  # Plotly lays its text out after the promise
+            where = f"{width}x{height} {view}"
+            m = measure(where)
+            problems += check(page.evaluate(MEASURE, VIEWS.get(view, ".ae-right")), width, height, where)
+            if view == "heatmap":
+                tools = dict(m["tools"])
+                for name in ("Lesson", "Present to class", "⬇ PNG", "Heads that matter", "Beam tree"):
+                    if name not in tools or not inside(tools[name], width, height):
+                        problems.append(f"{where}: {name!r} is not in the top bar: {list(tools)}")
+            if view == "mask":  # the three stages, named, side by side: nothing scrolls sideways
+                grid = page.evaluate(
+                    "(() => { const g = document.querySelector('.ae-mask-stages')._heat; return [g.scroll.scrollWidth,"
+                    " g.scroll.clientWidth, [...g.names.children].map((n) => n.getBoundingClientRect().right)]; })()"
+                )
+                if grid[0] > grid[1] + 1 or len(grid[2]) != 3 or max(grid[2]) > width:
+                    problems.append(f"{where}: the mask's stages do not fit side by side: {grid}")
+            if view == "compare":  # A, B and A − B one under the other, all in the window
+                boxes = page.evaluate(
+                    "['.ae-compare-a', '.ae-compare-b', '.ae-compare-diff'].map((s) => { const r = "
+                    "document.querySelector(s).getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; })"
+                )
+                stacked = all(b[1] >= a[3] - 1 for a, b in zip(boxes, boxes[1:]))
+                if not stacked or not all(inside(b, width, height) for b in boxes):
+                    problems.append(f"{where}: A, B and A − B are not stacked in the window: {boxes}")
+            shot(page, f"projector-one-screen-{width}-{view}")
+        page.evaluate("window.aeViewer.select({view: 'heatmap', kind: 'cross', head: 0, layer: 0}, 'test')")
+        for label, ready in [
+            ("Heads that matter", ".ae-heads-grid"),
+            ("Attention vs attribution", ".ae-attr"),
+            ("Beam tree", ".ae-beamtree canvas"),
+            ("Explain", ".ae-explain-row"),
+        ]:
+            if label == "Explain":
+                page.evaluate("window.aeViewer.ask('explain', {row: 0, column: 1, head: 0})")
+            else:
+                page.locator(".ae-tools button", has_text=label).click()
+            page.wait_for_selector(ready)
+            page.evaluate("window.aeViewer.rendered")
+            where = f"{width}x{height} panel {label}"
+            m = measure(where)
+            panel = m["panel"]
+            if panel is None or panel["scroll"] > panel["client"] + 1 or panel["box"][3] > height + 1:
+                problems.append(f"{where}: the panel does not show all of itself in the window: {panel}")
+            shot(page, f"projector-one-screen-{width}-panel-{label.split()[0].lower()}")
+            page.locator(".ae-panel-close").click()
+        translate(page, LONG)  # the mask of a long sentence scrolls sideways: its row labels stay
+        page.evaluate("window.aeViewer.select({view: 'mask', head: 0, layer: 0}, 'test')")
+        page.evaluate("window.aeViewer.rendered")
+        page.evaluate("document.querySelector('.ae-mask-stages')._heat.scroll.scrollLeft = 1e6")
+        page.wait_for_timeout(100)
+        seen = page.evaluate(
+            "(() => { const g = document.querySelector('.ae-mask-stages')._heat, f = g.scroll.getBoundingClientRect();"
+            " return [g.scroll.scrollLeft, [...g.pin.children].map((e) => { const r = e.getBoundingClientRect();"
+            " return r.left >= f.left - 1 && r.right <= f.right + 1; })]; })()"
+        )
+        if seen[0] <= 0 or not all(seen[1]):
+            problems.append(f"{width}x{height} long mask: its row labels leave when it scrolls sideways: {seen}")
+        shot(page, f"projector-one-screen-{width}-long-mask-scrolled")
         assert not problems, "\n".join(problems[:25])
     finally:
         page.context.close()

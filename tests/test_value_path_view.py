@@ -54,7 +54,7 @@ def test_the_value_path_draws_the_heads_own_tensors(browser, app_url):
             "× W_o",
         ):
             assert any(label.startswith(name) for label in labels), (name, "|".join(labels))
-        assert f"head {head}" in page.locator(".ae-valuepath-plot .gtitle").text_content()
+        assert f"·H{head}" in page.locator(".ae-valuepath-plot .gtitle").text_content()
         shot(page, "value-path")
         # another head, another step: a new question each, drawn
         other = (head + 1) % 4

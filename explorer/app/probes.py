@@ -204,13 +204,13 @@ def _attribution(handle: ModelHandle, trace: DecodeTrace, question: Attribution,
     head = question.head
     cross = trace.cross  # (Ld, H, T, S)
     if head == "mean":
-        row, which = cross[layer, :, step - 1].mean(0), f"layer {layer}, mean of heads"
+        row, which = cross[layer, :, step - 1].mean(0), f"L{layer}, mean of heads"
     elif head == "rollout":
         rollout = cross_rollout(trace.cross, trace.encoder_self)  # (Ld, T, S), as the wire sends it
-        row, which = rollout[layer, step - 1], f"layer {layer}, attention rollout"
+        row, which = rollout[layer, step - 1], f"L{layer}, attention rollout"
     else:
         head = _index(head, config.n_heads, "head")
-        row, which = cross[layer, head, step - 1], f"layer {layer}, head {head}"
+        row, which = cross[layer, head, step - 1], f"L{layer}·H{head}"
     methods = {}
     for method in METHODS:
         result = attribute(handle.model, trace.source_ids, trace.target_ids, step - 1, method, ablation=ablation)

@@ -39,8 +39,8 @@ def describe(handle: ModelHandle, key: str | None = None) -> str:
     if alignment:
         best = alignment["best"]
         lines.append(
-            f"- the cross-attention that best predicts word alignment is layer {escape(best['layer'])}, head "
-            f"{escape(best['head'])} "
+            "- the cross-attention that best predicts word alignment is "
+            f"L{escape(best['layer'])}·H{escape(best['head'])} (layer, head) "
             f"(alignment error rate {best['aer']:.2f} on {escape(alignment['pairs'])} hand-aligned sentences); the "
             "explorer opens on it."
         )

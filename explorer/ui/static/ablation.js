@@ -4,7 +4,7 @@
 // translation with every head on beside it; "Switch all heads back on" traces it with none. The trace's request is
 // the one source of truth: a head switched off in the viewer ("Heads that matter") is ticked here when its trace
 // arrives (`page.agree`), and the heads stay off for the next sentence until they are switched back on.
-import { KINDS, KIND_TITLES } from "./trace.js";
+import { KINDS, KIND_TITLES, headName } from "./trace.js";
 import { api } from "./api.js";
 import { button, el } from "./dom.js";
 
@@ -49,7 +49,7 @@ export function show(trace) {
         box.value = [kind, layer, head].join(".");
         box.checked = off.has(box.value);
         const label = el("label", "ae-ablate-head");
-        label.append(box, document.createTextNode("L" + layer + " H" + head));
+        label.append(box, document.createTextNode(headName(layer, head)));
         group.append(label);
       }
     }

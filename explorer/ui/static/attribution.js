@@ -4,38 +4,61 @@
 // attention row, and a caption stating the baseline, the steps and the completeness gap. The "is attention
 // explanation?" question, on the sentence in front of the class.
 import { signedFill } from "./colors.js";
-import { el } from "./dom.js";
+import { el, presenting } from "./dom.js";
 
 const NAMES = { gradient_x_input: "gradient × input", integrated_gradients: "integrated gradients" };
 
-// One row of cells over the source tokens; signed values: vermillion positive, blue negative, scaled to the row.
-function bars(label, values, tokens, note) {
-  const peak = Math.max(...values.map(Math.abs), 1e-12);
-  const row = el("tr");
-  const head = el("th", "", label);
-  if (note) head.appendChild(el("div", "ae-attr-note", note));
-  row.appendChild(head);
-  values.forEach((v, i) => {
-    const a = Math.abs(v) / peak;
-    const td = el("td", "", v.toFixed(Math.abs(v) < 0.1 ? 3 : 2));
-    td.style.background = signedFill(v, peak);
-    td.style.color = a > 0.55 ? "white" : "#1f2937";
-    td.title = tokens[i] + ": " + v.toFixed(4);
-    row.appendChild(td);
+// One value's cell; signed values: vermillion positive, blue negative, scaled to its measure's peak.
+function cell(v, peak, token) {
+  const td = el("td", "", v.toFixed(Math.abs(v) < 0.1 ? 3 : 2));
+  td.style.background = signedFill(v, peak);
+  td.style.color = Math.abs(v) / peak > 0.55 ? "white" : "#1f2937";
+  td.title = token + ": " + v.toFixed(4);
+  return td;
+}
+
+function heading(label, note) {
+  const th = el("th", "", label);
+  if (note) th.appendChild(el("div", "ae-attr-note", note));
+  return th;
+}
+
+// The three measures over the source tokens: a row per measure at a desk; on a projector (presentation mode, a
+// narrow panel) a row per token, so a sentence's tokens go down the panel instead of past its right edge.
+function measuresTable(tokens, measures) {
+  const table = el("table", "ae-attr");
+  const peaks = measures.map((m) => Math.max(...m.values.map(Math.abs), 1e-12));
+  const header = el("tr");
+  header.appendChild(el("th", "", "source"));
+  if (presenting()) {
+    measures.forEach((m) => header.appendChild(heading(m.label, m.short || m.note)));
+    table.appendChild(header);
+    tokens.forEach((token, i) => {
+      const row = el("tr");
+      row.appendChild(el("th", "", token));
+      measures.forEach((m, k) => row.appendChild(cell(m.values[i], peaks[k], token)));
+      table.appendChild(row);
+    });
+    return table;
+  }
+  tokens.forEach((t) => header.appendChild(el("th", "", t)));
+  table.appendChild(header);
+  measures.forEach((m, k) => {
+    const row = el("tr");
+    row.appendChild(heading(m.label, m.note));
+    m.values.forEach((v, i) => row.appendChild(cell(v, peaks[k], tokens[i])));
+    table.appendChild(row);
   });
-  return row;
+  return table;
 }
 
 export function draw(div, a) {
-  const table = el("table", "ae-attr");
-  const header = el("tr");
-  header.appendChild(el("th", "", "source"));
-  a.source_tokens.forEach((t) => header.appendChild(el("th", "", t)));
-  table.append(header, bars("cross-attention", a.attention.weights, a.source_tokens, a.attention.which));
+  const measures = [{ label: "cross-attention", note: a.attention.which, values: a.attention.weights }];
   Object.entries(a.methods).forEach(([method, m]) => {
     const rho = m.rank_correlation === null ? "— (a constant row)" : m.rank_correlation.toFixed(2);
-    table.appendChild(bars(NAMES[method], m.scores, a.source_tokens, "Spearman ρ with attention " + rho));
+    measures.push({ label: NAMES[method], note: "Spearman ρ with attention " + rho, short: "ρ with attention " + rho, values: m.scores });
   });
+  const table = measuresTable(a.source_tokens, measures);
   const ig = a.methods.integrated_gradients;
   const caption = "Attention says where this head looked; the attributions say how much each source token's embedding " +
     "moved log p(“" + a.token + "”) = " + a.methods.gradient_x_input.log_prob.toFixed(3) + ": gradient × input " +

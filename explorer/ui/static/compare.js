@@ -39,21 +39,21 @@ function parts(div) {
     const note = el("div", "ae-panel-note ae-compare-note");
     const diff = el("div", "ae-compare-diff");
     div.replaceChildren(bar, pair, diff, note); // A − B right under A and B; the words last
-    div._cmp = { input: input, model: model, a: a, b: b, note: note, diff: diff };
+    div._cmp = { bar: bar, input: input, model: model, a: a, b: b, note: note, diff: diff };
   }
   return div._cmp;
 }
 
 // The A − B map of rows x columns (null: masked in either), drawn as the heatmaps are (grid.js), with its own
 // signed colour scale and numbers: vermillion where A attends more, blue where B does.
-function drawDiff(div, rows, columns, values, titles, height, current) {
+function drawDiff(div, rows, columns, values, titles, height, current, bare) {
   return grid.draw(div, {
     titles: titles, rows: rows, columns: columns, panels: [{ name: "A − B", z: values, scale: 0 }],
     scales: [{
       label: "A − B", min: -1, max: 1, color: (v) => blendOverWhite(signedFill(v, 1)), masked: values.some((r) => r.includes(null)),
       ticks: [-1, -0.5, 0, 0.5, 1], format: (v) => (v > 0 ? "+" : v < 0 ? "−" : "") + Math.abs(v).toFixed(1) + (v === 1 ? " A more" : v === -1 ? " B more" : ""),
     }],
-    rowTitles: ["query", ""], columnTitles: ["key", ""], current: current, font: fontSize() - 1, height: height,
+    rowTitles: ["query", ""], columnTitles: ["key", ""], current: current, font: fontSize() - 1, height: height, bare: bare,
     describe: (p, i, j) => "query: " + rows[i] + " · key: " + columns[j] + " · " +
       (values[i][j] === null ? "masked" : "A − B = " + (values[i][j] >= 0 ? "+" : "") + values[i][j].toFixed(4)),
     aria: titles[0] + ". Rows: " + rows.join(" ") + ". Columns: " + columns.join(" ") + ".",
@@ -95,47 +95,55 @@ export function draw(div, pair, state) {
   return drawn;
 }
 
+// Narrower than this (a projector in presentation mode), A, B and A − B stack: side by side, B would be cut.
+const STACK_BELOW = 900;
+
 function drawPair(c, pair, state) {
   const s = state, A = pair.a, B = pair.b, height = state.height;
   const head = s.head === "all" ? "mean" : s.head;
-  // A alone takes the height; with B, A and B side by side and A − B below them
-  const half = B ? Math.max(220, Math.round(height * 0.55)) : height - 60;
-  const drawn = [heatmap.draw(c.a, A, Object.assign({}, s, { head: head, height: half, label: "A" }))];
-  c.diff.hidden = true;
-  c.a.parentNode.classList.toggle("ae-compare-single", !B); // A alone takes the width too
+  const pairBox = c.a.parentNode;
+  const stepB = B ? Math.min(s.step, B.T) : 0;
+  // what B can show: nothing (no B yet, or a layer or head its model lacks), B beside A, or B and A − B
+  const problems = [];
+  if (B && s.layer >= B.nLayers(s.kind)) problems.push("B's model has no " + s.kind + " layer " + s.layer);
+  if (B && Number.isInteger(head) && head >= B.H) problems.push("B's model has no head " + head);
+  const showB = Boolean(B) && !problems.length;
+  const [qa, ka] = A.labels(s.kind, s.step), [qb, kb] = showB ? B.labels(s.kind, stepB) : [[], []];
+  const showDiff = showB && qa.length === qb.length && ka.length === kb.length && qa.length > 0;
+  const label = B ? "B: “" + B.request.sentence + "” (" + B.model.name + ")" : "";
+  const stacked = showB && pairBox.clientWidth < STACK_BELOW;
+  c.note.title = stacked && showDiff ? COMPARE_CAPTION : ""; // stacked, the caption is the note's hover: the maps keep the height
   if (!B) {
-    c.b.hidden = true;
     c.note.textContent = "Type a second sentence (or choose the other model) and press Compare: B is decoded once, " +
       "then both follow the same step, kind, layer and head.";
-    return Promise.all(drawn);
-  }
-  c.b.hidden = false;
-  const stepB = Math.min(s.step, B.T);
-  const problems = [];
-  if (s.layer >= B.nLayers(s.kind)) problems.push("B's model has no " + s.kind + " layer " + s.layer);
-  if (Number.isInteger(head) && head >= B.H) problems.push("B's model has no head " + head);
-  if (problems.length) {
-    c.b.hidden = true;
+  } else if (!showB) {
     c.note.textContent = "Cannot show B here: " + problems.join("; ") + ". Choose a layer and head both models have.";
-    return Promise.all(drawn);
-  }
-  drawn.push(heatmap.draw(c.b, B, Object.assign({}, s, { head: head, step: stepB, height: half, label: "B", hideScale: true }))); // A's scale
-  const [qa, ka] = A.labels(s.kind, s.step), [qb, kb] = B.labels(s.kind, stepB);
-  const label = "B: “" + B.request.sentence + "” (" + B.model.name + ")";
-  if (qa.length !== qb.length || ka.length !== kb.length || qa.length === 0) {
+  } else if (!showDiff) {
     c.note.textContent = label + ". No difference map: A is " + qa.length + " × " + ka.length + " here and B " +
       qb.length + " × " + kb.length + " (queries × keys); the two can only be compared side by side.";
-    return Promise.all(drawn);
-  }
+  } else c.note.textContent = label + (stacked ? ". Hover here for how to read A − B." : ". " + COMPARE_CAPTION);
+  pairBox.classList.toggle("ae-compare-single", !showB); // A alone takes the width too
+  pairBox.classList.toggle("ae-compare-stacked", stacked);
+  c.b.hidden = !showB;
+  c.diff.hidden = !showDiff;
+  // the heights: A alone takes them; side by side, A and B take 55% and A − B the rest; stacked, a third each of
+  // what the note leaves
+  const maps = showDiff ? 3 : 2;
+  const room = height - c.bar.offsetHeight - c.note.offsetHeight - 14; // B's form above, the note below
+  const each = Math.max(150, Math.floor((room - 8 * (maps - 1)) / maps));
+  const half = !showB ? Math.max(150, room) : stacked ? each : Math.max(220, Math.round(height * 0.55));
+  const drawn = [heatmap.draw(c.a, A, Object.assign({}, s, { head: head, height: half, label: "A", bare: stacked }))];
+  if (!showB) return Promise.all(drawn);
+  drawn.push(heatmap.draw(c.b, B, Object.assign({}, s, { head: head, step: stepB, height: half, label: "B", hideScale: !stacked, bare: stacked }))); // beside A: A's scale
+  if (!showDiff) return Promise.all(drawn);
   const wa = A.weights(s.kind, s.layer, head, s.step), wb = B.weights(s.kind, s.layer, head, stepB);
   const values = wa.map((row, i) => row.map((v, j) => (v === null || wb[i][j] === null ? null : v - wb[i][j])));
-  c.note.textContent = label + ". " + COMPARE_CAPTION;
-  c.diff.hidden = false;
   const rows = qa.map((q, i) => (q === qb[i] ? q : q + " / " + qb[i]));
   const columns = ka.map((k, j) => (k === kb[j] ? k : k + " / " + kb[j]));
-  const which = Number.isInteger(head) ? "head " + head : head === "mean" ? "mean of heads" : head;
-  const titles = ["A − B · " + KIND_TITLES[s.kind] + " · layer " + s.layer + " · " + which, "A − B · L" + s.layer + " · " + which];
-  drawn.push(drawDiff(c.diff, rows, columns, values, titles, Math.max(200, height - half - 8), s.kind === "encoder_self" ? -1 : s.step - 1));
+  const which = Number.isInteger(head) ? "H" + head : head === "mean" ? "mean of heads" : head;
+  const titles = ["A − B · " + KIND_TITLES[s.kind] + " · L" + s.layer + "·" + which, "A − B · L" + s.layer + "·" + which];
+  const diffHeight = stacked ? each : Math.max(200, height - half - 8);
+  drawn.push(drawDiff(c.diff, rows, columns, values, titles, diffHeight, s.kind === "encoder_self" ? -1 : s.step - 1, stacked));
   return Promise.all(drawn);
 }
 

@@ -46,8 +46,11 @@ export function sizeCanvas(canvas, width, height, ratio) {
   return ctx;
 }
 
-function presenting() { return document.body.classList.contains("presentation"); }
+// Presentation mode (a projector): larger type, and layouts for a narrower chart.
+export function presenting() { return document.body.classList.contains("presentation"); }
 export function fontSize() { return presenting() ? SETTINGS.FONT.presentation : SETTINGS.FONT.normal; }
+// The smallest text a chart may draw: 16 px on a projector (presentation mode), 8 px at a desk.
+export function textFloor() { return presenting() ? 16 : 8; }
 
 // `canvas` (drawn at `ratio` device pixels per CSS pixel) below a band `band` CSS pixels tall that `paint(ctx)` fills
 // (in CSS pixels): a picture with its explanation above it.

@@ -5,6 +5,7 @@
 // Plain HTML; it computes nothing itself.
 import { signedFill } from "./colors.js";
 import { el } from "./dom.js";
+import { headName } from "./trace.js";
 
 const fmt = (v, digits) => (v === null ? "−∞" : Number(v).toFixed(digits === undefined ? 3 : digits));
 
@@ -30,7 +31,7 @@ export function draw(div, a, state) {
   const shown = a.kind === "decoder_self" ? state.step : null;
   const peak = Math.max(...a.query.map(Math.abs), ...a.key.map(Math.abs), 1e-9);
   const title = el("div", "ae-panel-title",
-    "Why layer " + a.layer + ", head " + a.head + " puts weight " + fmt(a.weight, 4) + " on “" + a.column_token +
+    "Why " + headName(a.layer, a.head) + " puts weight " + fmt(a.weight, 4) + " on “" + a.column_token +
     "” from “" + a.row_token + "”");
   const vectors = el("div", "ae-explain-vectors");
   vectors.append(

@@ -3,21 +3,23 @@
 // (the title, each row and column token, the axis titles, the panels' names, the colour scales and their ticks)
 // is text in the page, so a screen reader reads it, a student can select it and a test can find it. No label is
 // ever dropped: labels shrink down to a floor size, and below that the grid grows and scrolls inside its box, the
-// current row kept in view. `pngCanvas` paints the same layout, labels included, at twice the size for a slide.
+// current row kept in view and the row labels pinned at the left while it scrolls sideways. Panels' names have
+// shorter forms for a narrow box. `pngCanvas` paints the same layout, labels included, at twice the size for a slide.
 //
-// spec: {titles: [text, shorter, ...], rows, columns, panels: [{name, head, z (rows x columns, null: masked),
-// scale (index into scales)}], scales: [{label, min, max, color(v) -> css, ticks: [v], masked, format(v)}],
+// spec: {titles: [text, shorter, ...], rows, columns, panels: [{name, short (optional: its name where the full one
+// does not fit), head, z (rows x columns, null: masked), scale (index into scales)}], scales: [{label, min, max, color(v) -> css, ticks: [v], masked, format(v)}],
 // rowTitles / columnTitles: [text, shorter, ...], current: the outlined row (-1: none), font, height,
-// describe(panel, i, j) -> the hover text, aria: the canvas's description, titleTip: what the title's terms mean}.
+// describe(panel, i, j) -> the hover text, aria: the canvas's description, titleTip: what the title's terms mean,
+// bare: no axis title under the columns (maps stacked in a short box)}.
 import { COLORS } from "./colors.js";
-import { FAMILY, el, emit, sizeCanvas } from "./dom.js";
+import { FAMILY, el, emit, sizeCanvas, textFloor } from "./dom.js";
 
 const GAP = 14; // px between panels
 const SIN = Math.sin(Math.PI / 3); // column labels rotated by 60 degrees stand this far apart per px of column
 const SCROLLBAR = 16;
 
 // The floor under which labels never shrink: the grid grows instead.
-export function labelFloor(font) { return Math.max(11, Math.round(font * 0.8)); }
+export function labelFloor(font) { return Math.max(11, textFloor(), Math.round(font * 0.8)); }
 
 // The parts of a grid div, made once.
 function parts(div) {
@@ -28,9 +30,10 @@ function parts(div) {
     const canvas = document.createElement("canvas");
     canvas.setAttribute("role", "img");
     const labels = el("div", "ae-grid-labels");
+    const pin = el("div", "ae-grid-pin"); // the row labels: they stay at the left when the sheet scrolls sideways
     const tip = el("div", "ae-tip");
     tip.hidden = true;
-    sheet.append(canvas, labels, tip);
+    sheet.append(canvas, labels, pin, tip);
     scroll.appendChild(sheet);
     // the column labels below the rows, in a strip that follows the grid's horizontal scroll, never its vertical one
     // and the panels' names above them, in a strip that follows the horizontal scroll too
@@ -38,7 +41,10 @@ function parts(div) {
     const headStrip = el("div", "ae-grid-strip"), names = el("div", "ae-grid-columns");
     strip.appendChild(columns);
     headStrip.appendChild(names);
-    scroll.addEventListener("scroll", () => { strip.scrollLeft = headStrip.scrollLeft = scroll.scrollLeft; });
+    scroll.addEventListener("scroll", () => {
+      strip.scrollLeft = headStrip.scrollLeft = scroll.scrollLeft;
+      pin.style.transform = "translateX(" + scroll.scrollLeft + "px)";
+    });
     const stack = el("div", "ae-grid-stack");
     stack.append(headStrip, scroll, strip);
     const scales = el("div", "ae-grid-scales");
@@ -47,7 +53,7 @@ function parts(div) {
     body.append(yTitle, stack, scales);
     div.replaceChildren(title, body, xTitle);
     div._heat = {
-      canvas: canvas, tip: tip, title: title, scroll: scroll, sheet: sheet, labels: labels, scales: scales, yTitle: yTitle,
+      canvas: canvas, tip: tip, title: title, scroll: scroll, sheet: sheet, labels: labels, pin: pin, scales: scales, yTitle: yTitle,
       xTitle: xTitle, strip: strip, columns: columns, headStrip: headStrip, names: names, geom: null, spec: null,
     };
     canvas.addEventListener("mousemove", (e) => hover(div, e));
@@ -76,7 +82,7 @@ function layout(spec, boxW, boxH) {
   const floor = labelFloor(font);
   let size = font, rotate = false, bottom = 0, left = 0, cw = 0, ch = 0;
   for (let pass = 0; pass < 3; pass++) {
-    left = 4 + widest(spec.rows, size) + 8; // the row labels
+    left = 4 + widest(spec.rows, size, "600") + 8; // the row labels (the current one is bold)
     cw = (boxW - left - 8 - GAP * (P - 1)) / P / m;
     rotate = P > 1 || m > 8 || widest(spec.columns, size) + 6 > cw;
     bottom = (rotate ? widest(spec.columns, size) * SIN + size : size + 6) + 8;
@@ -88,10 +94,13 @@ function layout(spec, boxW, boxH) {
   }
   ch = Math.max(ch, size + 2);
   if (rotate) cw = Math.max(cw, (size + 2) / SIN);
-  if (P > 1) cw = Math.max(cw, (widest(spec.panels.map((p) => p.name), font, "600") + 8) / m); // the panels' names fit
+  let names = spec.panels.map((p) => p.name); // the panels' names fit: their short forms where the full ones would not
+  const nameW = (texts) => (widest(texts, font, "600") + 8) / m;
+  if (P > 1 && nameW(names) > cw && spec.panels.every((p) => p.short)) names = spec.panels.map((p) => p.short);
+  if (P > 1) cw = Math.max(cw, nameW(names));
   const panelW = cw * m;
   return {
-    size: size, rotate: rotate, top: top, left: left, bottom: bottom, cw: cw, ch: ch, panelW: panelW,
+    names: names, size: size, rotate: rotate, top: top, left: left, bottom: bottom, cw: cw, ch: ch, panelW: panelW,
     width: Math.ceil(left + P * panelW + GAP * (P - 1) + 8), height: Math.ceil(top + n * ch + bottom),
     x0: spec.panels.map((_, k) => left + k * (panelW + GAP)),
   };
@@ -119,7 +128,8 @@ export function draw(div, spec) {
   const scaleW = scaleWidth(spec);
   const titleH = font + 12, axisW = font + 10; // the axis titles sit outside the scrolling sheet: always in view
   const namesH = spec.panels.length > 1 && spec.rows.length ? font + 8 : 0; // the panels' names
-  const boxW = width - scaleW - axisW, boxH = Math.max(120, spec.height - 2 * titleH - namesH);
+  const xTitleH = spec.bare ? 0 : titleH;
+  const boxW = width - scaleW - axisW, boxH = Math.max(120, spec.height - titleH - xTitleH - namesH);
   g.title.style.fontSize = font + 1 + "px";
   g.title.style.height = g.title.style.lineHeight = titleH + "px";
   g.title.textContent = fitted(spec.titles, width - 8, font + 1, "600");
@@ -130,13 +140,15 @@ export function draw(div, spec) {
   g.strip.style.height = "0";
   g.yTitle.style.width = axisW + "px";
   g.yTitle.style.height = boxH + "px";
-  g.xTitle.style.height = g.xTitle.style.lineHeight = titleH + "px";
+  g.xTitle.style.height = g.xTitle.style.lineHeight = xTitleH + "px";
+  g.xTitle.hidden = Boolean(spec.bare);
   for (const t of [g.yTitle, g.xTitle]) t.style.fontSize = font + "px";
   if (!spec.rows.length || !spec.columns.length) {
     div._heat.geom = null;
     sizeCanvas(g.canvas, boxW - 4, boxH - 4).clearRect(0, 0, boxW, boxH);
     g.columns.replaceChildren();
     g.names.replaceChildren();
+    g.pin.replaceChildren();
     g.labels.replaceChildren(span("ae-grid-empty", spec.empty || "", { left: "0", right: "0", top: boxH / 2 - font + "px", fontSize: font + 1 + "px" }));
     g.scales.replaceChildren();
     g.xTitle.textContent = g.yTitle.textContent = "";
@@ -158,7 +170,10 @@ export function draw(div, spec) {
   const [rowSpans, columnSpans, nameSpans] = labelSpans(spec, L, sheetW);
   g.columns.replaceChildren(...columnSpans);
   g.names.replaceChildren(...nameSpans);
-  g.labels.replaceChildren(...rowSpans);
+  g.labels.replaceChildren(); // the empty grid's message, if it said one
+  g.pin.replaceChildren(...rowSpans);
+  g.pin.style.width = L.left + "px";
+  g.pin.style.height = sheetH + "px";
   const seenW = Math.min(boxW, sheetW) - L.left, seenH = scrollH - L.top;
   g.xTitle.style.paddingLeft = axisW + L.left + "px";
   g.xTitle.style.width = axisW + L.left + seenW + "px";
@@ -172,6 +187,7 @@ export function draw(div, spec) {
   };
   g.canvas.setAttribute("aria-label", spec.aria);
   keepInView(div, spec.current);
+  g.pin.style.transform = "translateX(" + g.scroll.scrollLeft + "px)";
   return Promise.resolve();
 }
 
@@ -224,16 +240,18 @@ function paintCells(ctx, spec, L, sheetW, sheetH) {
 function labelSpans(spec, L, sheetW) {
   const rows = [], columns = [], names = [], size = L.size, line = size + 2, font = spec.font;
   spec.rows.forEach((text, i) => {
-    rows.push(span("ae-tick-row" + (i === spec.current ? " ae-tick-current" : ""), text, {
-      right: sheetW - (L.left - 6) + "px", top: L.top + (i + 0.5) * L.ch - line / 2 + "px", fontSize: size + "px", lineHeight: line + "px",
+    rows.push(span("ae-tick-row" + (i === spec.current ? " ae-tick-current" : ""), text, { // in the pin, L.left wide
+      right: "6px", top: L.top + (i + 0.5) * L.ch - line / 2 + "px", fontSize: size + "px", lineHeight: line + "px",
     }));
   });
   const y = 5;
   spec.panels.forEach((p, k) => {
     if (spec.panels.length > 1) {
-      names.push(span("ae-tick-panel", p.name, {
+      const name = span("ae-tick-panel", L.names[k], {
         left: L.x0[k] + "px", width: L.panelW + "px", top: "3px", fontSize: font + "px", lineHeight: font + 2 + "px",
-      }));
+      });
+      name.title = p.name; // the full name, where the short one is drawn
+      names.push(name);
     }
     spec.columns.forEach((text, j) => {
       const x = L.x0[k] + (j + 0.5) * L.cw;
@@ -372,7 +390,10 @@ export function pngCanvas(div, header, scale) {
   ctx.translate(0, geom.namesH);
   const L = { top: geom.top, cw: geom.cw, ch: geom.ch, panelW: geom.cw * geom.keys.length, x0: geom.panels.map((p) => p.x0) };
   paintCells(ctx, spec, L, geom.width, geom.height);
-  paintLabels(ctx, g.labels, g.sheet);
+  const pinned = g.pin.style.transform;
+  g.pin.style.transform = ""; // the row labels where they belong on the whole sheet
+  paintLabels(ctx, g.pin, g.sheet);
+  g.pin.style.transform = pinned;
   ctx.translate(0, geom.height - geom.namesH - geom.bottom);
   paintLabels(ctx, g.columns, g.columns);
   ctx.restore();

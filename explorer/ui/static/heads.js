@@ -5,7 +5,7 @@
 // with their rank correlation, so a student sees where a first-order estimate holds and where it fails. The most
 // important heads are darkest. Clicking a tile asks the viewer to switch that head off (a new trace), so the class
 // sees what the translation becomes without it.
-import { KINDS, KIND_TITLES } from "./trace.js";
+import { KINDS, KIND_TITLES, headName } from "./trace.js";
 import { signedFill } from "./colors.js";
 import { button, el, emit } from "./dom.js";
 
@@ -61,15 +61,15 @@ function grid(kind, drops, peak, word) {
   table.dataset.method = word === "exact" ? "exact" : "estimate";
   const header = el("tr");
   header.appendChild(el("th", "", ""));
-  drops[0].forEach((_, h) => header.appendChild(el("th", "", "head " + h)));
+  drops[0].forEach((_, h) => header.appendChild(el("th", "", "H" + h)));
   table.appendChild(header);
   drops.forEach((row, layer) => {
     const tr = el("tr");
-    tr.appendChild(el("th", "", "layer " + layer));
+    tr.appendChild(el("th", "", "L" + layer));
     row.forEach((drop, head) => {
       if (drop === null) { // switched off already in this trace
         const off = el("td", "ae-off", "off");
-        off.title = KIND_TITLES[kind] + ", layer " + layer + ", head " + head + ": switched off in this trace";
+        off.title = KIND_TITLES[kind] + ", " + headName(layer, head) + ": switched off in this trace";
         return tr.appendChild(off);
       }
       const td = el("td", drop === best ? "ae-top" : "", drop.toFixed(2));
@@ -77,7 +77,7 @@ function grid(kind, drops, peak, word) {
       td.style.background = signedFill(share, 1);
       td.style.color = share > 0.55 ? "white" : "#1f2937";
       const change = drop >= 0 ? "loses " + drop.toFixed(3) : "gains " + (-drop).toFixed(3);
-      td.title = KIND_TITLES[kind] + ", layer " + layer + ", head " + head + ": the translation " + change +
+      td.title = KIND_TITLES[kind] + ", " + headName(layer, head) + ": the translation " + change +
         " log-probability without it (" + word + "; click to switch it off)";
       td.dataset.layer = layer;
       td.dataset.head = head;

@@ -2,7 +2,7 @@
 // left, key tokens on the right, one line per (query, key) pair whose opacity is the weight, each head of
 // the chosen layer in its own colour (toggle heads with the chips above); hovering a token keeps only its
 // lines. Decoder kinds follow the current step (its query row is drawn last, on top). Canvas, from the trace.
-import { AXIS_TITLES, KIND_TITLES } from "./trace.js";
+import { AXIS_TITLES, KIND_TITLES, headName } from "./trace.js";
 import { HEAD_COLORS, headColor } from "./colors.js";
 import { FAMILY, belowBand, el, fontSize, sizeCanvas, withHeader } from "./dom.js";
 
@@ -54,7 +54,7 @@ export function draw(div, trace, state) {
   const font = fontSize();
   const [queries, keys] = trace.labels(kind, t);
   hv.chips.replaceChildren(el("span", "ae-row-label", "Heads"), ...[...Array(trace.H).keys()].map((h) => {
-    const chip = el("button", "ae-btn ae-hv-chip" + (on.has(h) ? " ae-on" : ""), "head " + h);
+    const chip = el("button", "ae-btn ae-hv-chip" + (on.has(h) ? " ae-on" : ""), "H" + h);
     chip.type = "button";
     chip.style.borderColor = headColor(h);
     chip.style.background = on.has(h) ? headColor(h) : "white";
@@ -99,7 +99,7 @@ export function draw(div, trace, state) {
       ctx.stroke();
       if (!best || w > best.w) best = { i: i, j: j, w: w };
     }));
-    if (best) strongest.push("head " + h + ": “" + queries[best.i] + "” → “" + keys[best.j] + "” " + best.w.toFixed(2));
+    if (best) strongest.push(headName(layer, h) + ": “" + queries[best.i] + "” → “" + keys[best.j] + "” " + best.w.toFixed(2));
   }
   ctx.globalAlpha = 1;
   ctx.font = font + "px " + FAMILY;
@@ -145,8 +145,8 @@ export function pngCanvas(div, header) {
       ctx.fillStyle = headColor(h);
       ctx.fillRect(x, 2 * font + 4, 14, 14);
       ctx.fillStyle = "#1f2937";
-      ctx.fillText("head " + h, x + 18, 2 * font + 11);
-      x += ctx.measureText("head " + h).width + 34;
+      ctx.fillText("H" + h, x + 18, 2 * font + 11);
+      x += ctx.measureText("H" + h).width + 34;
     });
     ctx.fillText("line opacity = weight", x + 10, 2 * font + 11);
   });

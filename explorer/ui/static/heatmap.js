@@ -4,7 +4,7 @@
 // labelled by the decoder input at that position and the token it produces ("<s> → Das"), the same in every view;
 // the masked future is grey, never a small weight; the current step's row is outlined; one fixed 0..1 colour scale
 // (the rollout: 0 to its largest value); hover shows the exact weight; a click on a cell emits "ae-cell".
-import { AXIS_TITLES, KIND_TITLES } from "./trace.js";
+import { AXIS_TITLES, KIND_TITLES, headName } from "./trace.js";
 import { weightColor } from "./colors.js";
 import { fontSize } from "./dom.js";
 import * as grid from "./grid.js";
@@ -32,7 +32,7 @@ export function draw(div, trace, state) {
     .map((text) => text + note);
   const panels = heads.map((h) => {
     const each = many && kind === "cross" ? trace.goldAer(layer, h) : null;
-    return { name: "head " + h + (each === null ? "" : " · AER " + each.toFixed(2)), head: h, aer: each, z: queries.length ? trace.weights(kind, layer, h, t) : [], scale: 0 };
+    return { name: "H" + h + (each === null ? "" : " · AER " + each.toFixed(2)), head: h, aer: each, z: queries.length ? trace.weights(kind, layer, h, t) : [], scale: 0 };
   });
   // rollout's products are small and even: its colours span 0 to its largest value (the colour bar says so)
   const peak = head === "rollout" ? Math.max(1e-6, ...panels.flatMap((p) => p.z.flat())) : 1;
@@ -44,12 +44,12 @@ export function draw(div, trace, state) {
     scales: [weightScale(peak, kind === "decoder_self")], hideScales: Boolean(state.hideScale),
     rowTitles: [rowTitle, rowTitle.split(" (")[0], "query"], columnTitles: [columnTitle, columnTitle.split(" (")[0], "key"],
     current: kind === "encoder_self" ? -1 : t - 1, outlines: gold,
-    font: many ? fontSize() - 2 : fontSize(), height: state.height,
+    font: many ? fontSize() - 2 : fontSize(), height: state.height, bare: Boolean(state.bare),
     empty: "No target token yet: press → (Next) to produce the first one.",
     describe: (p, i, j) => {
       const v = p.z[i][j];
       const linked = gold.some(([a, b]) => a === i && b === j) ? " · a gold link (aligned by hand)" : "";
-      return (many ? "head " + p.head + " · " : "") + "query: " + queries[i] + " · key: " + keys[j] + " · " +
+      return (many ? "H" + p.head + " · " : "") + "query: " + queries[i] + " · key: " + keys[j] + " · " +
         (v === null ? "masked: weight exactly 0" : "weight " + v.toFixed(4)) + linked;
     },
     aria: title(kind, layer, head, t) + off + ". Rows (queries): " + queries.join(" ") + ". Columns (keys): " + keys.join(" ") + ".",
@@ -73,11 +73,12 @@ function offNote(trace, kind, layer, head) {
 
 // The chart's title, whole, "short" for narrow charts, or "shortest" for the maps of Compare two.
 function title(kind, layer, head, t, length) {
-  const which = { mean: "mean of heads", all: "all heads", rollout: "rollout" }[head] || "head " + head;
+  const named = { mean: " · mean of heads", all: " · all heads", rollout: " · rollout" }[head];
+  const which = named ? "L" + layer + named : headName(layer, head);
   const step = kind === "encoder_self" ? "" : " · step " + t;
-  if (length === "shortest") return "L" + layer + " · " + ({ mean: "mean", all: "all" }[head] || (head === "rollout" ? "rollout" : "H" + head)) + step.replace(" step ", " t=");
-  if (length) return SHORT[kind] + " · L" + layer + " · " + which + step;
-  return KIND_TITLES[kind] + " · layer " + layer + " · " + ({ rollout: "attention rollout" }[head] || which) + step;
+  if (length === "shortest") return (named ? "L" + layer + " · " + { mean: "mean", all: "all", rollout: "rollout" }[head] : which) + step.replace(" step ", " t=");
+  if (length) return SHORT[kind] + " · " + which + step;
+  return KIND_TITLES[kind] + " · " + (head === "rollout" ? "L" + layer + " · attention rollout" : which) + step;
 }
 
 // The heatmap as a picture for a slide: the header lines above it, labels and colour scale included, at 2x.
@@ -102,12 +103,12 @@ function goldCaption(trace, state) {
   }
   const best = trace.goldBest();
   const aer = trace.goldAer(state.layer, state.head);
-  const which = typeof state.head === "number" ? "head " + state.layer + "." + state.head : "the mean of layer " + state.layer + "'s heads";
+  const which = typeof state.head === "number" ? headName(state.layer, state.head) : "the mean of layer " + state.layer + "'s heads";
   return "Outlined: the " + gold.links + " word links of a hand alignment of this sentence, on the pieces of each " +
     "linked word pair. Where attention is alignment, the bright cells sit inside the outlines." +
     (aer === null ? "" : " Alignment error rate of " + which + " on this sentence: " + aer.toFixed(2) +
       " (each German word aligned to its most-attended English word; 0 means exactly the gold links, lower is better).") +
-    " Best head here: " + best.layer + "." + best.head + ", " + best.aer.toFixed(2) + ".";
+    " Best head here: " + headName(best.layer, best.head) + ", AER " + best.aer.toFixed(2) + ".";
 }
 
 // Where the gold links are drawn: this view, cross-attention, the head on screen (or head 0 for a mean or all).

@@ -4,7 +4,7 @@
 // names it, `lesson=N`, and a class in a room follows it) and says two or three sentences built from the numbers of
 // this trace: the tokens, the weights and the probabilities the server sent, never a generic example. → and ←
 // move through the stops while the lesson is open; Esc or "Close" ends it.
-import { ARROW } from "./trace.js";
+import { ARROW, headName } from "./trace.js";
 import { button, el } from "./dom.js";
 import { lensOf } from "./lens.js";
 
@@ -34,8 +34,8 @@ function clearestStep(trace, layer, head) {
 function goldSentence(t, layer, head) {
   const aer = t.goldAer(layer, head);
   if (aer !== null) {
-    return "The outlines are the links a person aligned by hand: head " + layer + "." + head + "'s alignment error " +
-      "rate on this sentence is " + aer.toFixed(2) + " (0: exactly the gold links).";
+    return "The outlines are the links a person aligned by hand: " + headName(layer, head) + "'s alignment error " +
+      "rate (AER) on this sentence is " + aer.toFixed(2) + " (0: exactly the gold links).";
   }
   if (t.gold) return "This sentence is aligned by hand: press G to decode its gold translation and see the links outlined.";
   return "Read down the rows: where a head's weight follows the words' correspondence, attention is an alignment.";
@@ -132,7 +132,7 @@ export const STOPS = [
       return [
         "Every piece asks every other piece of the source how much it matters to it, in " + t.nLayers("encoder_self") +
           " layers of " + t.H + " heads. A row of the grid is one piece's question; it sums to 1.",
-        "In layer " + link.layer + ", head " + link.head + ", " + quote(t.sourceTokens[link.i]) + " puts " + w2(link.weight) +
+        "In " + headName(link.layer, link.head) + ", " + quote(t.sourceTokens[link.i]) + " puts " + w2(link.weight) +
           " of its weight on " + quote(t.sourceTokens[link.j]) + ": the strongest link between two pieces in this sentence.",
       ];
     },
@@ -163,7 +163,7 @@ export const STOPS = [
         "Training shows the decoder the whole German sentence at once, so it must not peek at the pieces it has not " +
           "written yet. Before the softmax, every score of a later position is set to −∞.",
         "Row " + quote(inputs[0] + ARROW + t.targetTokens[0]) + " scores the next input " + quote(inputs[1]) + " at " +
-          w2(scores[0][1]) + " (layer 0, head 0), but the mask makes that −∞, so its weight is exactly 0; the row's " +
+          w2(scores[0][1]) + " (" + headName(0, 0) + "), but the mask makes that −∞, so its weight is exactly 0; the row's " +
           "only visible key, " + quote(inputs[0]) + ", gets weight " + w2(t.head("decoder_self", 0, 0, step)[0][0]) + ".",
         "The three grids: the scores q·k/√d_k, the mask, the weights after the softmax. The view “Without the mask” " +
           "shows a model trained without it.",
@@ -181,7 +181,7 @@ export const STOPS = [
       const c = clearestStep(t, layer, head);
       return [
         "Cross-attention is where the decoder reads the source: each German step asks every English piece.",
-        "At step " + c.step + " the decoder writes " + quote(t.targetTokens[c.step - 1]) + "; head " + layer + "." + head +
+        "At step " + c.step + " the decoder writes " + quote(t.targetTokens[c.step - 1]) + "; " + headName(layer, head) +
           " puts " + w2(c.weight) + " of its weight on " + quote(t.sourceTokens[c.j]) + ".",
         goldSentence(t, layer, head),
       ];
@@ -203,7 +203,7 @@ export const STOPS = [
       const scores = answer.keys.map((k) => dot(answer.query, k) / Math.sqrt(answer.d_head));
       const order = scores.map((_, j) => j).sort((a, b) => scores[b] - scores[a]).slice(0, 2);
       return [
-        intro + " In head " + layer + "." + head + " each is d_k = " + answer.d_head + " numbers.",
+        intro + " In " + headName(layer, head) + " each is d_k = " + answer.d_head + " numbers.",
         "At step " + step + " the query that writes " + quote(t.targetTokens[step - 1]) + " meets the key of every English " +
           "piece: q·k/√d_k = " + order.map((j) => w2(scores[j]) + " for " + quote(answer.key_tokens[j])).join(", ") +
           ". The softmax turns the scores into the weights of the heatmap: " + w2(answer.weights[order[0]]) + " on " +
@@ -269,7 +269,7 @@ export const STOPS = [
       const looks = [...Array(t.H).keys()].map((h) => {
         const row = t.head("cross", layer, h, step)[step - 1];
         const j = argmax(row);
-        return "head " + h + " → " + quote(t.sourceTokens[j]) + " " + w2(row[j]);
+        return "H" + h + " → " + quote(t.sourceTokens[j]) + " " + w2(row[j]);
       });
       return [
         "Each layer has " + t.H + " heads, each with its own queries and keys, so each can look somewhere else.",

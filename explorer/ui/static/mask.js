@@ -7,8 +7,10 @@ import { COLORS } from "./colors.js";
 import { fontSize } from "./dom.js";
 import * as grid from "./grid.js";
 import { weightScale } from "./heatmap.js";
+import { headName } from "./trace.js";
 
 const STAGES = ["1. raw scores q·k/√d_k", "2. future set to −∞", "3. softmax weights"];
+const SHORT = ["1. q·k/√d_k", "2. masked", "3. softmax"]; // where the full names do not fit (a projector)
 
 // A score on a diverging scale over white: vermillion-red above zero, blue below (RdBu's ends).
 function scoreColor(lim) {
@@ -30,10 +32,10 @@ function drawStages(div, trace, layer, head, t, height) {
   const z = [scores, allowed, weights];
   const what = ["score", "score", "weight"];
   return grid.draw(div, {
-    titles: ["Decoder self-attention · layer " + layer + " · head " + head + " · step " + t + ": scores → mask → softmax",
-      "Decoder self · L" + layer + " · head " + head + " · step " + t, "L" + layer + " · H" + head + " · t=" + t],
+    titles: ["Decoder self-attention · " + headName(layer, head) + " · step " + t + ": scores → mask → softmax",
+      "Decoder self · " + headName(layer, head) + " · step " + t, headName(layer, head) + " · t=" + t],
     rows: rows, columns: columns,
-    panels: STAGES.map((name, k) => ({ name: name, z: z[k], scale: k === 2 ? 1 : 0 })),
+    panels: STAGES.map((name, k) => ({ name: name, short: SHORT[k], z: z[k], scale: k === 2 ? 1 : 0 })),
     scales: [{
       label: "score", min: -lim, max: lim, color: scoreColor(lim), masked: false,
       ticks: [-lim, -lim / 2, 0, lim / 2, lim], format: (v) => v.toFixed(1),
@@ -75,7 +77,7 @@ function drawCaption(box, trace, layer, head, t) {
     const best = last.indexOf(Math.max(...last));
     why.textContent = "Why a mask: in training the decoder is given the whole German sentence at once; without the " +
       "mask position i could read the word it has to predict. At step " + t + " the mask blocks " + (t * (t - 1)) / 2 +
-      " of the " + t * t + " query–key pairs (every key right of its query). In layer " + layer + ", head " + head +
+      " of the " + t * t + " query–key pairs (every key right of its query). In " + headName(layer, head) +
       ", the first query “" + labels[0] + "” sees only itself (weight " + trace.head("decoder_self", layer, head, t)[0][0].toFixed(3) +
       "); the last, “" + labels[t - 1] + "”, sees all " + t + " and puts " + last[best].toFixed(3) + " on “" + labels[best] + "”.";
   }

@@ -6,7 +6,8 @@
 // next position outlined: the cheat made visible. Everything comes from the server's answer (explorer/app/maskless.py).
 import { COLORS } from "./colors.js";
 import { el, escape, fontSize } from "./dom.js";
-import { drawMessage, layout, plotPng, react, textAbovePlot } from "./plot.js";
+import { drawMessage, layout, plotPng, react, textAbovePlot, tokenTicks } from "./plot.js";
+import { headName } from "./trace.js";
 
 const CAPTION = "The same small model trained twice, with and without the look-ahead mask. Without it, training " +
   "lets each position read the next word, the one it must predict: the loss falls far lower, but when translating " +
@@ -38,7 +39,7 @@ function draw(div, context, state) {
     line("With the mask:", said(answer.translations.with_mask, runs.with_mask)),
     line("Without the mask:", said(answer.translations.without_mask, runs.without_mask), "ae-maskless-bad"),
     line("Teacher-forced, as in training:", "the maskless model gets " + Math.round(100 * forced.accuracy) +
-      "% of the next words right, reading them: its head " + forced.layer + "." + forced.head + " puts " +
+      "% of the next words right, reading them: its head " + headName(forced.layer, forced.head) + " puts " +
       forced.next_weight.toFixed(2) + " of its weight on the next position (outlined)."));
   const curve = (points, name, color) => ({
     type: "scatter", mode: "lines", name: name, x: points.map((p) => p[0]), y: points.map((p) => p[1]),
@@ -58,18 +59,18 @@ function draw(div, context, state) {
     line: { color: COLORS.chosen, width: 2 },
   }));
   // a token per column, written upright: as large as a column of the heatmap allows (its 38% of the chart's width)
+  const positions = [...Array(T).keys()];
   const tickFont = Math.max(8, Math.min(font - 3, Math.floor((plot.clientWidth * 0.38) / T * 0.7)));
-  const chartLayout = layout("Training loss · without the mask: decoder self-attention, L" + forced.layer + " H" +
-    forced.head, Math.max(240, height - text.offsetHeight - 6), font, {
+  const chartLayout = layout("Training loss · without the mask: decoder self-attention, " + headName(forced.layer,
+    forced.head), Math.max(240, height - text.offsetHeight - 6), font, {
     // the legend in the loss chart's empty corner: top right (the curves start high on the left and fall)
     showlegend: true, legend: { x: 0.3, y: 1, xanchor: "right", yanchor: "top", bgcolor: "rgba(255,255,255,0.8)" },
     xaxis: { domain: [0, 0.3], title: { text: "training step" }, zeroline: false },
     yaxis: { title: { text: "loss" }, zeroline: false, rangemode: "tozero" },
-    xaxis2: { domain: [0.55, 0.93], anchor: "y2", tickmode: "array", tickvals: [...Array(T).keys()],
-      ticktext: forced.inputs.map(escape), tickangle: -90, tickfont: { size: tickFont }, automargin: true,
-      title: { text: "decoder input (key)", standoff: 6 } },
-    yaxis2: { anchor: "x2", autorange: "reversed", tickmode: "array", tickvals: [...Array(T).keys()], ticktext: rows,
-      tickfont: { size: tickFont }, automargin: true },
+    xaxis2: Object.assign({ domain: [0.55, 0.93], anchor: "y2", tickangle: -90, automargin: true,
+      title: { text: "decoder input (key)", standoff: 6 } }, tokenTicks(positions, forced.inputs.map(escape), plot.clientWidth * 0.38, tickFont)),
+    yaxis2: Object.assign({ anchor: "x2", autorange: "reversed", automargin: true },
+      tokenTicks(positions, rows, Math.max(240, height - text.offsetHeight - 6) * 0.6, tickFont)),
     shapes: next,
     margin: { l: 50, r: 10, t: 40 + font, b: 40 },
   });

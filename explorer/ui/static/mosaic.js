@@ -1,7 +1,7 @@
 // mosaic.js: every layer x head of one attention kind at the current step as ONE heatmap (tiles
 // separated by gaps), with the head that best predicts word alignment outlined. Hover names the
 // layer, head, query, key and the exact weight; clicking a tile asks for that layer and head ("ae-select").
-import { KIND_TITLES } from "./trace.js";
+import { KIND_TITLES, headName } from "./trace.js";
 import { COLORS } from "./colors.js";
 import { emit, escape, fontSize } from "./dom.js";
 import { drawMessage, layout, plotPng, react } from "./plot.js";
@@ -27,7 +27,7 @@ export function draw(div, trace, state) {
           const r = l * (q + 1) + i, c = h * (k + 1) + j;
           if (w[i][j] === null) masked[r][c] = 1;
           else z[r][c] = w[i][j];
-          custom[r][c] = ["L" + l + " H" + h, escape(queries[i]), escape(keys[j])];
+          custom[r][c] = [headName(l, h), escape(queries[i]), escape(keys[j])];
         }
       }
     }
@@ -42,7 +42,7 @@ export function draw(div, trace, state) {
     colorbar: { title: { text: "weight", side: "right" }, thickness: 12 },
   });
   const annotations = [];
-  for (let h = 0; h < H; h++) annotations.push({ x: h * (k + 1) + (k - 1) / 2, y: 1, yref: "paper", yanchor: "bottom", text: "head " + h, showarrow: false });
+  for (let h = 0; h < H; h++) annotations.push({ x: h * (k + 1) + (k - 1) / 2, y: 1, yref: "paper", yanchor: "bottom", text: "H" + h, showarrow: false });
   for (let l = 0; l < L; l++) annotations.push({ x: 0, xref: "paper", xanchor: "right", y: l * (q + 1) + (q - 1) / 2, text: "L" + l, showarrow: false });
   const chartLayout = layout(KIND_TITLES[kind] + ": every layer × head" + (kind === "encoder_self" ? "" : " · step " + t), height, font, {
     xaxis: { showticklabels: false, showgrid: false, zeroline: false, title: { text: "heads 0.." + (H - 1) + " (keys)" }, range: [-0.5, cols - 0.5] },

@@ -5,7 +5,8 @@
 // and the reversed sentence without. Everything is the server's, from the model's own weights (no_position.py).
 import { COLORS } from "./colors.js";
 import { el, escape, fontSize } from "./dom.js";
-import { drawMessage, layout, plotPng, react, textAbovePlot } from "./plot.js";
+import { drawMessage, layout, plotPng, react, textAbovePlot, tokenTicks } from "./plot.js";
+import { headName } from "./trace.js";
 
 const CAPTION = "Attention alone ignores order: without the positional encoding, reversing the sentence only " +
   "reverses the rows and columns of every encoder map (permutation equivariance). The encoding is the model's " +
@@ -50,11 +51,14 @@ function draw(div, context, state) {
   const named = (list) => list.map((tok, i) => i + " " + tok);
   const data = [heat(answer.original[layer][head], "", named(tokens), named(tokens)),
     heat(answer.reversed[layer][head], "2", named(reversed), named(reversed))];
-  const axis = (domain, anchor) => ({ domain: domain, anchor: anchor, tickangle: -90, tickfont: { size: tickFont }, automargin: true });
-  const chartLayout = layout("Encoder self-attention without positions · L" + layer + " H" + head + ": as typed | reversed",
+  const ticks = (list, room) => tokenTicks(named(list), named(list), room, tickFont);
+  const room = plot.clientWidth * 0.4, tall = Math.max(240, height - text.offsetHeight - 6) * 0.6; // the maps' sides
+  const axis = (domain, anchor, list) => Object.assign({ domain: domain, anchor: anchor, tickangle: -90, automargin: true }, ticks(list, room));
+  const chartLayout = layout("Encoder self-attention without positions · " + headName(layer, head) + ": as typed | reversed",
     Math.max(240, height - text.offsetHeight - 6), font, {
-      xaxis: axis([0, 0.42], "y"), yaxis: { autorange: "reversed", tickfont: { size: tickFont }, automargin: true },
-      xaxis2: axis([0.55, 0.95], "y2"), yaxis2: { anchor: "x2", autorange: "reversed", tickfont: { size: tickFont }, automargin: true },
+      xaxis: axis([0, 0.42], "y", tokens), yaxis: Object.assign({ autorange: "reversed", automargin: true }, ticks(tokens, tall)),
+      xaxis2: axis([0.55, 0.95], "y2", reversed),
+      yaxis2: Object.assign({ anchor: "x2", autorange: "reversed", automargin: true }, ticks(reversed, tall)),
       margin: { l: 10, r: 10, t: 40 + font, b: 10 },
     });
   return react(plot, data, chartLayout);

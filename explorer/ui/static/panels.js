@@ -57,4 +57,11 @@ export function draw(div, content, state) {
   if (content.answer && content.answer.error) body.appendChild(el("div", "ae-panel-error", content.answer.error));
   else if (content.answer) VIEWS[content.what](body, content.answer, state);
   else body.appendChild(el("div", "ae-panel-note", content.note));
+  // how to read the answer, folded on a projector (presentation mode): the answer itself keeps the panel's height
+  for (const caption of body.querySelectorAll(".ae-caption")) {
+    const fold = el("details", "ae-panel-fold");
+    fold.open = !document.body.classList.contains("presentation");
+    caption.replaceWith(fold);
+    fold.append(el("summary", "", "How to read this"), caption);
+  }
 }

@@ -2,7 +2,7 @@
 // draws with it, not with the page: the opening view is a canvas), one Plotly.react wrapper with the PNG button in
 // its toolbar, and a chart that only says something.
 import { SETTINGS } from "./settings.js";
-import { el, escape, fontSize, withHeader } from "./dom.js";
+import { el, escape, fontSize, textFloor, withHeader } from "./dom.js";
 
 export function tokenAxis(labels, title, font) {
   return {
@@ -15,6 +15,15 @@ export function tokenAxis(labels, title, font) {
     zeroline: false,
     automargin: true,
   };
+}
+
+// An axis's ticks for `texts` (at `values`) along `room` px: `size` px text (never under the chart's floor), one tick
+// per size + 2 px; where the tokens are more than fit, every other one (or every k-th), the hover naming the rest.
+export function tokenTicks(values, texts, room, size) {
+  const font = Math.max(textFloor(), size);
+  const every = Math.max(1, Math.ceil((font + 2) / (room / Math.max(1, values.length))));
+  const kept = values.map((_, i) => i).filter((i) => i % every === 0);
+  return { tickmode: "array", tickvals: kept.map((i) => values[i]), ticktext: kept.map((i) => texts[i]), tickfont: { size: font } };
 }
 
 export function layout(title, height, font, extra) {

@@ -6,6 +6,7 @@
 import { COLORS } from "./colors.js";
 import { escape, fontSize } from "./dom.js";
 import { drawMessage, layout, plotPng, react } from "./plot.js";
+import { headName } from "./trace.js";
 
 const LINES = 3; // the current query's strongest keys drawn as lines
 const CAPTION = "The head's queries (vermillion circles; this step's is the large one) and keys (blue diamonds) " +
@@ -55,7 +56,7 @@ function draw(div, context, state) {
     });
   }
   const share = answer.explained.map((v) => Math.round(100 * v) + "%");
-  const chartLayout = layout("Q·K space · " + state.kind + " L" + answer.layer + " H" + answer.head +
+  const chartLayout = layout("Q·K space · " + state.kind + " " + headName(answer.layer, answer.head) +
     (weights ? " · step " + state.step : ""), height, font, {
     xaxis: { title: { text: "direction 1 (" + share[0] + " of the variance)", standoff: 8 }, zeroline: false, automargin: true },
     yaxis: { title: { text: "direction 2 (" + share[1] + ")", standoff: 8 }, zeroline: false, scaleanchor: "x", automargin: true },

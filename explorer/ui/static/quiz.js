@@ -4,6 +4,7 @@
 // running score over the sentence. Next (→) reveals without a pick. Everything comes from the trace. The quiz
 // keeps its own answers; it changes what is shown only through the viewer's actions (select, go).
 import { button, el } from "./dom.js";
+import { headName } from "./trace.js";
 
 export class Quiz {
   constructor(viewer) {
@@ -83,7 +84,7 @@ export class Quiz {
     parts.push(el("div", "ae-quiz-score", "Score: " + sc.right + " of " + sc.picked + " right" +
       (sc.picked ? "; your picks got " + Math.round(100 * sc.share) + " % of the largest weight on average" : "")));
     if (state.step < trace.T) {
-      parts.unshift(el("div", "ae-quiz-question", "Quiz · layer " + layer + ", head " + head + ": which source token will step " +
+      parts.unshift(el("div", "ae-quiz-question", "Quiz · " + headName(layer, head) + ": which source token will step " +
         (state.step + 1) + " attend to most? Click it in Source (or [ ] to move, Enter to choose); → reveals without a guess."));
     } else parts.unshift(el("div", "ae-quiz-question", "Quiz finished for this sentence."));
     const stop = el("button", "ae-btn", "End quiz");

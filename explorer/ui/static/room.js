@@ -10,6 +10,7 @@
 import { SETTINGS } from "./settings.js";
 import { button, el } from "./dom.js";
 import { OPTIONS, clientHeaders, queryParams } from "./api.js";
+import { headName } from "./trace.js";
 
 const KEY = "ae-room"; // sessionStorage: the lecturer's {code, key}, so a reload keeps driving the room
 
@@ -312,7 +313,7 @@ export class Room {
   questionPart(q) {
     const box = el("div", "ae-room-question");
     const trace = this.viewer.trace, tokens = trace.sourceTokens;
-    box.appendChild(el("div", "ae-room-ask", "Class question " + q.id + " · layer " + q.layer + ", head " + q.head +
+    box.appendChild(el("div", "ae-room-ask", "Class question " + q.id + " · " + headName(q.layer, q.head) +
       ": which source token will step " + q.step + " attend to most? " + q.answered + " answered."));
     if (!this.onScreen(q)) {
       const about = q.trace ? "“" + q.trace.sentence + "”" : "the lecturer's sentence";

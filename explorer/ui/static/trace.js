@@ -1,6 +1,9 @@
 // trace.js: the decode trace in the browser. Unpacks the wire form (16-bit arrays in base64, see
 // explorer/app/wire.py) and slices the view at step t: rows 0..t-1 of decoder_self and cross, with labels.
 // It computes nothing the server did not send, except the mean of heads; the rollout comes from the server.
+
+// A head of a layer, named the one way the page names it: "L2·H1" (layer 2, head 1; both counted from 0).
+export function headName(layer, head) { return "L" + layer + "·H" + head; }
 export const KINDS = ["encoder_self", "decoder_self", "cross"];
 export const KIND_TITLES = {
   encoder_self: "Encoder self-attention",
@@ -140,8 +143,8 @@ export class Trace {
     let layer = state.layer, head = state.head;
     if (state.kind !== "cross" || head === "all") [layer, head] = this.defaultCross();
     const rows = this.weights("cross", layer, head, state.step);
-    const which = { mean: "mean of heads", rollout: "attention rollout" }[head] || "head " + head;
-    return [rows[state.step - 1], "layer " + layer + ", " + which, layer, head];
+    const which = { mean: "L" + layer + " mean of heads", rollout: "L" + layer + " attention rollout" }[head] || headName(layer, head);
+    return [rows[state.step - 1], which, layer, head];
   }
 
   // The best-aligning cross-attention head, else the last layer's mean of heads.

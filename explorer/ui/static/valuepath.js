@@ -5,8 +5,9 @@
 // the output projection W_o, and x + out: the residual stream after the sublayer. Each vector is one column of
 // cells, coloured by value (blue negative, red positive, scaled to its own largest magnitude; hover for the number);
 // its name and size sit above it. The numbers are the server's, from the model's own tensors (value_path.py).
-import { el, emit, escape, fontSize } from "./dom.js";
+import { el, emit, escape, fontSize, presenting, textFloor } from "./dom.js";
 import { drawMessage, layout, plotPng, react } from "./plot.js";
+import { headName } from "./trace.js";
 
 const DIVERGING = [[0, "#2166ac"], [0.25, "#67a9cf"], [0.5, "#f7f7f7"], [0.75, "#ef8a62"], [1, "#b2182b"]];
 const WEIGHTS = [[0, "#f7fbff"], [1, "#08306b"]];
@@ -39,7 +40,9 @@ function queryRow(trace, state, select) {
   return Number(select.value) || 0;
 }
 
-const GAP = 2.4; // columns of room between two tensors, where the operation between them is written (vertically)
+// Columns of room between two tensors, where the operation between them is written (vertically): less on a
+// projector, where the columns are narrow and the keys' tokens need the width.
+const GAP = { desk: 2.4, projector: 1.7 };
 
 // One vector as one column of cells, `span` tall whatever its length (so q, every k and every v line up dimension by
 // dimension), coloured by value over its own largest magnitude.
@@ -75,6 +78,7 @@ function draw(div, context, state) {
   if (!answer || answer.error) return drawMessage(plot, answer ? answer.error : "Asking the server for the head's tensors…", height);
   const D = answer.d_model, Dh = answer.d_head, K = answer.keys.length, span = 100;
   const small = Math.max(9, font - 4), labelFont = Math.max(10, font - 2);
+  const gap = presenting() ? GAP.projector : GAP.desk;
   const data = [], annotations = [];
   let x = 0;
   let titles = 0; // the tensors' names take turns on three lines, so neighbours never write over each other
@@ -88,8 +92,8 @@ function draw(div, context, state) {
     x += 1;
   };
   const then = (text) => {
-    if (text) annotations.push({ x: x - 0.5 + GAP / 2, y: span / 2, text: escape(text), textangle: -90, showarrow: false, font: { size: labelFont } });
-    x += GAP;
+    if (text) annotations.push({ x: x - 0.5 + gap / 2, y: span / 2, text: escape(text), textangle: -90, showarrow: false, font: { size: labelFont } });
+    x += gap;
   };
   if (answer.embedding) {
     column(answer.embedding, "emb·√d", D, "embedding · √d_model");
@@ -133,7 +137,7 @@ function draw(div, context, state) {
   // narrow, and they are left to the hover)
   const columnPx = (plot.clientWidth - 20) / (x + 0.4);
   const keyFont = Math.min(small, Math.floor(columnPx * 0.9));
-  if (keyFont >= 8) {
+  if (keyFont >= textFloor()) {
     answer.weights.forEach((w, j) => {
       annotations.push({ x: valuesAt + j, y: span * 1.02, yanchor: "top", text: w.toFixed(2).replace(/^0/, ""), textangle: -90, showarrow: false, font: { size: keyFont } });
       annotations.push({ x: keysAt + j, y: span * 1.02, yanchor: "top", text: escape(answer.key_tokens[j]), textangle: -90, showarrow: false, font: { size: keyFont } });
@@ -141,7 +145,7 @@ function draw(div, context, state) {
   }
   const slice = { type: "rect", x0: concatAt - 0.5, x1: concatAt + 0.5, y0: answer.head * span / answer.x.length * Dh, y1: (answer.head + 1) * span / answer.x.length * Dh, line: { color: "#D55E00", width: 2 } };
   const where = state.kind === "encoder_self" ? "source token " + escape(answer.row_token) : "step " + state.step + " (→ " + escape(answer.row_token) + ")";
-  const chartLayout = layout("Value path · " + state.kind + " layer " + answer.layer + " head " + answer.head + " · query: " + where, height, font, {
+  const chartLayout = layout("Value path · " + state.kind + " " + headName(answer.layer, answer.head) + " · query: " + where, height, font, {
     xaxis: { visible: false, range: [-0.7, x - 0.3] }, // x: just past the last column
     yaxis: { visible: false, autorange: false, range: [span * 1.3, -span * 0.28] },
     annotations: annotations, shapes: [slice], margin: { l: 24, r: 40, t: 40 + font, b: 10 },

@@ -25,6 +25,7 @@ import * as topk from "./topk.js";
 const PANELS = ["explain", "heads", "attribution", "beam_tree"];
 const PACES = [0.5, 1, 2, 3];
 const OPENING_STEP = 3; // the page opens this many tokens in
+const MIN_CHART = 190; // px: the chart's height when a panel or a caption takes the rest of the window
 const NEEDS_SERVER = "This needs the server (it computes from the model): open the app rather than the exported page.";
 const KIND_NAMES = { encoder_self: "Encoder self", decoder_self: "Decoder self (masked)", cross: "Cross" };
 
@@ -44,6 +45,9 @@ export class Viewer {
     this.compareTrace = null; // the second trace of "Compare two"
     this.compareError = null; // why the last second trace asked for was refused
     this.panelContent = null; // what the panel shows: {what, note} or {what, answer}
+    this.captionHeight = null; // the caption's height in presentation mode, measured once per text
+    this.captionText = null; // the caption's text, and whether it is folded (presentation mode)
+    this.captionFolded = false;
     this.store = createStore({ step: 0, kind: "cross", layer: 0, head: 0, view: VIEWS[0].id, panel: null, lesson: null }, (s) => this.clamp(s));
     this.store.subscribe(() => this.render());
     this.pendingView = readLink(); // {sentence, view}: where the next trace of that sentence opens (a deep link)
@@ -56,11 +60,12 @@ export class Viewer {
     this.presenting = document.body.classList.contains("presentation");
     new MutationObserver(() => { // presentation mode on: the viewer fills the window, its controls at the top
       const now = document.body.classList.contains("presentation");
+      if (now !== this.presenting) this.placeTools();
       if (now && !this.presenting) this.root.scrollIntoView({ block: "start" });
       this.presenting = now;
       this.refresh();
     }).observe(document.body, { attributes: true, attributeFilter: ["class"] });
-    window.addEventListener("resize", () => this.refresh());
+    window.addEventListener("resize", () => { this.captionHeight = null; this.refresh(); }); // the caption wraps anew
     // the page above the chart settles after the first draw (Gradio's styles, fonts): draw again when the room changed
     new ResizeObserver(() => { if (this.trace && this.height() !== this.drawnHeight) this.refresh(); }).observe(document.body);
   }
@@ -95,7 +100,7 @@ export class Viewer {
     this.slider.step = 1;
     this.slider.addEventListener("input", () => this.go(Number(this.slider.value), "slider"));
     this.stepLabel = el("span", "ae-step");
-    const tools = el("div", "ae-row ae-tools"); // beside the selectors: the step controls keep one row
+    const tools = (this.tools = el("div", "ae-row ae-tools")); // beside the selectors (in presentation mode: the top bar)
     tools.appendChild(el("span", "ae-row-label", "Tools"));
     this.copyButton = button("Copy link", "Copy a link to exactly this view", () => this.copyLink());
     if (this.online) { // beam search, sampling and the what-if prefix are below the fold: this says they exist
@@ -103,15 +108,16 @@ export class Viewer {
       this.decoding.classList.add("ae-decoding");
       tools.append(this.decoding);
     }
-    tools.append(this.copyButton, button("⬇ PNG", "Download the chart on the right as a PNG image", () => this.exportPng()),
-      button("⬇ HTML", "Download this sentence as one HTML file that works offline", () => this.exportHtml()));
+    const html = button("⬇ HTML", "Download this sentence as one HTML file that works offline", () => this.exportHtml());
+    html.classList.add("ae-desk-only"); // a download for the desk, not the projector's top bar
+    tools.append(this.copyButton, button("⬇ PNG", "Download the chart on the right as a PNG image", () => this.exportPng()), html);
     tools.append(...this.hooked("tools").flatMap((c) => c.tools(this.online)));
     if (this.online) {
       tools.append(
         button("Attention vs attribution", "The current step's cross-attention row beside gradient attributions (asks the server)", () => this.ask("attribution")),
         button("Beam tree", "Beam search as a tree of hypotheses (asks the server)", () => this.ask("beam_tree")),
         button("Heads that matter", "How much the translation loses with each head off alone: estimated in one pass, exact on request (asks the server)", () => this.ask("heads")),
-        button("⬇ .npz", "Download every attention tensor of this sentence up to this step", () => this.exportNpz()));
+        button("⬇ .npz", "Download every attention tensor of this sentence up to this step", () => this.exportNpz(), "ae-desk-only"));
     }
     bar.append(this.buttons.reset, this.buttons.prev, this.buttons.next, this.buttons.end, this.buttons.play, this.pace, this.slider, this.stepLabel);
     this.status = el("div", "ae-status");
@@ -152,6 +158,16 @@ export class Viewer {
       "compute from the model need the app."));
     r.append(bar, this.message, this.status, ...this.hooked("banner").map((c) => c.banner), body, help);
     this.root.replaceChildren(r);
+    this.toolsHome = [left, this.sourceLabel]; // where the tools sit out of presentation mode: before the source
+    this.placeTools();
+  }
+
+  // Presentation mode: the tools join the top bar (under the step controls), so the lecturer reaches Lesson, Present
+  // to class, PNG and the questions without scrolling; otherwise they sit among the selectors.
+  placeTools() {
+    const presenting = document.body.classList.contains("presentation");
+    if (presenting) this.root.querySelector(".ae-toolbar").after(this.tools);
+    else this.toolsHome[0].insertBefore(this.tools, this.toolsHome[1]);
   }
 
   // What the views ask for, as the events they emit.
@@ -339,23 +355,47 @@ export class Viewer {
       this.topkKey = topkKey;
       drawn.push(topk.draw(this.topk, t, Object.assign({ online: this.online }, s)));
     }
-    // a panel open takes the lower part of the window and the chart shrinks above it: the panel covers nothing, and
-    // the explained cell is scrolled into the chart's view
-    const chartHeight = s.panel ? Math.max(200, Math.round(height * 0.5)) : height;
-    const shown = Object.assign({}, s, { height: chartHeight });
-    for (const [view, chart] of Object.entries(this.charts)) chart.hidden = view !== s.view;
+    // a panel open takes the lower part of the window, as much as it needs (the chart keeps MIN_CHART px), and the
+    // chart shrinks above it: the panel covers nothing, and the explained cell is scrolled into the chart's view.
+    // In presentation mode the caption under the chart is in the window too (its height measured once per text).
     const view = viewOf(s.view);
-    this.caption.textContent = s.panel ? "" : view.caption(s, t);
-    this.caption.hidden = !this.caption.textContent;
-    this.panel.style.maxHeight = s.panel ? Math.max(160, height - chartHeight - 10) + "px" : "";
+    const caption = s.panel ? "" : view.caption(s, t);
+    if (caption !== this.captionText || this.presenting !== this.captionFolded) this.drawCaption(caption);
+    this.caption.hidden = !caption;
+    if (this.presenting && caption && this.captionHeight === null) this.captionHeight = this.caption.offsetHeight + 10;
+    let chartHeight = this.presenting && caption ? Math.max(MIN_CHART, height - this.captionHeight) : height;
+    panels.draw(this.panel, s.panel ? this.panelContent : null, s);
+    if (s.panel) {
+      this.panel.style.maxHeight = "";
+      const border = this.panel.offsetHeight - this.panel.clientHeight;
+      chartHeight = Math.max(MIN_CHART, height - this.panel.scrollHeight - border - 10);
+      this.panel.style.maxHeight = Math.max(160, height - chartHeight - 10) + "px";
+    } else this.panel.style.maxHeight = "";
+    const shown = Object.assign({}, s, { height: chartHeight });
+    for (const [id, chart] of Object.entries(this.charts)) chart.hidden = id !== s.view;
     const chart = this.charts[view.id];
     const context = { trace: t, compare: { trace: this.compareTrace, error: this.compareError }, ask: (q) => this.viewAnswer(q) };
     drawn.push(view.draw(chart, context, shown));
-    panels.draw(this.panel, s.panel ? this.panelContent : null, s);
     const cell = this.panelCell;
     if (s.panel === "explain" && cell && view.focus) view.focus(chart, cell); // the explained cell stays in view
     this.rendered = Promise.all(drawn);
     return this.rendered;
+  }
+
+  // The caption under the chart: its text at a desk; on a projector (presentation mode) folded under "How to read
+  // this view", so the chart keeps the window (opened, the chart makes room for it).
+  drawCaption(text) {
+    this.captionText = text;
+    this.captionFolded = this.presenting;
+    this.captionHeight = null;
+    if (!this.presenting) {
+      this.caption.textContent = text;
+      return;
+    }
+    const fold = el("details", "ae-caption-fold");
+    fold.append(el("summary", "", "How to read this view"), el("span", "", text));
+    fold.addEventListener("toggle", () => { this.captionHeight = null; this.refresh(); });
+    this.caption.replaceChildren(fold);
   }
 
   renderBeams() {

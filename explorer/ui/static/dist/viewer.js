@@ -146,6 +146,9 @@
   }
 
   // trace.js
+  function headName(layer, head) {
+    return "L" + layer + "·H" + head;
+  }
   var KINDS = ["encoder_self", "decoder_self", "cross"];
   var KIND_TITLES = {
     encoder_self: "Encoder self-attention",
@@ -279,8 +282,8 @@
       let layer = state.layer, head = state.head;
       if (state.kind !== "cross" || head === "all") [layer, head] = this.defaultCross();
       const rows = this.weights("cross", layer, head, state.step);
-      const which = { mean: "mean of heads", rollout: "attention rollout" }[head] || "head " + head;
-      return [rows[state.step - 1], "layer " + layer + ", " + which, layer, head];
+      const which = { mean: "L" + layer + " mean of heads", rollout: "L" + layer + " attention rollout" }[head] || headName(layer, head);
+      return [rows[state.step - 1], which, layer, head];
     }
     // The best-aligning cross-attention head, else the last layer's mean of heads.
     defaultCross() {
@@ -352,6 +355,9 @@
   }
   function fontSize() {
     return presenting() ? SETTINGS.FONT.presentation : SETTINGS.FONT.normal;
+  }
+  function textFloor() {
+    return presenting() ? 16 : 8;
   }
   function belowBand(canvas, band, ratio, paint) {
     const out = document.createElement("canvas");
@@ -503,7 +509,7 @@
   var SIN = Math.sin(Math.PI / 3);
   var SCROLLBAR = 16;
   function labelFloor(font) {
-    return Math.max(11, Math.round(font * 0.8));
+    return Math.max(11, textFloor(), Math.round(font * 0.8));
   }
   function parts(div) {
     if (!div._heat) {
@@ -513,9 +519,10 @@
       const canvas = document.createElement("canvas");
       canvas.setAttribute("role", "img");
       const labels = el("div", "ae-grid-labels");
+      const pin = el("div", "ae-grid-pin");
       const tip = el("div", "ae-tip");
       tip.hidden = true;
-      sheet.append(canvas, labels, tip);
+      sheet.append(canvas, labels, pin, tip);
       scroll.appendChild(sheet);
       const strip3 = el("div", "ae-grid-strip"), columns = el("div", "ae-grid-columns");
       const headStrip = el("div", "ae-grid-strip"), names = el("div", "ae-grid-columns");
@@ -523,6 +530,7 @@
       headStrip.appendChild(names);
       scroll.addEventListener("scroll", () => {
         strip3.scrollLeft = headStrip.scrollLeft = scroll.scrollLeft;
+        pin.style.transform = "translateX(" + scroll.scrollLeft + "px)";
       });
       const stack = el("div", "ae-grid-stack");
       stack.append(headStrip, scroll, strip3);
@@ -538,6 +546,7 @@
         scroll,
         sheet,
         labels,
+        pin,
         scales,
         yTitle,
         xTitle,
@@ -550,8 +559,8 @@
       };
       canvas.addEventListener("mousemove", (e) => hover(div, e));
       canvas.addEventListener("click", (e) => {
-        const cell = cellAt(div, e);
-        if (cell) emit(div, "ae-cell", cell);
+        const cell2 = cellAt(div, e);
+        if (cell2) emit(div, "ae-cell", cell2);
       });
       canvas.addEventListener("mouseleave", () => {
         tip.hidden = true;
@@ -573,7 +582,7 @@
     const floor = labelFloor(font);
     let size = font, rotate = false, bottom = 0, left = 0, cw = 0, ch = 0;
     for (let pass = 0; pass < 3; pass++) {
-      left = 4 + widest(spec.rows, size) + 8;
+      left = 4 + widest(spec.rows, size, "600") + 8;
       cw = (boxW - left - 8 - GAP * (P - 1)) / P / m;
       rotate = P > 1 || m > 8 || widest(spec.columns, size) + 6 > cw;
       bottom = (rotate ? widest(spec.columns, size) * SIN + size : size + 6) + 8;
@@ -585,9 +594,13 @@
     }
     ch = Math.max(ch, size + 2);
     if (rotate) cw = Math.max(cw, (size + 2) / SIN);
-    if (P > 1) cw = Math.max(cw, (widest(spec.panels.map((p) => p.name), font, "600") + 8) / m);
+    let names = spec.panels.map((p) => p.name);
+    const nameW = (texts) => (widest(texts, font, "600") + 8) / m;
+    if (P > 1 && nameW(names) > cw && spec.panels.every((p) => p.short)) names = spec.panels.map((p) => p.short);
+    if (P > 1) cw = Math.max(cw, nameW(names));
     const panelW = cw * m;
     return {
+      names,
       size,
       rotate,
       top,
@@ -619,7 +632,8 @@
     const scaleW = scaleWidth(spec);
     const titleH = font + 12, axisW = font + 10;
     const namesH = spec.panels.length > 1 && spec.rows.length ? font + 8 : 0;
-    const boxW = width - scaleW - axisW, boxH = Math.max(120, spec.height - 2 * titleH - namesH);
+    const xTitleH = spec.bare ? 0 : titleH;
+    const boxW = width - scaleW - axisW, boxH = Math.max(120, spec.height - titleH - xTitleH - namesH);
     g.title.style.fontSize = font + 1 + "px";
     g.title.style.height = g.title.style.lineHeight = titleH + "px";
     g.title.textContent = fitted(spec.titles, width - 8, font + 1, "600");
@@ -630,13 +644,15 @@
     g.strip.style.height = "0";
     g.yTitle.style.width = axisW + "px";
     g.yTitle.style.height = boxH + "px";
-    g.xTitle.style.height = g.xTitle.style.lineHeight = titleH + "px";
+    g.xTitle.style.height = g.xTitle.style.lineHeight = xTitleH + "px";
+    g.xTitle.hidden = Boolean(spec.bare);
     for (const t of [g.yTitle, g.xTitle]) t.style.fontSize = font + "px";
     if (!spec.rows.length || !spec.columns.length) {
       div._heat.geom = null;
       sizeCanvas(g.canvas, boxW - 4, boxH - 4).clearRect(0, 0, boxW, boxH);
       g.columns.replaceChildren();
       g.names.replaceChildren();
+      g.pin.replaceChildren();
       g.labels.replaceChildren(span("ae-grid-empty", spec.empty || "", { left: "0", right: "0", top: boxH / 2 - font + "px", fontSize: font + 1 + "px" }));
       g.scales.replaceChildren();
       g.xTitle.textContent = g.yTitle.textContent = "";
@@ -658,7 +674,10 @@
     const [rowSpans, columnSpans, nameSpans] = labelSpans(spec, L, sheetW);
     g.columns.replaceChildren(...columnSpans);
     g.names.replaceChildren(...nameSpans);
-    g.labels.replaceChildren(...rowSpans);
+    g.labels.replaceChildren();
+    g.pin.replaceChildren(...rowSpans);
+    g.pin.style.width = L.left + "px";
+    g.pin.style.height = sheetH + "px";
     const seenW = Math.min(boxW, sheetW) - L.left, seenH = scrollH - L.top;
     g.xTitle.style.paddingLeft = axisW + L.left + "px";
     g.xTitle.style.width = axisW + L.left + seenW + "px";
@@ -681,6 +700,7 @@
     };
     g.canvas.setAttribute("aria-label", spec.aria);
     keepInView(div, spec.current);
+    g.pin.style.transform = "translateX(" + g.scroll.scrollLeft + "px)";
     return Promise.resolve();
   }
   function keepInView(div, i, j) {
@@ -728,7 +748,8 @@
     const rows = [], columns = [], names = [], size = L.size, line = size + 2, font = spec.font;
     spec.rows.forEach((text, i) => {
       rows.push(span("ae-tick-row" + (i === spec.current ? " ae-tick-current" : ""), text, {
-        right: sheetW - (L.left - 6) + "px",
+        // in the pin, L.left wide
+        right: "6px",
         top: L.top + (i + 0.5) * L.ch - line / 2 + "px",
         fontSize: size + "px",
         lineHeight: line + "px"
@@ -737,13 +758,15 @@
     const y = 5;
     spec.panels.forEach((p, k) => {
       if (spec.panels.length > 1) {
-        names.push(span("ae-tick-panel", p.name, {
+        const name = span("ae-tick-panel", L.names[k], {
           left: L.x0[k] + "px",
           width: L.panelW + "px",
           top: "3px",
           fontSize: font + "px",
           lineHeight: font + 2 + "px"
-        }));
+        });
+        name.title = p.name;
+        names.push(name);
       }
       spec.columns.forEach((text, j) => {
         const x = L.x0[k] + (j + 0.5) * L.cw;
@@ -807,15 +830,15 @@
   }
   function hover(div, event) {
     const { tip, sheet, spec } = div._heat;
-    const cell = cellAt(div, event);
-    if (!cell) {
+    const cell2 = cellAt(div, event);
+    if (!cell2) {
       tip.hidden = true;
       return;
     }
-    tip.textContent = spec.describe(cell.panel, cell.row, cell.column);
+    tip.textContent = spec.describe(cell2.panel, cell2.row, cell2.column);
     tip.hidden = false;
-    tip.style.left = Math.max(0, Math.min(cell.x + 12, sheet.clientWidth - tip.offsetWidth - 4)) + "px";
-    tip.style.top = cell.y + 14 + "px";
+    tip.style.left = Math.max(0, Math.min(cell2.x + 12, sheet.clientWidth - tip.offsetWidth - 4)) + "px";
+    tip.style.top = cell2.y + 14 + "px";
   }
   function wrapLines(lines, width) {
     const ctx = document.createElement("canvas").getContext("2d");
@@ -864,7 +887,10 @@
     ctx.translate(0, geom.namesH);
     const L = { top: geom.top, cw: geom.cw, ch: geom.ch, panelW: geom.cw * geom.keys.length, x0: geom.panels.map((p) => p.x0) };
     paintCells(ctx, spec, L, geom.width, geom.height);
-    paintLabels(ctx, g.labels, g.sheet);
+    const pinned = g.pin.style.transform;
+    g.pin.style.transform = "";
+    paintLabels(ctx, g.pin, g.sheet);
+    g.pin.style.transform = pinned;
     ctx.translate(0, geom.height - geom.namesH - geom.bottom);
     paintLabels(ctx, g.columns, g.columns);
     ctx.restore();
@@ -952,7 +978,7 @@
     const titles = [title(kind, layer, head, t), title(kind, layer, head, t, "short"), title(kind, layer, head, t, "shortest")].map((text) => text + note);
     const panels = heads.map((h) => {
       const each = many && kind === "cross" ? trace.goldAer(layer, h) : null;
-      return { name: "head " + h + (each === null ? "" : " · AER " + each.toFixed(2)), head: h, aer: each, z: queries.length ? trace.weights(kind, layer, h, t) : [], scale: 0 };
+      return { name: "H" + h + (each === null ? "" : " · AER " + each.toFixed(2)), head: h, aer: each, z: queries.length ? trace.weights(kind, layer, h, t) : [], scale: 0 };
     });
     const peak = head === "rollout" ? Math.max(1e-6, ...panels.flatMap((p) => p.z.flat())) : 1;
     const [rowTitle, columnTitle] = AXIS_TITLES[kind];
@@ -971,11 +997,12 @@
       outlines: gold,
       font: many ? fontSize() - 2 : fontSize(),
       height: state.height,
+      bare: Boolean(state.bare),
       empty: "No target token yet: press → (Next) to produce the first one.",
       describe: (p, i, j) => {
         const v = p.z[i][j];
         const linked = gold.some(([a, b]) => a === i && b === j) ? " · a gold link (aligned by hand)" : "";
-        return (many ? "head " + p.head + " · " : "") + "query: " + queries[i] + " · key: " + keys[j] + " · " + (v === null ? "masked: weight exactly 0" : "weight " + v.toFixed(4)) + linked;
+        return (many ? "H" + p.head + " · " : "") + "query: " + queries[i] + " · key: " + keys[j] + " · " + (v === null ? "masked: weight exactly 0" : "weight " + v.toFixed(4)) + linked;
       },
       aria: title(kind, layer, head, t) + off + ". Rows (queries): " + queries.join(" ") + ". Columns (keys): " + keys.join(" ") + "."
     });
@@ -989,11 +1016,12 @@
     return " · " + off.map((h) => "H" + h).join(", ") + " off";
   }
   function title(kind, layer, head, t, length) {
-    const which = { mean: "mean of heads", all: "all heads", rollout: "rollout" }[head] || "head " + head;
+    const named = { mean: " · mean of heads", all: " · all heads", rollout: " · rollout" }[head];
+    const which = named ? "L" + layer + named : headName(layer, head);
     const step = kind === "encoder_self" ? "" : " · step " + t;
-    if (length === "shortest") return "L" + layer + " · " + ({ mean: "mean", all: "all" }[head] || (head === "rollout" ? "rollout" : "H" + head)) + step.replace(" step ", " t=");
-    if (length) return SHORT[kind] + " · L" + layer + " · " + which + step;
-    return KIND_TITLES[kind] + " · layer " + layer + " · " + ({ rollout: "attention rollout" }[head] || which) + step;
+    if (length === "shortest") return (named ? "L" + layer + " · " + { mean: "mean", all: "all", rollout: "rollout" }[head] : which) + step.replace(" step ", " t=");
+    if (length) return SHORT[kind] + " · " + which + step;
+    return KIND_TITLES[kind] + " · " + (head === "rollout" ? "L" + layer + " · attention rollout" : which) + step;
   }
   function pngCanvas2(div, header) {
     return pngCanvas(div, header, 2);
@@ -1007,8 +1035,8 @@
     }
     const best = trace.goldBest();
     const aer = trace.goldAer(state.layer, state.head);
-    const which = typeof state.head === "number" ? "head " + state.layer + "." + state.head : "the mean of layer " + state.layer + "'s heads";
-    return "Outlined: the " + gold.links + " word links of a hand alignment of this sentence, on the pieces of each linked word pair. Where attention is alignment, the bright cells sit inside the outlines." + (aer === null ? "" : " Alignment error rate of " + which + " on this sentence: " + aer.toFixed(2) + " (each German word aligned to its most-attended English word; 0 means exactly the gold links, lower is better).") + " Best head here: " + best.layer + "." + best.head + ", " + best.aer.toFixed(2) + ".";
+    const which = typeof state.head === "number" ? headName(state.layer, state.head) : "the mean of layer " + state.layer + "'s heads";
+    return "Outlined: the " + gold.links + " word links of a hand alignment of this sentence, on the pieces of each linked word pair. Where attention is alignment, the bright cells sit inside the outlines." + (aer === null ? "" : " Alignment error rate of " + which + " on this sentence: " + aer.toFixed(2) + " (each German word aligned to its most-attended English word; 0 means exactly the gold links, lower is better).") + " Best head here: " + headName(best.layer, best.head) + ", AER " + best.aer.toFixed(2) + ".";
   }
   function goldView(state) {
     return { view: VIEW.id, kind: "cross", head: typeof state.head === "number" ? state.head : 0 };
@@ -1022,7 +1050,7 @@
     caption: (state, trace) => state.head === "rollout" ? ROLLOUT : goldCaption(trace, state),
     draw: (div, context, state) => draw2(div, context.trace, state),
     png: (div, header) => pngCanvas2(div, header),
-    focus: (div, cell) => keepInView(div, cell.row, cell.column)
+    focus: (div, cell2) => keepInView(div, cell2.row, cell2.column)
   };
 
   // keys.js
@@ -1402,7 +1430,7 @@
     questionPart(q) {
       const box = el("div", "ae-room-question");
       const trace = this.viewer.trace, tokens = trace.sourceTokens;
-      box.appendChild(el("div", "ae-room-ask", "Class question " + q.id + " · layer " + q.layer + ", head " + q.head + ": which source token will step " + q.step + " attend to most? " + q.answered + " answered."));
+      box.appendChild(el("div", "ae-room-ask", "Class question " + q.id + " · " + headName(q.layer, q.head) + ": which source token will step " + q.step + " attend to most? " + q.answered + " answered."));
       if (!this.onScreen(q)) {
         const about = q.trace ? "“" + q.trace.sentence + "”" : "the lecturer's sentence";
         box.appendChild(el("div", "ae-room-note", "This question is about " + about + (this.key ? ": translate it again to see the answer." : ": follow again to answer and see it.")));
@@ -1452,6 +1480,12 @@
   };
 
   // plot.js
+  function tokenTicks(values, texts, room, size) {
+    const font = Math.max(textFloor(), size);
+    const every = Math.max(1, Math.ceil((font + 2) / (room / Math.max(1, values.length))));
+    const kept = values.map((_, i) => i).filter((i) => i % every === 0);
+    return { tickmode: "array", tickvals: kept.map((i) => values[i]), ticktext: kept.map((i) => texts[i]), tickfont: { size: font } };
+  }
   function layout2(title2, height, font, extra) {
     return Object.assign({
       title: { text: title2, x: 0.01, xanchor: "left", font: { size: font + 1 } },
@@ -1601,7 +1635,7 @@
   function goldSentence(t, layer, head) {
     const aer = t.goldAer(layer, head);
     if (aer !== null) {
-      return "The outlines are the links a person aligned by hand: head " + layer + "." + head + "'s alignment error rate on this sentence is " + aer.toFixed(2) + " (0: exactly the gold links).";
+      return "The outlines are the links a person aligned by hand: " + headName(layer, head) + "'s alignment error rate (AER) on this sentence is " + aer.toFixed(2) + " (0: exactly the gold links).";
     }
     if (t.gold) return "This sentence is aligned by hand: press G to decode its gold translation and see the links outlined.";
     return "Read down the rows: where a head's weight follows the words' correspondence, attention is an alignment.";
@@ -1672,7 +1706,7 @@
         const link = strongestEncoderLink(t);
         return [
           "Every piece asks every other piece of the source how much it matters to it, in " + t.nLayers("encoder_self") + " layers of " + t.H + " heads. A row of the grid is one piece's question; it sums to 1.",
-          "In layer " + link.layer + ", head " + link.head + ", " + quote(t.sourceTokens[link.i]) + " puts " + w2(link.weight) + " of its weight on " + quote(t.sourceTokens[link.j]) + ": the strongest link between two pieces in this sentence."
+          "In " + headName(link.layer, link.head) + ", " + quote(t.sourceTokens[link.i]) + " puts " + w2(link.weight) + " of its weight on " + quote(t.sourceTokens[link.j]) + ": the strongest link between two pieces in this sentence."
         ];
       }
     },
@@ -1697,7 +1731,7 @@
         const inputs = t.decoderInputTokens;
         return [
           "Training shows the decoder the whole German sentence at once, so it must not peek at the pieces it has not written yet. Before the softmax, every score of a later position is set to −∞.",
-          "Row " + quote(inputs[0] + ARROW + t.targetTokens[0]) + " scores the next input " + quote(inputs[1]) + " at " + w2(scores[0][1]) + " (layer 0, head 0), but the mask makes that −∞, so its weight is exactly 0; the row's only visible key, " + quote(inputs[0]) + ", gets weight " + w2(t.head("decoder_self", 0, 0, step)[0][0]) + ".",
+          "Row " + quote(inputs[0] + ARROW + t.targetTokens[0]) + " scores the next input " + quote(inputs[1]) + " at " + w2(scores[0][1]) + " (" + headName(0, 0) + "), but the mask makes that −∞, so its weight is exactly 0; the row's only visible key, " + quote(inputs[0]) + ", gets weight " + w2(t.head("decoder_self", 0, 0, step)[0][0]) + ".",
           "The three grids: the scores q·k/√d_k, the mask, the weights after the softmax. The view “Without the mask” shows a model trained without it."
         ];
       }
@@ -1713,7 +1747,7 @@
         const c = clearestStep(t, layer, head);
         return [
           "Cross-attention is where the decoder reads the source: each German step asks every English piece.",
-          "At step " + c.step + " the decoder writes " + quote(t.targetTokens[c.step - 1]) + "; head " + layer + "." + head + " puts " + w2(c.weight) + " of its weight on " + quote(t.sourceTokens[c.j]) + ".",
+          "At step " + c.step + " the decoder writes " + quote(t.targetTokens[c.step - 1]) + "; " + headName(layer, head) + " puts " + w2(c.weight) + " of its weight on " + quote(t.sourceTokens[c.j]) + ".",
           goldSentence(t, layer, head)
         ];
       }
@@ -1733,7 +1767,7 @@
         const scores = answer2.keys.map((k) => dot(answer2.query, k) / Math.sqrt(answer2.d_head));
         const order = scores.map((_, j) => j).sort((a, b) => scores[b] - scores[a]).slice(0, 2);
         return [
-          intro + " In head " + layer + "." + head + " each is d_k = " + answer2.d_head + " numbers.",
+          intro + " In " + headName(layer, head) + " each is d_k = " + answer2.d_head + " numbers.",
           "At step " + step + " the query that writes " + quote(t.targetTokens[step - 1]) + " meets the key of every English piece: q·k/√d_k = " + order.map((j) => w2(scores[j]) + " for " + quote(answer2.key_tokens[j])).join(", ") + ". The softmax turns the scores into the weights of the heatmap: " + w2(answer2.weights[order[0]]) + " on " + quote(answer2.key_tokens[order[0]]) + ".",
           "Click any cell of the heatmap to see this arithmetic for that weight: q, k, the whole row's scores and the softmax's denominator."
         ];
@@ -1785,7 +1819,7 @@
         const looks = [...Array(t.H).keys()].map((h) => {
           const row = t.head("cross", layer, h, step)[step - 1];
           const j = argmax(row);
-          return "head " + h + " → " + quote(t.sourceTokens[j]) + " " + w2(row[j]);
+          return "H" + h + " → " + quote(t.sourceTokens[j]) + " " + w2(row[j]);
         });
         return [
           "Each layer has " + t.H + " heads, each with its own queries and keys, so each can look somewhere else.",
@@ -1995,7 +2029,7 @@
       const sc = this.score();
       parts7.push(el("div", "ae-quiz-score", "Score: " + sc.right + " of " + sc.picked + " right" + (sc.picked ? "; your picks got " + Math.round(100 * sc.share) + " % of the largest weight on average" : "")));
       if (state.step < trace.T) {
-        parts7.unshift(el("div", "ae-quiz-question", "Quiz · layer " + layer + ", head " + head + ": which source token will step " + (state.step + 1) + " attend to most? Click it in Source (or [ ] to move, Enter to choose); → reveals without a guess."));
+        parts7.unshift(el("div", "ae-quiz-question", "Quiz · " + headName(layer, head) + ": which source token will step " + (state.step + 1) + " attend to most? Click it in Source (or [ ] to move, Enter to choose); → reveals without a guess."));
       } else parts7.unshift(el("div", "ae-quiz-question", "Quiz finished for this sentence."));
       const stop = el("button", "ae-btn", "End quiz");
       stop.type = "button";
@@ -2210,7 +2244,7 @@
     const font = fontSize();
     const [queries, keys] = trace.labels(kind, t);
     hv.chips.replaceChildren(el("span", "ae-row-label", "Heads"), ...[...Array(trace.H).keys()].map((h) => {
-      const chip2 = el("button", "ae-btn ae-hv-chip" + (on.has(h) ? " ae-on" : ""), "head " + h);
+      const chip2 = el("button", "ae-btn ae-hv-chip" + (on.has(h) ? " ae-on" : ""), "H" + h);
       chip2.type = "button";
       chip2.style.borderColor = headColor(h);
       chip2.style.background = on.has(h) ? headColor(h) : "white";
@@ -2253,7 +2287,7 @@
         ctx.stroke();
         if (!best || w > best.w) best = { i, j, w };
       }));
-      if (best) strongest.push("head " + h + ": “" + queries[best.i] + "” → “" + keys[best.j] + "” " + best.w.toFixed(2));
+      if (best) strongest.push(headName(layer, h) + ": “" + queries[best.i] + "” → “" + keys[best.j] + "” " + best.w.toFixed(2));
     }
     ctx.globalAlpha = 1;
     ctx.font = font + "px " + FAMILY;
@@ -2292,8 +2326,8 @@
         ctx.fillStyle = headColor(h);
         ctx.fillRect(x, 2 * font + 4, 14, 14);
         ctx.fillStyle = "#1f2937";
-        ctx.fillText("head " + h, x + 18, 2 * font + 11);
-        x += ctx.measureText("head " + h).width + 34;
+        ctx.fillText("H" + h, x + 18, 2 * font + 11);
+        x += ctx.measureText("H" + h).width + 34;
       });
       ctx.fillText("line opacity = weight", x + 10, 2 * font + 11);
     });
@@ -2334,7 +2368,7 @@
             const r = l * (q + 1) + i, c = h * (k + 1) + j;
             if (w[i][j] === null) masked[r][c] = 1;
             else z[r][c] = w[i][j];
-            custom[r][c] = ["L" + l + " H" + h, escape(queries[i]), escape(keys[j])];
+            custom[r][c] = [headName(l, h), escape(queries[i]), escape(keys[j])];
           }
         }
       }
@@ -2355,7 +2389,7 @@
       colorbar: { title: { text: "weight", side: "right" }, thickness: 12 }
     });
     const annotations = [];
-    for (let h = 0; h < H; h++) annotations.push({ x: h * (k + 1) + (k - 1) / 2, y: 1, yref: "paper", yanchor: "bottom", text: "head " + h, showarrow: false });
+    for (let h = 0; h < H; h++) annotations.push({ x: h * (k + 1) + (k - 1) / 2, y: 1, yref: "paper", yanchor: "bottom", text: "H" + h, showarrow: false });
     for (let l = 0; l < L; l++) annotations.push({ x: 0, xref: "paper", xanchor: "right", y: l * (q + 1) + (q - 1) / 2, text: "L" + l, showarrow: false });
     const chartLayout = layout2(KIND_TITLES[kind] + ": every layer × head" + (kind === "encoder_self" ? "" : " · step " + t), height, font, {
       xaxis: { showticklabels: false, showgrid: false, zeroline: false, title: { text: "heads 0.." + (H - 1) + " (keys)" }, range: [-0.5, cols - 0.5] },
@@ -2379,8 +2413,8 @@
     if (div._mosaicClick) div.removeListener("plotly_click", div._mosaicClick);
     div._mosaicClick = (event) => {
       const { trace: t, state: s } = div._mosaic;
-      const cell = mosaicCell(t, s.kind, s.step, event.points[0]);
-      if (cell) emit(div, "ae-select", { view: "heatmap", layer: cell.layer, head: cell.head });
+      const cell2 = mosaicCell(t, s.kind, s.step, event.points[0]);
+      if (cell2) emit(div, "ae-select", { view: "heatmap", layer: cell2.layer, head: cell2.head });
     };
     div.on("plotly_click", div._mosaicClick);
   }
@@ -2404,6 +2438,7 @@
 
   // mask.js
   var STAGES = ["1. raw scores q·k/√d_k", "2. future set to −∞", "3. softmax weights"];
+  var SHORT2 = ["1. q·k/√d_k", "2. masked", "3. softmax"];
   function scoreColor(lim) {
     const ends = { pos: [178, 24, 43], neg: [33, 102, 172] };
     return (v) => {
@@ -2425,13 +2460,13 @@
     const what = ["score", "score", "weight"];
     return draw(div, {
       titles: [
-        "Decoder self-attention · layer " + layer + " · head " + head + " · step " + t + ": scores → mask → softmax",
-        "Decoder self · L" + layer + " · head " + head + " · step " + t,
-        "L" + layer + " · H" + head + " · t=" + t
+        "Decoder self-attention · " + headName(layer, head) + " · step " + t + ": scores → mask → softmax",
+        "Decoder self · " + headName(layer, head) + " · step " + t,
+        headName(layer, head) + " · t=" + t
       ],
       rows,
       columns,
-      panels: STAGES.map((name, k) => ({ name, z: z[k], scale: k === 2 ? 1 : 0 })),
+      panels: STAGES.map((name, k) => ({ name, short: SHORT2[k], z: z[k], scale: k === 2 ? 1 : 0 })),
       scales: [{
         label: "score",
         min: -lim,
@@ -2477,7 +2512,7 @@
       const labels = trace.decoderInputTokens.slice(0, t);
       const last = trace.head("decoder_self", layer, head, t)[t - 1];
       const best = last.indexOf(Math.max(...last));
-      why.textContent = "Why a mask: in training the decoder is given the whole German sentence at once; without the mask position i could read the word it has to predict. At step " + t + " the mask blocks " + t * (t - 1) / 2 + " of the " + t * t + " query–key pairs (every key right of its query). In layer " + layer + ", head " + head + ", the first query “" + labels[0] + "” sees only itself (weight " + trace.head("decoder_self", layer, head, t)[0][0].toFixed(3) + "); the last, “" + labels[t - 1] + "”, sees all " + t + " and puts " + last[best].toFixed(3) + " on “" + labels[best] + "”.";
+      why.textContent = "Why a mask: in training the decoder is given the whole German sentence at once; without the mask position i could read the word it has to predict. At step " + t + " the mask blocks " + t * (t - 1) / 2 + " of the " + t * t + " query–key pairs (every key right of its query). In " + headName(layer, head) + ", the first query “" + labels[0] + "” sees only itself (weight " + trace.head("decoder_self", layer, head, t)[0][0].toFixed(3) + "); the last, “" + labels[t - 1] + "”, sees all " + t + " and puts " + last[best].toFixed(3) + " on “" + labels[best] + "”.";
     }
     box.replaceChildren(legend, why);
   }
@@ -2538,11 +2573,11 @@
       const note = el("div", "ae-panel-note ae-compare-note");
       const diff = el("div", "ae-compare-diff");
       div.replaceChildren(bar, pair, diff, note);
-      div._cmp = { input, model, a, b, note, diff };
+      div._cmp = { bar, input, model, a, b, note, diff };
     }
     return div._cmp;
   }
-  function drawDiff(div, rows, columns, values, titles, height, current) {
+  function drawDiff(div, rows, columns, values, titles, height, current, bare) {
     return draw(div, {
       titles,
       rows,
@@ -2562,6 +2597,7 @@
       current,
       font: fontSize() - 1,
       height,
+      bare,
       describe: (p, i, j) => "query: " + rows[i] + " · key: " + columns[j] + " · " + (values[i][j] === null ? "masked" : "A − B = " + (values[i][j] >= 0 ? "+" : "") + values[i][j].toFixed(4)),
       aria: titles[0] + ". Rows: " + rows.join(" ") + ". Columns: " + columns.join(" ") + "."
     });
@@ -2597,44 +2633,48 @@
     if (pair.error) c.note.textContent = pair.error;
     return drawn;
   }
+  var STACK_BELOW = 900;
   function drawPair(c, pair, state) {
     const s = state, A = pair.a, B = pair.b, height = state.height;
     const head = s.head === "all" ? "mean" : s.head;
-    const half = B ? Math.max(220, Math.round(height * 0.55)) : height - 60;
-    const drawn = [draw2(c.a, A, Object.assign({}, s, { head, height: half, label: "A" }))];
-    c.diff.hidden = true;
-    c.a.parentNode.classList.toggle("ae-compare-single", !B);
-    if (!B) {
-      c.b.hidden = true;
-      c.note.textContent = "Type a second sentence (or choose the other model) and press Compare: B is decoded once, then both follow the same step, kind, layer and head.";
-      return Promise.all(drawn);
-    }
-    c.b.hidden = false;
-    const stepB = Math.min(s.step, B.T);
+    const pairBox = c.a.parentNode;
+    const stepB = B ? Math.min(s.step, B.T) : 0;
     const problems = [];
-    if (s.layer >= B.nLayers(s.kind)) problems.push("B's model has no " + s.kind + " layer " + s.layer);
-    if (Number.isInteger(head) && head >= B.H) problems.push("B's model has no head " + head);
-    if (problems.length) {
-      c.b.hidden = true;
+    if (B && s.layer >= B.nLayers(s.kind)) problems.push("B's model has no " + s.kind + " layer " + s.layer);
+    if (B && Number.isInteger(head) && head >= B.H) problems.push("B's model has no head " + head);
+    const showB = Boolean(B) && !problems.length;
+    const [qa, ka] = A.labels(s.kind, s.step), [qb, kb] = showB ? B.labels(s.kind, stepB) : [[], []];
+    const showDiff = showB && qa.length === qb.length && ka.length === kb.length && qa.length > 0;
+    const label2 = B ? "B: “" + B.request.sentence + "” (" + B.model.name + ")" : "";
+    const stacked = showB && pairBox.clientWidth < STACK_BELOW;
+    c.note.title = stacked && showDiff ? COMPARE_CAPTION : "";
+    if (!B) {
+      c.note.textContent = "Type a second sentence (or choose the other model) and press Compare: B is decoded once, then both follow the same step, kind, layer and head.";
+    } else if (!showB) {
       c.note.textContent = "Cannot show B here: " + problems.join("; ") + ". Choose a layer and head both models have.";
-      return Promise.all(drawn);
-    }
-    drawn.push(draw2(c.b, B, Object.assign({}, s, { head, step: stepB, height: half, label: "B", hideScale: true })));
-    const [qa, ka] = A.labels(s.kind, s.step), [qb, kb] = B.labels(s.kind, stepB);
-    const label2 = "B: “" + B.request.sentence + "” (" + B.model.name + ")";
-    if (qa.length !== qb.length || ka.length !== kb.length || qa.length === 0) {
+    } else if (!showDiff) {
       c.note.textContent = label2 + ". No difference map: A is " + qa.length + " × " + ka.length + " here and B " + qb.length + " × " + kb.length + " (queries × keys); the two can only be compared side by side.";
-      return Promise.all(drawn);
-    }
+    } else c.note.textContent = label2 + (stacked ? ". Hover here for how to read A − B." : ". " + COMPARE_CAPTION);
+    pairBox.classList.toggle("ae-compare-single", !showB);
+    pairBox.classList.toggle("ae-compare-stacked", stacked);
+    c.b.hidden = !showB;
+    c.diff.hidden = !showDiff;
+    const maps = showDiff ? 3 : 2;
+    const room = height - c.bar.offsetHeight - c.note.offsetHeight - 14;
+    const each = Math.max(150, Math.floor((room - 8 * (maps - 1)) / maps));
+    const half = !showB ? Math.max(150, room) : stacked ? each : Math.max(220, Math.round(height * 0.55));
+    const drawn = [draw2(c.a, A, Object.assign({}, s, { head, height: half, label: "A", bare: stacked }))];
+    if (!showB) return Promise.all(drawn);
+    drawn.push(draw2(c.b, B, Object.assign({}, s, { head, step: stepB, height: half, label: "B", hideScale: !stacked, bare: stacked })));
+    if (!showDiff) return Promise.all(drawn);
     const wa = A.weights(s.kind, s.layer, head, s.step), wb = B.weights(s.kind, s.layer, head, stepB);
     const values = wa.map((row, i) => row.map((v, j) => v === null || wb[i][j] === null ? null : v - wb[i][j]));
-    c.note.textContent = label2 + ". " + COMPARE_CAPTION;
-    c.diff.hidden = false;
     const rows = qa.map((q, i) => q === qb[i] ? q : q + " / " + qb[i]);
     const columns = ka.map((k, j) => k === kb[j] ? k : k + " / " + kb[j]);
-    const which = Number.isInteger(head) ? "head " + head : head === "mean" ? "mean of heads" : head;
-    const titles = ["A − B · " + KIND_TITLES[s.kind] + " · layer " + s.layer + " · " + which, "A − B · L" + s.layer + " · " + which];
-    drawn.push(drawDiff(c.diff, rows, columns, values, titles, Math.max(200, height - half - 8), s.kind === "encoder_self" ? -1 : s.step - 1));
+    const which = Number.isInteger(head) ? "H" + head : head === "mean" ? "mean of heads" : head;
+    const titles = ["A − B · " + KIND_TITLES[s.kind] + " · L" + s.layer + "·" + which, "A − B · L" + s.layer + "·" + which];
+    const diffHeight = stacked ? each : Math.max(200, height - half - 8);
+    drawn.push(drawDiff(c.diff, rows, columns, values, titles, diffHeight, s.kind === "encoder_self" ? -1 : s.step - 1, stacked));
     return Promise.all(drawn);
   }
   var VIEW6 = {
@@ -2672,7 +2712,7 @@
     text.replaceChildren(
       line("With the mask:", said(answer2.translations.with_mask, runs.with_mask)),
       line("Without the mask:", said(answer2.translations.without_mask, runs.without_mask), "ae-maskless-bad"),
-      line("Teacher-forced, as in training:", "the maskless model gets " + Math.round(100 * forced.accuracy) + "% of the next words right, reading them: its head " + forced.layer + "." + forced.head + " puts " + forced.next_weight.toFixed(2) + " of its weight on the next position (outlined).")
+      line("Teacher-forced, as in training:", "the maskless model gets " + Math.round(100 * forced.accuracy) + "% of the next words right, reading them: its head " + headName(forced.layer, forced.head) + " puts " + forced.next_weight.toFixed(2) + " of its weight on the next position (outlined).")
     );
     const curve = (points, name, color) => ({
       type: "scatter",
@@ -2710,33 +2750,28 @@
       y1: i + 0.5,
       line: { color: COLORS.chosen, width: 2 }
     }));
+    const positions = [...Array(T).keys()];
     const tickFont = Math.max(8, Math.min(font - 3, Math.floor(plot.clientWidth * 0.38 / T * 0.7)));
-    const chartLayout = layout2("Training loss · without the mask: decoder self-attention, L" + forced.layer + " H" + forced.head, Math.max(240, height - text.offsetHeight - 6), font, {
+    const chartLayout = layout2("Training loss · without the mask: decoder self-attention, " + headName(
+      forced.layer,
+      forced.head
+    ), Math.max(240, height - text.offsetHeight - 6), font, {
       // the legend in the loss chart's empty corner: top right (the curves start high on the left and fall)
       showlegend: true,
       legend: { x: 0.3, y: 1, xanchor: "right", yanchor: "top", bgcolor: "rgba(255,255,255,0.8)" },
       xaxis: { domain: [0, 0.3], title: { text: "training step" }, zeroline: false },
       yaxis: { title: { text: "loss" }, zeroline: false, rangemode: "tozero" },
-      xaxis2: {
+      xaxis2: Object.assign({
         domain: [0.55, 0.93],
         anchor: "y2",
-        tickmode: "array",
-        tickvals: [...Array(T).keys()],
-        ticktext: forced.inputs.map(escape),
         tickangle: -90,
-        tickfont: { size: tickFont },
         automargin: true,
         title: { text: "decoder input (key)", standoff: 6 }
-      },
-      yaxis2: {
-        anchor: "x2",
-        autorange: "reversed",
-        tickmode: "array",
-        tickvals: [...Array(T).keys()],
-        ticktext: rows,
-        tickfont: { size: tickFont },
-        automargin: true
-      },
+      }, tokenTicks(positions, forced.inputs.map(escape), plot.clientWidth * 0.38, tickFont)),
+      yaxis2: Object.assign(
+        { anchor: "x2", autorange: "reversed", automargin: true },
+        tokenTicks(positions, rows, Math.max(240, height - text.offsetHeight - 6) * 0.6, tickFont)
+      ),
       shapes: next,
       margin: { l: 50, r: 10, t: 40 + font, b: 40 }
     });
@@ -2788,7 +2823,7 @@
     }
     return Number(select.value) || 0;
   }
-  var GAP2 = 2.4;
+  var GAP2 = { desk: 2.4, projector: 1.7 };
   function strip(values, x, span2, name) {
     const peak = Math.max(1e-12, ...values.map(Math.abs));
     const n = values.length;
@@ -2837,6 +2872,7 @@
     if (!answer2 || answer2.error) return drawMessage(plot, answer2 ? answer2.error : "Asking the server for the head's tensors…", height);
     const D = answer2.d_model, Dh = answer2.d_head, K = answer2.keys.length, span2 = 100;
     const small = Math.max(9, font - 4), labelFont = Math.max(10, font - 2);
+    const gap = presenting() ? GAP2.projector : GAP2.desk;
     const data = [], annotations = [];
     let x = 0;
     let titles = 0;
@@ -2855,8 +2891,8 @@
       x += 1;
     };
     const then = (text) => {
-      if (text) annotations.push({ x: x - 0.5 + GAP2 / 2, y: span2 / 2, text: escape(text), textangle: -90, showarrow: false, font: { size: labelFont } });
-      x += GAP2;
+      if (text) annotations.push({ x: x - 0.5 + gap / 2, y: span2 / 2, text: escape(text), textangle: -90, showarrow: false, font: { size: labelFont } });
+      x += gap;
     };
     if (answer2.embedding) {
       column(answer2.embedding, "emb·√d", D, "embedding · √d_model");
@@ -2906,7 +2942,7 @@
     });
     const columnPx = (plot.clientWidth - 20) / (x + 0.4);
     const keyFont = Math.min(small, Math.floor(columnPx * 0.9));
-    if (keyFont >= 8) {
+    if (keyFont >= textFloor()) {
       answer2.weights.forEach((w, j) => {
         annotations.push({ x: valuesAt + j, y: span2 * 1.02, yanchor: "top", text: w.toFixed(2).replace(/^0/, ""), textangle: -90, showarrow: false, font: { size: keyFont } });
         annotations.push({ x: keysAt + j, y: span2 * 1.02, yanchor: "top", text: escape(answer2.key_tokens[j]), textangle: -90, showarrow: false, font: { size: keyFont } });
@@ -2914,7 +2950,7 @@
     }
     const slice = { type: "rect", x0: concatAt - 0.5, x1: concatAt + 0.5, y0: answer2.head * span2 / answer2.x.length * Dh, y1: (answer2.head + 1) * span2 / answer2.x.length * Dh, line: { color: "#D55E00", width: 2 } };
     const where = state.kind === "encoder_self" ? "source token " + escape(answer2.row_token) : "step " + state.step + " (→ " + escape(answer2.row_token) + ")";
-    const chartLayout = layout2("Value path · " + state.kind + " layer " + answer2.layer + " head " + answer2.head + " · query: " + where, height, font, {
+    const chartLayout = layout2("Value path · " + state.kind + " " + headName(answer2.layer, answer2.head) + " · query: " + where, height, font, {
       xaxis: { visible: false, range: [-0.7, x - 0.3] },
       // x: just past the last column
       yaxis: { visible: false, autorange: false, range: [span2 * 1.3, -span2 * 0.28] },
@@ -2998,7 +3034,7 @@
       });
     }
     const share = answer2.explained.map((v) => Math.round(100 * v) + "%");
-    const chartLayout = layout2("Q·K space · " + state.kind + " L" + answer2.layer + " H" + answer2.head + (weights ? " · step " + state.step : ""), height, font, {
+    const chartLayout = layout2("Q·K space · " + state.kind + " " + headName(answer2.layer, answer2.head) + (weights ? " · step " + state.step : ""), height, font, {
       xaxis: { title: { text: "direction 1 (" + share[0] + " of the variance)", standoff: 8 }, zeroline: false, automargin: true },
       yaxis: { title: { text: "direction 2 (" + share[1] + ")", standoff: 8 }, zeroline: false, scaleanchor: "x", automargin: true },
       shapes,
@@ -3068,16 +3104,18 @@
       heat(answer2.original[layer][head], "", named(tokens), named(tokens)),
       heat(answer2.reversed[layer][head], "2", named(reversed), named(reversed))
     ];
-    const axis = (domain, anchor) => ({ domain, anchor, tickangle: -90, tickfont: { size: tickFont }, automargin: true });
+    const ticks = (list, room2) => tokenTicks(named(list), named(list), room2, tickFont);
+    const room = plot.clientWidth * 0.4, tall = Math.max(240, height - text.offsetHeight - 6) * 0.6;
+    const axis = (domain, anchor, list) => Object.assign({ domain, anchor, tickangle: -90, automargin: true }, ticks(list, room));
     const chartLayout = layout2(
-      "Encoder self-attention without positions · L" + layer + " H" + head + ": as typed | reversed",
+      "Encoder self-attention without positions · " + headName(layer, head) + ": as typed | reversed",
       Math.max(240, height - text.offsetHeight - 6),
       font,
       {
-        xaxis: axis([0, 0.42], "y"),
-        yaxis: { autorange: "reversed", tickfont: { size: tickFont }, automargin: true },
-        xaxis2: axis([0.55, 0.95], "y2"),
-        yaxis2: { anchor: "x2", autorange: "reversed", tickfont: { size: tickFont }, automargin: true },
+        xaxis: axis([0, 0.42], "y", tokens),
+        yaxis: Object.assign({ autorange: "reversed", automargin: true }, ticks(tokens, tall)),
+        xaxis2: axis([0.55, 0.95], "y2", reversed),
+        yaxis2: Object.assign({ anchor: "x2", autorange: "reversed", automargin: true }, ticks(reversed, tall)),
         margin: { l: 10, r: 10, t: 40 + font, b: 10 }
       }
     );
@@ -3144,7 +3182,7 @@
           box.value = [kind, layer, head].join(".");
           box.checked = off.has(box.value);
           const label2 = el("label", "ae-ablate-head");
-          label2.append(box, document.createTextNode("L" + layer + " H" + head));
+          label2.append(box, document.createTextNode(headName(layer, head)));
           group.append(label2);
         }
       }
@@ -3216,32 +3254,51 @@
 
   // attribution.js
   var NAMES = { gradient_x_input: "gradient × input", integrated_gradients: "integrated gradients" };
-  function bars(label2, values, tokens, note) {
-    const peak = Math.max(...values.map(Math.abs), 1e-12);
-    const row = el("tr");
-    const head = el("th", "", label2);
-    if (note) head.appendChild(el("div", "ae-attr-note", note));
-    row.appendChild(head);
-    values.forEach((v, i) => {
-      const a = Math.abs(v) / peak;
-      const td = el("td", "", v.toFixed(Math.abs(v) < 0.1 ? 3 : 2));
-      td.style.background = signedFill(v, peak);
-      td.style.color = a > 0.55 ? "white" : "#1f2937";
-      td.title = tokens[i] + ": " + v.toFixed(4);
-      row.appendChild(td);
-    });
-    return row;
+  function cell(v, peak, token) {
+    const td = el("td", "", v.toFixed(Math.abs(v) < 0.1 ? 3 : 2));
+    td.style.background = signedFill(v, peak);
+    td.style.color = Math.abs(v) / peak > 0.55 ? "white" : "#1f2937";
+    td.title = token + ": " + v.toFixed(4);
+    return td;
   }
-  function draw12(div, a) {
+  function heading(label2, note) {
+    const th = el("th", "", label2);
+    if (note) th.appendChild(el("div", "ae-attr-note", note));
+    return th;
+  }
+  function measuresTable(tokens, measures) {
     const table = el("table", "ae-attr");
+    const peaks = measures.map((m) => Math.max(...m.values.map(Math.abs), 1e-12));
     const header = el("tr");
     header.appendChild(el("th", "", "source"));
-    a.source_tokens.forEach((t) => header.appendChild(el("th", "", t)));
-    table.append(header, bars("cross-attention", a.attention.weights, a.source_tokens, a.attention.which));
+    if (presenting()) {
+      measures.forEach((m) => header.appendChild(heading(m.label, m.short || m.note)));
+      table.appendChild(header);
+      tokens.forEach((token, i) => {
+        const row = el("tr");
+        row.appendChild(el("th", "", token));
+        measures.forEach((m, k) => row.appendChild(cell(m.values[i], peaks[k], token)));
+        table.appendChild(row);
+      });
+      return table;
+    }
+    tokens.forEach((t) => header.appendChild(el("th", "", t)));
+    table.appendChild(header);
+    measures.forEach((m, k) => {
+      const row = el("tr");
+      row.appendChild(heading(m.label, m.note));
+      m.values.forEach((v, i) => row.appendChild(cell(v, peaks[k], tokens[i])));
+      table.appendChild(row);
+    });
+    return table;
+  }
+  function draw12(div, a) {
+    const measures = [{ label: "cross-attention", note: a.attention.which, values: a.attention.weights }];
     Object.entries(a.methods).forEach(([method, m]) => {
       const rho = m.rank_correlation === null ? "— (a constant row)" : m.rank_correlation.toFixed(2);
-      table.appendChild(bars(NAMES[method], m.scores, a.source_tokens, "Spearman ρ with attention " + rho));
+      measures.push({ label: NAMES[method], note: "Spearman ρ with attention " + rho, short: "ρ with attention " + rho, values: m.scores });
     });
+    const table = measuresTable(a.source_tokens, measures);
     const ig = a.methods.integrated_gradients;
     const caption = "Attention says where this head looked; the attributions say how much each source token's embedding moved log p(“" + a.token + "”) = " + a.methods.gradient_x_input.log_prob.toFixed(3) + ": gradient × input at the input itself, integrated gradients along the straight path from a baseline of all-zero embeddings (no words, positions kept) in " + ig.steps + " steps; its scores add up to log p − log p(baseline) = " + (a.methods.integrated_gradients.log_prob - ig.baseline_log_prob).toFixed(3) + " within " + (100 * ig.completeness_gap).toFixed(1) + " %. A low ρ means the head's attention and the token's sensitivity to its inputs disagree here; neither is the whole reason for the choice.";
     div.replaceChildren(
@@ -3349,9 +3406,9 @@
     const row = el("div", "ae-strip");
     row.title = label2 + ": " + values.map((v) => fmt(v, 2)).join(", ");
     values.forEach((v) => {
-      const cell = el("span", "ae-strip-cell");
-      cell.style.background = signedFill(v, peak);
-      row.appendChild(cell);
+      const cell2 = el("span", "ae-strip-cell");
+      cell2.style.background = signedFill(v, peak);
+      row.appendChild(cell2);
     });
     return row;
   }
@@ -3362,7 +3419,7 @@
     const title2 = el(
       "div",
       "ae-panel-title",
-      "Why layer " + a.layer + ", head " + a.head + " puts weight " + fmt(a.weight, 4) + " on “" + a.column_token + "” from “" + a.row_token + "”"
+      "Why " + headName(a.layer, a.head) + " puts weight " + fmt(a.weight, 4) + " on “" + a.column_token + "” from “" + a.row_token + "”"
     );
     const vectors = el("div", "ae-explain-vectors");
     vectors.append(
@@ -3445,15 +3502,15 @@
     table.dataset.method = word === "exact" ? "exact" : "estimate";
     const header = el("tr");
     header.appendChild(el("th", "", ""));
-    drops[0].forEach((_, h) => header.appendChild(el("th", "", "head " + h)));
+    drops[0].forEach((_, h) => header.appendChild(el("th", "", "H" + h)));
     table.appendChild(header);
     drops.forEach((row, layer) => {
       const tr = el("tr");
-      tr.appendChild(el("th", "", "layer " + layer));
+      tr.appendChild(el("th", "", "L" + layer));
       row.forEach((drop, head) => {
         if (drop === null) {
           const off = el("td", "ae-off", "off");
-          off.title = KIND_TITLES[kind] + ", layer " + layer + ", head " + head + ": switched off in this trace";
+          off.title = KIND_TITLES[kind] + ", " + headName(layer, head) + ": switched off in this trace";
           return tr.appendChild(off);
         }
         const td = el("td", drop === best ? "ae-top" : "", drop.toFixed(2));
@@ -3461,7 +3518,7 @@
         td.style.background = signedFill(share, 1);
         td.style.color = share > 0.55 ? "white" : "#1f2937";
         const change = drop >= 0 ? "loses " + drop.toFixed(3) : "gains " + (-drop).toFixed(3);
-        td.title = KIND_TITLES[kind] + ", layer " + layer + ", head " + head + ": the translation " + change + " log-probability without it (" + word + "; click to switch it off)";
+        td.title = KIND_TITLES[kind] + ", " + headName(layer, head) + ": the translation " + change + " log-probability without it (" + word + "; click to switch it off)";
         td.dataset.layer = layer;
         td.dataset.head = head;
         td.addEventListener("click", () => emit(td, "ae-switch-off", { kind, layer, head }));
@@ -3474,16 +3531,16 @@
 
   // panels.js
   var VIEWS2 = { explain: draw14, heads: draw15, attribution: draw12, beam_tree: draw13 };
-  function question(what, trace, state, cell, extra) {
+  function question(what, trace, state, cell2, extra) {
     if (what === "explain") {
-      if (!Number.isInteger(cell.head)) {
+      if (!Number.isInteger(cell2.head)) {
         return { note: "Choose one head (0–" + (trace.H - 1) + ") to see how a weight is computed: the mean of heads and the rollout are not one softmax." };
       }
-      if (cell.weight === null) {
+      if (cell2.weight === null) {
         return { note: "That key lies in the future of the query: the look-ahead mask sets its score to −∞ before the softmax, so its weight is exactly 0." };
       }
       return {
-        question: { what: "explain", kind: state.kind, layer: state.layer, head: cell.head, row: cell.row, column: cell.column },
+        question: { what: "explain", kind: state.kind, layer: state.layer, head: cell2.head, row: cell2.row, column: cell2.column },
         waiting: "Computing q and k for this cell…"
       };
     }
@@ -3515,6 +3572,12 @@
     if (content.answer && content.answer.error) body.appendChild(el("div", "ae-panel-error", content.answer.error));
     else if (content.answer) VIEWS2[content.what](body, content.answer, state);
     else body.appendChild(el("div", "ae-panel-note", content.note));
+    for (const caption of body.querySelectorAll(".ae-caption")) {
+      const fold = el("details", "ae-panel-fold");
+      fold.open = !document.body.classList.contains("presentation");
+      caption.replaceWith(fold);
+      fold.append(el("summary", "", "How to read this"), caption);
+    }
   }
 
   // topk.js
@@ -3556,6 +3619,7 @@
   var PANELS = ["explain", "heads", "attribution", "beam_tree"];
   var PACES = [0.5, 1, 2, 3];
   var OPENING_STEP = 3;
+  var MIN_CHART = 190;
   var NEEDS_SERVER = "This needs the server (it computes from the model): open the app rather than the exported page.";
   var KIND_NAMES = { encoder_self: "Encoder self", decoder_self: "Decoder self (masked)", cross: "Cross" };
   function decodingName(request) {
@@ -3572,6 +3636,9 @@
       this.compareTrace = null;
       this.compareError = null;
       this.panelContent = null;
+      this.captionHeight = null;
+      this.captionText = null;
+      this.captionFolded = false;
       this.store = createStore({ step: 0, kind: "cross", layer: 0, head: 0, view: VIEWS[0].id, panel: null, lesson: null }, (s) => this.clamp(s));
       this.store.subscribe(() => this.render());
       this.pendingView = readLink();
@@ -3584,11 +3651,15 @@
       this.presenting = document.body.classList.contains("presentation");
       new MutationObserver(() => {
         const now = document.body.classList.contains("presentation");
+        if (now !== this.presenting) this.placeTools();
         if (now && !this.presenting) this.root.scrollIntoView({ block: "start" });
         this.presenting = now;
         this.refresh();
       }).observe(document.body, { attributes: true, attributeFilter: ["class"] });
-      window.addEventListener("resize", () => this.refresh());
+      window.addEventListener("resize", () => {
+        this.captionHeight = null;
+        this.refresh();
+      });
       new ResizeObserver(() => {
         if (this.trace && this.height() !== this.drawnHeight) this.refresh();
       }).observe(document.body);
@@ -3636,7 +3707,7 @@
       this.slider.step = 1;
       this.slider.addEventListener("input", () => this.go(Number(this.slider.value), "slider"));
       this.stepLabel = el("span", "ae-step");
-      const tools = el("div", "ae-row ae-tools");
+      const tools = this.tools = el("div", "ae-row ae-tools");
       tools.appendChild(el("span", "ae-row-label", "Tools"));
       this.copyButton = button("Copy link", "Copy a link to exactly this view", () => this.copyLink());
       if (this.online) {
@@ -3644,18 +3715,16 @@
         this.decoding.classList.add("ae-decoding");
         tools.append(this.decoding);
       }
-      tools.append(
-        this.copyButton,
-        button("⬇ PNG", "Download the chart on the right as a PNG image", () => this.exportPng()),
-        button("⬇ HTML", "Download this sentence as one HTML file that works offline", () => this.exportHtml())
-      );
+      const html = button("⬇ HTML", "Download this sentence as one HTML file that works offline", () => this.exportHtml());
+      html.classList.add("ae-desk-only");
+      tools.append(this.copyButton, button("⬇ PNG", "Download the chart on the right as a PNG image", () => this.exportPng()), html);
       tools.append(...this.hooked("tools").flatMap((c) => c.tools(this.online)));
       if (this.online) {
         tools.append(
           button("Attention vs attribution", "The current step's cross-attention row beside gradient attributions (asks the server)", () => this.ask("attribution")),
           button("Beam tree", "Beam search as a tree of hypotheses (asks the server)", () => this.ask("beam_tree")),
           button("Heads that matter", "How much the translation loses with each head off alone: estimated in one pass, exact on request (asks the server)", () => this.ask("heads")),
-          button("⬇ .npz", "Download every attention tensor of this sentence up to this step", () => this.exportNpz())
+          button("⬇ .npz", "Download every attention tensor of this sentence up to this step", () => this.exportNpz(), "ae-desk-only")
         );
       }
       bar.append(this.buttons.reset, this.buttons.prev, this.buttons.next, this.buttons.end, this.buttons.play, this.pace, this.slider, this.stepLabel);
@@ -3706,11 +3775,20 @@
       const help = el("div", "ae-keys", "Keys: " + KEY_HELP + ". " + (this.online ? "Click a candidate bar to force it; click a tile of All heads to select it; click a cell of a head's heatmap to see how its weight is computed." : "Click a tile of All heads to select it. This page works offline: forcing a candidate and the questions that compute from the model need the app."));
       r.append(bar, this.message, this.status, ...this.hooked("banner").map((c) => c.banner), body, help);
       this.root.replaceChildren(r);
+      this.toolsHome = [left, this.sourceLabel];
+      this.placeTools();
+    }
+    // Presentation mode: the tools join the top bar (under the step controls), so the lecturer reaches Lesson, Present
+    // to class, PNG and the questions without scrolling; otherwise they sit among the selectors.
+    placeTools() {
+      const presenting2 = document.body.classList.contains("presentation");
+      if (presenting2) this.root.querySelector(".ae-toolbar").after(this.tools);
+      else this.toolsHome[0].insertBefore(this.tools, this.toolsHome[1]);
     }
     // What the views ask for, as the events they emit.
     listen() {
       const on = (name, handle) => this.root.addEventListener(name, (event) => handle(event.detail));
-      on("ae-cell", (cell) => this.ask("explain", cell));
+      on("ae-cell", (cell2) => this.ask("explain", cell2));
       on("ae-select", (change) => this.select(change, "click"));
       on("ae-force", (candidate) => this.force(candidate));
       on("ae-switch-off", (head) => this.switchOff(head.kind, head.layer, head.head));
@@ -3884,21 +3962,46 @@
         this.topkKey = topkKey;
         drawn.push(draw17(this.topk, t, Object.assign({ online: this.online }, s)));
       }
-      const chartHeight = s.panel ? Math.max(200, Math.round(height * 0.5)) : height;
-      const shown = Object.assign({}, s, { height: chartHeight });
-      for (const [view2, chart2] of Object.entries(this.charts)) chart2.hidden = view2 !== s.view;
       const view = viewOf2(s.view);
-      this.caption.textContent = s.panel ? "" : view.caption(s, t);
-      this.caption.hidden = !this.caption.textContent;
-      this.panel.style.maxHeight = s.panel ? Math.max(160, height - chartHeight - 10) + "px" : "";
+      const caption = s.panel ? "" : view.caption(s, t);
+      if (caption !== this.captionText || this.presenting !== this.captionFolded) this.drawCaption(caption);
+      this.caption.hidden = !caption;
+      if (this.presenting && caption && this.captionHeight === null) this.captionHeight = this.caption.offsetHeight + 10;
+      let chartHeight = this.presenting && caption ? Math.max(MIN_CHART, height - this.captionHeight) : height;
+      draw16(this.panel, s.panel ? this.panelContent : null, s);
+      if (s.panel) {
+        this.panel.style.maxHeight = "";
+        const border = this.panel.offsetHeight - this.panel.clientHeight;
+        chartHeight = Math.max(MIN_CHART, height - this.panel.scrollHeight - border - 10);
+        this.panel.style.maxHeight = Math.max(160, height - chartHeight - 10) + "px";
+      } else this.panel.style.maxHeight = "";
+      const shown = Object.assign({}, s, { height: chartHeight });
+      for (const [id, chart2] of Object.entries(this.charts)) chart2.hidden = id !== s.view;
       const chart = this.charts[view.id];
       const context = { trace: t, compare: { trace: this.compareTrace, error: this.compareError }, ask: (q) => this.viewAnswer(q) };
       drawn.push(view.draw(chart, context, shown));
-      draw16(this.panel, s.panel ? this.panelContent : null, s);
-      const cell = this.panelCell;
-      if (s.panel === "explain" && cell && view.focus) view.focus(chart, cell);
+      const cell2 = this.panelCell;
+      if (s.panel === "explain" && cell2 && view.focus) view.focus(chart, cell2);
       this.rendered = Promise.all(drawn);
       return this.rendered;
+    }
+    // The caption under the chart: its text at a desk; on a projector (presentation mode) folded under "How to read
+    // this view", so the chart keeps the window (opened, the chart makes room for it).
+    drawCaption(text) {
+      this.captionText = text;
+      this.captionFolded = this.presenting;
+      this.captionHeight = null;
+      if (!this.presenting) {
+        this.caption.textContent = text;
+        return;
+      }
+      const fold = el("details", "ae-caption-fold");
+      fold.append(el("summary", "", "How to read this view"), el("span", "", text));
+      fold.addEventListener("toggle", () => {
+        this.captionHeight = null;
+        this.refresh();
+      });
+      this.caption.replaceChildren(fold);
     }
     renderBeams() {
       const beams = this.trace.wire.beams;
@@ -3976,9 +4079,9 @@
     }
     // Open panel `what` and ask its question about the trace on screen (`cell`: the clicked cell, for "explain";
     // `extra`: the question's own choices, e.g. {method: "exact"}).
-    ask(what, cell, extra) {
-      this.panelCell = cell || null;
-      const q = question(what, this.trace, this.state, cell, extra);
+    ask(what, cell2, extra) {
+      this.panelCell = cell2 || null;
+      const q = question(what, this.trace, this.state, cell2, extra);
       const asked = q.question && this.asker.ask(this.trace.request, this.modelKey, q.question, this.ownKey, (answer2) => {
         this.panelContent = { what, answer: answer2 };
         this.store.set({ panel: what }, "answer", true);
