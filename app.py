@@ -57,6 +57,13 @@ def parse_args(argv=None):
         "(default: explorer.ui.FILES_MAX_AGE_S)",
     )
     parser.add_argument(
+        "--trusted-proxy",
+        default=os.environ.get("AE_TRUSTED_PROXIES", ""),
+        help="the reverse proxy in front of the app (addresses or networks, comma-separated; * where only the proxy "
+        "can reach the app, as on a Hugging Face Space): a request is counted by the address that proxy appended to "
+        "X-Forwarded-For, the right-most one. Default: none (the connection's own address)",
+    )
+    parser.add_argument(
         "--threads",
         type=int,
         default=int(os.environ.get("EXPLORER_THREADS", "1")),
@@ -88,6 +95,9 @@ def main(argv=None) -> int:
     from explorer.model.checkpoint import CheckpointError
 
     try:
+        from explorer.app.callers import trusted_proxies
+
+        proxies = trusted_proxies(args.trusted_proxy)
         device = serving_device(args.device)
         served = load_served(args.checkpoint, device)
         timelapse = TimeLapse(read(args.checkpoint[0], next(iter(served.values()))))
@@ -104,7 +114,7 @@ def main(argv=None) -> int:
         lifetimes["idle_s"] = float(args.session_idle_minutes) * 60
     if args.files_max_age_minutes is not None:
         lifetimes["files_max_age_s"] = float(args.files_max_age_minutes) * 60
-    app, _ = build_app(served, timelapse, **lifetimes)
+    app, _ = build_app(served, timelapse, proxies=proxies, **lifetimes)
     serve(app, args.host, args.port)
     return 0
 

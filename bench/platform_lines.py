@@ -20,6 +20,7 @@ FILES = [
     "explorer/app/http_api.py",
     "explorer/app/refusals.py",
     "explorer/app/fairness.py",
+    "explorer/app/callers.py",
     "explorer/app/encoded.py",
     "explorer/app/uploads.py",
     "explorer/app/room_api.py",

@@ -3,6 +3,7 @@ the questions, the .npz, the schema refusals of every field, one browser's fair 
 
 from __future__ import annotations
 
+import asyncio
 import io
 
 import numpy as np
@@ -12,11 +13,13 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from explorer.app import http_api
-from explorer.app.fairness import ADDRESS_IN_FLIGHT, MAX_IN_FLIGHT, Busy, Fairness, caller_of
+from explorer.app.callers import Caller, ClientIds, Rates, address_of, caller_of, trusted_proxies
+from explorer.app.fairness import ADDRESS_IN_FLIGHT, MAX_IN_FLIGHT, Busy, Fairness, shares
 from explorer.app.models import ModelRegistry
 from explorer.app.schemas import ANSWERS, QUESTIONS, Refusal, TraceQuery, Translation, Wire
 from explorer.app.wire import WEIGHT_ERROR, unpack
 from explorer.interpret.handle import ModelHandle
+from explorer.interpret.request import UserError
 from explorer.model.transformer import Transformer
 from explorer.ui.body_limit import BodyLimit
 
@@ -209,31 +212,79 @@ def test_the_npz_has_every_tensor_up_to_the_step_with_tokens(client):
 
 def test_one_browser_has_its_fair_share_of_requests_in_flight():
     fairness = Fairness()
+    tab = [("client:a", MAX_IN_FLIGHT, "This browser"), ("address:10.0.0.7", ADDRESS_IN_FLIGHT, "This address")]
     for _ in range(MAX_IN_FLIGHT):
-        fairness.enter("a")
+        fairness.enter(tab)
     with pytest.raises(Busy, match=f"already has {MAX_IN_FLIGHT} requests running"):
-        fairness.enter("a")
-    fairness.enter("b")  # another browser in the same lecture hall (same address) is not affected
-    fairness.leave("a")
-    fairness.enter("a")
+        fairness.enter(tab)
+    other = [("client:b", MAX_IN_FLIGHT, "This browser"), ("address:10.0.0.7", ADDRESS_IN_FLIGHT, "This address")]
+    fairness.enter(other)  # another browser in the same lecture hall (same address) is not affected
+    fairness.leave(tab)
+    fairness.enter(tab)
+    assert fairness.running["address:10.0.0.7"] == MAX_IN_FLIGHT + 1
 
 
-def test_callers_are_counted_by_their_own_id_and_nameless_ones_by_address(models):
-    """A browser names itself (X-AE-Client) and gets MAX_IN_FLIGHT; the README's script names itself nowhere, and
-    a class of them behind one address shares ADDRESS_IN_FLIGHT; the same limiter counts the Gradio sessions."""
+def request_from(peer: str, headers=(), query=b""):
     from starlette.requests import Request
 
-    def request(headers=(), query=b""):
-        scope = {"type": "http", "headers": list(headers), "query_string": query, "client": ("10.0.0.7", 5)}
-        return Request(scope)
+    return Request({"type": "http", "headers": list(headers), "query_string": query, "client": (peer, 5)})
 
-    assert caller_of(request([(b"x-ae-client", b"tab-1")])) == ("client:tab-1", MAX_IN_FLIGHT)
-    assert caller_of(request(query=b"client=tab-2")) == ("client:tab-2", MAX_IN_FLIGHT)
-    assert caller_of(request()) == ("address:10.0.0.7", ADDRESS_IN_FLIGHT)
+
+def test_every_request_counts_against_its_address_and_only_issued_client_ids_count_at_all(models):
+    """Issue 51: a request naming itself (X-AE-Client) counted only against that id, never its address, so a script
+    sending a fresh id with each request ran as many at once as it liked. Now ids are the server's, signed; an id it
+    did not make counts for nothing, and every request counts against its address too (ADDRESS_IN_FLIGHT: a class of
+    200 behind one router), so a fresh id per request buys nothing."""
+    clients = ClientIds(Rates())
+    issued = clients.issue("10.0.0.7")
+    assert clients.valid(issued) and not clients.valid("tab-1") and not clients.valid(issued[:-2] + "xx")
+    tab = caller_of(request_from("10.0.0.7", [(b"x-ae-client", issued.encode())]), clients, [])
+    assert tab == Caller("10.0.0.7", issued)
+    assert shares(tab) == [
+        ("address:10.0.0.7", ADDRESS_IN_FLIGHT, "This address (10.0.0.7)"),
+        (f"client:{issued}", MAX_IN_FLIGHT, "This browser"),
+    ]
+    link = caller_of(request_from("10.0.0.7", query=f"client={issued}".encode()), clients, [])
+    assert link == tab  # a download link names its tab in its query
+    forged = caller_of(request_from("10.0.0.7", [(b"x-ae-client", b"made-up-123")]), clients, [])
+    assert forged == Caller("10.0.0.7", None) and len(shares(forged)) == 1  # the address alone
     assert ADDRESS_IN_FLIGHT >= 200 > MAX_IN_FLIGHT
-    with models.fairness.turn("address:10.0.0.7", ADDRESS_IN_FLIGHT):
-        assert models.fairness.running == {"address:10.0.0.7": 1}
+    fairness = Fairness()
+    for n in range(ADDRESS_IN_FLIGHT):  # a fresh (made-up or even issued) id per request: the address still fills
+        fairness.enter(shares(Caller("10.0.0.66", clients.issue(f"10.0.1.{n % 2}"))))
+    with pytest.raises(Busy, match=r"This address \(10.0.0.66\) already has 256"):
+        fairness.enter(shares(Caller("10.0.0.66", clients.issue("10.0.2.1"))))
+    fairness.enter(shares(Caller("10.0.0.7", None)))  # another address is not affected
+    with models.fairness.turn("session:1"):  # the same limiter counts the Gradio sessions
+        assert models.fairness.running == {"session:1": 1}
     assert not models.fairness.running
+
+
+def test_ids_are_issued_at_a_bounded_rate_per_address(models):
+    client = TestClient(Starlette(routes=http_api.routes(models, proxies=[])))
+    got = client.post("/ae/api/client")
+    assert got.status_code == 200 and "." in got.json()["client"]
+    rates = Rates()
+    ids = ClientIds(rates, rate="3/minute")
+    for _ in range(3):
+        ids.issue("10.0.0.66")
+    with pytest.raises(UserError, match=r"Too many client ids for one address. This address \(10.0.0.66\) may do"):
+        ids.issue("10.0.0.66")
+    ids.issue("10.0.0.7")  # another address is not affected
+
+
+def test_behind_a_trusted_proxy_the_address_is_the_one_the_proxy_appended_never_one_the_client_wrote():
+    """Issue 51: on a Space every connection comes from the proxy. The client writes X-Forwarded-For's left entries;
+    the proxy appends the right-most, the client's real address. Untrusted peers' headers are ignored."""
+    forged = [(b"x-forwarded-for", b"6.6.6.6, 203.0.113.9")]  # the client wrote 6.6.6.6; the proxy appended .9
+    assert address_of(request_from("10.1.2.3", forged), trusted_proxies("10.0.0.0/8")) == "203.0.113.9"
+    assert address_of(request_from("10.1.2.3", forged), trusted_proxies("*")) == "203.0.113.9"
+    assert address_of(request_from("198.51.100.4", forged), trusted_proxies("10.0.0.0/8")) == "198.51.100.4"
+    assert address_of(request_from("10.1.2.3", forged), trusted_proxies("")) == "10.1.2.3"  # none trusted
+    garbage = [(b"x-forwarded-for", b"203.0.113.9, not-an-address")]
+    assert address_of(request_from("10.1.2.3", garbage), trusted_proxies("*")) == "10.1.2.3"
+    with pytest.raises(ValueError, match="AE_TRUSTED_PROXIES='10.0.0.0/33'"):
+        trusted_proxies("10.0.0.0/33")
 
 
 def test_the_time_lapse_route_answers_recorded_sentences_only(models):
@@ -307,22 +358,16 @@ def test_a_question_is_computed_once_whoever_asks_and_however_many_ask_at_once(c
     def asked(sentence=TEXT, what="heads"):
         return validate(Ask, {"trace": {"sentence": sentence}, "question": {"what": what}})
 
-    answers = []
-    threads = [threading.Thread(target=lambda: answers.append(models.answer(asked()))) for _ in range(8)]
-    for t in threads:
-        t.start()
-    for _ in range(200):  # the first asker computes; the others wait for its answer
-        if calls:
-            break
-        threading.Event().wait(0.05)
-    gate.set()
-    for t in threads:
-        t.join(60)
+    async def eight():  # the first asker computes; the others wait for its answer
+        return await asyncio.gather(*(models.aanswer(asked()) for _ in range(8)))
+
+    threading.Timer(0.5, gate.set).start()
+    answers = asyncio.run(eight())
     assert len(answers) == 8 and all(a == answers[0] for a in answers) and answers[0]["what"] == "heads"
     assert calls == ["heads"]  # eight asked, one computed
-    assert models.answer(asked()) == answers[0] and calls == ["heads"]  # later: from memory
+    assert asyncio.run(models.aanswer(asked())) == answers[0] and calls == ["heads"]  # later: from memory
     assert ask(client, {"what": "heads"}).json() == answers[0] and calls == ["heads"]  # over HTTP too
-    models.answer(asked("The cat sees the dog."))  # another sentence: its own answer
+    asyncio.run(models.aanswer(asked("The cat sees the dog.")))  # another sentence: its own answer
     assert calls == ["heads", "heads"]
 
 
@@ -347,7 +392,7 @@ def test_every_plain_route_answers_any_malformed_body_or_header_in_words_never_a
     created = client.post("/ae/api/room", content=b"{}")
     assert created.status_code == 200, created.text[:200]
     code = created.json()["code"]
-    posts = [f"/ae/api/ask/{what}" for what in QUESTIONS] + ["/ae/api/room", "/ae/api/uploads"]
+    posts = [f"/ae/api/ask/{what}" for what in QUESTIONS] + ["/ae/api/room", "/ae/api/uploads", "/ae/api/client"]
     posts += [f"/ae/api/room/{code}/{action}" for action in ("view", "question", "reveal", "end", "answer")]
     failures = []
     for path in posts:

@@ -163,6 +163,35 @@ def test_rooms_and_followers_are_bounded(app):
         ended.get(room.code)
 
 
+def test_one_address_cannot_take_every_room_nor_create_them_fast(mini_handle):
+    """Issue 51: fifty POSTs took every room for ten minutes and locked every lecturer out. Now an address holds at
+    most MAX_ROOMS_PER_ADDRESS, creates at most CREATE_RATE, and a room no page is on ends within a minute."""
+    import time
+
+    from explorer.app.room_api import CREATE_RATE
+    from explorer.app.rooms import EMPTY_S, MAX_ROOMS_PER_ADDRESS
+
+    rooms = Rooms()
+    for _ in range(MAX_ROOMS_PER_ADDRESS):
+        rooms.create("10.0.0.66")
+    with pytest.raises(RoomError, match=r"This address \(10.0.0.66\) already holds 3 rooms, its limit"):
+        rooms.create("10.0.0.66")
+    lecturer = rooms.create("10.0.0.7")  # a lecturer on another address is not locked out
+    assert EMPTY_S <= 60
+    rooms.follow(lecturer.code, lecturer.key)  # the lecturer's page holds theirs
+    for room in rooms.rooms.values():  # the script's were made and left: no page has been on them for a minute
+        room.last_seen = time.monotonic() - EMPTY_S - 1
+    rooms.expire()
+    assert list(rooms.rooms) == [lecturer.code]
+    with TestClient(Starlette(routes=http_api.routes(ModelRegistry(mini_handle), rooms=Rooms()))) as client:
+        for _ in range(6):  # each ended at once, so the address's cap is not what refuses the seventh
+            made = client.post("/ae/api/room").json()
+            client.post(f"/ae/api/room/{made['code']}/end", headers={"x-ae-lecturer": made["key"]})
+        slow = client.post("/ae/api/room")
+        assert slow.status_code == 429 and "Too many rooms created from one address" in slow.json()["error"]
+        assert CREATE_RATE.startswith("6/")
+
+
 def test_the_stream_sends_the_state_then_the_lecturers_changes_until_the_room_ends(app):
     client, _ = app
     code, lecturer = lecture(client)

@@ -444,6 +444,43 @@ def test_a_question_that_has_waited_its_patience_goes_before_traces_that_came_la
     assert read == [0.0, 0.0, 1.0, 6.0] and order == ["early trace", "question", "late trace"]
 
 
+def test_the_line_is_fair_between_addresses_a_flood_waits_behind_itself():
+    """Issue 51: first come first served let one script's hundred jobs go before a student who asked just after them.
+    Each address's jobs take places JOB_S apart, so the student on another address goes after the script's first
+    few, and a batch takes the jobs first in line (the student's among them) rather than the oldest."""
+    from explorer.app.callers import ASKING
+
+    cache, gate, batches = TraceCache(workers=1, max_batch=4), threading.Event(), []
+    cache._slots.job_s = 1.0  # places a second apart: the order does not depend on how fast threads start
+
+    def run(jobs):
+        if jobs == ["held"]:
+            gate.wait(10)
+        batches.append(list(jobs))
+        return [{"key": job} for job in jobs]
+
+    def ask(key, address):
+        ASKING.set(address)
+        cache.entry(key, key, run, group="model")
+
+    threads = [threading.Thread(target=ask, args=("held", "10.0.0.1"))]
+    threads[0].start()
+    time.sleep(0.1)  # the one slot is held
+    for n in range(12):  # a script's flood
+        threads.append(threading.Thread(target=ask, args=(f"flood {n}", "10.0.0.66")))
+        threads[-1].start()
+    time.sleep(0.2)
+    threads.append(threading.Thread(target=ask, args=("student", "10.0.0.7")))
+    threads[-1].start()
+    time.sleep(0.1)
+    gate.set()
+    for t in threads:
+        t.join(10)
+    first = batches[1]  # the first batch after the held one: the flood's first jobs and the student
+    assert "student" in first and len(first) == 4, batches
+    assert sum(len(b) for b in batches) == 14 and not cache._inflight
+
+
 def test_one_bad_job_fails_alone_and_failures_are_not_cached():
     cache, model = TraceCache(workers=1), Model(0.02)
     results, errors = ask_at_once(cache, model, ["a", "b", "bad", "c", "d", "e"])

@@ -17,7 +17,7 @@ def test_a_file_is_kept_under_its_content_id_and_read_back():
 
 
 def test_the_oldest_upload_goes_first_and_its_file_with_it():
-    uploads = Uploads(max_files=2)
+    uploads = Uploads(per_owner=2)
     a, b = uploads.add(b"a"), uploads.add(b"b")
     uploads.add(b"a")  # used again: b is now the oldest
     c = uploads.add(b"c")
@@ -25,6 +25,21 @@ def test_the_oldest_upload_goes_first_and_its_file_with_it():
     assert not file_b.exists() and {uploads.path(a).name, uploads.path(c).name} == {f"{a}.tsv", f"{c}.tsv"}
     with pytest.raises(UnknownUpload, match=f"No upload '{b}' on this server"):
         uploads.path(b)
+
+
+def test_one_address_uploading_many_files_never_pushes_out_anothers():
+    """Issue 51: uploads were one list of 64 for everyone, so one script's 64 uploads evicted every student's file."""
+    uploads = Uploads(per_owner=4, max_owners=8)
+    mine = uploads.add(b"I see.\tIch sehe.\n", "10.0.0.7")
+    for n in range(200):  # a script from one address
+        uploads.add(f"flood {n}\tFlut\n".encode(), "10.0.0.66")
+    assert uploads.path(mine).read_bytes() == b"I see.\tIch sehe.\n"
+    assert len(list(uploads.folder.iterdir())) == 5  # the script keeps its own newest 4; nothing else grew
+    shared = uploads.add(b"same\tgleich\n", "10.0.0.66")
+    assert uploads.add(b"same\tgleich\n", "10.0.0.7") == shared  # one file held by two addresses
+    for n in range(4):  # the script's own newest push its copy out: the other address still holds the file
+        uploads.add(f"more {n}\tmehr\n".encode(), "10.0.0.66")
+    assert uploads.path(shared).exists() and uploads.path(mine).exists()
 
 
 @pytest.mark.parametrize("sent", ["/etc/passwd", "../" + "0" * 32, {"path": "/etc/passwd"}, None, 7, "A" * 32])

@@ -1,9 +1,10 @@
 """The one limiter: how many requests each caller has running at once, the API's and the Gradio tabs' alike.
 
-A caller is a browser tab (the `X-AE-Client` id it makes for itself), a Gradio session, or, for a script that
-names itself nowhere, its address. One caller may run `MAX_IN_FLIGHT` requests at once, so a script cannot take
-everyone's turn; an address gets `ADDRESS_IN_FLIGHT`, because a lecture hall's scripts share one address behind
-its router. Beyond that a request is refused at once (429), never queued.
+An API request counts against its address and, where it names one the server issued (`callers.py`), its browser
+tab's client id: a tab may run `MAX_IN_FLIGHT` at once, so one tab cannot take everyone's turn, and an address
+`ADDRESS_IN_FLIGHT`, a lecture hall's worth (a class of 200 shares one address behind its router), however many ids
+its requests name. A Gradio session counts as one caller. Beyond a limit a request is refused at once (429), never
+queued.
 """
 
 from __future__ import annotations
@@ -13,10 +14,12 @@ from collections import Counter
 from contextlib import contextmanager
 
 from ..interpret.request import UserError
+from .callers import Caller
 
-MAX_IN_FLIGHT = 4  # requests one browser (or session) may have running at once
-ADDRESS_IN_FLIGHT = 256  # requests the nameless callers behind one address may run: a lecture hall of 200
-CLIENT_HEADER = "x-ae-client"  # the id a browser tab makes for itself and sends with each API request
+MAX_IN_FLIGHT = 4  # requests one browser tab (or session) may have running at once
+ADDRESS_IN_FLIGHT = 256  # requests one address may run: a lecture hall of 200 behind one router
+
+Share = tuple[str, int, str]  # what is counted, its limit, who it is in a refusal
 
 
 class Busy(UserError):
@@ -25,43 +28,43 @@ class Busy(UserError):
     status = 429
 
 
+def shares(caller: Caller) -> list[Share]:
+    """What an API request of `caller` counts against: its address, and its issued client id if it has one."""
+    address = (f"address:{caller.address}", ADDRESS_IN_FLIGHT, f"This address ({caller.address})")
+    return [address] + ([(f"client:{caller.client}", MAX_IN_FLIGHT, "This browser")] if caller.client else [])
+
+
 class Fairness:
-    """The requests each caller has running; a caller at its limit is refused until one finishes."""
+    """The requests each caller has running; a caller at a limit is refused until one finishes."""
 
     def __init__(self):
         self.running: Counter[str] = Counter()
         self.lock = threading.Lock()
 
-    def enter(self, caller: str, limit: int = MAX_IN_FLIGHT, who: str = "This browser") -> None:
+    def enter(self, counted: list[Share]) -> None:
         with self.lock:
-            if self.running[caller] >= limit:
-                raise Busy(
-                    f"{who} already has {self.running[caller]} requests running; one person may run "
-                    f"{limit} at a time so that everyone gets a turn. Wait for them to finish."
-                )
-            self.running[caller] += 1
+            for key, limit, who in counted:
+                if self.running[key] >= limit:
+                    raise Busy(
+                        f"{who} already has {self.running[key]} requests running; it may run {limit} at a time so "
+                        "that everyone gets a turn. Wait for them to finish."
+                    )
+            for key, _, _ in counted:
+                self.running[key] += 1
 
-    def leave(self, caller: str) -> None:
+    def leave(self, counted: list[Share]) -> None:
         with self.lock:
-            self.running[caller] -= 1
-            if self.running[caller] <= 0:
-                del self.running[caller]
+            for key, _, _ in counted:
+                self.running[key] -= 1
+                if self.running[key] <= 0:
+                    del self.running[key]
 
     @contextmanager
     def turn(self, caller: str, limit: int = MAX_IN_FLIGHT, who: str = "This browser"):
-        """One request of `caller`, refused beyond `limit` at once."""
-        self.enter(caller, limit, who)
+        """One request of `caller` (a Gradio session), refused beyond `limit` at once."""
+        counted = [(caller, limit, who)]
+        self.enter(counted)
         try:
             yield
         finally:
-            self.leave(caller)
-
-
-def caller_of(request) -> tuple[str, int]:
-    """Who asks (a Starlette request), and how many requests they may run at once: the browser's own id (a download
-    link cannot send a header: it names the browser in its query), else the address, which a class's scripts may
-    share."""
-    client = request.headers.get(CLIENT_HEADER, "") or request.query_params.get("client", "")
-    if client:
-        return f"client:{client[:64]}", MAX_IN_FLIGHT
-    return f"address:{request.client.host if request.client else '?'}", ADDRESS_IN_FLIGHT
+            self.leave(counted)

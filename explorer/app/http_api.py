@@ -13,14 +13,16 @@ is FastAPI's own, at `/ae/api/openapi.json` (and `/ae/api/docs`).
 - `GET /npz?...&step=N`: the attention tensors up to step N, as a .npz download, made in memory.
 - `GET /positional?positions=N`: the model's positional-encoding table.
 - `GET /timelapse?sentence=...`: an example's traces at the recorded points of training (`timelapse.py`).
-- `POST /uploads`: a training file (the body, as is) kept under an id the Train tab's run names it by (`uploads.py`).
+- `POST /uploads`: a training file (the body, as is) kept under an id the Train tab's run names it by (`uploads.py`);
+  each address keeps its own last few, at most `UPLOAD_RATE`.
+- `POST /client`: a client id for a browser tab, signed by the server (`callers.py`), at most `ISSUE_RATE` per address.
 - `/room/...`: the classroom, a lecturer's view followed live by students (`room_api.py`).
 
 One error wrapper (`refusals.Guarded`): a refusal is a 4xx `{"error": message}` (`schemas.Refusal`) naming the value,
 from a validation error, a `UserError` or an unknown route alike; a bug is logged and answered with a generic one.
-One limiter (`fairness.py`, shared with the Gradio tabs' events): each browser (the `X-AE-Client` id it makes for
-itself) has at most `MAX_IN_FLIGHT` requests running, a caller that names itself nowhere is counted by its address
-(`ADDRESS_IN_FLIGHT`: a lecture hall shares one); more are refused at once.
+One limiter (`fairness.py`, shared with the Gradio tabs' events): a request counts against its address (behind a trusted
+proxy, the client's: `callers.py`), at most `ADDRESS_IN_FLIGHT` (a lecture hall shares one), and against the client id
+the server issued its browser tab, at most `MAX_IN_FLIGHT`; more are refused at once.
 """
 
 # no `from __future__ import annotations`: FastAPI reads the routes' annotations, some made in a loop (ask_route)
@@ -38,6 +40,7 @@ from starlette.routing import Mount
 
 from ..interpret.request import UserError
 from . import room_api
+from .callers import ClientIds, Rates, address_of, trusted_proxies
 from .encoded import Encoded
 from .export import attention_arrays
 from .models import ModelRegistry
@@ -60,6 +63,7 @@ from .schemas import (
 from .timelapse import TimeLapse
 
 PREFIX = "/ae/api"
+UPLOAD_RATE = "20/minute"  # training files one address may upload
 
 
 class UnknownSentence(UserError):
@@ -68,10 +72,16 @@ class UnknownSentence(UserError):
     status = 404
 
 
-def build_api(models: ModelRegistry, timelapse: TimeLapse | None = None, rooms: Rooms | None = None) -> FastAPI:
-    """The API app, to mount at `PREFIX` (before Gradio's catch-all); the classroom's routes too."""
+def build_api(
+    models: ModelRegistry, timelapse: TimeLapse | None = None, rooms: Rooms | None = None, proxies: list | None = ()
+) -> FastAPI:
+    """The API app, to mount at `PREFIX` (before Gradio's catch-all); the classroom's routes too. `proxies`: the
+    trusted proxies (`callers.trusted_proxies`; the default, (), reads `AE_TRUSTED_PROXIES`)."""
     timelapse = timelapse or TimeLapse(None)
     rooms = rooms if rooms is not None else Rooms()
+    proxies = trusted_proxies() if proxies == () else proxies
+    rates = Rates()
+    clients = ClientIds(rates)
 
     async def turn():
         yield
@@ -89,8 +99,8 @@ def build_api(models: ModelRegistry, timelapse: TimeLapse | None = None, rooms: 
         handle = models.get(query.model)
         cached = models.cache.peek((handle.fingerprint, models.key_of(handle), query.to_request()))
         encoded = cached[1] if cached is not None else None
-        if encoded is None:
-            encoded = await run_in_threadpool(models.trace_encoded, handle, query.to_request())
+        if encoded is None:  # in the model's line (trace_cache: fair between addresses), no thread parked meanwhile
+            encoded = await models.atrace_encoded(handle, query.to_request())
         return EncodedResponse(encoded)
 
     @router.get("/models")
@@ -101,13 +111,13 @@ def build_api(models: ModelRegistry, timelapse: TimeLapse | None = None, rooms: 
     @router.get("/translate")
     async def translate(query: Annotated[TraceQuery, Query()]) -> Translation:
         """The translation of a sentence (the decode `trace` would show, without its attention)."""
-        return await run_in_threadpool(models.translation, query)
+        return await models.atranslation(query)
 
     def ask_route(what: str):
         body = ASKS[what]
 
         async def ask(asked: body) -> JSONResponse:  # type: ignore[valid-type]
-            return JSONResponse(await run_in_threadpool(models.answer, asked))
+            return JSONResponse(await models.aanswer(asked))
 
         ask.__doc__ = body.__doc__
         return ask
@@ -126,7 +136,7 @@ def build_api(models: ModelRegistry, timelapse: TimeLapse | None = None, rooms: 
     async def npz(query: Annotated[NpzQuery, Query()]) -> Response:
         """The attention tensors of a trace up to `step`, as a numpy .npz download."""
         handle = models.get(query.model)
-        traced = await run_in_threadpool(models.traced, handle, query.to_request())
+        traced = await models.atraced(handle, query.to_request())
         lens = await run_in_threadpool(trace_lens, handle, traced.trace)
         arrays = attention_arrays(traced.trace, query.step, lens)
         buffer = io.BytesIO()
@@ -163,9 +173,18 @@ def build_api(models: ModelRegistry, timelapse: TimeLapse | None = None, rooms: 
     )
     async def upload(request: Request) -> Upload:
         """Keep a training file (English TAB German per line, the body as is, up to 2 MB) under an id made from its
-        content; the Train tab's run names it by that id (a path never crosses the wire)."""
+        content; the Train tab's run names it by that id (a path never crosses the wire). Each address keeps its own
+        last few: one person's uploads never push out another's."""
+        address = address_of(request, proxies)
+        rates.hit(UPLOAD_RATE, "uploads", address, "Too many uploads from one address.")
         data = await request.body()
-        return Upload(upload=await run_in_threadpool(models.uploads.add, data), bytes=len(data))
+        return Upload(upload=await run_in_threadpool(models.uploads.add, data, address), bytes=len(data))
+
+    @router.post("/client")
+    async def client(request: Request) -> dict:
+        """A client id for one browser tab, made and signed by the server: send it as `X-AE-Client`, and the tab
+        gets its own share of the server (an id the server did not make counts for nothing)."""
+        return {"client": clients.issue(address_of(request, proxies))}
 
     api = FastAPI(
         title="Attention Explorer API",
@@ -177,14 +196,17 @@ def build_api(models: ModelRegistry, timelapse: TimeLapse | None = None, rooms: 
     api.include_router(router)
     api.include_router(room_api.router(rooms))
     api.state.fairness = models.fairness  # the one limiter, which `Limited` routes take their turn from
+    api.state.clients, api.state.proxies, api.state.rates = clients, proxies, rates  # who a caller is; rate limits
 
     api.add_exception_handler(HTTPException, unrouted)
     return api
 
 
-def routes(models: ModelRegistry, timelapse: TimeLapse | None = None, rooms: Rooms | None = None) -> list[Mount]:
+def routes(
+    models: ModelRegistry, timelapse: TimeLapse | None = None, rooms: Rooms | None = None, proxies: list | None = ()
+) -> list[Mount]:
     """The API mounted at `PREFIX`, for a Starlette or FastAPI app's routes (before Gradio's catch-all)."""
-    return [Mount(PREFIX, app=build_api(models, timelapse, rooms))]
+    return [Mount(PREFIX, app=build_api(models, timelapse, rooms, proxies))]
 
 
 class EncodedResponse(Response):

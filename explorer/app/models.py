@@ -136,9 +136,11 @@ class ModelRegistry:
             for key, h in self.served.items()
         ]
 
-    # ----- traces ---------------------------------------------------------------------------------
-    def _entry(self, handle: ModelHandle, request: TraceRequest):
-        plan = plan_trace(handle, request)  # a bad request is refused here, before it waits for the model
+    # ----- traces: each `x` has an `ax` for the event loop, which waits in the model's line instead of a thread -----
+    def _trace_job(self, handle: ModelHandle, request: TraceRequest) -> dict:
+        """What the cache needs to compute `request` with `handle`'s model (a bad request is refused here, before it
+        waits for the model)."""
+        plan = plan_trace(handle, request)
         key = self.key_of(handle)
 
         def run_batch(plans):
@@ -146,7 +148,19 @@ class ModelRegistry:
 
         # the key is part of the cached answer (its model_key), so of the cache key too
         cache_key = (handle.fingerprint, key, request)
-        return self.cache.entry(cache_key, plan, run_batch, group=handle.fingerprint, encode=Traced.encode)
+        return dict(key=cache_key, job=plan, run_batch=run_batch, group=handle.fingerprint, encode=Traced.encode)
+
+    def _entry(self, handle: ModelHandle, request: TraceRequest):
+        return self.cache.entry(**self._trace_job(handle, request))
+
+    async def _aentry(self, handle: ModelHandle, request: TraceRequest):
+        return await self.cache.aentry(**self._trace_job(handle, request))
+
+    async def atraced(self, handle: ModelHandle, request: TraceRequest) -> Traced:
+        return (await self._aentry(handle, request))[0]
+
+    async def atrace_encoded(self, handle: ModelHandle, request: TraceRequest) -> Encoded:
+        return (await self._aentry(handle, request))[1]
 
     def traced(self, handle: ModelHandle, request: TraceRequest) -> Traced:
         """The decode of `request` with `handle`'s model, typed and on the wire, from the shared cache if it has it."""
@@ -156,16 +170,13 @@ class ModelRegistry:
         """The wire trace of `request` with `handle`'s model, from the shared cache when it has it."""
         return self.traced(handle, request).wire
 
-    def trace_encoded(self, handle: ModelHandle, request: TraceRequest) -> Encoded:
-        return self._entry(handle, request)[1]
-
-    def translation(self, query: TraceQuery) -> Translation:
+    async def atranslation(self, query: TraceQuery) -> Translation:
         """The translation of `query` (its decode's output): a trace, so batched and cached like one."""
-        wire = self.trace(self.get(query.model), query.to_request())
+        wire = (await self.atraced(self.get(query.model), query.to_request())).wire
         return Translation(sentence=query.sentence, translation=wire["outputs"][-1], model=wire["model"]["name"])
 
     # ----- questions ------------------------------------------------------------------------------
-    def answer(self, asked: Ask) -> dict:
+    async def aanswer(self, asked: Ask) -> dict:
         """The answer to one of the viewer's questions about the trace of `asked.trace`, computed once per (model,
         request, question) whoever asks and kept in the shared cache: a class asking *Heads that matter* about the
         same example costs one computation, and the students who ask while it runs wait for that one."""
@@ -173,7 +184,8 @@ class ModelRegistry:
         request = asked.trace.to_request()
         question = asked.question
         if isinstance(question, Compare):
-            return self.compare(asked.trace, question, asked.own_model)
+            second = self.compared(asked.trace, question, asked.own_model)
+            return {"what": "compare", "wire": (await self.atraced(self.get(second.model), second.to_request())).wire}
         key = ("answer", handle.fingerprint, request, question)  # questions are frozen: hashable, equal by value
         cached = self.cache.peek(key)
         if cached is not None:  # answered already: the trace it was about is not needed (nor decoded again if evicted)
@@ -182,11 +194,11 @@ class ModelRegistry:
         def run_batch(jobs):  # one model's questions, each about its own trace, each answer sent as it is ready
             return (probes.answer(handle, trace, q) for trace, q in jobs)
 
-        job = (self.traced(handle, request).trace, question)
+        job = ((await self.atraced(handle, request)).trace, question)
         # after the traces waiting for a model slot: a student sees their own sentence before anyone's answer
-        return self.cache.entry(key, job, run_batch, group=("answer", handle.fingerprint), priority=1)[0]
+        return (await self.cache.aentry(key, job, run_batch, group=("answer", handle.fingerprint), priority=1))[0]
 
-    def compare(self, query: TraceQuery, question: Compare, own_model: str | None) -> dict:
+    def compared(self, query: TraceQuery, question: Compare, own_model: str | None) -> TraceQuery:
         """The second trace of "compare two": `question.sentence` (or the same) with the request's options, with the
         same model, a model named by its key, the session's trained model ("own"), or "other": the session's trained
         model beside a shipped one, else the next shipped model (the lecture model beside the Tatoeba model)."""
@@ -213,6 +225,4 @@ class ModelRegistry:
         values = query.model_dump() | {"model": other, "forced_ids": (), "prefix": ""}
         if question.sentence.strip():
             values["sentence"] = question.sentence
-        second = validate(TraceQuery, values)  # the second sentence is checked like any other
-        handle = self.get(other)
-        return {"what": "compare", "wire": self.trace(handle, second.to_request())}
+        return validate(TraceQuery, values)  # the second sentence is checked like any other

@@ -17,7 +17,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from ..interpret.request import UserError
-from .fairness import Fairness, caller_of
+from .callers import ASKING, caller_of
+from .fairness import Fairness, shares
 from .schemas import Refusal, refusal
 
 log = logging.getLogger("explorer.api")
@@ -61,22 +62,26 @@ class Guarded(APIRoute):
 
 
 class Limited(Guarded):
-    """A guarded route each caller may run at most its share of at once (the app's `state.fairness`)."""
+    """A guarded route each caller may run at most its share of at once (the app's `state.fairness`; who the caller
+    is: `state.clients`, `state.proxies`)."""
 
     def get_route_handler(self):
         handler = super().get_route_handler()
 
         async def limited(request: Request) -> Response:
-            fairness: Fairness = request.app.state.fairness
-            caller, limit = caller_of(request)
+            state = request.app.state
+            fairness: Fairness = state.fairness
+            caller = caller_of(request, state.clients, state.proxies)
+            counted = shares(caller)
+            ASKING.set(caller.address)  # the model's line is fair between addresses (trace_cache.Slots)
             try:
-                fairness.enter(caller, limit)
+                fairness.enter(counted)
             except UserError as exc:
                 return refused(exc, request.url.path, request.method)
             try:
                 return await handler(request)
             finally:
-                fairness.leave(caller)
+                fairness.leave(counted)
 
         return limited
 

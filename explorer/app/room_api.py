@@ -1,6 +1,7 @@
 """The classroom's plain routes (`rooms.py`), under `/ae/api/room`: the lecturer drives, the students follow.
 
-- `POST /ae/api/room` -> `{code, key}`: a new room; `key` is the lecturer's secret (header `X-AE-Lecturer`).
+- `POST /ae/api/room` -> `{code, key}`: a new room; `key` is the lecturer's secret (header `X-AE-Lecturer`). An
+  address creates at most `CREATE_RATE` rooms and holds `rooms.MAX_ROOMS_PER_ADDRESS`.
 - `POST /ae/api/room/{code}/view` (lecturer): `schemas.RoomView`, the view every follower takes.
 - `POST /ae/api/room/{code}/question` (lecturer): `schemas.RoomQuestion`; `.../reveal`, `.../end` (lecturer).
 - `POST /ae/api/room/{code}/answer`: `schemas.RoomAnswer`, one per following page and question: the page's answer
@@ -19,15 +20,17 @@ Refusals are 4xx with `{"error": message}` naming the room, the key or the answe
 import asyncio
 import functools
 import io
+import os
 from typing import Annotated
 
 import qrcode
 import qrcode.image.svg
-from fastapi import APIRouter, Header, Path, Query
+from fastapi import APIRouter, Header, Path, Query, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response, StreamingResponse
 
 from ..interpret.request import UserError
+from .callers import address_of
 from .refusals import REFUSED, Guarded, Limited
 from .rooms import Rooms
 from .schemas import RoomAnswer, RoomQuestion, RoomView
@@ -36,6 +39,7 @@ LECTURER_HEADER = "x-ae-lecturer"
 HEARTBEAT_S = 15.0
 HEARTBEAT = b": still here\n\n"  # a comment: the page's EventSource ignores it
 MAX_URL = 300  # characters of the address a QR code carries
+CREATE_RATE = os.environ.get("AE_ROOM_RATE", "6/minute")  # rooms one address may create (`limits` notation)
 Code = Annotated[str, Path(max_length=16, description="the room's code")]
 Key = Annotated[str | None, Header(alias=LECTURER_HEADER, max_length=128, description="the lecturer's key")]
 
@@ -54,9 +58,13 @@ def router(rooms: Rooms) -> APIRouter:
     room = APIRouter(prefix="/room", tags=["classroom"], route_class=Limited, responses=REFUSED)
 
     @room.post("")
-    async def create() -> dict:
-        """A new room: `{code, key}`; `key` is the lecturer's secret (header `X-AE-Lecturer`)."""
-        made = rooms.create()
+    async def create(request: Request) -> dict:
+        """A new room: `{code, key}`; `key` is the lecturer's secret (header `X-AE-Lecturer`). One address may create
+        `CREATE_RATE` and hold `rooms.MAX_ROOMS_PER_ADDRESS` at once."""
+        state = request.app.state
+        address = address_of(request, state.proxies)
+        state.rates.hit(CREATE_RATE, "rooms", address, "Too many rooms created from one address.")
+        made = rooms.create(address)
         return {"code": made.code, "key": made.key}
 
     @room.post("/{code}/view")

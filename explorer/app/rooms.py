@@ -11,14 +11,16 @@ The room tells its followers when no lecturer's page is open on it any more ("le
 reload, a closed lid) and when one is again, so a class never waits on a frozen view without a word.
 
 Nothing personal is kept: a follower is an anonymous browser id, used only to count one answer per question.
-Rooms and followers are bounded (`MAX_ROOMS`, `MAX_FOLLOWERS`); a room ends when its lecturer ends it or after
-`IDLE_S` without a change.
+Rooms and followers are bounded (`MAX_ROOMS`, `MAX_FOLLOWERS`), and one address holds at most
+`MAX_ROOMS_PER_ADDRESS`: a script cannot take every room. A room ends when its lecturer ends it, `EMPTY_S` after no
+page (the lecturer's or a student's) is on it any more, or after `IDLE_S` without a change.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import secrets
 import time
 from collections import Counter
@@ -28,9 +30,11 @@ from typing import NamedTuple
 from ..interpret.request import UserError
 
 MAX_ROOMS = 50
+# a lecturer's room and a spare or two; a department whose lecturers share one address sets AE_ROOMS_PER_ADDRESS
+MAX_ROOMS_PER_ADDRESS = int(os.environ.get("AE_ROOMS_PER_ADDRESS", "3"))
 MAX_FOLLOWERS = 500  # per room
 MAX_WATCHERS = 8  # the lecturer's own pages (tabs) of one room
-EMPTY_S = 600.0  # a room nobody has watched or followed for this long ends (a room made and left)
+EMPTY_S = 60.0  # a room no page has been on for this long ends (made and left; a reload comes back within it)
 IDLE_S = 3 * 3600.0  # a room nobody changed for this long ends
 QUEUE_SIZE = 16  # events waiting for one slow follower; beyond, its oldest are dropped (the newest view wins)
 CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"  # no I or O: read off a projector, they look like 1 and 0
@@ -95,6 +99,7 @@ class Question:
 class Room:
     code: str
     key: str
+    owner: str = ""  # the address that made it
     view: dict | None = None
     question: Question | None = None
     questions: int = 0
@@ -125,8 +130,15 @@ class Rooms:
         self._next_follower = 0
 
     # ----- the lecturer ------------------------------------------------------------------------------
-    def create(self) -> Room:
+    def create(self, owner: str = "") -> Room:
+        """A new room for `owner` (an address), which may hold `MAX_ROOMS_PER_ADDRESS` at once."""
         self.expire()
+        held = sum(1 for room in self.rooms.values() if room.owner == owner)
+        if owner and held >= MAX_ROOMS_PER_ADDRESS:
+            raise RoomFull(
+                f"This address ({owner}) already holds {held} rooms, its limit; end one (its End room button) or wait "
+                f"for an empty one to close ({EMPTY_S:.0f} s after its last page left)."
+            )
         if len(self.rooms) >= self.max_rooms:
             raise RoomFull(
                 f"This server already holds {len(self.rooms)} rooms, its limit; end one or try again when a class "
@@ -136,7 +148,7 @@ class Rooms:
             code = "".join(secrets.choice(CODE_LETTERS) for _ in range(CODE_LENGTH))
             if code not in self.rooms:
                 break
-        room = self.rooms[code] = Room(code, secrets.token_urlsafe(18))
+        room = self.rooms[code] = Room(code, secrets.token_urlsafe(18), owner)
         return room
 
     def lecturer(self, code: str, key: str | None) -> Room:

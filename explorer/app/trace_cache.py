@@ -10,6 +10,9 @@ took wait for those answers, not for a slot. Sixty students typing sixty sentenc
 sixty decodes. A slot that frees goes to the waiting job of the lowest `priority` (a class's traces before the
 questions about them), first come first served within one; a job that has waited `PATIENCE_S` per priority level goes
 before those that came after that, so a steady stream of traces delays a question by at most that, never for good.
+First come first served is fair between addresses (`who`, from `callers.ASKING`): each address's jobs take places
+`JOB_S` apart, so a script's flood of a hundred jobs lines up behind itself, and a student on another address who
+asks meanwhile goes before all but its first; a batch takes the jobs first in line.
 Each value is kept with its JSON serialized and compressed once (`Encoded`, made by the caller's `encode`: a
 decode keeps its typed trace for the questions and sends its wire form), so a hit sent over HTTP costs no
 serialization. Entries are dropped least-recently-used beyond `max_bytes` (the JSON, plus the value's own
@@ -18,22 +21,26 @@ serialization. Entries are dropped least-recently-used beyond `max_bytes` (the J
 
 from __future__ import annotations
 
+import asyncio
 import heapq
 import itertools
 import os
 import threading
 import time
-from collections import OrderedDict, defaultdict
+from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Callable, Hashable, Iterable
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from .callers import ASKING
 from .encoded import Encoded
 
 DEFAULT_MAX_BYTES = 64 * 2**20
 DEFAULT_MAX_BATCH = 32  # 100 new sentences at once: 4 batched decodes instead of 7 (bench/class_open.py)
 PATIENCE_S = 5.0  # what a question yields to traces that came after it (a class's traces: ~1-2 s, class_open)
+JOB_S = 0.05  # the place one job takes in its address's line: about what a job in a batch costs
+RECENT_S = 3.0  # an address that asked this recently is still at the model (a student stepping through sentences)
 
 RunBatch = Callable[[list], Iterable[Any]]  # jobs -> one value per job, in order (a generator: each as it is ready)
 Encode = Callable[[Any], Encoded]  # a value -> what is sent for it
@@ -47,9 +54,18 @@ class Waiter:
     ticket: int  # first come first served at one place
     gate: threading.Event = field(default_factory=threading.Event)  # opens when it leaves the line
     slot: bool = False  # handed a slot; else, once its gate is open, withdrawn: its job is in another's batch
+    who: str = ""  # the address whose job it is
+    loop: asyncio.AbstractEventLoop | None = None  # an event loop's waiter: `opened` resolves there
+    opened: asyncio.Future | None = None
 
     def __lt__(self, other: Waiter) -> bool:
         return (self.place, self.ticket) < (other.place, other.ticket)
+
+    def open(self) -> None:
+        """Out of the line (with a slot or withdrawn): its thread, or its event loop, goes on."""
+        self.gate.set()
+        if self.loop is not None:
+            self.loop.call_soon_threadsafe(lambda: self.opened.done() or self.opened.set_result(None))
 
 
 class Slots:
@@ -57,25 +73,61 @@ class Slots:
     arrival time plus `patience_s` per priority level: a question that has waited that long goes before the traces that
     came later, so none waits for good. A slot that frees goes straight to the first in line, whose own gate opens: no
     other waiter wakes. A waiter whose job another slot took into its batch is withdrawn from the line: it waits for
-    that answer, not for a slot it would spend on other jobs."""
+    that answer, not for a slot it would spend on other jobs.
 
-    def __init__(self, n: int, patience_s: float = PATIENCE_S, clock: Callable[[], float] = time.monotonic):
-        self._free = n
+    Fair between addresses (`who`): each address's jobs take places `job_s` apart (a flood lines up behind itself), and
+    while more than one address is at the model (asking within `RECENT_S`), none holds more than `n - 1` slots: a
+    student on another address finds one free, however much a script asks. One address alone (a lecture hall behind
+    its router) uses all `n`."""
+
+    def __init__(
+        self, n: int, patience_s: float = PATIENCE_S, clock: Callable[[], float] = time.monotonic, job_s: float = JOB_S
+    ):
+        self._n = self._free = n
         self._line: list[Waiter] = []  # a heap
+        self._held: Counter[str] = Counter()  # slots held, by address
         self._tickets = itertools.count()
         self._lock = threading.Lock()
-        self.patience_s, self._clock = patience_s, clock
+        self._next: dict[str, float] = {}  # each address's next place in line
+        self._asked: dict[str, float] = {}  # when each address last asked
+        self.patience_s, self._clock, self.job_s = patience_s, clock, job_s
 
-    def join(self, priority: int = 0) -> Waiter:
-        """In line for a slot, or handed a free one at once."""
+    def _may_hold(self, who: str) -> bool:
+        """Whether `who` may take one more slot now (the lock held)."""
+        recent = time.monotonic() - RECENT_S  # real time, whatever clock places the line
+        others = any(w != who and t > recent for w, t in self._asked.items()) or any(w != who for w in self._held)
+        return self._held[who] < (max(1, self._n - 1) if others else self._n)
+
+    def holders(self) -> set[str]:
+        """The addresses holding a slot now."""
         with self._lock:
-            waiter = Waiter(self._clock() + priority * self.patience_s, next(self._tickets))
-            if self._free > 0 and not self._line:
-                self._free -= 1
-                waiter.slot = True
-                waiter.gate.set()
+            return set(self._held)
+
+    def _hand(self, waiter: Waiter) -> None:
+        self._free -= 1
+        self._held[waiter.who] += 1
+        waiter.slot = True
+        waiter.open()
+
+    def join(self, priority: int = 0, who: str = "", loop: asyncio.AbstractEventLoop | None = None) -> Waiter:
+        """In line for a slot (`who`: the address asking; `loop`: an event loop's waiter, which awaits `opened`), or
+        handed a free one at once."""
+        with self._lock:
+            now = self._clock()
+            start = max(now, self._next.get(who, now))  # behind this address's own earlier jobs, not everyone's
+            self._next[who] = start + self.job_s
+            self._asked[who] = time.monotonic()
+            if len(self._next) > 4096:  # addresses whose line is behind them hold no place
+                self._next = {k: v for k, v in self._next.items() if v > now}
+                self._asked = {k: v for k, v in self._asked.items() if v > time.monotonic() - RECENT_S}
+            waiter = Waiter(start + priority * self.patience_s, next(self._tickets), who=who, loop=loop)
+            if loop is not None:
+                waiter.opened = loop.create_future()
+            if self._free > 0 and not self._line and self._may_hold(who):
+                self._hand(waiter)
             else:
                 heapq.heappush(self._line, waiter)
+                self._hand_free()
         return waiter
 
     def wait(self, waiter: Waiter) -> bool:
@@ -85,7 +137,7 @@ class Slots:
         except BaseException:  # interrupted while waiting: out of the line, or the slot it was handed given on
             self.withdraw(waiter)
             if waiter.slot:
-                self.give()
+                self.give(waiter.who)
             raise
         return waiter.slot
 
@@ -95,17 +147,29 @@ class Slots:
             if not waiter.gate.is_set():
                 self._line.remove(waiter)
                 heapq.heapify(self._line)
-                waiter.gate.set()
+                waiter.open()
+                self._hand_free()
 
-    def give(self) -> None:
-        """A slot back: to the first in line, else free."""
+    def give(self, who: str = "") -> None:
+        """A slot of `who`'s back: to the first in line that may hold one, else free."""
         with self._lock:
-            if self._line:
-                waiter = heapq.heappop(self._line)
-                waiter.slot = True
-                waiter.gate.set()
+            self._held[who] -= 1
+            if self._held[who] <= 0:
+                del self._held[who]
+            self._free += 1
+            self._hand_free()
+
+    def _hand_free(self) -> None:
+        """Free slots to the first in line that may hold them (the lock held)."""
+        skipped = []
+        while self._free > 0 and self._line:
+            waiter = heapq.heappop(self._line)
+            if self._may_hold(waiter.who):
+                self._hand(waiter)
             else:
-                self._free += 1
+                skipped.append(waiter)
+        for waiter in skipped:
+            heapq.heappush(self._line, waiter)
 
 
 Job = tuple[Hashable, object, Future, Encode, Waiter]  # key, job, its future, how its value is sent, its owner
@@ -124,6 +188,8 @@ class TraceCache:
         self._waiting: dict[Hashable, list[Job]] = defaultdict(list)
         self._lock = threading.Lock()
         self._slots = Slots(self.workers)
+        self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="model")  # the slot holders' batches
+        self._owning: set[asyncio.Future] = set()
         self.hits = self.computed = self.batches = 0
 
     def get(self, key: Hashable, job, run_batch: RunBatch, group: Hashable = None) -> Any:
@@ -168,22 +234,76 @@ class TraceCache:
                 owner = True
                 future = self._inflight[key] = Future()
         if owner:
-            waiter = self._slots.join(priority)
+            waiter = self._slots.join(priority, ASKING.get())
             with self._lock:
                 self._waiting[group].append((key, job, future, encode, waiter))
             if self._slots.wait(waiter):  # a slot: this job, unless another slot took it, and those waiting with it
-                try:
-                    with self._lock:
-                        waiting = self._waiting[group]
-                        batch, waiting[:] = waiting[: self.max_batch], waiting[self.max_batch :]
-                    for *_, other in batch:  # their owners wait for these answers, not for a slot
-                        if other is not waiter:
-                            self._slots.withdraw(other)
-                    if batch:
-                        self._run(batch, run_batch)
-                finally:
-                    self._slots.give()
+                self._hold(group, waiter, run_batch)
         return future.result()
+
+    async def aentry(
+        self,
+        key: Hashable,
+        job,
+        run_batch: RunBatch,
+        group: Hashable = None,
+        encode: Encode = Encoded.json,
+        priority: int = 0,
+    ) -> tuple[Any, Encoded]:
+        """`entry` for an event loop: the wait for a slot is in the line, not in a parked thread; only a slot's batch
+        runs in a thread (one of `workers`). An owner whose request goes away still computes its job (others may
+        be waiting for the same key, and it is cached)."""
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None:
+                self._entries.move_to_end(key)
+                self.hits += 1
+                return entry
+            future = self._inflight.get(key)
+            owner = future is None
+            if owner:
+                future = self._inflight[key] = Future()
+        if owner:
+            loop = asyncio.get_running_loop()
+            waiter = self._slots.join(priority, ASKING.get(), loop)
+            with self._lock:
+                self._waiting[group].append((key, job, future, encode, waiter))
+
+            async def own():
+                await waiter.opened
+                if waiter.slot:
+                    await loop.run_in_executor(self._executor, self._hold, group, waiter, run_batch)
+
+            task = asyncio.ensure_future(own())
+            self._owning.add(task)  # kept until done: a request that goes away does not take its job with it
+            task.add_done_callback(self._owning.discard)
+        return await asyncio.wrap_future(future)
+
+    def _hold(self, group: Hashable, waiter: Waiter, run_batch: RunBatch) -> None:
+        """With a slot: take the jobs first in line of `group` (by their owners' places; `waiter`'s own among them
+        unless another slot took it): every job of `waiter`'s address, and the first of each other address's that holds
+        no slot, so a script's flood never rides in a student's batch, and a class still batches whole.
+        Run them as one batch, and give the slot back."""
+        try:
+            with self._lock:
+                waiting = self._waiting[group]
+                waiting.sort(key=lambda job: job[4])
+                batch, seen = [], set()
+                busy = self._slots.holders()
+                for job in waiting:  # the holder's address's jobs, and the first of each other one not at the model
+                    who = job[4].who
+                    if len(batch) < self.max_batch and (who == waiter.who or (who not in seen and who not in busy)):
+                        batch.append(job)
+                        seen.add(who)
+                taken = {id(job) for job in batch}
+                waiting[:] = [job for job in waiting if id(job) not in taken]
+            for *_, other in batch:  # their owners wait for these answers, not for a slot
+                if other is not waiter:
+                    self._slots.withdraw(other)
+            if batch:
+                self._run(batch, run_batch)
+        finally:
+            self._slots.give(waiter.who)
 
     def _run(self, batch: list[Job], run_batch: RunBatch) -> None:
         """Each value is stored and handed to its waiters as `run_batch` yields it: questions, computed one after

@@ -2,8 +2,8 @@
 
 The browser sends the file's bytes to `POST /ae/api/uploads` and gets back an opaque id, the hash of the content;
 the training run names the file by that id alone. A path never crosses the wire, so no request can make the
-server read a file of its own, whatever the request says. Files live in a folder of their own, at most
-`MAX_FILES` of them (the oldest go first), and are deleted with the folder when the server stops.
+server read a file of its own, whatever the request says. Files live in a folder of their own, at most `PER_OWNER`
+per address (its oldest go first; another address's never), and are deleted with the folder when the server stops.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from pathlib import Path
 from ..interpret.request import UserError
 
 MAX_UPLOAD_BYTES = 2 * 2**20  # what one upload may weigh (Gradio's upload limit says the same)
-MAX_FILES = 64  # uploads kept at once: a class's worth; the oldest is dropped first
+PER_OWNER = 4  # uploads one address keeps: its newest; the oldest of its own is dropped first
+MAX_OWNERS = 64  # addresses with uploads kept at once (each a class's worth of people behind one router)
 ID = re.compile(r"[0-9a-f]{32}")
 
 
@@ -37,43 +38,56 @@ class UnknownUpload(UserError):
 
 
 class Uploads:
-    """Uploaded files by content id, in a folder only this server writes."""
+    """Uploaded files by content id, in a folder only this server writes, kept per owner (an address): an owner's
+    uploads push out only its own older ones, and the owner that uploaded least recently goes first when
+    `max_owners` have files. A file two owners uploaded is one file, deleted when neither holds it."""
 
-    def __init__(self, max_files: int = MAX_FILES):
+    def __init__(self, per_owner: int = PER_OWNER, max_owners: int = MAX_OWNERS):
         self.folder: Path | None = None  # made at the first upload
-        self.max_files = max_files
-        self.files: OrderedDict[str, Path] = OrderedDict()
+        self.per_owner, self.max_owners = per_owner, max_owners
+        self.owners: OrderedDict[str, OrderedDict[str, Path]] = OrderedDict()
         self.lock = threading.Lock()
 
-    def add(self, data: bytes) -> str:
-        """Keep `data` and return its id (the same bytes get the same id)."""
+    def add(self, data: bytes, owner: str = "") -> str:
+        """Keep `data` for `owner` and return its id (the same bytes get the same id)."""
         if len(data) > MAX_UPLOAD_BYTES:
             raise UploadTooLarge(f"The file is {len(data):,} bytes; uploads are limited to {MAX_UPLOAD_BYTES:,} bytes.")
         if not data:
             raise UserError("The file is empty: upload a TSV with one 'English TAB German' pair per line.")
         upload = hashlib.blake2b(data, digest_size=16).hexdigest()
         with self.lock:
-            path = self.files.get(upload)
-            if path is None:
-                if self.folder is None:
-                    self.folder = Path(tempfile.mkdtemp(prefix="ae-uploads-"))
-                    atexit.register(shutil.rmtree, self.folder, ignore_errors=True)
-                path = self.folder / f"{upload}.tsv"
+            if self.folder is None:
+                self.folder = Path(tempfile.mkdtemp(prefix="ae-uploads-"))
+                atexit.register(shutil.rmtree, self.folder, ignore_errors=True)
+            path = self.folder / f"{upload}.tsv"
+            if self._held(upload) is None:
                 path.write_bytes(data)
-                self.files[upload] = path
-                while len(self.files) > self.max_files:
-                    self.files.popitem(last=False)[1].unlink(missing_ok=True)
-            self.files.move_to_end(upload)
+            files = self.owners.setdefault(owner, OrderedDict())
+            self.owners.move_to_end(owner)
+            files[upload] = path
+            files.move_to_end(upload)
+            dropped = []
+            while len(files) > self.per_owner:
+                dropped.append(files.popitem(last=False)[0])
+            while len(self.owners) > self.max_owners:
+                dropped.extend(self.owners.popitem(last=False)[1])
+            for gone in dropped:
+                if self._held(gone) is None:
+                    (self.folder / f"{gone}.tsv").unlink(missing_ok=True)
         return upload
+
+    def _held(self, upload: str) -> Path | None:
+        return next((files[upload] for files in self.owners.values() if upload in files), None)
 
     def path(self, upload) -> Path:
         """The file of an id `add` returned, or a UserError naming what was sent."""
         if not isinstance(upload, str) or not ID.fullmatch(upload):
             raise UserError(f"{str(upload)[:80]!r} is not an upload id: upload the file first (POST /ae/api/uploads).")
         with self.lock:
-            path = self.files.get(upload)
+            path = self._held(upload)
         if path is None:
             raise UnknownUpload(
-                f"No upload {upload!r} on this server (it keeps the last {self.max_files}): upload the file again."
+                f"No upload {upload!r} on this server (each address keeps its last {self.per_owner}): upload the file "
+                "again."
             )
         return path

@@ -47,14 +47,17 @@ def build_app(
     timelapse: TimeLapse | None = None,
     idle_s: float = SESSION_IDLE_S,
     files_max_age_s: float = FILES_MAX_AGE_S,
+    proxies: list | None = (),
 ) -> tuple[FrontDoor, gr.Blocks]:
     """The ASGI app to serve, and the Gradio Blocks inside it; `shipped` is one model, or the served ones by key
-    (the first opens)."""
+    (the first opens); `proxies`: the trusted reverse proxies (`explorer.app.callers`; () reads the environment)."""
     models = ModelRegistry(shipped)
     timelapse = timelapse or TimeLapse(None)
     demo = build_demo(models.shipped, idle_s=idle_s, files_max_age_s=files_max_age_s, models=models)
     demo.queue(max_size=None)
-    app = FastAPI(routes=http_api.routes(models, timelapse), docs_url=None, redoc_url=None, openapi_url=None)
+    app = FastAPI(
+        routes=http_api.routes(models, timelapse, proxies=proxies), docs_url=None, redoc_url=None, openapi_url=None
+    )
     app = gr.mount_gradio_app(
         app,
         demo,
@@ -92,4 +95,8 @@ def serve(app, host: str, port: int) -> None:
         "loop": "uvloop" if importlib.util.find_spec("uvloop") else "asyncio",
     }
     print(f"* Running on http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}", flush=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2, **fast)
+    # proxy_headers off: uvicorn would take X-Forwarded-For from any loopback peer; who a caller is, is decided in one
+    # place, behind the proxies the operator named (explorer/app/callers.py)
+    uvicorn.run(
+        app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2, proxy_headers=False, **fast
+    )

@@ -18,7 +18,7 @@ from pathlib import Path
 import gradio as gr
 import plotly
 
-from ..app.fairness import CLIENT_HEADER
+from ..app.callers import CLIENT_HEADER
 from ..app.figures import NORMAL_FONT, PRESENTATION_FONT
 from ..app.http_api import PREFIX
 from ..app.limits import LIMITS

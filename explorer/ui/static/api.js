@@ -1,19 +1,28 @@
 // api.js: the viewer's client of the server's API (explorer/app/http_api.py): the trace of a request, its
 // translation, a question about it, the URL of its .npz. Promises; a refusal rejects with the server's message. Each
-// browser tab names itself with a random id (the server's fair share is per id, not per address: a lecture
-// hall shares one). The Asker keeps one question of each kind awaited at a time: a newer one replaces it,
+// browser tab sends the id the server issued it (the server's fair share is per tab within its address's: a lecture
+// hall shares one address). The Asker keeps one question of each kind awaited at a time: a newer one replaces it,
 // and the answer to a replaced question is dropped.
 import { DEFAULT_MODEL, SETTINGS } from "./settings.js";
 
 // The decoding options of a trace request, by their names on the wire and in a link.
 export const OPTIONS = ["strategy", "temperature", "top_k", "seed", "beam_size", "alpha", "prefix"];
 
+// This tab's client id, issued by the server (POST /client, signed: an id the page made up would count for nothing)
+// and kept for the tab's life; "" until it arrives, and the first requests go without one (counted by the address
+// alone), so opening the page waits for nothing.
+let issuing = null;
 function clientId() {
-  try {
-    let id = sessionStorage.getItem("ae-client");
-    if (!id) sessionStorage.setItem("ae-client", (id = Math.random().toString(36).slice(2) + Date.now().toString(36)));
-    return id;
-  } catch (e) { return "anonymous"; }
+  let id = "";
+  try { id = sessionStorage.getItem("ae-client-issued") || ""; } catch (e) { /* storage off: asked for again */ }
+  if (!id && !issuing && SETTINGS.API) {
+    issuing = fetch(SETTINGS.API + "/client", { method: "POST" }).then((r) => r.json()).then((body) => {
+      if (body.client) {
+        try { sessionStorage.setItem("ae-client-issued", body.client); } catch (e) { /* kept in no storage */ }
+      }
+    }).catch(() => {}).finally(() => { issuing = null; });
+  }
+  return id;
 }
 
 // The query string of a trace request: the API's own names (TraceQuery in explorer/app/schemas.py, documented at
@@ -38,7 +47,8 @@ function answer(response) {
 }
 
 export function clientHeaders(extra) {
-  return Object.assign({ [SETTINGS.CLIENT_HEADER]: clientId() }, extra || {});
+  const id = clientId();
+  return Object.assign(id ? { [SETTINGS.CLIENT_HEADER]: id } : {}, extra || {});
 }
 
 export const api = {

@@ -10,14 +10,27 @@
 
   // api.js
   var OPTIONS = ["strategy", "temperature", "top_k", "seed", "beam_size", "alpha", "prefix"];
+  var issuing = null;
   function clientId() {
+    let id = "";
     try {
-      let id = sessionStorage.getItem("ae-client");
-      if (!id) sessionStorage.setItem("ae-client", id = Math.random().toString(36).slice(2) + Date.now().toString(36));
-      return id;
+      id = sessionStorage.getItem("ae-client-issued") || "";
     } catch (e) {
-      return "anonymous";
     }
+    if (!id && !issuing && SETTINGS.API) {
+      issuing = fetch(SETTINGS.API + "/client", { method: "POST" }).then((r) => r.json()).then((body) => {
+        if (body.client) {
+          try {
+            sessionStorage.setItem("ae-client-issued", body.client);
+          } catch (e) {
+          }
+        }
+      }).catch(() => {
+      }).finally(() => {
+        issuing = null;
+      });
+    }
+    return id;
   }
   function queryParams(request, model) {
     const p = new URLSearchParams();
@@ -35,7 +48,8 @@
     });
   }
   function clientHeaders(extra) {
-    return Object.assign({ [SETTINGS.CLIENT_HEADER]: clientId() }, extra || {});
+    const id = clientId();
+    return Object.assign(id ? { [SETTINGS.CLIENT_HEADER]: id } : {}, extra || {});
   }
   var api = {
     trace: (request, model) => fetch(SETTINGS.API + "/trace?" + queryParams(request, model), { headers: clientHeaders() }).then(answer),

@@ -1,0 +1,199 @@
+"""One hostile student's script against a class (issue 51), old design beside new in one run.
+
+    python -m bench.hostile [--old-ref REV] [--checkpoint DIR] [--seconds 45] [--json OUT]
+
+For each design `python app.py` is started on 127.0.0.1 (stopped by its PID). A victim on 127.0.0.2 (another
+address) first measures its trace latency with the server idle: 16 sentences nobody asked before, one after
+another. Then the script, from 127.0.0.1, for at most `--seconds`:
+
+- floods the model: 36 loops asking traces and 12 asking questions (attention against attribution), each request a
+  new sentence and a fresh client id: one it made up (in the old design that bought a fresh share of the server) and,
+  where the server issues ids, one it was issued for that request;
+- creates 50 rooms, one every 0.2 s (the old server held 50 at most);
+- uploads 200 training files.
+
+Meanwhile the victim, who uploaded a file before the script began, measures its latency again on 16 other new
+sentences, and afterwards tries to create a room as a lecturer and checks that its upload is still on the server
+(its file in the server's upload folder). Reported: the victim's p50 and p95 idle and under attack, their ratio
+(the target is 1.5x or less), whether a new lecturer got a room, whether the upload survived, and what the script
+got done and was refused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+from bench.app_latency import free_port, start_app, stop_app
+from bench.common import checkouts
+from explorer.app import SHIPPED_CHECKPOINT
+
+WORDS = {
+    "who": ["The teacher", "My sister", "A student", "The old man", "Our neighbour", "The child", "His friend"],
+    "does": ["reads", "writes", "buys", "finds", "sees", "needs", "loves", "forgets"],
+    "what": ["a book", "the letter", "a red car", "the small house", "an apple", "the new phone", "a long story"],
+    "when": ["today", "every morning", "in the evening", "on Sunday", "after school", "at night", "in the park"],
+}
+TRACE_LOOPS, QUESTION_LOOPS, UPLOADS, ROOMS = 36, 12, 200, 50
+VICTIM_SENTENCES = 16
+
+
+def sentences(seed: int, n: int) -> list[str]:
+    """`n` different sentences the lecture model translates (no two designs or roles share one: every trace a miss)."""
+    rng, made = random.Random(seed), []
+    while len(made) < n:
+        s = " ".join(rng.choice(WORDS[part]) for part in ("who", "does", "what", "when"))
+        s += f" near house {rng.randrange(10**6)}."
+        if s not in made:
+            made.append(s)
+    return made
+
+
+def client(port: int, address: str, **kw) -> httpx.AsyncClient:
+    transport = httpx.AsyncHTTPTransport(local_address=address, limits=httpx.Limits(max_connections=200))
+    return httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}/ae/api", transport=transport, timeout=120, **kw)
+
+
+async def latencies(victim: httpx.AsyncClient, said: list[str]) -> list[float]:
+    out = []
+    for sentence in said:
+        t0 = time.perf_counter()
+        r = await victim.get("/trace", params={"sentence": sentence})
+        r.raise_for_status()
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+async def attack(port: int, seconds: float, stop: asyncio.Event, rooms_made: asyncio.Event, seed: int) -> dict:
+    """The script's floods until `stop` or `seconds`: what it got done and what was refused, by kind; `rooms_made`
+    is set once it has tried all its rooms."""
+    kinds = ("trace", "question", "room", "upload")
+    done, refused = dict.fromkeys(kinds, 0), dict.fromkeys(kinds, 0)
+    deadline = time.monotonic() + seconds
+    rng = random.Random(seed)
+
+    async with client(port, "127.0.0.1") as script:
+
+        async def fresh_id() -> str:
+            try:  # an id the server issues, where it does (the old design has no such route: a made-up one)
+                r = await script.post("/client")
+                if r.status_code == 200:
+                    return r.json()["client"]
+            except httpx.HTTPError:
+                pass
+            return f"made-up-{rng.getrandbits(64):x}"
+
+        def count(kind: str, r: httpx.Response) -> None:
+            (done if r.status_code < 400 else refused)[kind] += 1
+
+        async def traces(n: int):
+            for sentence in sentences(seed * 1000 + n, 10_000):
+                if stop.is_set() or time.monotonic() > deadline:
+                    return
+                r = await script.get("/trace", params={"sentence": sentence}, headers={"x-ae-client": await fresh_id()})
+                count("trace", r)
+                if r.status_code == 429:
+                    await asyncio.sleep(0.05)
+
+        async def questions(n: int):
+            for sentence in sentences(seed * 1000 + 500 + n, 10_000):
+                if stop.is_set() or time.monotonic() > deadline:
+                    return
+                body = {
+                    "trace": {"sentence": sentence},
+                    "question": {"what": "attribution", "step": 1, "layer": 0, "head": 0},
+                }
+                r = await script.post("/ask/attribution", json=body, headers={"x-ae-client": await fresh_id()})
+                count("question", r)
+                if r.status_code == 429:
+                    await asyncio.sleep(0.05)
+
+        async def rooms():
+            for _ in range(ROOMS):
+                count("room", await script.post("/room", headers={"x-ae-client": await fresh_id()}))
+                await asyncio.sleep(0.2)
+            rooms_made.set()
+
+        async def uploads():
+            for n in range(UPLOADS):
+                if stop.is_set() or time.monotonic() > deadline:
+                    return
+                body = f"Flood {n} {rng.random()}.\tFlut {n}.\n".encode()
+                headers = {"content-type": "text/tab-separated-values", "x-ae-client": await fresh_id()}
+                count("upload", await script.post("/uploads", content=body, headers=headers))
+
+        loops = [traces(n) for n in range(TRACE_LOOPS)] + [questions(n) for n in range(QUESTION_LOOPS)]
+        await asyncio.gather(*loops, rooms(), uploads())
+    return {"done": done, "refused": refused}
+
+
+async def one_design(port: int, seconds: float) -> dict:
+    async with client(port, "127.0.0.2") as victim:
+        await latencies(victim, sentences(7, 3))  # warm-up
+        idle = await latencies(victim, sentences(8, VICTIM_SENTENCES))
+        mine = f"I see the sea {random.random()}.\tIch sehe das Meer.\n".encode()
+        upload = await victim.post("/uploads", content=mine, headers={"content-type": "text/tab-separated-values"})
+        upload_id = upload.json().get("upload")
+        stop, rooms_made = asyncio.Event(), asyncio.Event()
+        script = asyncio.ensure_future(attack(port, seconds, stop, rooms_made, seed=11))
+        await asyncio.sleep(4.0)  # the flood is at full strength
+        attacked = await latencies(victim, sentences(9, VICTIM_SENTENCES))
+        await asyncio.wait_for(rooms_made.wait(), 120)
+        room = await victim.post("/room")
+        stop.set()
+        got = await script
+        kept = any(Path(tempfile.gettempdir()).glob(f"ae-uploads-*/{upload_id}.tsv")) if upload_id else False
+    q = lambda xs, p: sorted(xs)[min(len(xs) - 1, int(p * len(xs)))]  # noqa: E731
+    return {
+        "idle_p50_ms": round(1000 * statistics.median(idle)), "idle_p95_ms": round(1000 * q(idle, 0.95)),
+        "attacked_p50_ms": round(1000 * statistics.median(attacked)),
+        "attacked_p95_ms": round(1000 * q(attacked, 0.95)),
+        "p95_ratio": round(q(attacked, 0.95) / q(idle, 0.95), 2),
+        "lecturer_got_a_room": room.status_code == 200, "lecturer_room_answer": room.text[:160],
+        "upload_kept": kept, "script": got,
+    }  # fmt: skip
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--checkpoint", default=str(SHIPPED_CHECKPOINT))
+    parser.add_argument("--old-ref", action="append", default=[], help="also measure the design at this git revision")
+    parser.add_argument("--seconds", type=float, default=45.0, help="the script's longest run")
+    parser.add_argument("--json", default=None)
+    args = parser.parse_args()
+    results = {}
+    with checkouts(args.old_ref) as designs:
+        for name, cwd in designs:
+            port = free_port()
+            proc, _ = start_app(args.checkpoint, port, cwd=cwd)
+            try:
+                results[name] = asyncio.run(one_design(port, args.seconds))
+            finally:
+                stop_app(proc)
+    print("| design | victim trace p50 / p95, idle | under attack | p95 ratio (target ≤ 1.5) | a new lecturer's room "
+          "| victim's upload kept | script: done (refused) traces · questions · rooms · uploads |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|")
+    for name, r in results.items():
+        s = r["script"]
+        got = " · ".join(f"{s['done'][k]} ({s['refused'][k]})" for k in ("trace", "question", "room", "upload"))
+        idle = f"{r['idle_p50_ms']} / {r['idle_p95_ms']} ms"
+        attacked = f"{r['attacked_p50_ms']} / {r['attacked_p95_ms']} ms"
+        room = "yes" if r["lecturer_got_a_room"] else "no: " + r["lecturer_room_answer"][:80]
+        kept = "yes" if r["upload_kept"] else "no"
+        print(f"| {name} | {idle} | {attacked} | {r['p95_ratio']}× | {room} | {kept} | {got} |")
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,125 @@
+"""Who is asking: a request's address (behind a trusted proxy, the client's, never one the client wrote) and the
+client id the server issued to its browser tab.
+
+The address is the connection's peer, except where that peer is a proxy the operator trusts (`--trusted-proxy`, or
+`AE_TRUSTED_PROXIES`: addresses and networks, comma-separated, or `*` on a host only its proxy can reach, such as a
+Hugging Face Space). Then it is the right-most entry of `X-Forwarded-For`: the one that proxy appended. The entries
+to its left are whatever the client sent, so a client cannot choose the address it is counted by.
+
+A client id is issued by the server (`POST /ae/api/client`), at most `ISSUE_RATE` per address, and signed: an id the
+server did not make counts for nothing, so a script cannot talk its way around its address's share by naming itself
+anew with each request.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import ipaddress
+import os
+import secrets
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+from limits import parse
+from limits.storage import MemoryStorage
+from limits.strategies import MovingWindowRateLimiter
+
+from ..interpret.request import UserError
+
+CLIENT_HEADER = "x-ae-client"  # the id the server issued to a browser tab, sent with each API request
+FORWARDED_HEADER = "x-forwarded-for"
+TRUSTED_PROXIES_ENV = "AE_TRUSTED_PROXIES"
+ASKING: ContextVar[str] = ContextVar("asking", default="")  # the address of the API request being served (its line)
+ISSUE_RATE = "400/minute"  # client ids one address may be issued: a class of 200 opening the page at once, twice
+
+
+class TooFast(UserError):
+    """One address asked for something faster than its rate allows (429)."""
+
+    status = 429
+
+
+class Rates:
+    """Per-address rate limits (the `limits` library's moving window, in memory): `hit` refuses beyond the rate."""
+
+    def __init__(self):
+        self.limiter = MovingWindowRateLimiter(MemoryStorage())
+
+    def hit(self, rate: str, what: str, address: str, refusal: str) -> None:
+        if not self.limiter.hit(parse(rate), what, address):
+            raise TooFast(f"{refusal} This address ({address}) may do that {rate.replace('/', ' a ')}.")
+
+
+def trusted_proxies(spec: str | None = None) -> list | None:
+    """The proxies whose `X-Forwarded-For` is believed: networks, or None for any peer (`*`); [] trusts none."""
+    spec = os.environ.get(TRUSTED_PROXIES_ENV, "") if spec is None else spec
+    if spec.strip() == "*":
+        return None
+    try:
+        return [ipaddress.ip_network(part.strip(), strict=False) for part in spec.split(",") if part.strip()]
+    except ValueError as exc:
+        raise ValueError(
+            f"{TRUSTED_PROXIES_ENV}={spec!r}: {exc} (addresses or networks, comma-separated, or *)"
+        ) from exc
+
+
+def _trusted(peer: str, proxies: list | None) -> bool:
+    if proxies is None:
+        return True
+    try:
+        ip = ipaddress.ip_address(peer)
+    except ValueError:
+        return False
+    return any(ip in network for network in proxies)
+
+
+def address_of(request, proxies: list | None) -> str:
+    """The address a Starlette request is counted by: its peer, or behind a trusted proxy the entry that proxy
+    appended to `X-Forwarded-For` (the right-most; a malformed one counts as the proxy's own address)."""
+    peer = request.client.host if request.client else "?"
+    forwarded = request.headers.get(FORWARDED_HEADER)
+    if not forwarded or not _trusted(peer, proxies):
+        return peer
+    last = forwarded.split(",")[-1].strip()
+    try:
+        return str(ipaddress.ip_address(last))
+    except ValueError:
+        return peer
+
+
+class ClientIds:
+    """Client ids signed with a secret this server process makes: issued at a bounded rate per address, and checked
+    without keeping any of them."""
+
+    def __init__(self, rates: Rates, rate: str = ISSUE_RATE):
+        self.secret = secrets.token_bytes(32)
+        self.rates, self.rate = rates, rate
+
+    def _sign(self, nonce: str) -> str:
+        mac = hmac.new(self.secret, nonce.encode(), hashlib.sha256).digest()[:12]
+        return base64.urlsafe_b64encode(mac).decode().rstrip("=")
+
+    def issue(self, address: str) -> str:
+        self.rates.hit(self.rate, "client ids", address, "Too many client ids for one address.")
+        nonce = secrets.token_urlsafe(12)
+        return f"{nonce}.{self._sign(nonce)}"
+
+    def valid(self, client: str) -> bool:
+        nonce, _, mac = client.partition(".")
+        return bool(nonce) and len(client) <= 64 and hmac.compare_digest(mac.encode(), self._sign(nonce).encode())
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who asks: the address, and the issued client id (None where the request names none the server made)."""
+
+    address: str
+    client: str | None
+
+
+def caller_of(request, clients: ClientIds, proxies: list | None) -> Caller:
+    """The caller of a Starlette request; a download link cannot send a header, so it names its id in its query."""
+    client = request.headers.get(CLIENT_HEADER, "") or request.query_params.get("client", "")
+    return Caller(address_of(request, proxies), client if client and clients.valid(client) else None)
