@@ -221,18 +221,9 @@ class TraceCache:
     ) -> tuple[Any, Encoded]:
         """As `get`, with the value's encoded form. A job of a lower `priority` number gets the next free model slot
         first (a class's traces, before the questions about them, for at most `PATIENCE_S` each level: `Slots`)."""
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is not None:
-                self._entries.move_to_end(key)
-                self.hits += 1
-                return entry
-            future = self._inflight.get(key)
-            if future is not None:
-                owner = False
-            else:
-                owner = True
-                future = self._inflight[key] = Future()
+        entry, future, owner = self._find(key)
+        if entry is not None:
+            return entry
         if owner:
             waiter = self._slots.join(priority, ASKING.get())
             with self._lock:
@@ -253,16 +244,9 @@ class TraceCache:
         """`entry` for an event loop: the wait for a slot is in the line, not in a parked thread; only a slot's batch
         runs in a thread (one of `workers`). An owner whose request goes away still computes its job (others may
         be waiting for the same key, and it is cached)."""
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is not None:
-                self._entries.move_to_end(key)
-                self.hits += 1
-                return entry
-            future = self._inflight.get(key)
-            owner = future is None
-            if owner:
-                future = self._inflight[key] = Future()
+        entry, future, owner = self._find(key)
+        if entry is not None:
+            return entry
         if owner:
             loop = asyncio.get_running_loop()
             waiter = self._slots.join(priority, ASKING.get(), loop)
@@ -278,6 +262,21 @@ class TraceCache:
             self._owning.add(task)  # kept until done: a request that goes away does not take its job with it
             task.add_done_callback(self._owning.discard)
         return await asyncio.wrap_future(future)
+
+    def _find(self, key: Hashable) -> tuple[tuple[Any, Encoded] | None, Future | None, bool]:
+        """(the cached entry, None, False) on a hit; else (None, the key's future, whether this caller owns its job:
+        nobody was computing it)."""
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None:
+                self._entries.move_to_end(key)
+                self.hits += 1
+                return entry, None, False
+            future = self._inflight.get(key)
+            if future is not None:
+                return None, future, False
+            future = self._inflight[key] = Future()
+            return None, future, True
 
     def _hold(self, group: Hashable, waiter: Waiter, run_batch: RunBatch) -> None:
         """With a slot: take the jobs first in line of `group` (by their owners' places; `waiter`'s own among them
