@@ -115,6 +115,10 @@ def main() -> int:
     parser.add_argument("--students", type=int, default=120)
     parser.add_argument("--checkpoint", default=str(SHIPPED_CHECKPOINT))
     parser.add_argument("--old-ref", default=None, help="also measure the design at this git revision")
+    parser.add_argument(
+        "--old-client", choices=["gradio", "plain"], default="gradio",
+        help="how the old design is asked: its README's gradio_client example (before the plain API), or plain HTTP",
+    )  # fmt: skip
     parser.add_argument("--json", help="write the results here")
     args = parser.parse_args()
     checkpoint = str(Path(args.checkpoint).resolve())
@@ -123,8 +127,9 @@ def main() -> int:
         worktree = Path(tempfile.mkdtemp(prefix="api-class-old-"))
         subprocess.run(["git", "worktree", "add", "--detach", str(worktree), args.old_ref], cwd=ROOT, check=True)
         try:
-            old = f"old ({args.old_ref[:7]}, gradio_client)"
-            rows.append(measure(old, worktree, checkpoint, args.students, gradio_student))
+            plain = args.old_client == "plain"
+            old = f"old ({args.old_ref[:7]}, {'plain HTTP' if plain else 'gradio_client'})"
+            rows.append(measure(old, worktree, checkpoint, args.students, api_student if plain else gradio_student))
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(worktree)], cwd=ROOT, check=False)
             shutil.rmtree(worktree, ignore_errors=True)

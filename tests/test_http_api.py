@@ -281,6 +281,11 @@ def test_behind_a_trusted_proxy_the_address_is_the_one_the_proxy_appended_never_
     assert address_of(request_from("10.1.2.3", forged), trusted_proxies("*")) == "203.0.113.9"
     assert address_of(request_from("198.51.100.4", forged), trusted_proxies("10.0.0.0/8")) == "198.51.100.4"
     assert address_of(request_from("10.1.2.3", forged), trusted_proxies("")) == "10.1.2.3"  # none trusted
+    two = [(b"x-forwarded-for", b"6.6.6.6"), (b"x-forwarded-for", b"203.0.113.9")]  # a proxy that adds its own header
+    assert address_of(request_from("10.1.2.3", two), trusted_proxies("*")) == "203.0.113.9"
+    phone = [(b"x-forwarded-for", b"2001:db8:1:2:aaaa::1")]  # a /64 is one household or phone: counted as one
+    assert address_of(request_from("10.1.2.3", phone), trusted_proxies("*")) == "2001:db8:1:2::/64"
+    assert address_of(request_from("::ffff:198.51.100.4"), []) == "198.51.100.4"
     garbage = [(b"x-forwarded-for", b"203.0.113.9, not-an-address")]
     assert address_of(request_from("10.1.2.3", garbage), trusted_proxies("*")) == "10.1.2.3"
     with pytest.raises(ValueError, match="AE_TRUSTED_PROXIES='10.0.0.0/33'"):

@@ -481,6 +481,38 @@ def test_the_line_is_fair_between_addresses_a_flood_waits_behind_itself():
     assert sum(len(b) for b in batches) == 14 and not cache._inflight
 
 
+def test_a_slot_holders_own_job_is_always_in_its_batch():
+    """From a review of issue 51's line: a holder's batch was filled in place order with other addresses' first jobs,
+    and a holder whose own job came later gave its slot back with its job left waiting (its request hung)."""
+    from explorer.app.callers import ASKING
+
+    cache, gate, batches = TraceCache(workers=1, max_batch=2), threading.Event(), []
+
+    def run(jobs):
+        if jobs == ["held"]:
+            gate.wait(10)
+        batches.append(list(jobs))
+        return [{"key": job} for job in jobs]
+
+    def ask(key, address):
+        ASKING.set(address)
+        cache.entry(key, key, run, group="model")
+
+    threads = [threading.Thread(target=ask, args=("held", "10.0.0.1"))]
+    threads[0].start()
+    time.sleep(0.1)
+    cache._slots.job_s = 10.0
+    for key, address in (("flood 0", "10.0.0.66"), ("flood 1", "10.0.0.66"), ("a", "10.0.0.7"), ("b", "10.0.0.8")):
+        threads.append(threading.Thread(target=ask, args=(key, address)))
+        threads[-1].start()
+        time.sleep(0.05)
+    gate.set()
+    for t in threads:
+        t.join(10)
+    assert not any(t.is_alive() for t in threads) and not cache._inflight, batches
+    assert sorted(sum(batches, [])) == sorted(["held", "flood 0", "flood 1", "a", "b"])
+
+
 def test_one_bad_job_fails_alone_and_failures_are_not_cached():
     cache, model = TraceCache(workers=1), Model(0.02)
     results, errors = ask_at_once(cache, model, ["a", "b", "bad", "c", "d", "e"])

@@ -4,7 +4,8 @@ client id the server issued to its browser tab.
 The address is the connection's peer, except where that peer is a proxy the operator trusts (`--trusted-proxy`, or
 `AE_TRUSTED_PROXIES`: addresses and networks, comma-separated, or `*` on a host only its proxy can reach, such as a
 Hugging Face Space). Then it is the right-most entry of `X-Forwarded-For`: the one that proxy appended. The entries
-to its left are whatever the client sent, so a client cannot choose the address it is counted by.
+to its left are whatever the client sent, so a client cannot choose the address it is counted by. An IPv6 address
+counts by its /64, which one household or phone holds.
 
 A client id is issued by the server (`POST /ae/api/client`), at most `ISSUE_RATE` per address, and signed: an id the
 server did not make counts for nothing, so a script cannot talk its way around its address's share by naming itself
@@ -79,14 +80,27 @@ def address_of(request, proxies: list | None) -> str:
     """The address a Starlette request is counted by: its peer, or behind a trusted proxy the entry that proxy
     appended to `X-Forwarded-For` (the right-most; a malformed one counts as the proxy's own address)."""
     peer = request.client.host if request.client else "?"
-    forwarded = request.headers.get(FORWARDED_HEADER)
+    forwarded = ",".join(request.headers.getlist(FORWARDED_HEADER))  # a proxy may add its own header after the client's
     if not forwarded or not _trusted(peer, proxies):
-        return peer
-    last = forwarded.split(",")[-1].strip()
+        return counted(peer)
     try:
-        return str(ipaddress.ip_address(last))
+        return counted(str(ipaddress.ip_address(forwarded.split(",")[-1].strip())))
     except ValueError:
-        return peer
+        return counted(peer)
+
+
+def counted(address: str) -> str:
+    """An address as it is counted: an IPv4 address as itself, an IPv6 one by its /64 (one home or phone holds a
+    whole /64: a script there must not count as millions of people), an IPv4-mapped IPv6 one as its IPv4."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if ip.version == 6:
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return address
 
 
 class ClientIds:

@@ -26,6 +26,7 @@ from typing import Annotated
 import qrcode
 import qrcode.image.svg
 from fastapi import APIRouter, Header, Path, Query, Request
+from limits import parse
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response, StreamingResponse
 
@@ -40,6 +41,10 @@ HEARTBEAT_S = 15.0
 HEARTBEAT = b": still here\n\n"  # a comment: the page's EventSource ignores it
 MAX_URL = 300  # characters of the address a QR code carries
 CREATE_RATE = os.environ.get("AE_ROOM_RATE", "6/minute")  # rooms one address may create (`limits` notation)
+try:
+    parse(CREATE_RATE)  # a bad setting stops the server at start, not every lecturer at their first room
+except ValueError as exc:
+    raise ValueError(f"AE_ROOM_RATE={CREATE_RATE!r} is not a rate such as '6/minute': {exc}") from exc
 Code = Annotated[str, Path(max_length=16, description="the room's code")]
 Key = Annotated[str | None, Header(alias=LECTURER_HEADER, max_length=128, description="the lecturer's key")]
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import heapq
 import itertools
+import logging
 import os
 import threading
 import time
@@ -42,6 +43,7 @@ PATIENCE_S = 5.0  # what a question yields to traces that came after it (a class
 JOB_S = 0.05  # the place one job takes in its address's line: about what a job in a batch costs
 RECENT_S = 3.0  # an address that asked this recently is still at the model (a student stepping through sentences)
 
+log = logging.getLogger("explorer.trace_cache")
 RunBatch = Callable[[list], Iterable[Any]]  # jobs -> one value per job, in order (a generator: each as it is ready)
 Encode = Callable[[Any], Encoded]  # a value -> what is sent for it
 
@@ -61,11 +63,18 @@ class Waiter:
     def __lt__(self, other: Waiter) -> bool:
         return (self.place, self.ticket) < (other.place, other.ticket)
 
+    def gone(self) -> bool:
+        """An event loop's waiter whose loop has closed: nobody will take a slot it is handed."""
+        return self.loop is not None and self.loop.is_closed()
+
     def open(self) -> None:
         """Out of the line (with a slot or withdrawn): its thread, or its event loop, goes on."""
         self.gate.set()
         if self.loop is not None:
-            self.loop.call_soon_threadsafe(lambda: self.opened.done() or self.opened.set_result(None))
+            try:
+                self.loop.call_soon_threadsafe(lambda: self.opened.done() or self.opened.set_result(None))
+            except RuntimeError:  # its loop closed meanwhile (a shutdown): nobody waits for it
+                pass
 
 
 class Slots:
@@ -164,7 +173,9 @@ class Slots:
         skipped = []
         while self._free > 0 and self._line:
             waiter = heapq.heappop(self._line)
-            if self._may_hold(waiter.who):
+            if waiter.gone():
+                waiter.gate.set()  # out of the line, handed nothing
+            elif self._may_hold(waiter.who):
                 self._hand(waiter)
             else:
                 skipped.append(waiter)
@@ -260,8 +271,13 @@ class TraceCache:
 
             task = asyncio.ensure_future(own())
             self._owning.add(task)  # kept until done: a request that goes away does not take its job with it
-            task.add_done_callback(self._owning.discard)
+            task.add_done_callback(self._owned)
         return await asyncio.wrap_future(future)
+
+    def _owned(self, task: asyncio.Future) -> None:
+        self._owning.discard(task)
+        if not task.cancelled() and task.exception() is not None:  # a bug in the line itself: said, never lost
+            log.error("a model slot's batch failed", exc_info=task.exception())
 
     def _find(self, key: Hashable) -> tuple[tuple[Any, Encoded] | None, Future | None, bool]:
         """(the cached entry, None, False) on a hit; else (None, the key's future, whether this caller owns its job:
@@ -276,6 +292,7 @@ class TraceCache:
             if future is not None:
                 return None, future, False
             future = self._inflight[key] = Future()
+            future.set_running_or_notify_cancel()  # shared by every asker: one going away cannot cancel it for all
             return None, future, True
 
     def _hold(self, group: Hashable, waiter: Waiter, run_batch: RunBatch) -> None:
@@ -287,13 +304,17 @@ class TraceCache:
             with self._lock:
                 waiting = self._waiting[group]
                 waiting.sort(key=lambda job: job[4])
-                batch, seen = [], set()
                 busy = self._slots.holders()
+                own = [job for job in waiting if job[4] is waiter]  # the holder's own job first, always
+                batch, seen = own[:], {waiter.who}
                 for job in waiting:  # the holder's address's jobs, and the first of each other one not at the model
                     who = job[4].who
-                    if len(batch) < self.max_batch and (who == waiter.who or (who not in seen and who not in busy)):
+                    if job in own or len(batch) >= self.max_batch:
+                        continue
+                    if who == waiter.who or (who not in seen and who not in busy):
                         batch.append(job)
                         seen.add(who)
+                batch.sort(key=lambda job: job[4])  # computed in the order of the line
                 taken = {id(job) for job in batch}
                 waiting[:] = [job for job in waiting if id(job) not in taken]
             for *_, other in batch:  # their owners wait for these answers, not for a slot
