@@ -98,6 +98,7 @@ def main(argv=None) -> int:
         from explorer.app.callers import trusted_proxies
 
         proxies = trusted_proxies(args.trusted_proxy)
+        os.environ["AE_TRUSTED_PROXIES"] = args.trusted_proxy  # the Gradio events read it too (explorer/ui/common.py)
         device = serving_device(args.device)
         served = load_served(args.checkpoint, device)
         timelapse = TimeLapse(read(args.checkpoint[0], next(iter(served.values()))))

@@ -134,3 +134,35 @@ def test_the_positional_waves_are_one_strip_per_dimension_not_one_knot():
     titles = [a.text for a in fig.layout.annotations]
     assert titles[0].startswith("dim 0 (sin, wavelength ≈ 6)") and titles[3].startswith("dim 16 (sin")
     assert np.allclose(fig.data[2].y, np.round(pe[:, 4], 4))
+
+
+def test_a_gradio_event_counts_against_its_address_and_waits_in_the_line_as_it(session):
+    """From a review of issue 51: the Gradio tabs' events counted per session only (a script opens as many sessions as
+    it likes) and their model work all waited in the line as one nameless address. Now the request Gradio passes
+    names the address: the event counts against it beside the session, and its jobs wait as that address's."""
+    import gradio as gr
+    from gradio import helpers
+
+    from explorer.app.callers import ASKING
+    from explorer.ui.common import session_event
+
+    seen = {}
+
+    @session_event
+    def event(value, session):
+        seen["asking"] = ASKING.get()
+        seen["running"] = dict(session.models.fairness.running)
+        return value
+
+    class FakeRequest(gr.Request):  # what Gradio passes: its Request, the Starlette request inside
+        def __init__(self, inner):
+            self.request = inner
+
+    from starlette.requests import Request
+
+    inner = Request({"type": "http", "headers": [], "query_string": b"", "client": ("10.0.0.66", 5)})
+    args, _, _, _ = helpers.special_args(event, ["v", session], request=FakeRequest(inner))
+    out = event(*args)
+    assert out == ("v", session) and seen["asking"] == "10.0.0.66"
+    assert seen["running"] == {f"session:{id(session)}": 1, "address:10.0.0.66": 1}
+    assert not session.models.fairness.running  # both left with the event

@@ -19,6 +19,8 @@ from pathlib import Path
 from ..interpret.handle import ModelHandle
 from ..interpret.request import TraceRequest, UserError
 from . import markdown
+from .callers import ASKING
+from .fairness import ADDRESS_IN_FLIGHT, MAX_IN_FLIGHT
 from .limits import flag
 from .models import ModelRegistry
 from .trace_cache import TraceCache
@@ -57,13 +59,21 @@ class ExplorerSession:
 
     # ----- lifecycle --------------------------------------------------------------------------
     @contextmanager
-    def admit(self):
-        """Run one event of this session, refused with a message beyond `fairness.MAX_IN_FLIGHT` at once (the
-        limiter the API's callers share)."""
-        with self.models.fairness.turn(f"session:{id(self)}", who="This session"):
+    def admit(self, address: str = ""):
+        """Run one event of this session from `address`, refused with a message beyond `fairness.MAX_IN_FLIGHT` at
+        once for the session or `ADDRESS_IN_FLIGHT` for the address (the limiter the API's callers share); its model
+        work waits in the line as that address's."""
+        counted = [(f"session:{id(self)}", MAX_IN_FLIGHT, "This session")]
+        if address:
+            counted.append((f"address:{address}", ADDRESS_IN_FLIGHT, f"This address ({address})"))
+        self.models.fairness.enter(counted)
+        ASKING.set(address)  # in this event's own context (Gradio runs each in a copy): never reset across threads
+        try:
             with self.lock:
                 self.events += 1
             yield self
+        finally:
+            self.models.fairness.leave(counted)
 
     @property
     def files(self) -> Path:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import gradio as gr
 
+from ..app.callers import address_of, trusted_proxies
 from ..app.figures import NORMAL_FONT, PRESENTATION_FONT
 from ..app.limits import flag
 from ..app.refusals import GENERIC_ERROR
@@ -76,7 +77,8 @@ def zero_gpu(fn, duration: int = 30):
 def session_event(fn):
     """A handler `fn(*values, session)` wired with inputs `[..., ctx.state]` and outputs `[..., ctx.state]`.
 
-    Errors become messages (`guarded`); one session runs at most `fairness.MAX_IN_FLIGHT` events at once; and
+    Errors become messages (`guarded`); one session runs at most `fairness.MAX_IN_FLIGHT` events at once, and its
+    events count against its address as the API's requests do (and wait in the model's line as that address); and
     handing the session back to its `gr.State` restarts Gradio's time-to-live, so a session expires only after that
     long without any event. A handler returns a tuple for several outputs, anything else for one.
     """
@@ -84,21 +86,43 @@ def session_event(fn):
 
         @functools.wraps(fn)
         def gen_wrapper(*args, **kwargs):
+            args, address = _address_in(args)
             session = _session_in(args)
-            with session.admit():
+            with session.admit(address):
                 for out in fn(*args, **kwargs):
                     yield (*_outputs(out), session)
 
-        return guarded(gen_wrapper)
+        return guarded(_asking_for_request(gen_wrapper, fn))
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        args, address = _address_in(args)
         session = _session_in(args)
-        with session.admit():
+        with session.admit(address):
             out = fn(*args, **kwargs)
         return (*_outputs(out), session)
 
-    return guarded(wrapper)
+    return guarded(_asking_for_request(wrapper, fn))
+
+
+def _asking_for_request(wrapper, fn):
+    """`wrapper` with `fn`'s parameters and one more, last, annotated `gr.Request`: Gradio passes the request there."""
+    signature = inspect.signature(fn)
+    positional = [p for p in signature.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    asked = inspect.Parameter(
+        "ae_request", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None, annotation=gr.Request
+    )
+    wrapper.__signature__ = signature.replace(parameters=[*positional, asked])
+    wrapper.__annotations__ = {**getattr(fn, "__annotations__", {}), "ae_request": gr.Request}
+    return wrapper
+
+
+def _address_in(args) -> tuple[tuple, str]:
+    """The handler's arguments without the request Gradio passed, and the address that request is counted by."""
+    request = next((arg for arg in args if isinstance(arg, gr.Request)), None)
+    rest = tuple(arg for arg in args if arg is not request)
+    inner = getattr(request, "request", None)  # the Starlette request inside Gradio's
+    return rest, address_of(inner, trusted_proxies()) if inner is not None else ""
 
 
 def _session_in(args) -> ExplorerSession:

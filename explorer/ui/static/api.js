@@ -11,15 +11,15 @@ export const OPTIONS = ["strategy", "temperature", "top_k", "seed", "beam_size",
 // This tab's client id, issued by the server (POST /client, signed: an id the page made up would count for nothing)
 // and kept for the tab's life; "" until it arrives, and the first requests go without one (counted by the address
 // alone), so opening the page waits for nothing.
-let issuing = null;
+let issuing = null, issued = ""; // kept here too: a tab without sessionStorage asks once, not with every request
 function clientId() {
-  let id = "";
-  try { id = sessionStorage.getItem("ae-client-issued") || ""; } catch (e) { /* storage off: asked for again */ }
+  let id = issued;
+  try { id = sessionStorage.getItem("ae-client-issued") || issued; } catch (e) { /* storage off: the variable */ }
   if (!id && !issuing && SETTINGS.API) {
     issuing = fetch(SETTINGS.API + "/client", { method: "POST" }).then((r) => r.json()).then((body) => {
-      if (body.client) {
-        try { sessionStorage.setItem("ae-client-issued", body.client); } catch (e) { /* kept in no storage */ }
-      }
+      if (!body.client) return;
+      issued = body.client;
+      try { sessionStorage.setItem("ae-client-issued", body.client); } catch (e) { /* kept in the variable */ }
     }).catch(() => {}).finally(() => { issuing = null; });
   }
   return id;

@@ -11,19 +11,20 @@
   // api.js
   var OPTIONS = ["strategy", "temperature", "top_k", "seed", "beam_size", "alpha", "prefix"];
   var issuing = null;
+  var issued = "";
   function clientId() {
-    let id = "";
+    let id = issued;
     try {
-      id = sessionStorage.getItem("ae-client-issued") || "";
+      id = sessionStorage.getItem("ae-client-issued") || issued;
     } catch (e) {
     }
     if (!id && !issuing && SETTINGS.API) {
       issuing = fetch(SETTINGS.API + "/client", { method: "POST" }).then((r) => r.json()).then((body) => {
-        if (body.client) {
-          try {
-            sessionStorage.setItem("ae-client-issued", body.client);
-          } catch (e) {
-          }
+        if (!body.client) return;
+        issued = body.client;
+        try {
+          sessionStorage.setItem("ae-client-issued", body.client);
+        } catch (e) {
         }
       }).catch(() => {
       }).finally(() => {
