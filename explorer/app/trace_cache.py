@@ -264,14 +264,20 @@ class TraceCache:
             with self._lock:
                 self._waiting[group].append((key, job, future, encode, waiter))
 
-            async def own():
-                await waiter.opened
-                if waiter.slot:
-                    await loop.run_in_executor(self._executor, self._hold, group, waiter, run_batch)
+            if waiter.slot:  # a free slot at once: the batch runs now (shielded: a request that goes away leaves it)
+                await asyncio.shield(loop.run_in_executor(self._executor, self._hold, group, waiter, run_batch))
+            else:
 
-            task = asyncio.ensure_future(own())
-            self._owning.add(task)  # kept until done: a request that goes away does not take its job with it
-            task.add_done_callback(self._owned)
+                async def own():
+                    await waiter.opened
+                    if waiter.slot:
+                        await loop.run_in_executor(self._executor, self._hold, group, waiter, run_batch)
+
+                task = asyncio.ensure_future(own())
+                self._owning.add(task)  # kept until done: a request that goes away does not take its job with it
+                task.add_done_callback(self._owned)
+        if future.done():  # computed already (this request's own batch): no hop through the loop for it
+            return future.result()
         return await asyncio.wrap_future(future)
 
     def _owned(self, task: asyncio.Future) -> None:
