@@ -686,3 +686,22 @@ def test_presentation_mode_puts_every_view_and_panel_on_one_screen(browser, app_
         assert not problems, "\n".join(problems[:25])
     finally:
         page.context.close()
+
+
+def test_the_empty_charts_message_is_read_whole_at_step_0(page):
+    """From a lecturer's walk (issue 50): at step 0, after a step had drawn rows, the heatmap's "No target token yet"
+    read "oken yet: press → (Next)…": the pinned row labels' white covered its start, and it did not wrap."""
+    page.locator("#presentation input").check()
+    page.keyboard.press("ArrowRight")
+    page.evaluate("window.aeViewer.rendered")
+    page.evaluate("window.aeViewer.go(0, 'test')")
+    page.evaluate("window.aeViewer.rendered")
+    seen = page.evaluate(
+        """() => { const e = document.querySelector('.ae-heat .ae-grid-empty');
+          const f = e.parentNode.getBoundingClientRect();
+          const range = document.createRange(); range.setStart(e.firstChild, 0); range.setEnd(e.firstChild, 1);
+          const first = range.getBoundingClientRect(), last = e.getBoundingClientRect();
+          return [e.textContent, document.elementFromPoint(first.left + 2, first.top + first.height / 2) === e,
+                  first.left >= f.left - 1 && last.right <= f.right + 1]; }"""
+    )
+    assert seen[0].startswith("No target token yet") and seen[1] and seen[2], seen

@@ -146,9 +146,13 @@ export function draw(div, spec) {
   if (!spec.rows.length || !spec.columns.length) {
     div._heat.geom = null;
     sizeCanvas(g.canvas, boxW - 4, boxH - 4).clearRect(0, 0, boxW, boxH);
+    g.sheet.style.width = boxW - 4 + "px"; // the message's box is the chart's, not the last grid's sheet
+    g.sheet.style.height = boxH - 4 + "px";
+    g.scroll.scrollLeft = 0;
     g.columns.replaceChildren();
     g.names.replaceChildren();
     g.pin.replaceChildren();
+    g.pin.style.width = "0"; // its white would cover the message's start
     g.labels.replaceChildren(span("ae-grid-empty", spec.empty || "", { left: "0", right: "0", top: boxH / 2 - font + "px", fontSize: font + 1 + "px" }));
     g.scales.replaceChildren();
     g.xTitle.textContent = g.yTitle.textContent = "";

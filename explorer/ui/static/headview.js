@@ -79,7 +79,9 @@ export function draw(div, trace, state) {
   ctx.font = "600 " + (font - 1) + "px " + FAMILY;
   ctx.fillStyle = "#475569";
   ctx.textAlign = "right";
-  ctx.fillText(AXIS_TITLES[kind][0].replace(" (query)", ""), leftX - 8, font);
+  // the queries' title, shortened where the column is too narrow for it (a projector's larger type): never cut
+  const queriesTitle = AXIS_TITLES[kind][0].replace(" (query)", "");
+  ctx.fillText(ctx.measureText(queriesTitle).width <= leftX - 12 ? queriesTitle : "query", leftX - 8, font);
   ctx.textAlign = "left";
   ctx.fillText(AXIS_TITLES[kind][1].replace(" (key)", ""), rightX + 8, font);
   const focus = hv.focus;

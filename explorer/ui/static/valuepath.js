@@ -106,7 +106,7 @@ function draw(div, context, state) {
     then("LayerNorm");
     column(answer.normed, "LN(x)", D);
   }
-  then("× W_q, head " + answer.head);
+  then("× W_q of H" + answer.head);
   column(answer.query, "q", Dh, "query of head " + answer.head);
   then("q·k / √" + Dh);
   const keysAt = x;

@@ -665,9 +665,13 @@
     if (!spec.rows.length || !spec.columns.length) {
       div._heat.geom = null;
       sizeCanvas(g.canvas, boxW - 4, boxH - 4).clearRect(0, 0, boxW, boxH);
+      g.sheet.style.width = boxW - 4 + "px";
+      g.sheet.style.height = boxH - 4 + "px";
+      g.scroll.scrollLeft = 0;
       g.columns.replaceChildren();
       g.names.replaceChildren();
       g.pin.replaceChildren();
+      g.pin.style.width = "0";
       g.labels.replaceChildren(span("ae-grid-empty", spec.empty || "", { left: "0", right: "0", top: boxH / 2 - font + "px", fontSize: font + 1 + "px" }));
       g.scales.replaceChildren();
       g.xTitle.textContent = g.yTitle.textContent = "";
@@ -2282,7 +2286,8 @@
     ctx.font = "600 " + (font - 1) + "px " + FAMILY;
     ctx.fillStyle = "#475569";
     ctx.textAlign = "right";
-    ctx.fillText(AXIS_TITLES[kind][0].replace(" (query)", ""), leftX - 8, font);
+    const queriesTitle = AXIS_TITLES[kind][0].replace(" (query)", "");
+    ctx.fillText(ctx.measureText(queriesTitle).width <= leftX - 12 ? queriesTitle : "query", leftX - 8, font);
     ctx.textAlign = "left";
     ctx.fillText(AXIS_TITLES[kind][1].replace(" (key)", ""), rightX + 8, font);
     const focus = hv.focus;
@@ -2920,7 +2925,7 @@
       then("LayerNorm");
       column(answer2.normed, "LN(x)", D);
     }
-    then("× W_q, head " + answer2.head);
+    then("× W_q of H" + answer2.head);
     column(answer2.query, "q", Dh, "query of head " + answer2.head);
     then("q·k / √" + Dh);
     const keysAt = x;
