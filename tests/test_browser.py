@@ -433,6 +433,10 @@ def test_the_quiz_hides_the_next_row_until_a_guess_then_scores_it(page):
     expect(page.locator(".ae-quiz-score")).to_contain_text("of 2 right")
     page.locator(".ae-quiz button", has_text="End quiz").click()
     expect(page.locator(".ae-quiz")).to_be_hidden()
+    page.locator(".ae-tools button", has_text="Quiz").click()  # a lecturer's walk: Esc closed panels, not the quiz
+    expect(page.locator(".ae-quiz")).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(page.locator(".ae-quiz")).to_be_hidden()
 
 
 def path_of(nodes: list[dict], node: int) -> list[int]:

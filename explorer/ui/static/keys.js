@@ -8,7 +8,7 @@ import { goldView } from "./heatmap.js";
 
 export const KEY_HELP = "→ / PageDown next · ← / PageUp previous · Home / End first / last · 0–9 head · M mean · A all heads · " +
   "R rollout · L layer · K kind · V view · G gold alignment · Space play / pause · Esc closes a panel (then the lesson) · in the lesson: → ← move " +
-  "through its stops · in the quiz: [ ] choose a source token, Enter answer";
+  "through its stops · in the quiz: [ ] choose a source token, Enter answer, Esc end";
 
 function typing(target) {
   if (!target || !target.tagName) return false;

@@ -111,11 +111,12 @@ export class Quiz {
     return true;
   }
 
-  onKey(key) { // [ and ] move the guess, Enter answers, → reveals without a guess
+  onKey(key) { // [ and ] move the guess, Enter answers, → reveals without a guess, Esc ends it once no panel is open
     if (!this.on) return false;
     if (key === "[" || key === "]") this.move(key === "]" ? 1 : -1);
     else if (key === "Enter") this.pick(this.cursor);
     else if (key === "ArrowRight" || key === "PageDown") this.pick(null);
+    else if (key === "Escape" && !this.viewer.state.panel) this.toggle();
     else return false;
     return true;
   }

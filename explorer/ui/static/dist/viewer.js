@@ -1073,7 +1073,7 @@
   };
 
   // keys.js
-  var KEY_HELP = "→ / PageDown next · ← / PageUp previous · Home / End first / last · 0–9 head · M mean · A all heads · R rollout · L layer · K kind · V view · G gold alignment · Space play / pause · Esc closes a panel (then the lesson) · in the lesson: → ← move through its stops · in the quiz: [ ] choose a source token, Enter answer";
+  var KEY_HELP = "→ / PageDown next · ← / PageUp previous · Home / End first / last · 0–9 head · M mean · A all heads · R rollout · L layer · K kind · V view · G gold alignment · Space play / pause · Esc closes a panel (then the lesson) · in the lesson: → ← move through its stops · in the quiz: [ ] choose a source token, Enter answer, Esc end";
   function typing(target) {
     if (!target || !target.tagName) return false;
     const tag = target.tagName.toLowerCase();
@@ -2078,6 +2078,7 @@
       if (key === "[" || key === "]") this.move(key === "]" ? 1 : -1);
       else if (key === "Enter") this.pick(this.cursor);
       else if (key === "ArrowRight" || key === "PageDown") this.pick(null);
+      else if (key === "Escape" && !this.viewer.state.panel) this.toggle();
       else return false;
       return true;
     }
