@@ -21,6 +21,7 @@ from pathlib import Path
 
 from bench.app_latency import free_port, start_app, stop_app
 from bench.common import checkouts
+from bench.lecture_load import q
 from explorer.app import SHIPPED_CHECKPOINT
 
 LONG = "When I was a child, I often went to school by bus because my parents did not have a car."
@@ -37,10 +38,6 @@ FLOOR = """async () => {
   await new Promise((r) => requestAnimationFrame(() => r()));
   return performance.now() - t0;
 }"""
-
-
-def q(values, p):
-    return sorted(values)[min(len(values) - 1, int(p * len(values)))]
 
 
 def measure(cwd: Path, checkpoint: str, presentation: bool) -> dict:

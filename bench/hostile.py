@@ -35,6 +35,7 @@ import httpx
 
 from bench.app_latency import free_port, start_app, stop_app
 from bench.common import checkouts
+from bench.lecture_load import q
 from explorer.app import SHIPPED_CHECKPOINT
 
 WORDS = {
@@ -152,7 +153,6 @@ async def one_design(port: int, seconds: float) -> dict:
         stop.set()
         got = await script
         kept = any(Path(tempfile.gettempdir()).glob(f"ae-uploads-*/{upload_id}.tsv")) if upload_id else False
-    q = lambda xs, p: sorted(xs)[min(len(xs) - 1, int(p * len(xs)))]  # noqa: E731
     return {
         "idle_p50_ms": round(1000 * statistics.median(idle)), "idle_p95_ms": round(1000 * q(idle, 0.95)),
         "attacked_p50_ms": round(1000 * statistics.median(attacked)),

@@ -444,73 +444,65 @@ def test_a_question_that_has_waited_its_patience_goes_before_traces_that_came_la
     assert read == [0.0, 0.0, 1.0, 6.0] and order == ["early trace", "question", "late trace"]
 
 
+class HeldLine:
+    """A cache with one slot, held by a job from 10.0.0.1 until `release`; jobs asked from addresses, each in a thread
+    (`ASKING` as the API sets it); `batches`: the batches as they ran. Places `job_s` apart per address."""
+
+    def __init__(self, max_batch: int, job_s: float):
+        self.cache = TraceCache(workers=1, max_batch=max_batch)
+        self.cache._slots.job_s = job_s  # the order does not depend on how fast threads start
+        self.gate, self.batches, self.threads = threading.Event(), [], []
+        self.ask("held", "10.0.0.1")
+        time.sleep(0.1)  # the one slot is held
+
+    def run(self, jobs):
+        if jobs == ["held"]:
+            self.gate.wait(10)
+        self.batches.append(list(jobs))
+        return [{"key": job} for job in jobs]
+
+    def ask(self, key: str, address: str) -> None:
+        from explorer.app.callers import ASKING
+
+        def asking():
+            ASKING.set(address)
+            self.cache.entry(key, key, self.run, group="model")
+
+        self.threads.append(threading.Thread(target=asking))
+        self.threads[-1].start()
+
+    def release(self) -> None:
+        self.gate.set()
+        for t in self.threads:
+            t.join(10)
+
+
 def test_the_line_is_fair_between_addresses_a_flood_waits_behind_itself():
     """Issue 51: first come first served let one script's hundred jobs go before a student who asked just after them.
     Each address's jobs take places JOB_S apart, so the student on another address goes after the script's first
     few, and a batch takes the jobs first in line (the student's among them) rather than the oldest."""
-    from explorer.app.callers import ASKING
-
-    cache, gate, batches = TraceCache(workers=1, max_batch=4), threading.Event(), []
-    cache._slots.job_s = 1.0  # places a second apart: the order does not depend on how fast threads start
-
-    def run(jobs):
-        if jobs == ["held"]:
-            gate.wait(10)
-        batches.append(list(jobs))
-        return [{"key": job} for job in jobs]
-
-    def ask(key, address):
-        ASKING.set(address)
-        cache.entry(key, key, run, group="model")
-
-    threads = [threading.Thread(target=ask, args=("held", "10.0.0.1"))]
-    threads[0].start()
-    time.sleep(0.1)  # the one slot is held
+    line = HeldLine(max_batch=4, job_s=1.0)
     for n in range(12):  # a script's flood
-        threads.append(threading.Thread(target=ask, args=(f"flood {n}", "10.0.0.66")))
-        threads[-1].start()
+        line.ask(f"flood {n}", "10.0.0.66")
     time.sleep(0.2)
-    threads.append(threading.Thread(target=ask, args=("student", "10.0.0.7")))
-    threads[-1].start()
+    line.ask("student", "10.0.0.7")
     time.sleep(0.1)
-    gate.set()
-    for t in threads:
-        t.join(10)
-    first = batches[1]  # the first batch after the held one: the flood's first jobs and the student
-    assert "student" in first and len(first) == 4, batches
-    assert sum(len(b) for b in batches) == 14 and not cache._inflight
+    line.release()
+    first = line.batches[1]  # the first batch after the held one: the flood's first jobs and the student
+    assert "student" in first and len(first) == 4, line.batches
+    assert sum(len(b) for b in line.batches) == 14 and not line.cache._inflight
 
 
 def test_a_slot_holders_own_job_is_always_in_its_batch():
     """From a review of issue 51's line: a holder's batch was filled in place order with other addresses' first jobs,
     and a holder whose own job came later gave its slot back with its job left waiting (its request hung)."""
-    from explorer.app.callers import ASKING
-
-    cache, gate, batches = TraceCache(workers=1, max_batch=2), threading.Event(), []
-
-    def run(jobs):
-        if jobs == ["held"]:
-            gate.wait(10)
-        batches.append(list(jobs))
-        return [{"key": job} for job in jobs]
-
-    def ask(key, address):
-        ASKING.set(address)
-        cache.entry(key, key, run, group="model")
-
-    threads = [threading.Thread(target=ask, args=("held", "10.0.0.1"))]
-    threads[0].start()
-    time.sleep(0.1)
-    cache._slots.job_s = 10.0
+    line = HeldLine(max_batch=2, job_s=10.0)
     for key, address in (("flood 0", "10.0.0.66"), ("flood 1", "10.0.0.66"), ("a", "10.0.0.7"), ("b", "10.0.0.8")):
-        threads.append(threading.Thread(target=ask, args=(key, address)))
-        threads[-1].start()
+        line.ask(key, address)
         time.sleep(0.05)
-    gate.set()
-    for t in threads:
-        t.join(10)
-    assert not any(t.is_alive() for t in threads) and not cache._inflight, batches
-    assert sorted(sum(batches, [])) == sorted(["held", "flood 0", "flood 1", "a", "b"])
+    line.release()
+    assert not any(t.is_alive() for t in line.threads) and not line.cache._inflight, line.batches
+    assert sorted(sum(line.batches, [])) == sorted(["held", "flood 0", "flood 1", "a", "b"])
 
 
 def test_one_bad_job_fails_alone_and_failures_are_not_cached():

@@ -236,9 +236,7 @@ class TraceCache:
         if entry is not None:
             return entry
         if owner:
-            waiter = self._slots.join(priority, ASKING.get())
-            with self._lock:
-                self._waiting[group].append((key, job, future, encode, waiter))
+            waiter = self._line_up((key, job, future, encode), group, priority)
             if self._slots.wait(waiter):  # a slot: this job, unless another slot took it, and those waiting with it
                 self._hold(group, waiter, run_batch)
         return future.result()
@@ -260,10 +258,7 @@ class TraceCache:
             return entry
         if owner:
             loop = asyncio.get_running_loop()
-            waiter = self._slots.join(priority, ASKING.get(), loop)
-            with self._lock:
-                self._waiting[group].append((key, job, future, encode, waiter))
-
+            waiter = self._line_up((key, job, future, encode), group, priority, loop)
             if waiter.slot:  # a free slot at once: the batch runs now (shielded: a request that goes away leaves it)
                 await asyncio.shield(loop.run_in_executor(self._executor, self._hold, group, waiter, run_batch))
             else:
@@ -279,6 +274,13 @@ class TraceCache:
         if future.done():  # computed already (this request's own batch): no hop through the loop for it
             return future.result()
         return await asyncio.wrap_future(future)
+
+    def _line_up(self, item: tuple, group: Hashable, priority: int, loop=None) -> Waiter:
+        """An owner's job in its group's waiting list, and the owner in line for a slot as the address asking."""
+        waiter = self._slots.join(priority, ASKING.get(), loop)
+        with self._lock:
+            self._waiting[group].append((*item, waiter))
+        return waiter
 
     def _owned(self, task: asyncio.Future) -> None:
         self._owning.discard(task)

@@ -46,6 +46,7 @@ export class Viewer {
     this.compareError = null; // why the last second trace asked for was refused
     this.panelContent = null; // what the panel shows: {what, note} or {what, answer}
     this.captionHeight = null; // the caption's height in presentation mode, measured once per text
+    this.panelNeed = null; // {content, px}: the height the panel's answer needs, measured once per answer
     this.captionText = null; // the caption's text, and whether it is folded (presentation mode)
     this.captionFolded = false;
     this.store = createStore({ step: 0, kind: "cross", layer: 0, head: 0, view: VIEWS[0].id, panel: null, lesson: null }, (s) => this.clamp(s));
@@ -60,12 +61,15 @@ export class Viewer {
     this.presenting = document.body.classList.contains("presentation");
     new MutationObserver(() => { // presentation mode on: the viewer fills the window, its controls at the top
       const now = document.body.classList.contains("presentation");
-      if (now !== this.presenting) this.placeTools();
+      if (now !== this.presenting) {
+        this.placeTools();
+        this.panelNeed = null; // the panel's text changes size
+      }
       if (now && !this.presenting) this.root.scrollIntoView({ block: "start" });
       this.presenting = now;
       this.refresh();
     }).observe(document.body, { attributes: true, attributeFilter: ["class"] });
-    window.addEventListener("resize", () => { this.captionHeight = null; this.refresh(); }); // the caption wraps anew
+    window.addEventListener("resize", () => { this.captionHeight = this.panelNeed = null; this.refresh(); }); // text wraps anew
     // the page above the chart settles after the first draw (Gradio's styles, fonts): draw again when the room changed
     new ResizeObserver(() => { if (this.trace && this.height() !== this.drawnHeight) this.refresh(); }).observe(document.body);
   }
@@ -150,6 +154,7 @@ export class Viewer {
     this.caption = el("div", "ae-caption");
     this.panel = el("div", "ae-panel"); // the answer to the last question (explain a clicked cell, ...)
     this.panel.hidden = true;
+    this.panel.addEventListener("toggle", () => { this.panelNeed = null; this.refresh(); }, true); // its fold opened
     right.append(...Object.values(this.charts), this.caption, this.panel);
     body.append(left, right);
     const help = el("div", "ae-keys", "Keys: " + KEY_HELP + ". " + (this.online ? "Click a candidate bar to force it; click " +
@@ -366,9 +371,12 @@ export class Viewer {
     let chartHeight = this.presenting && caption ? Math.max(MIN_CHART, height - this.captionHeight) : height;
     panels.draw(this.panel, s.panel ? this.panelContent : null, s);
     if (s.panel) {
-      this.panel.style.maxHeight = "";
-      const border = this.panel.offsetHeight - this.panel.clientHeight;
-      chartHeight = Math.max(MIN_CHART, height - this.panel.scrollHeight - border - 10);
+      if (!this.panelNeed || this.panelNeed.content !== this.panelContent) { // measured once per answer, not per step
+        this.panel.style.maxHeight = "";
+        const border = this.panel.offsetHeight - this.panel.clientHeight;
+        this.panelNeed = { content: this.panelContent, px: this.panel.scrollHeight + border };
+      }
+      chartHeight = Math.max(MIN_CHART, height - this.panelNeed.px - 10);
       this.panel.style.maxHeight = Math.max(160, height - chartHeight - 10) + "px";
     } else this.panel.style.maxHeight = "";
     const shown = Object.assign({}, s, { height: chartHeight });

@@ -3658,6 +3658,7 @@
       this.compareError = null;
       this.panelContent = null;
       this.captionHeight = null;
+      this.panelNeed = null;
       this.captionText = null;
       this.captionFolded = false;
       this.store = createStore({ step: 0, kind: "cross", layer: 0, head: 0, view: VIEWS[0].id, panel: null, lesson: null }, (s) => this.clamp(s));
@@ -3672,13 +3673,16 @@
       this.presenting = document.body.classList.contains("presentation");
       new MutationObserver(() => {
         const now = document.body.classList.contains("presentation");
-        if (now !== this.presenting) this.placeTools();
+        if (now !== this.presenting) {
+          this.placeTools();
+          this.panelNeed = null;
+        }
         if (now && !this.presenting) this.root.scrollIntoView({ block: "start" });
         this.presenting = now;
         this.refresh();
       }).observe(document.body, { attributes: true, attributeFilter: ["class"] });
       window.addEventListener("resize", () => {
-        this.captionHeight = null;
+        this.captionHeight = this.panelNeed = null;
         this.refresh();
       });
       new ResizeObserver(() => {
@@ -3791,6 +3795,10 @@
       this.caption = el("div", "ae-caption");
       this.panel = el("div", "ae-panel");
       this.panel.hidden = true;
+      this.panel.addEventListener("toggle", () => {
+        this.panelNeed = null;
+        this.refresh();
+      }, true);
       right.append(...Object.values(this.charts), this.caption, this.panel);
       body.append(left, right);
       const help = el("div", "ae-keys", "Keys: " + KEY_HELP + ". " + (this.online ? "Click a candidate bar to force it; click a tile of All heads to select it; click a cell of a head's heatmap to see how its weight is computed." : "Click a tile of All heads to select it. This page works offline: forcing a candidate and the questions that compute from the model need the app."));
@@ -3991,9 +3999,12 @@
       let chartHeight = this.presenting && caption ? Math.max(MIN_CHART, height - this.captionHeight) : height;
       draw16(this.panel, s.panel ? this.panelContent : null, s);
       if (s.panel) {
-        this.panel.style.maxHeight = "";
-        const border = this.panel.offsetHeight - this.panel.clientHeight;
-        chartHeight = Math.max(MIN_CHART, height - this.panel.scrollHeight - border - 10);
+        if (!this.panelNeed || this.panelNeed.content !== this.panelContent) {
+          this.panel.style.maxHeight = "";
+          const border = this.panel.offsetHeight - this.panel.clientHeight;
+          this.panelNeed = { content: this.panelContent, px: this.panel.scrollHeight + border };
+        }
+        chartHeight = Math.max(MIN_CHART, height - this.panelNeed.px - 10);
         this.panel.style.maxHeight = Math.max(160, height - chartHeight - 10) + "px";
       } else this.panel.style.maxHeight = "";
       const shown = Object.assign({}, s, { height: chartHeight });
