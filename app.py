@@ -12,12 +12,6 @@ import os
 import sys
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
-# After every event Gradio rebuilds a pandas summary of up to 10,000 past events for its monitoring page: at lecture
-# scale that was most of the server's CPU (200 students: 9.5 s). Once per 1,000 events, over the last 2,000, is plenty.
-os.environ.setdefault("GRADIO_ANALYTICS_CACHE_FREQUENCY", "1000")
-os.environ.setdefault("GRADIO_ANALYTICS_MAX_EVENTS", "2000")
-if os.environ.get("SPACES_ZERO_GPU"):
-    import spaces  # noqa: F401  # on a ZeroGPU Space: must be imported before torch initializes CUDA
 
 from explorer.app import SHIPPED_MODELS  # noqa: E402
 
@@ -42,19 +36,11 @@ def parse_args(argv=None):
     parser.add_argument("--host", default=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"))
     parser.add_argument("--port", type=int, default=int(os.environ.get("GRADIO_SERVER_PORT", "7860")))
     parser.add_argument(
-        "--session-idle-minutes",
+        "--trained-idle-minutes",
         type=float,
-        default=os.environ.get("EXPLORER_SESSION_IDLE_MINUTES"),
-        help="a browser session without any event for this long is deleted with its trained model and files "
-        "(default: explorer.app.session.SESSION_IDLE_S)",
-    )
-    parser.add_argument(
-        "--files-max-age-minutes",
-        type=float,
-        default=os.environ.get("EXPLORER_FILES_MAX_AGE_MINUTES"),
-        help="files the app hands out (.npz exports, trained checkpoints, uploads) are deleted this long after they "
-        "were made "
-        "(default: explorer.ui.FILES_MAX_AGE_S)",
+        default=os.environ.get("EXPLORER_TRAINED_IDLE_MINUTES"),
+        help="a model trained in the app, unused for this long, is dropped with its run and checkpoint file "
+        "(default: explorer.app.models.MODEL_IDLE_S)",
     )
     parser.add_argument(
         "--trusted-proxy",
@@ -73,17 +59,6 @@ def parse_args(argv=None):
     return parser.parse_args(argv)
 
 
-def warm_up_gradio() -> None:
-    """Gradio imports matplotlib (if installed) while handling the first event: 0.5 s that the first student
-    would wait for. Import it now, at start, instead."""
-    try:
-        import matplotlib  # noqa: F401
-
-        matplotlib.get_backend()
-    except ImportError:
-        pass
-
-
 def main(argv=None) -> int:
     args = parse_args(argv)
     import torch
@@ -98,7 +73,6 @@ def main(argv=None) -> int:
         from explorer.app.callers import trusted_proxies
 
         proxies = trusted_proxies(args.trusted_proxy)
-        os.environ["AE_TRUSTED_PROXIES"] = args.trusted_proxy  # the Gradio events read it too (explorer/ui/common.py)
         device = serving_device(args.device)
         served = load_served(args.checkpoint, device)
         timelapse = TimeLapse(read(args.checkpoint[0], next(iter(served.values()))))
@@ -109,12 +83,7 @@ def main(argv=None) -> int:
 
     from explorer.ui.server import build_app, serve
 
-    warm_up_gradio()
-    lifetimes = {}
-    if args.session_idle_minutes is not None:
-        lifetimes["idle_s"] = float(args.session_idle_minutes) * 60
-    if args.files_max_age_minutes is not None:
-        lifetimes["files_max_age_s"] = float(args.files_max_age_minutes) * 60
+    lifetimes = {} if args.trained_idle_minutes is None else {"trained_idle_s": float(args.trained_idle_minutes) * 60}
     app, _ = build_app(served, timelapse, proxies=proxies, **lifetimes)
     serve(app, args.host, args.port)
     return 0

@@ -13,8 +13,10 @@ import threading
 from collections import Counter
 from contextlib import contextmanager
 
+from fastapi import Depends, Request
+
 from ..interpret.request import UserError
-from .callers import Caller
+from .callers import ASKING, Caller, caller_of
 
 MAX_IN_FLIGHT = 4  # requests one browser tab (or session) may have running at once
 ADDRESS_IN_FLIGHT = 256  # requests one address may run: a lecture hall of 200 behind one router
@@ -68,3 +70,21 @@ class Fairness:
             yield
         finally:
             self.leave(counted)
+
+
+async def admitted(request: Request):
+    """A FastAPI dependency: the request's turn, counted against its caller's shares (the app's `state.fairness`;
+    who the caller is: `state.clients`, `state.proxies`), refused (429) beyond them; its model work waits in the
+    model's line as its address's (`trace_cache.Slots`)."""
+    state = request.app.state
+    caller = caller_of(request, state.clients, state.proxies)
+    counted = shares(caller)
+    ASKING.set(caller.address)
+    state.fairness.enter(counted)
+    try:
+        yield
+    finally:
+        state.fairness.leave(counted)
+
+
+ADMITTED = Depends(admitted, scope="function")  # left as soon as the route returns, before its answer is sent

@@ -11,59 +11,74 @@ is FastAPI's own, at `/ae/api/openapi.json` (and `/ae/api/docs`).
 - `POST /ask/{explain,heads,attribution,beam_tree,compare,maskless,value_path,qk_space,no_position,lens}`: a
   question about a trace -> its answer.
 - `GET /npz?...&step=N`: the attention tensors up to step N, as a .npz download, made in memory.
-- `GET /positional?positions=N`: the model's positional-encoding table.
+- `GET /positional?positions=N`: the model's positional-encoding table; `GET /positional/figures?...`: the
+  Positional encoding tab's charts of it (Plotly figures, drawn by the browser).
 - `GET /timelapse?sentence=...`: an example's traces at the recorded points of training (`timelapse.py`).
 - `POST /uploads`: a training file (the body, as is) kept under an id the Train tab's run names it by (`uploads.py`);
   each address keeps its own last few, at most `UPLOAD_RATE`.
+- `POST /train` -> `{run}`: a training run (`training_job.py`; one at a time per server); `GET /train/{run}/events`:
+  its state as server-sent events (progress, the loss curve and the attention snapshot, then the trained model's
+  key); `POST /train/{run}/stop`; `GET /train/{run}/checkpoint.zip`.
 - `POST /client`: a client id for a browser tab, signed by the server (`callers.py`), at most `ISSUE_RATE` per address.
 - `/room/...`: the classroom, a lecturer's view followed live by students (`room_api.py`).
 
-One error wrapper (`refusals.Guarded`): a refusal is a 4xx `{"error": message}` (`schemas.Refusal`) naming the value,
-from a validation error, a `UserError` or an unknown route alike; a bug is logged and answered with a generic one.
-One limiter (`fairness.py`, shared with the Gradio tabs' events): a request counts against its address (behind a trusted
-proxy, the client's: `callers.py`), at most `ADDRESS_IN_FLIGHT` (a lecture hall shares one), and against the client id
-the server issued its browser tab, at most `MAX_IN_FLIGHT`; more are refused at once.
+One refusal shape (`errors.py`, FastAPI's exception handlers): a 4xx `{"error": message}` (`schemas.Refusal`) naming
+the value, from a validation error, a `UserError` or an unknown route alike; a bug is logged and answered with a
+generic one. One limiter (`fairness.ADMITTED`, a dependency of every route but the event streams): a request counts
+against its address (behind a trusted proxy, the client's: `callers.py`), at most `ADDRESS_IN_FLIGHT` (a lecture hall
+shares one), and against the client id the server issued its browser tab, at most `MAX_IN_FLIGHT`; more are refused
+at once.
 """
 
 # no `from __future__ import annotations`: FastAPI reads the routes' annotations, some made in a loop (ask_route)
 
+import asyncio
 import io
 import os
 from typing import Annotated
 
 import numpy as np
-from fastapi import APIRouter, Depends, FastAPI, Query, Request
+from fastapi import APIRouter, Depends, FastAPI, Path, Query, Request
+from plotly.io.json import to_json_plotly
+from sse_starlette import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
-from starlette.exceptions import HTTPException
-from starlette.responses import JSONResponse, Response
+from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount
 
 from ..interpret.request import UserError
 from . import room_api
 from .callers import ClientIds, Rates, address_of, trusted_proxies
 from .encoded import Encoded
+from .errors import REFUSED, answer_errors
 from .export import attention_arrays
+from .fairness import ADMITTED
+from .figures import NORMAL_FONT, PRESENTATION_FONT
 from .models import ModelRegistry
-from .positional import positional_table
+from .positional import positional_figures, positional_table
 from .probes import trace_lens
-from .refusals import REFUSED, Limited, unrouted
 from .rooms import Rooms
 from .schemas import (
     ANSWERS,
     ASKS,
     NpzQuery,
     Positional,
+    PositionalFigures,
     PositionalQuery,
     ServedModel,
     TraceQuery,
+    TrainingStarted,
+    TrainRequest,
     Translation,
     Upload,
     Wire,
 )
 from .timelapse import TimeLapse
+from .training_job import TrainingRuns
 
 PREFIX = "/ae/api"
 UPLOAD_RATE = "20/minute"  # training files one address may upload
+POLL_S = 0.25  # how often a training run's event stream looks for a change
+RunId = Annotated[str, Path(max_length=64, description="the run's id, from POST /train")]
 
 
 class UnknownSentence(UserError):
@@ -82,6 +97,7 @@ def build_api(
     proxies = trusted_proxies() if proxies == () else proxies
     rates = Rates()
     clients = ClientIds(rates)
+    runs = TrainingRuns(models, idle_s=models.own.ttl)  # a run lives as long as the model it trained
 
     async def turn():
         yield
@@ -91,7 +107,8 @@ def build_api(
     # takes the next model slot before any waiting question (trace_cache.Slots: priority 0 before 1;
     # bench/class_questions.py: one core against both)
     questions = Depends(turn, scope="function", max_concurrency=os.cpu_count() or 1)
-    router = APIRouter(route_class=Limited, responses=REFUSED)
+    router = APIRouter(dependencies=[ADMITTED], responses=REFUSED)
+    streams = APIRouter(responses=REFUSED)  # open for as long as what they follow: not counted
 
     @router.get("/trace", responses={200: {"model": Wire}})
     async def trace(request: Request, query: Annotated[TraceQuery, Query()]) -> Response:
@@ -153,6 +170,16 @@ def build_api(
         """The first rows of a model's positional-encoding table (the buffer the model adds to its embeddings)."""
         return positional_table(models.get(query.model), query)
 
+    @router.get("/positional/figures", responses={200: {"description": "{heatmap, waves, similarity}"}})
+    async def positional_charts(query: Annotated[PositionalFigures, Query()]) -> Response:
+        """The Positional encoding tab's charts of a model's table, as Plotly figures: heatmap, waves, similarity."""
+        font = PRESENTATION_FONT if query.presentation else NORMAL_FONT
+        charts = await run_in_threadpool(
+            positional_figures, models.get(query.model), query.positions, query.dims, query.waves, font
+        )
+        named = dict(zip(("heatmap", "waves", "similarity"), (chart.to_plotly_json() for chart in charts)))
+        return Response(to_json_plotly(named), media_type="application/json")
+
     @router.get("/timelapse", responses={200: {"description": "{steps, traces}"}})
     async def training_steps(sentence: Annotated[str, Query(max_length=4000)]) -> Response:
         """An example's traces at the recorded points of training (the shipped checkpoint's time-lapse)."""
@@ -180,6 +207,43 @@ def build_api(
         data = await request.body()
         return Upload(upload=await run_in_threadpool(models.uploads.add, data, address), bytes=len(data))
 
+    @router.post("/train", status_code=201)
+    async def train(asked: TrainRequest) -> TrainingStarted:
+        """Train a fresh small model on the mini corpus or an upload (one run at a time per server; 409 while another
+        trains). Follow it at `/train/{run}/events`; the run's id is its owner's secret."""
+        return TrainingStarted(run=(await run_in_threadpool(runs.start, asked)).id)
+
+    @router.post("/train/{run}/stop")
+    async def stop_training(run: RunId) -> dict:
+        """Stop a run after its current step; it ends as a finished run does, its model registered."""
+        return {"message": runs.get(run).stop()}
+
+    @router.get("/train/{run}/checkpoint.zip", response_class=FileResponse)
+    async def checkpoint(run: RunId) -> FileResponse:
+        """The trained checkpoint (model.safetensors, its tokenizer and metadata), zipped, once the run is done."""
+        archive = runs.get(run).archive
+        if archive is None:
+            raise UserError("This run has no checkpoint yet: it is still training, or it failed.")
+        return FileResponse(archive, filename="trained-checkpoint.zip", media_type="application/zip")
+
+    @streams.get("/train/{run}/events", response_class=EventSourceResponse)
+    async def training_events(run: RunId) -> EventSourceResponse:
+        """Server-sent events: the run's state (`step`, `fraction`, `message`, `loss` and `snapshot` as Plotly
+        figures, `done`, then `model`: the trained model's key), now and at every change, until it is done."""
+        training = runs.get(run)
+
+        async def states():
+            sent = -1
+            while True:
+                if training.version != sent:
+                    sent, data = await run_in_threadpool(training.state_json)
+                    yield {"event": "state", "data": data}
+                    if training.state["done"] and sent == training.version:
+                        return
+                await asyncio.sleep(POLL_S)
+
+        return EventSourceResponse(states(), ping=15, headers={"cache-control": "no-store"})
+
     @router.post("/client")
     async def client(request: Request) -> dict:
         """A client id for one browser tab, made and signed by the server: send it as `X-AE-Client`, and the tab
@@ -194,11 +258,12 @@ def build_api(
         openapi_url="/openapi.json",
     )
     api.include_router(router)
+    api.include_router(streams)
     api.include_router(room_api.router(rooms))
-    api.state.fairness = models.fairness  # the one limiter, which `Limited` routes take their turn from
+    api.state.fairness = models.fairness  # the one limiter, which `ADMITTED` takes each route's turn from
     api.state.clients, api.state.proxies, api.state.rates = clients, proxies, rates  # who a caller is; rate limits
-
-    api.add_exception_handler(HTTPException, unrouted)
+    api.state.runs = runs
+    answer_errors(api)
     return api
 
 

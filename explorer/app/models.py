@@ -1,10 +1,10 @@
 """The models the server holds and the one way to trace, encode and question a decode with any of them.
 
 The shipped models are served under their keys (`checkpoints/lecture-en-de` as "lecture-en-de"; the first is
-the default, which a request may also name "shipped"); a model a browser session trains is registered under an
-unguessable key that only that session's viewer learns (it travels in the session's own traces), and is dropped
-when the session ends. The plain routes (`http_api`) and the Gradio events (`session`) both come here, so a trace
-is computed once per (model, request) whoever asks, in batches, and kept encoded (`TraceCache`).
+the default, which a request may also name "shipped"); a model trained in the app (`training_job.py`) is registered
+under an unguessable key that only its trainer's page learns (the run's state names it), and is dropped
+`MODEL_IDLE_S` after its last use. Every route of the API comes here, so a trace is computed once per
+(model, request) whoever asks, in batches, and kept encoded (`TraceCache`).
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ import secrets
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+
+from cachetools import TTLCache
 
 from ..interpret.handle import ModelHandle, load_handle
 from ..interpret.request import TraceRequest, UserError
@@ -26,7 +28,8 @@ from .trace_cache import TraceCache
 from .uploads import Uploads
 from .wire import to_wire
 
-MAX_OWN_MODELS = 64  # trained models held at once (each belongs to a live browser session)
+MAX_OWN_MODELS = 64  # trained models held at once
+MODEL_IDLE_S = 2 * 3600  # a trained model nobody asked about for this long is dropped
 
 
 @dataclass(frozen=True)
@@ -67,7 +70,12 @@ class ModelRegistry:
     """The shipped model, the sessions' trained ones by key, the shared trace cache, and the uploaded training
     files."""
 
-    def __init__(self, shipped: ModelHandle | dict[str, ModelHandle], cache: TraceCache | None = None):
+    def __init__(
+        self,
+        shipped: ModelHandle | dict[str, ModelHandle],
+        cache: TraceCache | None = None,
+        model_idle_s: float = MODEL_IDLE_S,
+    ):
         # the shipped models by key, the default first; one handle alone is served as "shipped"
         self.served = dict(shipped) if isinstance(shipped, dict) else {SHIPPED: shipped}
         if not self.served:
@@ -75,7 +83,8 @@ class ModelRegistry:
         self.default_key = next(iter(self.served))
         self.shipped = self.served[self.default_key]  # the default model: the page opens on it
         self.cache = cache if cache is not None else TraceCache()
-        self.own: dict[str, ModelHandle] = {}
+        # trained models by key, each kept MODEL_IDLE_S after its last use (`get` starts its time again)
+        self.own: TTLCache[str, ModelHandle] = TTLCache(maxsize=MAX_OWN_MODELS, ttl=model_idle_s)
         self.lock = threading.Lock()
         self.fairness = Fairness()  # the one limiter: the API's callers and the tabs' sessions
         self.uploads = Uploads()  # the Train tab's own training files, by id
@@ -83,9 +92,11 @@ class ModelRegistry:
     def register(self, handle: ModelHandle) -> str:
         """Hold a trained model; returns the key its session's viewer will use."""
         with self.lock:
+            self.own.expire()
             if len(self.own) >= MAX_OWN_MODELS:
                 raise UserError(
-                    f"The server already holds {MAX_OWN_MODELS} trained models; try again when a session has ended."
+                    f"The server already holds {MAX_OWN_MODELS} trained models; try again when one has been unused "
+                    f"for {self.own.ttl / 3600:g} hours."
                 )
             key = secrets.token_urlsafe(18)
             self.own[key] = handle
@@ -102,7 +113,7 @@ class ModelRegistry:
         with self.lock:
             key = next((k for k, h in self.own.items() if h is handle), None)
         if key is None:  # a trained model dropped while its request ran: never labelled as another model
-            raise UnknownModel("That model is not on the server any more (its session ended); train a new one.")
+            raise UnknownModel("That model is not on the server any more (it was unused too long); train a new one.")
         return key
 
     def get(self, key: str) -> ModelHandle:
@@ -112,12 +123,14 @@ class ModelRegistry:
             return self.served[key]
         with self.lock:
             handle = self.own.get(key)
+            if handle is not None:
+                self.own[key] = handle  # used: kept MODEL_IDLE_S from now
         if handle is None:
             raise UnknownModel(
                 f"The model {key[:12]!r}… is not on the server any more, or never was: the models served to everyone "
-                f"are {', '.join(map(repr, self.served))}; a model trained in a session goes when the session expires "
-                "or the server restarts. Untick 'Explore my trained model' to go on with a shipped model, or train a "
-                "new one."
+                f"are {', '.join(map(repr, self.served))}; a model trained here goes {self.own.ttl / 3600:g} hours "
+                "after its last use, or when the server restarts. Untick 'Explore my trained model' to go on with a "
+                "shipped model, or train a new one."
             )
         return handle
 

@@ -32,7 +32,8 @@ from starlette.responses import Response, StreamingResponse
 
 from ..interpret.request import UserError
 from .callers import address_of
-from .refusals import REFUSED, Guarded, Limited
+from .errors import REFUSED
+from .fairness import ADMITTED
 from .rooms import Rooms
 from .schemas import RoomAnswer, RoomQuestion, RoomView
 
@@ -60,7 +61,8 @@ def qr_svg(url: str) -> bytes:
 
 def router(rooms: Rooms) -> APIRouter:
     """The classroom's routes, each counted by the API's limiter but the event stream, open for a whole lecture."""
-    room = APIRouter(prefix="/room", tags=["classroom"], route_class=Limited, responses=REFUSED)
+    room = APIRouter(prefix="/room", tags=["classroom"], dependencies=[ADMITTED], responses=REFUSED)
+    stream = APIRouter(prefix="/room", tags=["classroom"], responses=REFUSED)  # open for a whole lecture: not counted
 
     @room.post("")
     async def create(request: Request) -> dict:
@@ -101,6 +103,7 @@ def router(rooms: Rooms) -> APIRouter:
         asked = rooms.answer(code, given.question, given.token, given.pick)
         return {"id": asked.id, "answered": len(asked.answers)}
 
+    @stream.get("/{code}/events", response_class=StreamingResponse)
     async def events(
         code: Code, key: Annotated[str | None, Query(max_length=128, description="the lecturer's own page")] = None
     ):
@@ -126,11 +129,6 @@ def router(rooms: Rooms) -> APIRouter:
         headers = {"cache-control": "no-store", "x-accel-buffering": "no"}
         return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
 
-    # open for a whole lecture: guarded, but not counted among the caller's requests running
-    room.add_api_route(
-        "/{code}/events", events, methods=["GET"], response_class=StreamingResponse, route_class_override=Guarded
-    )
-
     @room.get("/{code}/qr.svg", response_class=Response)
     async def qr(code: Code, u: Annotated[str, Query(description="the students' address")] = "") -> Response:
         """The students' address as a QR code, for the projector."""
@@ -143,4 +141,7 @@ def router(rooms: Rooms) -> APIRouter:
         svg = await run_in_threadpool(qr_svg, u)  # tens of ms: never on the loop that feeds the streams
         return Response(svg, media_type="image/svg+xml", headers={"cache-control": "private, max-age=3600"})
 
-    return room
+    both = APIRouter()
+    both.include_router(room)
+    both.include_router(stream)
+    return both

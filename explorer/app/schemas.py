@@ -49,6 +49,7 @@ TopK, TOP_K = _limited("top_k", integer=True)
 Seed, SEED = _limited("seed", integer=True)
 BeamSize, BEAM_SIZE = _limited("beam_size", integer=True)
 Alpha, ALPHA = _limited("alpha")
+Minutes, MINUTES = _limited("minutes")
 
 
 def _head(value):
@@ -254,10 +255,38 @@ class Upload(Strict):
     bytes: int
 
 
+class TrainRequest(Strict):
+    """A training run (`POST /train`): the data (the bundled mini corpus, or an upload's id), the model's size, how
+    long, and the seed."""
+
+    corpus: Literal["mini", "upload"] = "mini"
+    upload: str = Field("", max_length=64, description='the id `POST /uploads` returned (corpus "upload")')
+    preset: str = Field("tiny", max_length=64, description="the model's size: tiny or small")
+    minutes: Minutes = MINUTES
+    seed: Seed = SEED
+
+
+class TrainingStarted(Strict):
+    """A training run that started: its id is the secret its events, its stop and its checkpoint are asked by."""
+
+    run: str
+
+
 class PositionalQuery(Strict):
     """The first `positions` rows of a model's positional-encoding table."""
 
     positions: Annotated[int, Field(ge=1, le=4096)] = 64
+    model: str = Field(SHIPPED, pattern=MODEL_KEY)
+
+
+class PositionalFigures(Strict):
+    """The Positional encoding tab's three charts of a model's table: its first `positions` rows by their first
+    `dims` dimensions, the dimensions `waves` names as waves, and the rows' similarity."""
+
+    positions: Annotated[int, Field(ge=2, le=4096)] = 64
+    dims: Annotated[int, Field(ge=2, le=4096)] = 128
+    waves: str = Field("0, 1, 4, 16", max_length=200, description="dimensions drawn as waves, e.g. 0, 1, 20, 100")
+    presentation: bool = False
     model: str = Field(SHIPPED, pattern=MODEL_KEY)
 
 
@@ -626,6 +655,12 @@ NAMES = LABELS | {
     "pick": "The answer",
     "token": "The answer token",
     "sources": "Source tokens",
+    "corpus": "The data",
+    "upload": "The upload id",
+    "preset": "The model size",
+    "presentation": "Presentation mode",
+    "dims": "Dimensions",
+    "waves": "Wave dimensions",
 }
 
 

@@ -1,42 +1,48 @@
-"""Short in-app training runs: one at a time per server, owned by one session, with live snapshots.
+"""Short in-app training runs: one at a time per server, each known by a secret id, with live progress.
 
-`run_training` is a generator the UI iterates: it yields `TrainingUpdate`s (progress, loss history,
-an attention snapshot of a probe sentence) and finally installs the trained model in the session
-that asked for it, never anywhere else. Its files live in the session's directory: the data and
-working files are deleted when the run ends, the checkpoint zip when the session does.
+`TrainingRuns.start` checks a `schemas.TrainRequest`, takes the server's one training slot and trains in a thread of
+its own. The run's state (`TrainingRun.state`: step, fraction, message, the loss history and an attention snapshot of a
+probe pair, which the browser draws, then the trained model's key) changes as it goes; the API streams it
+(`GET /ae/api/train/{run}/events`). At the end the model is registered in the `ModelRegistry` under a key of its own
+(every route takes it as `model=KEY`, for `MODEL_IDLE_S` after its last use) and its checkpoint is zipped. A run and
+its files live `RUN_IDLE_S` after it was last asked about, at most `MAX_RUNS` of them: then its folder is deleted.
 """
 
 from __future__ import annotations
 
+import json
+import logging
+import math
+import secrets
 import shutil
+import tempfile
 import threading
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
+
+from cachetools import TTLCache
 
 from ..interpret.handle import ModelHandle, device_label
 from ..interpret.hooks import record
-from ..interpret.request import UserError, shown
+from ..interpret.request import UserError
 from ..model.checkpoint import load_checkpoint
 from ..model.config import BOS_ID, ModelConfig
 from ..training.data import MINI_CORPUS, clean, read_tsv, split_by_source
 from ..training.loss import smoothing_floor
-from ..training.loss_curve import loss_curve
 from ..training.trainer import TrainConfig, Trainer
-from . import figures
-from .limits import bounded
-from .session import ExplorerSession
+from .models import ModelRegistry
+from .schemas import TrainRequest
 from .uploads import MAX_UPLOAD_BYTES
 
+log = logging.getLogger("explorer.train")
 MAX_UPLOAD_PAIRS = 20_000
 MIN_PAIRS = 20
 CORPORA = {"mini": "bundled mini corpus", "upload": "my uploaded TSV"}  # what a run trains on
 PRESETS = {  # the models a person may train in the app: seconds to a few minutes on a CPU
-    "tiny (d_model 64, 2+2 layers, 4 heads)": ModelConfig(
+    "tiny": ModelConfig(
         vocab_size=600, d_model=64, n_heads=4, n_encoder_layers=2, n_decoder_layers=2, d_ff=128, dropout=0.0, max_len=64
     ),
-    "small (d_model 128, 3+3 layers, 4 heads)": ModelConfig(
+    "small": ModelConfig(
         vocab_size=1000,
         d_model=128,
         n_heads=4,
@@ -49,6 +55,25 @@ PRESETS = {  # the models a person may train in the app: seconds to a few minute
 }
 VALID_FRACTION = 0.05  # of the pairs, held out for the final BLEU
 PROBE_TOKENS = 61  # the probe pair's tokens shown in the live snapshot (each side)
+RUN_IDLE_S = 2 * 3600  # a run (its state and checkpoint zip) not asked about for this long is deleted
+MAX_RUNS = 16  # runs kept at once; the oldest finished one goes first
+
+
+def preset_label(name: str) -> str:
+    c = PRESETS[name]
+    return f"{name} (d_model {c.d_model}, {c.n_encoder_layers}+{c.n_decoder_layers} layers, {c.n_heads} heads)"
+
+
+class TrainingBusy(UserError):
+    """The server's one training slot is taken (409)."""
+
+    status = 409
+
+
+class UnknownRun(UserError):
+    """A run id the server holds no run for (404)."""
+
+    status = 404
 
 
 class TrainingSlot:
@@ -63,7 +88,7 @@ class TrainingSlot:
         if not self._lock.acquire(blocking=False):
             elapsed = time.monotonic() - self.started
             left = max(0.0, self.budget_s - elapsed)
-            raise UserError(
+            raise TrainingBusy(
                 f"Another person is training a model on this server right now (one training job at a time; it started "
                 f"{elapsed:.0f} s ago and has at most {left:.0f} s left). Please try again shortly; exploring works "
                 "meanwhile."
@@ -75,17 +100,6 @@ class TrainingSlot:
 
 
 SLOT = TrainingSlot()
-
-
-@dataclass
-class TrainingUpdate:
-    step: int
-    fraction: float  # 0..1 of the time budget
-    message: str
-    loss_figure: object
-    snapshot: object | None  # cross-attention of the probe pair
-    done: bool = False
-    checkpoint_zip: Path | None = None
 
 
 def read_upload(path: str | Path) -> list[tuple[str, str]]:
@@ -125,104 +139,166 @@ def step_message(step: int, loss: float, tokens_per_s: float, floor: float) -> s
     return text
 
 
-def run_training(
-    session: ExplorerSession,
-    preset: str,
-    minutes: float,
-    upload: str | None = None,
-    seed: int = 0,
-    font_size: int = figures.NORMAL_FONT,
-    slot: TrainingSlot = SLOT,
-    corpus: str = "mini",
-) -> Iterator[TrainingUpdate]:
-    """Train a fresh model for this session only, on the mini corpus or the uploaded TSV at `upload` (`corpus`
-    "upload"); yields progress; installs the model in `session` at the end. Every option is checked first."""
-    if not isinstance(preset, str) or preset not in PRESETS:
-        raise UserError(f"Unknown model size {shown(preset)}; choose one of: {', '.join(PRESETS)}.")
-    minutes = bounded(minutes, "minutes")
-    seed = bounded(seed if seed is not None else 0, "seed", integer=True)
-    if not isinstance(corpus, str) or corpus not in CORPORA:
-        raise UserError(f"Unknown data choice {shown(corpus)}; choose one of: {', '.join(CORPORA)}.")
-    if corpus == "upload" and not upload:
-        raise UserError("Choose a TSV file to upload (English TAB German per line), or pick the bundled mini corpus.")
-    pairs = read_upload(upload) if corpus == "upload" else clean(read_tsv(MINI_CORPUS))
-    slot.acquire(minutes * 60 + 30)
-    workdir = session.new_training_dir()
-    try:
+class TrainingRun:
+    """One run: its folder, its trainer while it trains, and its state as the API sends it (`state_json`)."""
+
+    def __init__(self):
+        self.id = secrets.token_urlsafe(18)
+        self.folder = tempfile.TemporaryDirectory(prefix="ae-train-")  # deleted when the run is dropped
+        self.lock = threading.Lock()
+        self.version = 0  # bumped by every change: a stream sends the state when it moved
+        self.trainer: Trainer | None = None
+        self.archive: Path | None = None
+        self.state: dict = {"step": 0, "fraction": 0.0, "message": "Starting…", "done": False, "model": None}
+
+    def update(self, **state) -> None:
+        with self.lock:
+            self.state = self.state | state
+            self.version += 1
+
+    def state_json(self) -> tuple[int, str]:
+        """(version, the state as JSON): what one event of the stream carries."""
+        with self.lock:
+            version, state = self.version, self.state | {"checkpoint": self.archive is not None}
+        return version, json.dumps(state, allow_nan=False)
+
+    def stop(self) -> str:
+        trainer = self.trainer
+        if trainer is None or self.state["done"]:
+            return "This run is not training any more."
+        trainer.stop()
+        return "Stopping after the current step…"
+
+
+class TrainingRuns:
+    """The runs this server holds, by id (`cachetools.TTLCache`: each lives `RUN_IDLE_S` after it was last asked
+    about, `MAX_RUNS` at most), trained one at a time (`slot`); the models they make go to `models`."""
+
+    def __init__(self, models: ModelRegistry, slot: TrainingSlot = SLOT, idle_s: float = RUN_IDLE_S):
+        self.models, self.slot = models, slot
+        self.runs: TTLCache[str, TrainingRun] = TTLCache(maxsize=MAX_RUNS, ttl=idle_s)
+        self.lock = threading.Lock()
+
+    def start(self, asked: TrainRequest) -> TrainingRun:
+        """Check `asked` (its upload read and checked first), take the slot, and train in a thread of its own."""
+        if asked.preset not in PRESETS:
+            raise UserError(f"Unknown model size {asked.preset[:40]!r}; choose one of: {', '.join(PRESETS)}.")
+        if asked.corpus == "upload" and not asked.upload:
+            raise UserError(
+                "Choose a TSV file to upload (English TAB German per line), or pick the bundled mini corpus."
+            )
+        if asked.corpus == "upload":
+            pairs = read_upload(self.models.uploads.path(asked.upload))
+        else:
+            pairs = clean(read_tsv(MINI_CORPUS))
+        self.slot.acquire(asked.minutes * 60 + 30)
+        try:
+            run = TrainingRun()
+            with self.lock:
+                self.runs[run.id] = run
+            threading.Thread(target=self._train, args=(run, asked, pairs), name="ae-train", daemon=True).start()
+        except BaseException:
+            self.slot.release()
+            raise
+        return run
+
+    def get(self, run_id: str) -> TrainingRun:
+        """The run of `run_id`, its lifetime started again; or a 404 that says why it may be gone."""
+        with self.lock:
+            run = self.runs.get(run_id)
+            if run is not None:
+                self.runs[run_id] = run  # asked about: it lives RUN_IDLE_S from now
+        if run is None:
+            raise UnknownRun(
+                f"No training run {run_id[:12]!r}… on this server: a run is kept {self.runs.ttl / 3600:g} hours after "
+                "it was last looked at, and none survives a restart. Train a new model."
+            )
+        return run
+
+    def _train(self, run: TrainingRun, asked: TrainRequest, pairs: list[tuple[str, str]]) -> None:
+        """The run's thread: train, register the model, zip its checkpoint; every failure is said in its message."""
+        try:
+            self._steps(run, asked, pairs)
+        except UserError as exc:
+            run.update(done=True, message=str(exc))
+        except Exception:  # noqa: BLE001 - the server goes on; the person is told
+            log.exception("training run failed")
+            run.update(done=True, message="The training run failed on the server (it has been logged). Try again.")
+        finally:
+            run.trainer = None
+            self.slot.release()
+            for item in Path(run.folder.name).iterdir():  # the working files go; the checkpoint zip stays
+                if item.is_dir():
+                    shutil.rmtree(item, ignore_errors=True)
+
+    def _steps(self, run: TrainingRun, asked: TrainRequest, pairs: list[tuple[str, str]]) -> None:
+        folder = Path(run.folder.name)
         config = TrainConfig(
-            model=PRESETS[preset],
-            data=[corpus],
+            model=PRESETS[asked.preset],
+            data=[asked.corpus],
             valid_fraction=VALID_FRACTION,
-            out=str(workdir / "model"),
-            work_dir=str(workdir / "work"),
+            out=str(folder / "model"),
+            work_dir=str(folder / "work"),
             max_tokens=2048,
             lr=3e-3,
             warmup=60,
             eval_every=0,
             bleu_sample=50,
-            max_minutes=minutes,
+            max_minutes=asked.minutes,
             save_every_minutes=1e9,
-            seed=seed,
+            seed=asked.seed,
             log_every=10,
         )
-        train, valid = split_by_source(pairs, VALID_FRACTION, seed)
-        trainer = Trainer.from_pairs(config, train, valid, log=lambda *_: None)
-        session.training = trainer
+        train, valid = split_by_source(pairs, VALID_FRACTION, asked.seed)
+        trainer = run.trainer = Trainer.from_pairs(config, train, valid, log=lambda *_: None)
         floor = smoothing_floor(config.label_smoothing, trainer.model.config.vocab_size)
-        probe = train[0]
         where = device_label(trainer.device)
-        yield TrainingUpdate(
-            0, 0.0, f"Training on {where}: {len(train)} pairs, vocabulary {trainer.tokenizer.vocab_size}.", None, None
-        )
+        run.update(message=f"Training on {where}: {len(train)} pairs, vocabulary {trainer.tokenizer.vocab_size}.")
         for event in trainer.run():
-            snapshot = _probe_snapshot(trainer, probe, font_size)
-            if event.done:
-                path = trainer.export()
-                checkpoint = load_checkpoint(path, next(session.shipped.model.parameters()).device)  # served there
-                handle = ModelHandle(
-                    f"your model ({preset.split()[0]}, {event.step} steps)",
-                    checkpoint.model,
-                    checkpoint.tokenizer,
-                    checkpoint.metadata,
-                )
-                session.set_own_model(handle)
-                archive = Path(shutil.make_archive(str(workdir / "trained-checkpoint"), "zip", path))
-                stopped = "stopped early; " if trainer.stopped else ""
-                valid = event.valid or {}
-                message = (
-                    f"Done ({stopped}{event.step} steps in {event.elapsed_s:.0f} s on {where}). Validation BLEU "
-                    f"{valid.get('bleu', '–')}, "
-                    f"chrF {valid.get('chrf', '–')}. Tick 'Explore my trained model' to look inside it (through the "
-                    f"API, while this session lasts: model={session.own_key})."
-                )
-                yield TrainingUpdate(
-                    event.step, 1.0, message, loss_curve(trainer.history, font_size, floor), snapshot, True, archive
-                )
-            else:
-                fraction = min(1.0, event.elapsed_s / (minutes * 60))
+            charts = {"loss": _losses(trainer.history, floor), "snapshot": _probe_snapshot(trainer, train[0])}
+            if not event.done:
                 message = f"On {where}. " + step_message(event.step, event.loss, event.tokens_per_s, floor)
-                yield TrainingUpdate(
-                    event.step, fraction, message, loss_curve(trainer.history, font_size, floor), snapshot
+                run.update(
+                    **charts, step=event.step, fraction=min(1.0, event.elapsed_s / (asked.minutes * 60)), message=message
                 )
-    finally:
-        session.training = None
-        slot.release()
-        session.end_training(workdir)
+                continue
+            path = trainer.export()
+            checkpoint = load_checkpoint(path, next(self.models.shipped.model.parameters()).device)  # served there
+            name = f"your model ({asked.preset}, {event.step} steps)"
+            key = self.models.register(ModelHandle(name, checkpoint.model, checkpoint.tokenizer, checkpoint.metadata))
+            run.archive = Path(shutil.make_archive(str(folder / "trained-checkpoint"), "zip", path))
+            stopped = "stopped early; " if trainer.stopped else ""
+            valid_scores = event.valid or {}
+            message = (
+                f"Done ({stopped}{event.step} steps in {event.elapsed_s:.0f} s on {where}). Validation BLEU "
+                f"{valid_scores.get('bleu', '–')}, chrF {valid_scores.get('chrf', '–')}. Tick 'Explore my trained "
+                f"model' to look inside it (through the API: model={key})."
+            )
+            run.update(**charts, step=event.step, fraction=1.0, message=message, done=True, model=key, name=name)
 
 
-def _probe_snapshot(trainer: Trainer, probe: tuple[str, str], font_size: int):
+def _losses(history: list[dict], floor: float) -> dict:
+    """The loss curve's points: training loss by step, validation loss and BLEU by step, the smoothing floor."""
+    train = [[h["step"], _finite(h.get("loss"))] for h in history if not h.get("valid")]
+    valid = [[h["step"], _finite(h.get("loss")), _finite(h.get("bleu"))] for h in history if h.get("valid")]
+    return {"train": train, "valid": valid, "floor": _finite(floor)}
+
+
+def _finite(x) -> float | None:
+    """A number as JSON can carry it: rounded, or None (a diverged run's NaN, a missing value)."""
+    return round(float(x), 4) if x is not None and math.isfinite(x) else None
+
+
+def _probe_snapshot(trainer: Trainer, probe: tuple[str, str]) -> dict:
     """Cross-attention (mean over the last layer's heads) of one training pair under teacher forcing."""
     tok = trainer.tokenizer
     src = tok.encode_source(probe[0], PROBE_TOKENS)
     tgt = tok.encode(probe[1])[: PROBE_TOKENS - 1]
     maps, _ = record(trainer.model, [src], [[BOS_ID] + tgt], ("cross",))
     weights = maps.weights["cross"][-1][0].mean(0).numpy()  # (T + 1, S)
-    rows = tok.pieces(tgt) + ["</s>"]
-    return figures.attention_heatmap(
-        weights,
-        rows,
-        tok.pieces(src),
-        "cross",
-        f"Alignment emerging: last layer, mean of heads, step {trainer.step}",
-        font_size=font_size,
-    )
+    return {
+        "weights": weights.round(4).tolist(),
+        "rows": tok.pieces(tgt) + ["</s>"],
+        "columns": tok.pieces(src),
+        "title": f"Alignment emerging: last layer, mean of heads, step {trainer.step}",
+    }

@@ -10,18 +10,13 @@ import html
 import gradio as gr
 
 from ..app.models import ModelRegistry
-from ..app.schemas import SHIPPED, TraceQuery, validate
-from ..app.session import SESSION_IDLE_S, USE_OWN_LABEL, ExplorerSession
+from ..app.schemas import TraceQuery, validate
 from ..app.trace_cache import TraceCache
 from ..interpret.handle import ModelHandle
 from . import ablation_tab, about_tab, positional_tab, train_tab, translate_tab, viewer
-from .common import PLAIN_EVENT, Context, session_event
+from .common import USE_OWN_LABEL, Context
 
-__all__ = ["build_demo", "FILES_MAX_AGE_S"]
-
-FILES_MAX_AGE_S = (
-    3600  # files Gradio serves (exports, trained zips, uploads) are deleted this long after they were made
-)
+__all__ = ["build_demo"]
 
 
 def header_html(model_name: str) -> str:
@@ -34,25 +29,13 @@ def header_html(model_name: str) -> str:
     )
 
 
-def build_demo(
-    shipped: ModelHandle,
-    cache: TraceCache | None = None,
-    idle_s: float = SESSION_IDLE_S,
-    files_max_age_s: float = FILES_MAX_AGE_S,
-    models: ModelRegistry | None = None,
-) -> gr.Blocks:
-    """The app. Each browser session's `ExplorerSession` lives in a `gr.State`: Gradio makes it (a deep copy of a
-    blank one) on the session's first event, deletes it `idle_s` after its last one (an hour after the tab closed
-    at the latest) and then calls its `close`. Files Gradio hands out are deleted `files_max_age_s` after they were
-    made. The page carries the opening example's trace; a page load sends no Gradio event."""
+def build_demo(shipped: ModelHandle, cache: TraceCache | None = None, models: ModelRegistry | None = None) -> gr.Blocks:
+    """The page. Gradio lays it out; every event of it runs in the browser, which asks the API (`/ae/api`) for what
+    it shows: no event runs on the server, so the app has no Gradio session or state. The page carries the opening
+    example's trace."""
     models = models if models is not None else ModelRegistry(shipped, cache)
-    blank = ExplorerSession(shipped, models.cache, idle_s, models)
     opening = models.trace(shipped, validate(TraceQuery, {"sentence": translate_tab.OPENING_EXAMPLE}).to_request())
-    every = max(1, int(min(files_max_age_s, 600)))
-    with gr.Blocks(
-        title="Attention Explorer", analytics_enabled=False, delete_cache=(every, int(files_max_age_s))
-    ) as demo:
-        state = gr.State(blank, time_to_live=idle_s, delete_callback=ExplorerSession.close)
+    with gr.Blocks(title="Attention Explorer", analytics_enabled=False) as demo:
         served = models.listing()
         with gr.Row(elem_id="header"):
             gr.HTML(header_html(shipped.name), elem_id="title", container=False, padding=False)
@@ -71,14 +54,14 @@ def build_demo(
                 False, label="Presentation mode", elem_id="presentation", scale=0, min_width=190, container=False
             )
         use_own = gr.Checkbox(False, label=USE_OWN_LABEL, elem_id="use-own", render=False)
-        ctx = Context(shipped, state, use_own, presentation)
+        ctx = Context(shipped, use_own, presentation)
         with gr.Tabs():
             tab = translate_tab.build(ctx, opening)
             positional_tab.build(ctx)
             ablation_tab.build()
             train_tab.build(ctx)
             about_tab.build(ctx, models.served)
-        form = wire_trace(demo, ctx, tab, model, models)
+        form = wire_trace(ctx, tab, model)
         # a deep link fills the form in the browser (its trace comes from the plain route): no server event
         demo.load(None, form, form, js=viewer.FORM_FROM_LINK_JS, api_name=False, queue=False)
         presentation.change(
@@ -92,17 +75,18 @@ def build_demo(
     return demo
 
 
-def wire_trace(demo: gr.Blocks, ctx: Context, tab: dict, model: gr.Radio, models: ModelRegistry) -> list:
-    """Every way to ask for a new trace from the page: Start, Enter, an example, a shipped model chosen (the viewer
-    fetches the trace from the API, `/ae/api/trace`), and the trained model chosen. Returns the form's fields, in
+def wire_trace(ctx: Context, tab: dict, model: gr.Radio) -> list:
+    """Every way to ask for a new trace from the page: Start, Enter, an example, a shipped model chosen, the trained
+    model chosen (the viewer fetches the trace from the API, `/ae/api/trace`). Returns the form's fields, in
     `viewer.FORM` order."""
-    sentence, options, view = tab["sentence"], tab["options"], tab["viewer"]
+    sentence, options = tab["sentence"], tab["options"]
     form = [sentence, *options, model, ctx.use_own]
     assert [c.elem_id for c in form[1:9]] == [f"opt-{name}" for name in viewer.FORM[1:9]]
     client = {"api_name": False, "queue": False, "js": viewer.TRANSLATE_JS}
     tab["start"].click(None, form, None, **client)
     sentence.submit(None, form, None, **client)
     model.input(None, form, None, **client)
+    ctx.use_own.input(None, form, None, **client)
     tab["example"].input(None, [tab["example"]], [sentence], api_name=False, queue=False, js="(s) => s").then(
         None, form, None, **client
     )
@@ -110,28 +94,4 @@ def wire_trace(demo: gr.Blocks, ctx: Context, tab: dict, model: gr.Radio, models
     sentence.input(
         None, [sentence, tab["example"]], [tab["example"]], api_name=False, queue=False, js=viewer.EXAMPLE_AGREES_JS
     )
-
-    @session_event
-    def trace(
-        sentence,
-        strategy,
-        temperature,
-        top_k,
-        seed,
-        beam_size,
-        alpha,
-        prefix,
-        model,
-        use_own,
-        session,
-    ):  # another model has other heads: none is switched off in its first trace
-        values = dict(sentence=sentence, strategy=strategy, temperature=temperature, top_k=top_k, seed=seed)
-        values |= dict(beam_size=beam_size, alpha=alpha, prefix=prefix or "", model=model or SHIPPED)
-        query = validate(TraceQuery, {k: v for k, v in values.items() if v is not None})
-        if use_own:
-            return session.trace(query.to_request(), use_own)
-        return models.trace(models.get(query.model), query.to_request())
-
-    # choosing the model re-traces the sentence with it: the viewer learns the trained model's key from that trace
-    ctx.use_own.input(trace, [*form, ctx.state], [view, ctx.state], api_visibility="private", **PLAIN_EVENT)
     return form

@@ -14,7 +14,7 @@ import json
 from ..app.limits import MAX_REQUEST_BYTES
 from ..interpret.request import MAX_CHARS
 
-UPLOAD_ROUTES = ("/ae/api/uploads", "/gradio_api/upload")
+UPLOAD_ROUTES = ("/ae/api/uploads",)
 MULTIPART_SLACK = 64 * 1024  # boundaries and part headers around an uploaded file
 
 

@@ -1,11 +1,17 @@
-"""The "Positional encoding" tab: the model's own PE buffer as a heatmap, waves and a similarity matrix."""
+"""The "Positional encoding" tab: the model's own PE buffer as a heatmap, waves and a similarity matrix.
+
+Gradio lays out the form; the browser asks the API for the charts (`static/positional.js`,
+`GET /ae/api/positional/figures`) and draws them.
+"""
 
 from __future__ import annotations
 
 import gradio as gr
 
-from ..app.positional import positional_figures
-from .common import PLAIN_EVENT, Context, font_size, session_event
+from .common import Context, browser_drawn
+
+SHOW_JS = "(...values) => window.AttentionExplorer.showPositional(values)"
+ON_LOAD = "AttentionExplorer.mountPositional(element.querySelector('.ae-pe'));"
 
 
 def build(ctx: Context):
@@ -24,16 +30,7 @@ def build(ctx: Context):
             dims = gr.Slider(2, d, value=min(128, d), step=2, label="Dimensions in the heatmap", elem_id="pe-dims")
             waves = gr.Textbox(default_dims, label="Dimensions drawn as waves", elem_id="pe-waves")
         show_btn = gr.Button("Show", elem_id="pe-show")
-        heat = gr.Plot(label="PE table", elem_id="pe-heatmap")
-        with gr.Row():
-            wave_plot = gr.Plot(label="Waves", elem_id="pe-wave-plot")
-            sim_plot = gr.Plot(label="Similarity", elem_id="pe-sim-plot")
-
-    @session_event
-    def show(positions, dims, waves, presentation, use_own, session):
-        return positional_figures(session.handle(use_own), positions, dims, waves, font_size(presentation))
-
-    inputs = [positions, dims, waves, ctx.presentation, ctx.use_own, ctx.state]
-    outputs = [heat, wave_plot, sim_plot, ctx.state]
-    show_btn.click(show, inputs, outputs, api_name="positional", api_visibility="private", **PLAIN_EVENT)
-    tab.select(show, inputs, outputs, api_name=False, **PLAIN_EVENT)
+        browser_drawn("<div class='ae-pe'></div>", ON_LOAD, "pe-charts")
+    inputs = [positions, dims, waves, ctx.presentation]
+    show_btn.click(None, inputs, None, js=SHOW_JS, api_name=False, queue=False)
+    tab.select(None, inputs, None, js=SHOW_JS, api_name=False, queue=False)

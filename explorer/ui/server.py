@@ -1,9 +1,8 @@
 """The served app: Gradio mounted behind the front door, the viewer's plain routes beside it, and uvicorn.
 
-`build_app` returns the ASGI app `serve` runs: `FrontDoor` (static files, Gradio's front end and the rendered
-page from memory, the request-body cap) in front of `GradioDoor` (every call to Gradio's event routes checked
-against the page's events) and a FastAPI app holding the plain routes of
-`explorer.app.http_api` and, at `/`, the Gradio Blocks with its queue. uvicorn runs it with its fast parts
+`build_app` returns the ASGI app `serve` runs: `AppMiddleware` (static files, Gradio's front end and the rendered
+page from memory, the request-body cap, Gradio's closed routes) in front of a FastAPI app holding the API
+(`explorer.app.http_api`) and, at `/`, the Gradio Blocks that lays out the page. uvicorn runs it with its fast parts
 (httptools, uvloop) where they are installed (`uvicorn[standard]`): they halve what a visitor's hundred requests
 cost the server.
 """
@@ -19,15 +18,13 @@ import plotly
 from fastapi import FastAPI
 
 from ..app import http_api
-from ..app.models import ModelRegistry
-from ..app.session import SESSION_IDLE_S
+from ..app.models import MODEL_IDLE_S, ModelRegistry
 from ..app.timelapse import TimeLapse
 from ..app.uploads import MAX_UPLOAD_BYTES
 from ..interpret.handle import ModelHandle
-from . import FILES_MAX_AGE_S, build_demo, viewer
+from . import build_demo, viewer
 from .common import CSS, THEME
-from .front_door import FrontDoor
-from .gradio_door import GradioDoor
+from .middleware import AppMiddleware
 from .static_files import AssetStore
 
 PLOTLY_FOLDER = Path(plotly.__file__).parent / "package_data"
@@ -45,16 +42,15 @@ def asset_store() -> AssetStore:
 def build_app(
     shipped: ModelHandle | dict[str, ModelHandle],
     timelapse: TimeLapse | None = None,
-    idle_s: float = SESSION_IDLE_S,
-    files_max_age_s: float = FILES_MAX_AGE_S,
+    trained_idle_s: float = MODEL_IDLE_S,
     proxies: list | None = (),
-) -> tuple[FrontDoor, gr.Blocks]:
+) -> tuple[AppMiddleware, gr.Blocks]:
     """The ASGI app to serve, and the Gradio Blocks inside it; `shipped` is one model, or the served ones by key
-    (the first opens); `proxies`: the trusted reverse proxies (`explorer.app.callers`; () reads the environment)."""
-    models = ModelRegistry(shipped)
+    (the first opens); a model trained here is kept `trained_idle_s` after its last use; `proxies`: the trusted
+    reverse proxies (`explorer.app.callers`; () reads the environment)."""
+    models = ModelRegistry(shipped, model_idle_s=trained_idle_s)
     timelapse = timelapse or TimeLapse(None)
-    demo = build_demo(models.shipped, idle_s=idle_s, files_max_age_s=files_max_age_s, models=models)
-    demo.queue(max_size=None)
+    demo = build_demo(models.shipped, models=models)
     app = FastAPI(
         routes=http_api.routes(models, timelapse, proxies=proxies), docs_url=None, redoc_url=None, openapi_url=None
     )
@@ -68,9 +64,8 @@ def build_app(
         footer_links=["gradio"],
         show_error=False,
         ssr_mode=False,
-        max_file_size=MAX_UPLOAD_BYTES,
     )
-    return FrontDoor(GradioDoor(app), asset_store(), upload_bytes=MAX_UPLOAD_BYTES), demo
+    return AppMiddleware(app, asset_store(), upload_bytes=MAX_UPLOAD_BYTES), demo
 
 
 def settle_heap() -> None:

@@ -1,13 +1,16 @@
 // main.js: the entry of the viewer's bundle. Puts on window.AttentionExplorer what the page calls: mount() from the
 // Gradio HTML component, translateForm() and formFromLink() from the Translate tab's browser events, standalone()
-// from an exported offline page, mountAblation() from the Head ablation tab's gr.HTML, mountUpload() and withUpload()
-// from the Train tab's file picker and Train button, exampleAgrees() from the sentence box's input event.
+// from an exported offline page, mountAblation() from the Head ablation tab's gr.HTML, mountUpload(), mountTrain(),
+// startTraining() and stopTraining() from the Train tab, mountPositional() and showPositional() from the Positional
+// encoding tab, exampleAgrees() from the sentence box's input event.
 import { DEFAULT_MODEL, SETTINGS } from "./settings.js";
 import { OPTIONS } from "./api.js";
 import { formFromLink, requestFromQuery } from "./link.js";
 import { Viewer } from "./viewer.js";
 import { mount as mountAblation } from "./ablation.js";
-import { mount as mountUpload, withUpload } from "./upload.js";
+import { mount as mountUpload } from "./upload.js";
+import { mount as mountTrain, startTraining, stopTraining, trained } from "./train.js";
+import { mount as mountPositional, showPositional } from "./positional.js";
 import { keepPlace } from "./place.js";
 import { exampleAgrees } from "./page.js";
 
@@ -37,13 +40,14 @@ function translateForm(values) {
   if (!String(form.sentence || "").trim()) { // said here: the API would refuse a request without sentence=...
     return viewer.say("Type an English sentence in the box first, then press Enter or “Translate & step”.");
   }
-  if (form.use_own && !viewer.ownKey) {
-    return viewer.say("You have not trained a model in this session yet (or its trace has not arrived): use the " +
-      "Train tab first, or untick “Explore my trained model”.");
+  const own = trained.key || viewer.ownKey; // trained on this page, or the model of a link to one
+  if (form.use_own && !own) {
+    return viewer.say("You have not trained a model on this page yet (or it is still training): use the Train tab " +
+      "first, or untick “Explore my trained model”.");
   }
   // the heads switched off stay off for the next sentence of the same model until the Head ablation tab switches
   // them back on (another model has other heads)
-  const model = form.use_own ? viewer.ownKey : form.model || DEFAULT_MODEL;
+  const model = form.use_own ? own : form.model || DEFAULT_MODEL;
   const same = viewer.trace && viewer.trace.modelKey === model;
   const request = { sentence: form.sentence || "", forced_ids: [], ablation: same ? viewer.trace.request.ablation : [] };
   for (const name of OPTIONS) request[name] = form[name];
@@ -65,5 +69,6 @@ function standalone(element) {
 
 Object.assign(window.AttentionExplorer || (window.AttentionExplorer = {}), {
   mount: mount, translateForm: translateForm, formFromLink: formFromLink, standalone: standalone, mountAblation: mountAblation,
-  mountUpload: mountUpload, withUpload: withUpload, exampleAgrees: exampleAgrees,
+  mountUpload: mountUpload, mountTrain: mountTrain, startTraining: startTraining, stopTraining: stopTraining,
+  mountPositional: mountPositional, showPositional: showPositional, exampleAgrees: exampleAgrees,
 });

@@ -1,5 +1,5 @@
 // upload.js: the Train tab's own TSV, sent to the server's API (POST /ae/api/uploads), which keeps it under an id it
-// makes from the content. The Train button's event sends that id, never a path (explorer/app/uploads.py). Choosing
+// makes from the content. Train (train.js) sends that id, never a path (explorer/app/uploads.py). Choosing
 // a file uploads it at once and says what the server answered; a click on Train while it is on its way waits for it.
 import { SETTINGS } from "./settings.js";
 import { clientHeaders } from "./api.js";
@@ -37,12 +37,7 @@ function send(file, said) {
     .catch((error) => { said.textContent = file.name + ": " + error.message; return ""; });
 }
 
-// The Train button's event values (inputs, then outputs, as Gradio passes them to `js`): the first `count`, with
-// the one at `index` replaced by the chosen file's upload id once its upload is done.
-export function withUpload(values, index, count) {
-  return pending.then((id) => {
-    const inputs = values.slice(0, count);
-    inputs[index] = id;
-    return inputs;
-  });
+// The id of the chosen file once its upload is done ("" for none, or when its upload was refused): what Train sends.
+export function chosenUpload() {
+  return pending;
 }

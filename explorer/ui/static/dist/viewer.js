@@ -445,19 +445,19 @@
     const names = ["plotly", "bundle"];
     return Promise.all([sourceText("css")].concat(names.map(sourceText))).then(([css, ...scripts]) => {
       const title2 = "Attention Explorer: " + wire.request.sentence;
-      const parts7 = [
+      const parts9 = [
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         "<title>" + escape(title2) + "</title>",
         '<style data-ae-source="css">' + safe(css) + "</style>"
       ];
-      parts7.push("<script>window.AttentionExplorer = " + JSON.stringify({ ASSETS: SETTINGS.ASSETS, FONT: SETTINGS.FONT }) + ";<\/script>");
-      names.forEach((name, i) => parts7.push('<script data-ae-source="' + name + '">' + safe(scripts[i]) + "<\/script>"));
-      parts7.push('</head><body class="ae-standalone"><div id="ae-root"></div>');
-      parts7.push('<script type="application/json" id="ae-trace">' + safe(JSON.stringify(wire)) + "<\/script>");
-      parts7.push('<script type="application/json" id="ae-state">' + JSON.stringify(state) + "<\/script>");
-      parts7.push('<script>AttentionExplorer.standalone(document.getElementById("ae-root"));<\/script></body></html>');
-      return parts7.join("\n");
+      parts9.push("<script>window.AttentionExplorer = " + JSON.stringify({ ASSETS: SETTINGS.ASSETS, FONT: SETTINGS.FONT }) + ";<\/script>");
+      names.forEach((name, i) => parts9.push('<script data-ae-source="' + name + '">' + safe(scripts[i]) + "<\/script>"));
+      parts9.push('</head><body class="ae-standalone"><div id="ae-root"></div>');
+      parts9.push('<script type="application/json" id="ae-trace">' + safe(JSON.stringify(wire)) + "<\/script>");
+      parts9.push('<script type="application/json" id="ae-state">' + JSON.stringify(state) + "<\/script>");
+      parts9.push('<script>AttentionExplorer.standalone(document.getElementById("ae-root"));<\/script></body></html>');
+      return parts9.join("\n");
     });
   }
 
@@ -1420,9 +1420,9 @@
     draw() {
       this.bar.hidden = !this.code;
       if (!this.code) return;
-      const parts7 = [el("b", "ae-room-code", "Room " + this.code)];
+      const parts9 = [el("b", "ae-room-code", "Room " + this.code)];
       if (this.key) {
-        parts7.push(
+        parts9.push(
           el("span", "ae-room-count", (this.count || 0) + " following"),
           button("Show code", "The code, the address and a QR code, large, for the projector", () => this.showCode()),
           button("Ask the class", "Which source token will the shown cross-attention head attend to most at the next step?", () => this.ask()),
@@ -1430,21 +1430,21 @@
           button("End room", "Close the room: the students' pages stop following", () => this.end())
         );
         if (this.score.answers) {
-          parts7.push(el("span", "ae-room-score", "Class score: " + this.score.right + " of " + this.score.answers + " right"));
+          parts9.push(el("span", "ae-room-score", "Class score: " + this.score.right + " of " + this.score.answers + " right"));
         }
       } else {
-        parts7.push(el("span", "ae-room-count", this.following ? "following the lecturer" : "exploring on your own"));
+        parts9.push(el("span", "ae-room-count", this.following ? "following the lecturer" : "exploring on your own"));
         if (this.lecturer === "away") {
-          parts7.push(el("span", "ae-room-lecturer ae-room-note", "the lecturer's page is away: this view waits for it (a reload or a sleeping laptop comes back on its own)"));
-        } else if (this.lecturer === "back") parts7.push(el("span", "ae-room-lecturer", "the lecturer is back"));
-        parts7.push(
+          parts9.push(el("span", "ae-room-lecturer ae-room-note", "the lecturer's page is away: this view waits for it (a reload or a sleeping laptop comes back on its own)"));
+        } else if (this.lecturer === "back") parts9.push(el("span", "ae-room-lecturer", "the lecturer is back"));
+        parts9.push(
           this.following ? button("Explore on my own", "Stop following; the class is not affected", () => this.detach()) : button("Follow again", "Back to the lecturer's view", () => this.follow(), "ae-primary")
         );
       }
-      if (this.error) parts7.push(el("span", "ae-room-note", this.error));
+      if (this.error) parts9.push(el("span", "ae-room-note", this.error));
       const q = this.question;
-      if (q) parts7.push(this.questionPart(q));
-      this.bar.replaceChildren(...parts7);
+      if (q) parts9.push(this.questionPart(q));
+      this.bar.replaceChildren(...parts9);
     }
     questionPart(q) {
       const box = el("div", "ae-room-question");
@@ -1499,6 +1499,18 @@
   };
 
   // plot.js
+  function tokenAxis(labels, title2, font) {
+    return {
+      title: { text: title2 },
+      tickmode: "array",
+      tickvals: labels.map((_, i) => i),
+      ticktext: labels.map(escape),
+      tickfont: { size: font },
+      showgrid: false,
+      zeroline: false,
+      automargin: true
+    };
+  }
   function tokenTicks(values, texts, room, size) {
     const font = Math.max(textFloor(), size);
     const every = Math.max(1, Math.ceil((font + 2) / (room / Math.max(1, values.length))));
@@ -2035,26 +2047,26 @@
       bar.hidden = !this.on;
       if (!this.on) return;
       const [layer, head] = this.head(state);
-      const parts7 = [];
+      const parts9 = [];
       if (this.last && this.last.step === state.step) {
         const a = this.last;
         const verdict = a.pick === null ? "Revealed without a guess: " : a.pick === a.best ? "Right: " : "You picked “" + trace.sourceTokens[a.pick] + "” (weight " + a.weight.toFixed(2) + "); ";
-        parts7.push(el(
+        parts9.push(el(
           "div",
           "ae-quiz-result " + (a.pick === a.best ? "ae-quiz-right" : ""),
           verdict + "the head put most weight, " + a.bestWeight.toFixed(2) + ", on “" + trace.sourceTokens[a.best] + "”."
         ));
       }
       const sc = this.score();
-      parts7.push(el("div", "ae-quiz-score", "Score: " + sc.right + " of " + sc.picked + " right" + (sc.picked ? "; your picks got " + Math.round(100 * sc.share) + " % of the largest weight on average" : "")));
+      parts9.push(el("div", "ae-quiz-score", "Score: " + sc.right + " of " + sc.picked + " right" + (sc.picked ? "; your picks got " + Math.round(100 * sc.share) + " % of the largest weight on average" : "")));
       if (state.step < trace.T) {
-        parts7.unshift(el("div", "ae-quiz-question", "Quiz · " + headName(layer, head) + ": which source token will step " + (state.step + 1) + " attend to most? Click it in Source (or [ ] to move, Enter to choose); → reveals without a guess."));
-      } else parts7.unshift(el("div", "ae-quiz-question", "Quiz finished for this sentence."));
+        parts9.unshift(el("div", "ae-quiz-question", "Quiz · " + headName(layer, head) + ": which source token will step " + (state.step + 1) + " attend to most? Click it in Source (or [ ] to move, Enter to choose); → reveals without a guess."));
+      } else parts9.unshift(el("div", "ae-quiz-question", "Quiz finished for this sentence."));
       const stop = el("button", "ae-btn", "End quiz");
       stop.type = "button";
       stop.addEventListener("click", () => this.toggle());
-      parts7.push(stop);
-      bar.replaceChildren(...parts7);
+      parts9.push(stop);
+      bar.replaceChildren(...parts9);
     }
     // ---- companion hooks (companions.js)
     tools() {
@@ -2729,7 +2741,7 @@
       row.append(el("b", "", label2 + " "), el("span", "", value));
       return row;
     };
-    const said = (text2, run) => (text2 ? "“" + text2 + "”" : "nothing: its first word is </s>") + " · training loss at the end " + run.final_loss + ", validation loss " + run.valid_loss + ", chrF " + run.chrf;
+    const said = (text2, run2) => (text2 ? "“" + text2 + "”" : "nothing: its first word is </s>") + " · training loss at the end " + run2.final_loss + ", validation loss " + run2.valid_loss + ", chrF " + run2.chrf;
     text.replaceChildren(
       line("With the mask:", said(answer2.translations.with_mask, runs.with_mask)),
       line("Without the mask:", said(answer2.translations.without_mask, runs.without_mask), "ae-maskless-bad"),
@@ -3165,20 +3177,20 @@
     const groups = el("div", "ae-ablate-groups");
     const before = output("All heads", "ablate-before"), after = output("With the chosen heads off", "ablate-after");
     const note = el("div", "ae-ablate-note");
-    const run = button(
+    const run2 = button(
       "Re-translate with these heads off",
       "Trace the sentence on screen again with the ticked heads off",
       () => retranslate(ticked()),
       "ae-ablate-run"
     );
-    run.id = "ablate-btn";
+    run2.id = "ablate-btn";
     const clear = button(
       "Switch all heads back on",
       "Trace the sentence on screen again with every head on",
       () => retranslate([])
     );
     element.replaceChildren(groups, el("div", "ae-ablate-buttons"), el("div", "ae-ablate-outputs"), note);
-    element.children[1].append(run, clear);
+    element.children[1].append(run2, clear);
     element.children[2].append(before.box, after.box);
     tab = { groups, before: before.text, after: after.text, note };
     if (window.aeViewer && window.aeViewer.trace) show(window.aeViewer.trace);
@@ -3499,17 +3511,17 @@
       grids.appendChild(box);
     });
     const title2 = "Which heads matter for “" + a.translation + "” (log p = " + a.log_prob.toFixed(2) + ")" + (a.method === "exact" ? " · estimate against exact: Spearman ρ = " + (a.rho === null ? "–" : a.rho.toFixed(2)) : " · estimated in one pass");
-    const parts7 = [el("div", "ae-panel-title", title2), grids];
+    const parts9 = [el("div", "ae-panel-title", title2), grids];
     if (a.method === "estimate") {
-      parts7.push(button(
+      parts9.push(button(
         "Exact: switch each head off",
         "Ask for the exact drops (one pass per head, batched), shown beside this estimate",
         () => emit(div, "ae-ask", { what: "heads", method: "exact" }),
         "ae-heads-exact"
       ));
     }
-    parts7.push(el("div", "ae-caption", a.method === "exact" ? EXACT_CAPTION + " " + ESTIMATE_CAPTION : ESTIMATE_CAPTION));
-    div.replaceChildren(...parts7);
+    parts9.push(el("div", "ae-caption", a.method === "exact" ? EXACT_CAPTION + " " + ESTIMATE_CAPTION : ESTIMATE_CAPTION));
+    div.replaceChildren(...parts9);
   }
   function labelled(text, table) {
     const box = el("div", "ae-heads-one");
@@ -4183,13 +4195,13 @@
         } catch (e) {
         }
       }
-      const say = (text) => {
+      const say2 = (text) => {
         this.copyButton.textContent = text;
         setTimeout(() => {
           this.copyButton.textContent = "Copy link";
         }, 2e3);
       };
-      copyText(url).then(() => say("✓ Copied"), () => say("In the address bar"));
+      copyText(url).then(() => say2("✓ Copied"), () => say2("In the address bar"));
       return url;
     }
     // The chart on screen as a PNG for a slide: at twice the screen's size, with the sentence, the output so far and
@@ -4244,11 +4256,162 @@
       return "";
     });
   }
-  function withUpload(values, index, count) {
-    return pending.then((id) => {
-      const inputs = values.slice(0, count);
-      inputs[index] = id;
-      return inputs;
+  function chosenUpload() {
+    return pending;
+  }
+
+  // train.js
+  var parts7 = null;
+  var run = null;
+  var trained = { key: null, name: null };
+  function mount3(element) {
+    const message = el("div", "ae-train-message", "Choose the data, the model's size and how long, then press Train.");
+    message.id = "train-message";
+    message.setAttribute("role", "status");
+    const progress = el("progress", "ae-train-progress");
+    progress.max = 1;
+    progress.value = 0;
+    const loss = el("div", "ae-plot ae-train-chart");
+    loss.id = "train-loss";
+    const snapshot = el("div", "ae-plot ae-train-chart");
+    snapshot.id = "train-snapshot";
+    const download2 = el("a", "ae-train-download", "Download the trained checkpoint (.zip)");
+    download2.id = "train-download";
+    download2.hidden = true;
+    element.replaceChildren(message, progress, el("div", "ae-train-charts"), download2);
+    element.querySelector(".ae-train-charts").append(loss, snapshot);
+    parts7 = { message, progress, loss, snapshot, download: download2 };
+  }
+  function post2(path, body) {
+    return fetch(SETTINGS.API + path, { method: "POST", headers: clientHeaders({ "content-type": "application/json" }), body: JSON.stringify(body) }).then((response) => response.json().catch(() => ({ error: "The server answered " + response.status + "." })).then((answer2) => {
+      if (!response.ok || answer2.error) throw new Error(answer2.error || "HTTP " + response.status);
+      return answer2;
+    }));
+  }
+  function say(text) {
+    if (parts7) parts7.message.textContent = text;
+  }
+  function startTraining(values) {
+    const [corpus, preset, minutes, seed] = values;
+    if (run && run.source) return say("This page is already training a model: wait for it, or press Stop.");
+    say("Starting…");
+    return chosenUpload().then((upload) => post2("/train", { corpus, upload: corpus === "upload" ? upload : "", preset, minutes, seed })).then((started) => follow(started.run)).catch((error) => say(error.message));
+  }
+  function stopTraining() {
+    if (!run || !run.source) return say("No training is running on this page.");
+    return post2("/train/" + run.id + "/stop", {}).then((answer2) => say(answer2.message)).catch((error) => say(error.message));
+  }
+  function follow(id) {
+    const source = new EventSource(SETTINGS.API + "/train/" + id + "/events");
+    run = { id, source };
+    parts7.download.hidden = true;
+    source.addEventListener("state", (event) => draw18(id, JSON.parse(event.data)));
+    source.onerror = () => {
+      if (source.readyState === EventSource.CLOSED) {
+        run.source = null;
+        say("The connection to the training run was lost (the server may have restarted): train again.");
+      }
+    };
+  }
+  function draw18(id, state) {
+    say(state.message);
+    parts7.progress.value = state.fraction;
+    if (state.loss && state.loss.train.length > 1) drawLoss(parts7.loss, state.loss);
+    if (state.snapshot) drawSnapshot(parts7.snapshot, state.snapshot);
+    if (!state.done) return;
+    run.source.close();
+    run.source = null;
+    if (state.checkpoint) {
+      parts7.download.href = SETTINGS.API + "/train/" + id + "/checkpoint.zip";
+      parts7.download.hidden = false;
+    }
+    if (state.model) Object.assign(trained, { key: state.model, name: state.name });
+  }
+  var COLOURS = { train: "#0072B2", valid: "#D55E00", bleu: "#009E73", floor: "#64748b" };
+  function lossTraces(loss) {
+    const steps = loss.train.map((p) => p[0]);
+    const traces = [{ x: steps, y: loss.train.map((p) => p[1]), name: "training loss (label-smoothed)", mode: "lines", line: { color: COLOURS.train } }];
+    if (loss.floor != null) {
+      traces.push({
+        x: [steps[0], steps[steps.length - 1]],
+        y: [loss.floor, loss.floor],
+        mode: "lines",
+        hoverinfo: "skip",
+        name: "lowest possible (" + loss.floor.toFixed(2) + ")",
+        line: { color: COLOURS.floor, dash: "dash", width: 1 }
+      });
+    }
+    if (loss.valid.length) {
+      const at = loss.valid.map((p) => p[0]);
+      traces.push({ x: at, y: loss.valid.map((p) => p[1]), name: "validation loss", mode: "lines+markers", line: { color: COLOURS.valid } });
+      traces.push({
+        x: at,
+        y: loss.valid.map((p) => p[2]),
+        name: "validation BLEU",
+        mode: "lines+markers",
+        yaxis: "y2",
+        line: { color: COLOURS.bleu, dash: "dot" },
+        marker: { symbol: "square" }
+      });
+    }
+    return traces;
+  }
+  function drawLoss(div, loss) {
+    const font = fontSize();
+    react(div, lossTraces(loss), layout2("Loss", 360, font, {
+      xaxis: { title: { text: "step" }, automargin: true },
+      yaxis: { title: { text: "cross-entropy" }, rangemode: "tozero", automargin: true },
+      yaxis2: { title: { text: "BLEU" }, overlaying: "y", side: "right", rangemode: "tozero", automargin: true, visible: loss.valid.length > 0 },
+      legend: { orientation: "h", y: -0.3 },
+      margin: { l: 10, r: 10, t: 34 + font, b: 10 }
+    }));
+  }
+  function drawSnapshot(div, snapshot) {
+    const font = fontSize();
+    const heat = {
+      type: "heatmap",
+      z: snapshot.weights,
+      colorscale: "Blues",
+      reversescale: true,
+      zmin: 0,
+      hovertemplate: "%{y} → %{x}: %{z:.3f}<extra></extra>",
+      x: snapshot.columns.map((_, i) => i),
+      y: snapshot.rows.map((_, i) => i)
+    };
+    react(div, [heat], layout2(snapshot.title, 360, font, {
+      xaxis: tokenAxis(snapshot.columns, "source token (English)", font),
+      yaxis: Object.assign(tokenAxis(snapshot.rows, "target token (German)", font), { autorange: "reversed" })
+    }));
+  }
+
+  // positional.js
+  var CHARTS = ["heatmap", "waves", "similarity"];
+  var parts8 = null;
+  function mount4(element) {
+    const said = el("div", "ae-pe-said");
+    said.id = "pe-said";
+    said.setAttribute("role", "status");
+    const charts = CHARTS.map((name) => {
+      const div = el("div", "ae-plot ae-pe-" + name);
+      div.id = "pe-" + name;
+      return div;
+    });
+    const row = el("div", "ae-pe-row");
+    row.append(charts[1], charts[2]);
+    element.replaceChildren(said, charts[0], row);
+    parts8 = { said, charts };
+  }
+  function showPositional(values) {
+    const [positions, dims, waves, presentation] = values;
+    const viewer = window.aeViewer;
+    const model = viewer && viewer.trace && viewer.trace.modelKey || DEFAULT_MODEL;
+    const query = new URLSearchParams({ positions, dims, waves, presentation: !!presentation, model });
+    parts8.said.textContent = "";
+    return fetch(SETTINGS.API + "/positional/figures?" + query, { headers: clientHeaders() }).then((response) => response.json().then((answer2) => {
+      if (!response.ok || answer2.error) throw new Error(answer2.error || "HTTP " + response.status);
+      return Promise.all(CHARTS.map((name, i) => react(parts8.charts[i], answer2[name].data, answer2[name].layout)));
+    })).catch((error) => {
+      parts8.said.textContent = error.message;
     });
   }
 
@@ -4294,7 +4457,7 @@
   }
 
   // main.js
-  function mount3(element) {
+  function mount5(element) {
     const viewer = new Viewer(element, true);
     window.aeViewer = viewer;
     keepPlace(viewer);
@@ -4318,10 +4481,11 @@
     if (!String(form.sentence || "").trim()) {
       return viewer.say("Type an English sentence in the box first, then press Enter or “Translate & step”.");
     }
-    if (form.use_own && !viewer.ownKey) {
-      return viewer.say("You have not trained a model in this session yet (or its trace has not arrived): use the Train tab first, or untick “Explore my trained model”.");
+    const own = trained.key || viewer.ownKey;
+    if (form.use_own && !own) {
+      return viewer.say("You have not trained a model on this page yet (or it is still training): use the Train tab first, or untick “Explore my trained model”.");
     }
-    const model = form.use_own ? viewer.ownKey : form.model || DEFAULT_MODEL;
+    const model = form.use_own ? own : form.model || DEFAULT_MODEL;
     const same = viewer.trace && viewer.trace.modelKey === model;
     const request = { sentence: form.sentence || "", forced_ids: [], ablation: same ? viewer.trace.request.ablation : [] };
     for (const name of OPTIONS) request[name] = form[name];
@@ -4338,13 +4502,17 @@
     return viewer;
   }
   Object.assign(window.AttentionExplorer || (window.AttentionExplorer = {}), {
-    mount: mount3,
+    mount: mount5,
     translateForm,
     formFromLink,
     standalone,
     mountAblation: mount,
     mountUpload: mount2,
-    withUpload,
+    mountTrain: mount3,
+    startTraining,
+    stopTraining,
+    mountPositional: mount4,
+    showPositional,
     exampleAgrees
   });
 })();

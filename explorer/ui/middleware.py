@@ -1,26 +1,30 @@
-"""The server's front door: the ASGI app uvicorn runs, in front of Gradio, answering what a first visit asks for.
+"""The server's middleware: the ASGI app uvicorn runs, in front of the API and Gradio's page.
 
 A first visit fetches the page and about a hundred files. Here, without entering Gradio's middleware:
 - the explorer's own files (the viewer bundle, plotly.js) come from `AssetStore`, in memory and compressed once;
 - Gradio's front end (its asset chunks and fonts, under `KEPT`) is fetched from Gradio itself, through its served
-  URLs, the first time anyone asks for a file, then kept compressed: Gradio's files are read only through what
-  Gradio serves, never from inside its package;
+  URLs (an in-process `httpx.ASGITransport` client), the first time anyone asks for a file, then kept compressed;
 - the page itself and the theme's stylesheet are rendered by Gradio once per distinct address (host, forwarded
   headers, the query parameters Gradio reads), from those alone, then kept compressed (`PAGES` of them at most) and
-  revalidated by ETag;
-- a request body is capped (`BodyLimit`) on the methods that carry one; a GET costs it nothing.
-Everything else goes to the app behind unchanged.
+  revalidated by ETag (`bench/class_open.py`: what 200 students opening the page at once cost);
+- a request body is capped (`BodyLimit`) on the methods that carry one; a GET costs it nothing;
+- Gradio serves the page and nothing else: no event of the page runs on the server (every one runs in the browser,
+  which asks the API), so every other Gradio route (its event queue, calls, uploads, files) is closed, answered
+  404 `{"error"}` like every refusal. Only the API (`API_PREFIX`) and `GRADIO_GETS` reach the app behind.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections import OrderedDict
 from urllib.parse import parse_qsl, urlencode
 
+import httpx
+
 from ..app.encoded import IMMUTABLE, REVALIDATE, Encoded
+from ..app.http_api import PREFIX as API_PREFIX
 from .body_limit import BodyLimit
-from .inner_get import inner_get
 from .static_files import AssetStore, plain_path
 
 PAGES = 64  # distinct rendered pages kept (one per address and Gradio page)
@@ -32,11 +36,13 @@ RENDERED = ("/", "/theme.css")  # what Gradio renders the same way for every vis
 # request headers that change what Gradio renders (the root URL it writes into the page comes from them); the page
 # is rendered from these alone, each at its first occurrence, so what is cached is exactly what its key says
 PAGE_KEY_HEADERS = (b"host", b"x-forwarded-host", b"x-forwarded-proto", b"x-forwarded-port", b"x-forwarded-prefix")
-PAGE_KEY_QUERY = ("page", "deep_link", "v")  # the query parameters Gradio reads (a deep link's s=... is the browser's)
+PAGE_KEY_QUERY = ("v",)  # the query parameter Gradio reads (a deep link's sentence=... is the browser's)
+GRADIO_GETS = ("/", "/theme.css", "/config", "/favicon.ico", "/manifest.json")  # what the page asks Gradio, + KEPT
 
 
-class FrontDoor:
-    """`app` behind a static-file store, a rendered-page cache and a request-body cap."""
+class AppMiddleware:
+    """`app` (the API and Gradio's page) behind a static-file store, a rendered-page cache, a request-body cap and
+    Gradio's closed routes."""
 
     def __init__(self, app, store: AssetStore, upload_bytes: int):
         self.app = app
@@ -49,9 +55,10 @@ class FrontDoor:
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        if scope["method"] not in ("GET", "HEAD"):
-            return await self.limited(scope, receive, send)
         path = scope["path"]
+        api = path == API_PREFIX or path.startswith(API_PREFIX + "/")
+        if scope["method"] not in ("GET", "HEAD"):
+            return await (self.limited(scope, receive, send) if api else closed(scope, send))
         key = file_key(path)
         kept = self.files.get(key)  # most of a first visit: Gradio's files, kept already
         if kept is not None:
@@ -66,9 +73,10 @@ class FrontDoor:
                 return await asset.send(scope, send)
         elif path in RENDERED or kept_as(path) is not None:
             page = await self._page(scope)
-            if page is not None:
-                return await page.send(scope, send)
-        return await self.app(scope, receive, send)
+            return await (page.send(scope, send) if page is not None else self.app(scope, receive, send))
+        if api or path in GRADIO_GETS:
+            return await self.app(scope, receive, send)
+        return await closed(scope, send)
 
     async def _page(self, scope) -> Encoded | None:
         """The page or Gradio file this request's key names: kept, or rendered by Gradio once however many ask."""
@@ -103,12 +111,17 @@ class FrontDoor:
         """Gradio's own answer for the key's address alone, uncompressed, kept only if it is a plain 200."""
         path, query, *values = page_key(scope)
         headers = [(name, value) for name, value in zip(PAGE_KEY_HEADERS, values) if value is not None]
-        status, headers, body = await inner_get(self.app, scope, path, query, headers)
-        if status != 200 or b"set-cookie" in headers or b"content-encoding" in headers:
+        transport = httpx.ASGITransport(app=self.app, client=tuple(scope.get("client") or ("127.0.0.1", 0)))
+        host = "{}:{}".format(*scope["server"]) if scope.get("server") else "localhost"
+        async with httpx.AsyncClient(transport=transport, base_url=f"{scope['scheme']}://{host}") as client:
+            headers.append((b"accept-encoding", b"identity"))  # kept as sent, compressed here once
+            answer = await client.get(path + ("?" + query.decode() if query else ""), headers=headers)
+        body = answer.content
+        if answer.status_code != 200 or "set-cookie" in answer.headers or "content-encoding" in answer.headers:
             return None
-        if int(headers.get(b"content-length", len(body))) != len(body):
+        if int(answer.headers.get("content-length", len(body))) != len(body):
             return None  # cut short: never keep half a file
-        content_type = headers.get(b"content-type", b"text/html").split(b";")[0].decode()
+        content_type = answer.headers.get("content-type", "text/html").split(";")[0]
         caching = kept_as(path) or REVALIDATE
         # brotli's best quality on a page of a few hundred KB takes a while: not on the event loop
         return await asyncio.to_thread(Encoded.of, body, content_type, caching)
@@ -138,3 +151,15 @@ def page_key(scope) -> tuple:
     pairs = parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True)
     query = urlencode(sorted((k, v) for k, v in pairs if k in PAGE_KEY_QUERY)).encode()
     return (scope["path"], query, *(first.get(name) for name in PAGE_KEY_HEADERS))
+
+
+async def closed(scope, send) -> None:
+    """A route the server does not serve: 404 `{"error"}`, naming what it does serve."""
+    message = (
+        f"This server has no route {scope['method']} {scope['path'][:200]}: the page is at /, and everything it does "
+        f"is in the API, {API_PREFIX} (its routes: {API_PREFIX}/docs)."
+    )
+    body = json.dumps({"error": message}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": 404, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
