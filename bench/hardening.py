@@ -7,7 +7,8 @@ its data segment). Traces and translations go through the app's API (`/ae/api`, 
 `X-AE-Client`) where it has one, else through Gradio's REST protocol (the design before issue 37, whose /trace and
 /translate were Gradio events; their arguments filled from the app's own API description), so the same script
 drives an older checkout (`--app-dir`, e.g. `git worktree add OLD a268da4`). The Train tab's events are Gradio's
-in both.
+in both: parts 3 and 4 drive designs before issue 51 only (since then training is the API's, `POST /ae/api/train`,
+and no Gradio event, session or file exists; `bench/hostile.py` measures what a hostile client costs now).
 1. oversized: a 50 MB request (a question about a 50 MB sentence; before, a /trace event of one), three times: its
    answer, the server's CPU seconds until it is idle again (less its idle rate, measured just before) and its RSS
    growth;

@@ -1,4 +1,4 @@
-"""The real app as a subprocess on a tiny random-weight checkpoint, and gradio_client clients for it.
+"""The real app as a subprocess on a tiny random-weight checkpoint, and API users (plain HTTP) of it.
 
 `conftest.py` imports the fixtures from here, so the one server is shared by every test module that
 asks for `app_url` (the API tests and the browser tests) and started only when one does.
@@ -6,6 +6,7 @@ asks for `app_url` (the API tests and the browser tests) and started only when o
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -190,22 +191,6 @@ def app_log(app_server) -> Path:
     return Path(READY["log"])
 
 
-@pytest.fixture
-def make_client(app_url, tmp_path):
-    """A factory of `gradio_client.Client`s; each has its own session (its own gr.State)."""
-    from gradio_client import Client
-
-    def make():
-        return Client(app_url, verbose=False, download_files=str(tmp_path))
-
-    return make
-
-
-@pytest.fixture
-def api_client(make_client):
-    return make_client()
-
-
 class Refused(Exception):
     """The API's refusal: its status and the message a person reads."""
 
@@ -226,10 +211,27 @@ class ApiUser:
 
     def get(self, path: str, **params):
         """The JSON answer of GET `path`; a refusal raises `Refused`."""
-        answer = self.http.get(path, params=params)
-        if answer.status_code != 200:
+        return self.answer(self.http.get(path, params=params))
+
+    def post(self, path: str, body: dict | None = None):
+        """The JSON answer of POST `path` with `body`; a refusal raises `Refused`."""
+        return self.answer(self.http.post(path, json=body or {}))
+
+    @staticmethod
+    def answer(answer):
+        if answer.status_code not in (200, 201):
             raise Refused(answer.status_code, answer.json()["error"])
         return answer.json()
+
+    def events(self, path: str):
+        """The `data` of each server-sent event of GET `path`, parsed, until the stream ends."""
+        with self.http.stream("GET", path) as stream:
+            if stream.status_code != 200:
+                stream.read()
+                raise Refused(stream.status_code, stream.json()["error"])
+            for line in stream.iter_lines():
+                if line.startswith("data: "):
+                    yield json.loads(line[len("data: ") :])
 
 
 @pytest.fixture

@@ -67,17 +67,15 @@ def batch(model_config: ModelConfig, seed: int = 0):
     return src, tgt
 
 
-# The real app in a subprocess and gradio_client clients for it (test_app_api.py, test_browser.py). Imported
+# The real app in a subprocess and API users of it (test_app_api.py, test_browser.py). Imported
 # here so one server is shared by every module that asks for `app_url`; nothing starts unless a test does.
 from app_fixtures import (  # noqa: E402,F401
     READY,
     api,
-    api_client,
     app_log,
     app_server,
     app_url,
     make_api,
-    make_client,
     tiny_checkpoint,
     tiny_tokenizer,
 )

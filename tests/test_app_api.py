@@ -1,14 +1,13 @@
-"""The running app through its API (`/ae/api`, plain HTTP as the README shows it) and the Train tab's events
-(gradio_client, as the page sends them): what a person would see, bad inputs, concurrency.
+"""The running app through its API (`/ae/api`, plain HTTP as the README shows it and as the page sends it): what a
+person would see, bad inputs, training, concurrency.
 
 One real server (`python app.py` on a tiny random-weight checkpoint, see app_fixtures.py) serves the whole
-module; each test gets its own API user (its own `X-AE-Client` id) or Client (its own browser-like session).
+module; each test gets its own API user (its own `X-AE-Client` id).
 """
 
 from __future__ import annotations
 
 import gzip
-import json
 import re
 import subprocess
 import sys
@@ -22,13 +21,11 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 from app_fixtures import REPO, Refused, app_env
-from gradio_client.exceptions import AppError
 
 pytestmark = pytest.mark.slow  # about 80 s on a busy 2-core machine: a real server, subprocesses and two trainings
 
 TEXT = "The dog sees the cat."
-TINY = "tiny (d_model 64, 2+2 layers, 4 heads)"
-GENERIC = "upstream Gradio app has raised an exception"
+TINY = "tiny"
 
 
 # ----- helpers ---------------------------------------------------------------------------------
@@ -54,11 +51,6 @@ def translate(api, text=TEXT, **options) -> str:
     return api.get("/translate", sentence=text, **options)["translation"]
 
 
-def figure(plot) -> dict:
-    assert plot is not None and plot["type"] == "plotly"
-    return json.loads(plot["plot"])
-
-
 def source_pieces(tokenizer, text) -> list[str]:
     return tokenizer.pieces(tokenizer.encode(text)) + ["</s>"]
 
@@ -70,12 +62,11 @@ def weights(wire, kind) -> np.ndarray:
 
 
 def expect_app_error(call, *needles) -> str:
-    """The call fails with a human-readable refusal (the API's, or an AppError from a Gradio event) naming every
-    needle; returns the message."""
-    with pytest.raises((AppError, Refused)) as info:
+    """The call fails with a human-readable refusal (`{"error"}`) naming every needle; returns the message."""
+    with pytest.raises(Refused) as info:
         call()
     message = str(info.value)
-    assert GENERIC not in message
+    assert "Something went wrong" not in message
     assert "&#x27;" not in message and "&quot;" not in message  # quotes reach API clients as typed
     for needle in needles:
         assert needle.lower() in message.lower(), message
@@ -168,15 +159,13 @@ def test_the_positional_encoding_is_the_models_own_table(api):
     expect_app_error(lambda: api.get("/positional", positions="abc"), "positions must be a whole number", "'abc'")
 
 
-def test_model_choice_and_a_model_the_server_no_longer_holds(api_client, api):
-    assert api_client.predict(False, api_name="/choose_model")[0].startswith("Exploring")
-    note, ticked = api_client.predict(True, api_name="/choose_model")  # refused: said, and the box unticked
-    assert "not trained a model" in note and ticked is False
-    # a browser whose session the server no longer has still asks for the model it trained: told so in plain words
+def test_a_model_or_a_run_the_server_no_longer_holds_is_said_in_words(api):
+    # a page that still asks for the model it trained yesterday: told so in plain words
     gone = expect_app_error(lambda: trace(api, model="a-key-from-yesterday"), "not on the server any more", "untick")
     assert "a-key-from-y" in gone
     assert trace(api)["request"]["sentence"] == TEXT  # and the shipped model goes on working
-    assert api_client.predict(api_name="/stop_training") == "No training is running in this session."
+    for asked in (lambda: api.post("/train/no-such-run/stop"), lambda: list(api.events("/train/no-such-run/events"))):
+        assert expect_app_error(asked, "No training run 'no-such-run'", "train a new model")
 
 
 def test_the_page_names_the_checkpoint_by_its_directory_never_by_a_server_path(app_url, tiny_checkpoint):
@@ -247,8 +236,24 @@ def test_bad_input_gets_a_clear_message_and_the_server_stays_healthy(case, api, 
     assert_healthy(api, tiny_tokenizer)
 
 
-def test_the_train_tab_refuses_an_upload_corpus_without_a_file(api_client, api, tiny_tokenizer):
-    expect_app_error(lambda: api_client.predict("upload", None, TINY, 0.2, 0, api_name="/train"), "choose a tsv file")
+def train(api, corpus="mini", upload="", preset=TINY, minutes=0.2, seed=0) -> str:
+    """POST /ae/api/train as the Train tab sends it: the run's id."""
+    body = dict(corpus=corpus, upload=upload, preset=preset, minutes=minutes, seed=seed)
+    return api.post("/train", body)["run"]
+
+
+@pytest.mark.parametrize(
+    "sent, needles",
+    [
+        (dict(corpus="upload"), ["choose a tsv file"]),
+        (dict(preset="huge"), ["Unknown model size 'huge'", "tiny, small"]),
+        (dict(minutes=99), ["Training time (minutes) 99", "0.2 to 5"]),
+        (dict(corpus="web"), ["The data", "'web'"]),
+    ],
+    ids=["no file", "size", "minutes", "corpus"],
+)
+def test_a_training_run_with_a_bad_option_is_refused_by_name(sent, needles, api, tiny_tokenizer):
+    expect_app_error(lambda: train(api, **sent), *needles)
     assert_healthy(api, tiny_tokenizer)
 
 
@@ -307,30 +312,26 @@ UPLOADS = {
 
 
 @pytest.mark.parametrize("case", list(UPLOADS))
-def test_bad_training_upload_gets_a_clear_message(case, api_client, api, tiny_tokenizer):
+def test_bad_training_upload_gets_a_clear_message(case, api, tiny_tokenizer):
     data, needles = UPLOADS[case]
     upload_id = upload(api, data)
     assert upload(api, data) == upload_id  # the id is the content's
-    expect_app_error(lambda: api_client.predict("upload", upload_id, TINY, 0.2, 0, api_name="/train"), *needles)
+    expect_app_error(lambda: train(api, "upload", upload_id), *needles)
     assert_healthy(api, tiny_tokenizer)
 
 
 def test_a_training_file_is_named_by_its_upload_id_never_by_a_path(app_url, api, tiny_tokenizer):
-    """A hand-made call may send anything as its upload: a path, Gradio's file record, an id never issued. None of
-    them makes the server read a file; each is refused by name, before any training."""
-    from raw_api import call_raw
-
+    """A hand-made call may send anything as its upload: a path, a file record, an id never issued. None of them
+    makes the server read a file; each is refused by name, before any training."""
     own = REPO / "explorer" / "training" / "corpus" / "mini_en_de.tsv"  # a real TSV on the server, never uploaded
-    record = json.dumps({"path": str(own), "meta": {"_type": "gradio.FileData"}})
     sent = {
-        json.dumps(str(own)): "is not an upload id",
-        record: "is not an upload id",
-        json.dumps("0" * 32): "No upload '00000000000000000000000000000000' on this server",
+        str(own): "is not an upload id",
+        "../" * 8 + "etc/passwd": "is not an upload id",
+        "0" * 32: "No upload '00000000000000000000000000000000' on this server",
     }
     for value, needle in sent.items():
-        kind, data = call_raw(app_url, "/train", ['"upload"', value, json.dumps(TINY), "0.2", "0", "false"], "x")
-        message = data if isinstance(data, str) else (data or {}).get("error") if isinstance(data, dict) else data
-        assert kind == "error" and needle in str(message), (value, kind, str(message)[:300])
+        expect_app_error(lambda value=value: train(api, "upload", value), needle)
+    expect_app_error(lambda: train(api, "upload", {"path": str(own)}), "The upload id")  # not even a text
     assert_healthy(api, tiny_tokenizer)
 
 
@@ -340,19 +341,6 @@ def test_an_oversized_upload_is_refused(api, app_url, tiny_tokenizer):
     with pytest.raises(Refused) as refused:  # the API's own route
         upload(api, big)
     assert refused.value.status == 413 and "up to 2,097,152 bytes" in str(refused.value)
-    # and Gradio's upload route (what the page's other file inputs, or a hand-made request, would meet)
-    boundary = "----attention-explorer-test"
-    head = f'--{boundary}\r\nContent-Disposition: form-data; name="files"; filename="big.tsv"\r\n\r\n'
-    body = head.encode() + big + f"\r\n--{boundary}--\r\n".encode()
-    import httpx  # reads the early 413 even when the server closes before the body is sent (urllib: broken pipe)
-
-    response = httpx.post(
-        f"{app_url}gradio_api/upload",
-        content=body,
-        headers={"Content-Type": f"multipart/form-data; boundary={boundary}"},
-        timeout=60,
-    )
-    assert response.status_code == 413 and b"accepts files of up to 2,097,152 bytes" in response.content
     assert_healthy(api, tiny_tokenizer)
 
 
@@ -447,62 +435,70 @@ def test_a_broken_checkpoint_exits_with_one_error_line(case, broken_runs):
 
 # ----- training (slow: really trains) ----------------------------------------------------------
 @pytest.mark.slow
-def test_train_streams_progress_then_the_trained_model_can_be_explored(make_client, make_api, tmp_path):
+def test_train_streams_progress_then_the_trained_model_can_be_explored(make_api, tmp_path):
     from explorer.interpret.decoding import beam_search, prepare_source
     from explorer.model.checkpoint import load_checkpoint
 
-    c = make_client()
+    api = make_api()
     started = time.monotonic()
-    job = c.submit("mini", None, TINY, 0.2, 0, api_name="/train")
-    updates = [tuple(update) for update in job]
-    message, loss, snapshot, archive = job.result()
-    print(f"\ntraining for 0.2 min took {time.monotonic() - started:.1f} s end to end, {len(updates)} updates")
-    assert len(updates) >= 2 and updates[0][0].startswith("Training on")
-    assert all(u[3] is None for u in updates[:-1])  # the zip comes with the last update only
-    assert message.startswith("Done (") and "Explore my trained model" in message
-    assert loss["type"] == "matplotlib" and loss["plot"].startswith("data:image/")  # the model card's curve, drawn live
-    assert figure(snapshot)["layout"]["yaxis"]["ticktext"]
+    run = train(api)
+    states = list(api.events(f"/train/{run}/events"))
+    print(f"\ntraining for 0.2 min took {time.monotonic() - started:.1f} s end to end, {len(states)} states")
+    assert len(states) >= 3 and states[0]["step"] == 0 and not states[0]["done"]
+    assert any(s["message"].startswith("Training on") for s in states)
+    assert [s["fraction"] for s in states] == sorted(s["fraction"] for s in states)  # progress only grows
+    last = states[-1]
+    assert last["done"] and last["message"].startswith("Done (") and "Explore my trained model" in last["message"]
+    assert all(not s["checkpoint"] and s["model"] is None for s in states[:-1])  # the model comes with the last
+    loss = last["loss"]  # the loss curve's numbers, which the browser draws
+    assert len(loss["train"]) >= 2 and loss["train"][-1][1] < loss["train"][0][1] and 0 < loss["floor"] < 2
+    snapshot = last["snapshot"]  # the probe pair's cross-attention: a row per target token, each a distribution
+    weights_ = np.array(snapshot["weights"])
+    assert weights_.shape == (len(snapshot["rows"]), len(snapshot["columns"])) and snapshot["rows"][-1] == "</s>"
+    np.testing.assert_allclose(weights_.sum(1), 1.0, atol=2e-3)
 
-    assert archive.endswith(".zip")
-    with zipfile.ZipFile(archive) as z:
+    archive = api.http.get(f"/train/{run}/checkpoint.zip")
+    assert archive.status_code == 200 and archive.headers["content-type"] == "application/zip"
+    (tmp_path / "trained.zip").write_bytes(archive.content)
+    with zipfile.ZipFile(tmp_path / "trained.zip") as z:
         assert {"model.safetensors", "config.json", "tokenizer.model"} <= set(z.namelist())
         z.extractall(tmp_path / "trained")
     trained = load_checkpoint(tmp_path / "trained")
 
-    note, ticked = c.predict(True, api_name="/choose_model")
-    assert "your model" in note and ticked is True
-    key = re.search(r"model=([A-Za-z0-9_-]+)\)", message).group(1)  # the trained model, named for the API
-    api = make_api()
-    wire = trace(api, "The dog is big.", model=key)
+    key = last["model"]  # the trained model, named for the API
+    assert f"model={key}" in last["message"]
+    other = make_api()  # any page the key is given to: a deep link, a room's view
+    wire = trace(other, "The dog is big.", model=key)
     assert wire["source_tokens"] == source_pieces(trained.tokenizer, "The dog is big.") and wire["model"][
         "name"
     ].startswith("your model")
     source = prepare_source(trained.tokenizer, "The dog is big.", trained.model.config.max_len)
     expected = trained.tokenizer.decode(beam_search(trained.model, source.ids, beam_size=1, alpha=0.0)[0].ids)
-    assert translate(api, "The dog is big.", model=key) == expected  # the server now runs the zip's model
-    assert "Exploring" in c.predict(False, api_name="/choose_model")[0]
+    assert translate(other, "The dog is big.", model=key) == expected  # the server now runs the zip's model
+    table = other.get("/positional", positions=5, model=key)  # and every route takes the key
+    assert table["model"].startswith("your model") and table["d_model"] == 64
 
 
 @pytest.mark.slow
-def test_a_second_trainer_is_told_to_wait_and_stop_ends_a_job_early(make_client, api, tiny_tokenizer):
-    a, b = make_client(), make_client()
+def test_a_second_trainer_is_told_to_wait_and_stop_ends_a_job_early(make_api, tiny_tokenizer):
+    a, b = make_api(), make_api()
     started = time.monotonic()
-    job = a.submit("mini", None, TINY, 2, 0, api_name="/train")
-    while not job.outputs():
-        assert not job.done(), job.exception()
+    run = train(a, minutes=2)
+    states = a.events(f"/train/{run}/events")
+    while next(states)["step"] == 0:  # until it reports its first steps
         assert time.monotonic() - started < 120, "training never reported progress"
-        time.sleep(0.2)
 
     t = time.monotonic()
-    expect_app_error(lambda: b.predict("mini", None, TINY, 0.2, 0, api_name="/train"), "Another person is training")
+    busy = expect_app_error(lambda: train(b), "Another person is training")
     assert time.monotonic() - t < 10  # told at once, not queued behind the running job
-    assert_healthy(api, tiny_tokenizer)  # exploring works meanwhile
-    assert b.predict(api_name="/stop_training") == "No training is running in this session."
+    assert "s left" in busy
+    assert_healthy(b, tiny_tokenizer)  # exploring works meanwhile
 
-    assert "Stopping" in a.predict(api_name="/stop_training")
-    message, _, _, archive = job.result(timeout=90)
-    assert "stopped early" in message and archive.endswith(".zip")
+    assert "Stopping" in a.post(f"/train/{run}/stop")["message"]
+    last = [s for s in states][-1]
+    assert last["done"] and "stopped early" in last["message"] and last["checkpoint"] and last["model"]
     assert time.monotonic() - started < 100  # far less than the 2 minutes asked for
+    assert "not training any more" in a.post(f"/train/{run}/stop")["message"]
 
 
 # ----- oversized requests ----------------------------------------------------------------------
@@ -512,13 +508,13 @@ def _rss_mb(pid: int) -> float:
 
 
 def test_a_50_mb_request_is_refused_unread_with_a_message_naming_the_limit(app_server, api, tiny_tokenizer):
-    import httpx  # what gradio_client speaks
+    import httpx
 
     url, proc = app_server
     rss_before = _rss_mb(proc.pid)
-    body = b'{"data": ["' + b"x" * (50 * 2**20) + b'"], "fn_index": 0, "session_hash": "huge"}'
+    body = b'{"sentence": "' + b"x" * (50 * 2**20) + b'"}'
     response = httpx.post(
-        f"{url}gradio_api/queue/join", content=body, headers={"Content-Type": "application/json"}, timeout=60
+        f"{url}ae/api/ask/explain", content=body, headers={"Content-Type": "application/json"}, timeout=60
     )
     message = response.json()["error"]
     assert response.status_code == 413 and f"{len(body):,} bytes" in message and "at most 65,536 bytes" in message
@@ -526,7 +522,7 @@ def test_a_50_mb_request_is_refused_unread_with_a_message_naming_the_limit(app_s
     # without a Content-Length (chunked), it is cut off once it passes the limit
     chunks = iter([b"x" * 2**16] * 16)
     response = httpx.post(
-        f"{url}gradio_api/queue/join", content=chunks, headers={"Content-Type": "application/json"}, timeout=60
+        f"{url}ae/api/ask/explain", content=chunks, headers={"Content-Type": "application/json"}, timeout=60
     )
     assert response.status_code == 413 and "at most 65,536 bytes" in response.json()["error"]
     assert_healthy(api, tiny_tokenizer)

@@ -1,16 +1,13 @@
-"""Sessions and their files over time, on a server whose lifetimes are seconds instead of hours.
+"""A trained model and its run over time, on a server whose lifetimes are seconds instead of hours.
 
-`python app.py --session-idle-minutes 0.1 --files-max-age-minutes 0.1` (6 s each), with its own temporary folders:
-a session that keeps sending events keeps its trained model past the idle time; once idle it expires, says so
-when the browser asks for its model, and every file it made (the training run, Gradio's copies) is gone. The
-.npz export is made in memory and leaves no file at all.
+`python app.py --trained-idle-minutes 0.1` (6 s), with its own temporary folders: a model that keeps being used
+stays past its lifetime; unused, it goes, says so when a page asks for it, and every file its run made (the
+checkpoint zip) is gone. The .npz export is made in memory and leaves no file at all.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import time
 import urllib.error
 import urllib.request
@@ -18,13 +15,11 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from app_fixtures import app_env, free_port, run_app, stop_app, wait_until_ready
-from gradio_client import Client
+from app_fixtures import ApiUser, Refused, app_env, free_port, run_app, stop_app, wait_until_ready
 
 pytestmark = pytest.mark.slow  # its own server and one real (12 s) training run
 
 IDLE_S = 6
-TINY = "tiny (d_model 64, 2+2 layers, 4 heads)"
 TEXT = "The dog sees the cat."
 
 
@@ -38,9 +33,7 @@ def short_lived(tiny_checkpoint, tmp_path_factory):
     env = dict(app_env(), GRADIO_TEMP_DIR=str(folders["gradio"]), TMPDIR=str(folders["tmp"]))
     port = free_port()
     minutes = str(IDLE_S / 60)
-    proc, log = run_app(
-        tiny_checkpoint, port, root, ["--session-idle-minutes", minutes, "--files-max-age-minutes", minutes], env
-    )
+    proc, log = run_app(tiny_checkpoint, port, root, ["--trained-idle-minutes", minutes], env)
     url = f"http://127.0.0.1:{port}/"
     wait_until_ready(proc, url, log)
     try:
@@ -61,12 +54,14 @@ def wait_for(condition, timeout: float, what: str):
         time.sleep(0.5)
 
 
-def test_an_active_session_lives_an_idle_one_expires_and_its_files_go(short_lived):
+def test_a_used_model_lives_an_unused_one_goes_and_its_files_with_it(short_lived):
     url, folders = short_lived
     at_start = files(folders)
-    client = Client(url, verbose=False)
-    message, _, _, archive = client.predict("mini", None, TINY, 0.2, 0, api_name="/train")
-    assert message.startswith("Done (") and archive.endswith(".zip")
+    user = ApiUser(url)
+    run = user.post("/train", {"corpus": "mini", "preset": "tiny", "minutes": 0.2})["run"]
+    last = list(user.events(f"/train/{run}/events"))[-1]
+    assert last["message"].startswith("Done (") and last["checkpoint"]
+    key = last["model"]
 
     # five .npz exports, as the viewer's button fetches them: made in memory, no file left behind
     for step in range(1, 6):
@@ -74,24 +69,23 @@ def test_an_active_session_lives_an_idle_one_expires_and_its_files_go(short_live
             assert response.status == 200 and response.read(2) == b"PK"
     made = files(folders) - at_start
     assert not any(p.suffix == ".npz" for p in made) and any(p.suffix == ".zip" for p in made)
-    assert any(p.name.startswith("explorer-session-") for f in made for p in f.parents)  # the session's own folder
+    assert any(p.name.startswith("ae-train-") for f in made for p in f.parents)  # the run's own folder
 
-    # events every 2 s for 3 idle times: the session, and the model it trained, stay
+    # the model used every 2 s for 3 lifetimes, the run looked at: both stay
     started = time.monotonic()
     while time.monotonic() - started < 3 * IDLE_S:
-        assert client.predict(True, api_name="/choose_model")[1] is True  # "Explore my trained model" ticked
+        assert user.get("/translate", sentence=TEXT, model=key)["model"].startswith("your model")
+        assert user.http.get(f"/train/{run}/checkpoint.zip").status_code == 200
         time.sleep(2)
-    key = re.search(r"model=([A-Za-z0-9_-]+)\)", message).group(1)
-    with urllib.request.urlopen(f"{url}ae/api/translate?sentence={quote(TEXT)}&model={key}", timeout=60) as response:
-        assert json.load(response)["model"].startswith("your model")  # the API reaches it while the session lives
 
-    # idle: the session expires, and every file it made is deleted
+    # unused: the model and the run go, and every file the run made with them
+    time.sleep(IDLE_S + 1)
+    with pytest.raises(Refused) as gone:
+        user.get("/translate", sentence=TEXT, model=key)
+    assert gone.value.status == 404 and "not on the server any more" in str(gone.value)
+    with pytest.raises(Refused) as gone:
+        user.post(f"/train/{run}/stop")
+    assert gone.value.status == 404 and "No training run" in str(gone.value)
     wait_for(
-        lambda: files(folders) <= at_start, 6 * IDLE_S, f"files left: {sorted(map(str, files(folders) - at_start))}"
+        lambda: files(folders) <= at_start, 2 * IDLE_S, f"files left: {sorted(map(str, files(folders) - at_start))}"
     )
-    note, ticked = client.predict(True, api_name="/choose_model")
-    assert "Your session expired" in note and ticked is False
-    with pytest.raises(urllib.error.HTTPError) as gone:
-        urllib.request.urlopen(f"{url}ae/api/translate?sentence={quote(TEXT)}&model={key}", timeout=60)
-    assert gone.value.code == 404 and "not on the server any more" in json.load(gone.value)["error"]
-    assert client.predict(False, api_name="/choose_model")[0].startswith("Exploring")

@@ -633,7 +633,9 @@ def test_every_other_tab_shows_its_main_element(page):
 
 
 def test_the_train_tab_uploads_a_file_through_the_api_and_trains_on_it(page, tmp_path):
-    """The file picker sends the file to POST /ae/api/uploads; Train sends its id; a refused file is said by name."""
+    """The file picker sends the file to POST /ae/api/uploads; Train posts its id to POST /ae/api/train and draws the
+    run's event stream (the loss curve, the snapshot, the checkpoint's link); a refused file is said by name; the
+    trained model is then the one "Explore my trained model" traces with."""
     from playwright.sync_api import expect
 
     page.get_by_role("tab", name="Train", exact=True).click()
@@ -645,19 +647,27 @@ def test_the_train_tab_uploads_a_file_through_the_api_and_trains_on_it(page, tmp
     page.get_by_label("tiny (d_model 64, 2+2 layers, 4 heads)").check()
     page.fill("#train-minutes input[type=number]", "0.1")
     page.press("#train-minutes input[type=number]", "Enter")
-    joins = []
-    page.on("request", lambda r: joins.append(r.post_data or "") if "/queue/join" in r.url else None)
+    posts = []
+    page.on("request", lambda r: posts.append((r.url, r.post_data or "")) if r.method == "POST" else None)
     page.set_input_files("#train-file", str(bad))
     expect(page.locator("#train-file-said")).to_contain_text("Uploaded latin1.tsv (2,300 bytes)")
     page.click("#train-btn")
-    expect(page.locator(".toast-body")).to_contain_text("not UTF-8", timeout=30_000)  # Gradio's message box
+    expect(page.locator("#train-message")).to_contain_text("not UTF-8", timeout=30_000)  # the API's refusal, said
     page.set_input_files("#train-file", str(good))
     expect(page.locator("#train-file-said")).to_contain_text(f"Uploaded pairs.tsv ({good.stat().st_size:,} bytes)")
     page.click("#train-btn")
     expect(page.locator("#train-message")).to_contain_text("Done (", timeout=120_000)
+    expect(page.locator("#train-loss .main-svg").first).to_be_attached()  # drawn in the browser from the numbers
+    expect(page.locator("#train-snapshot .main-svg").first).to_be_attached()
+    expect(page.locator("#train-download")).to_be_visible()
+    assert "/checkpoint.zip" in page.get_attribute("#train-download", "href")
     shot(page, "train-upload")
     content_id = hashlib.blake2b(good.read_bytes(), digest_size=16).hexdigest()  # what the server names it by
-    assert content_id in joins[-1] and str(tmp_path) not in "".join(joins)  # the event sends an id, never a path
+    trains = [body for url, body in posts if url.endswith("/ae/api/train")]
+    assert content_id in trains[-1] and str(tmp_path) not in "".join(b for _, b in posts)  # an id, never a path
+    assert not [url for url, _ in posts if "/gradio_api/" in url]  # no Gradio event
+    page.get_by_label("Explore my trained model").check()
+    page.wait_for_function("window.aeViewer.trace && window.aeViewer.trace.model.name.startsWith('your model')")
 
 
 def test_a_deep_link_restores_its_view(browser, app_url):

@@ -1,11 +1,11 @@
-"""The front door (explorer/ui/front_door.py) around a stand-in app: static files from memory, one render per page
-address and from the key's headers alone, aliases and bodies, through HTTP."""
+"""The middleware (explorer/ui/middleware.py) around a stand-in app: static files from memory, one render per page
+address and from the key's headers alone, aliases, bodies and closed routes, through HTTP."""
 
 from __future__ import annotations
 
 from starlette.testclient import TestClient
 
-from explorer.ui.front_door import FrontDoor, kept_as
+from explorer.ui.middleware import AppMiddleware, kept_as
 from explorer.ui.static_files import AssetStore
 
 
@@ -35,7 +35,7 @@ def door(tmp_path):
     (tmp_path / "chunk-abc.js").write_text("console.log('hi');" * 100)
     app = App()
     store = AssetStore({"/own/": tmp_path}, immutable_prefixes=("/own/",))
-    return app, TestClient(FrontDoor(app, store, upload_bytes=1000))
+    return app, TestClient(AppMiddleware(app, store, upload_bytes=1000))
 
 
 def test_a_static_file_is_compressed_once_and_an_alias_is_not_served_from_memory(tmp_path):
@@ -48,7 +48,8 @@ def test_a_static_file_is_compressed_once_and_an_alias_is_not_served_from_memory
     for alias in ("/own/./chunk-abc.js", "/own//chunk-abc.js", "/own/x/../chunk-abc.js", "/own/a\x00.js"):
         assert not store.serves(alias), alias  # the app behind answers aliases: one file, one cache entry
     assert list(store.assets) == ["/own/chunk-abc.js"]
-    assert client.get("/own/missing.js").status_code == 200 and app.renders == 1  # the app answers what is not there
+    missing = client.get("/own/missing.js")  # not there: a 404 in the one shape, the app behind never asked
+    assert missing.status_code == 404 and "error" in missing.json() and app.renders == 0
 
 
 def test_the_page_is_rendered_once_per_address_from_the_key_headers_alone(tmp_path):
@@ -61,13 +62,24 @@ def test_the_page_is_rendered_once_per_address_from_the_key_headers_alone(tmp_pa
     assert b"evil" not in poisoned.content and all(b"x-gradio-server" not in h for h in app.seen)
     client.get("/", headers={"host": "other.example"})
     assert app.renders == 2  # another host is another address
-    assert client.get("/?page=2").status_code == 200 and app.renders == 3  # a Gradio page is another address
+    assert client.get("/?page=2").status_code == 200 and app.renders == 2  # the page, whatever Gradio query it names
+    assert client.get("/?v=2").status_code == 200 and app.renders == 3  # the theme's version is another address
 
 
 def test_a_request_body_is_capped_and_a_get_is_not_counted(tmp_path):
     app, client = door(tmp_path)
-    refused = client.post("/gradio_api/queue/join", content=b"x" * 70_000)
-    assert refused.status_code == 413 and app.renders == 0
+    refused = client.post("/ae/api/ask/explain", content=b"x" * 70_000)
+    assert refused.status_code == 413 and list(refused.json()) == ["error"] and app.renders == 0
+
+
+def test_only_the_api_and_the_pages_own_routes_reach_the_app(tmp_path):
+    app, client = door(tmp_path)
+    for method, path in [("POST", "/gradio_api/queue/join"), ("GET", "/gradio_api/info"), ("POST", "/"), ("GET", "/x")]:
+        closed = client.request(method, path)
+        assert closed.status_code == 404 and "/ae/api" in closed.json()["error"], (method, path)
+    assert app.renders == 0
+    assert client.get("/ae/api/models").status_code == 200 and client.get("/config").status_code == 200
+    assert app.renders == 2
 
 
 def test_gradios_files_are_fetched_from_gradio_once_and_kept_compressed(tmp_path):
@@ -75,7 +87,8 @@ def test_gradios_files_are_fetched_from_gradio_once_and_kept_compressed(tmp_path
     first = client.get("/assets/chunk-1.js", headers={"accept-encoding": "br", "cookie": "a=b"})
     assert first.status_code == 200 and first.headers["content-encoding"] == "br" and app.renders == 1
     assert first.text == "export const one = 1;" * 50 and "immutable" in first.headers["cache-control"]
-    assert app.seen[-1] == {}  # asked for by its path alone: no visitor's cookie or host reaches what is kept
+    asked = app.seen[-1]  # asked for by its path alone: no visitor's cookie or host reaches what is kept
+    assert b"cookie" not in asked and asked[b"host"] == b"testserver" and asked[b"accept-encoding"] == b"identity"
     again = client.get("/assets/chunk-1.js", headers={"if-none-match": first.headers["etag"]})
     assert again.status_code == 304 and app.renders == 1  # from memory
     for missing in ("/assets/missing.js", "/static/font.woff2"):

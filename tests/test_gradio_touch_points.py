@@ -4,6 +4,7 @@ do. `requirements.txt` pins the minor version these ran on; the README's Space f
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -27,91 +28,16 @@ def test_the_pinned_gradio_is_the_one_installed_and_the_space_names_it():
     assert (major, minor) == low, f"installed gradio {gr.__version__}, pinned {pin.group(1)}: the tests ran on the pin"
 
 
-# Gradio's POST routes that take no event call, so the Gradio door lets them through unread
-NOT_CALLS = {
-    "/gradio_api/cancel",
-    "/gradio_api/reset",
-    "/gradio_api/upload",
-    "/gradio_api/login",
-    "/gradio_api/process_recording",
-    "/gradio_api/profiling/clear",
-    "/gradio_api/run-history/connect",
-    "/gradio_api/stream/{event_id}",
-    "/gradio_api/stream/{event_id}/close",
-    "/gradio_api/vibe-edit",
-    "/gradio_api/undo-vibe-edit",
-    "/gradio_api/vibe-code",
-    "/gradio_api/vibe-starter-queries",
-    "/login",
-}
-
-
-def gradio_post_routes(door) -> set[str]:
-    """The POST routes of the Gradio app behind the Gradio door, as its own OpenAPI document lists them."""
-    from starlette.testclient import TestClient
-
-    with TestClient(door.app) as gradio:
-        paths = gradio.get("/openapi.json").json()["paths"]
-    return {path.rstrip("/") for path, operations in paths.items() if "post" in operations}
-
-
-def test_every_gradio_route_that_takes_a_call_is_one_the_gradio_door_checks(mini_handle):
-    from explorer.ui.gradio_door import CALL
-    from explorer.ui.server import build_app
-
-    door, _ = build_app(mini_handle)
-    where = "explorer/ui/gradio_door.py (CALL)"
-    calls = gradio_post_routes(door) - NOT_CALLS
-    known = {
-        "queue/join",
-        "call/{api_name}",
-        "call/v2/{api_name}",
-        "run/{api_name}",
-        "api/{api_name}",
-        "component_server",
-    }
-    assert {f"/gradio_api/{path}" for path in known} <= calls, relied_on("the routes that take an event call", where)
-    for path in sorted(calls):
-        example = path.replace("{api_name}", "some_name")
-        assert CALL.fullmatch(example), relied_on(f"its POST routes (a new one: {path}; does it take a call?)", where)
-
-
-def test_what_the_gradio_door_reads_is_what_gradio_publishes(mini_handle):
-    """The door learns the page's events from Gradio's `/config` and `/gradio_api/info`, by these fields."""
-    from starlette.testclient import TestClient
-
-    from explorer.ui.gradio_door import Events
-    from explorer.ui.server import build_app
-
-    door, demo = build_app(mini_handle)
-    where = "explorer/ui/gradio_door.py (Events.of)"
-    with TestClient(door.app) as gradio:
-        config = gradio.get("/config").json()
-        info = gradio.get("/gradio_api/info", params={"all_endpoints": "true"}).json()
-    assert all(isinstance(page, list) and isinstance(page[0], str) for page in config["pages"]), relied_on(
-        "/config's pages", where
-    )
-    for dep in config["dependencies"]:
-        assert {"id", "inputs", "backend_fn", "api_name"} <= set(dep), relied_on("/config's dependencies", where)
-    for spec in info["named_endpoints"].values():
-        for parameter in spec["parameters"]:
-            assert {"parameter_name", "parameter_has_default"} <= set(parameter), relied_on("/info's parameters", where)
-    events = Events.of(config, info)
-    assert events.inputs["/choose_model"] == 2 and events.parameters["/choose_model"][0]["parameter_name"] == "use_own"
-    assert len(events.takes) == sum(1 for dep in config["dependencies"] if dep["backend_fn"]) >= 5
-    assert events.pages == {""} and events.page_refusal("") is None
-
-
-def test_gradios_front_end_is_served_under_the_prefixes_the_front_door_keeps(mini_handle):
-    """The front door keeps Gradio's files as Gradio serves them (`front_door.KEPT`): the page's scripts and
+def test_gradios_front_end_is_served_under_the_prefixes_the_middleware_keeps(mini_handle):
+    """The middleware keeps Gradio's files as Gradio serves them (`middleware.KEPT`): the page's scripts and
     stylesheets are under `/assets/`, named by a content hash (kept for a year), and answered as plain files."""
     from starlette.testclient import TestClient
 
-    from explorer.ui.front_door import KEPT
+    from explorer.ui.middleware import KEPT
     from explorer.ui.server import build_app
 
     door, _ = build_app(mini_handle)
-    where = "explorer/ui/front_door.py (KEPT)"
+    where = "explorer/ui/middleware.py (KEPT)"
     with TestClient(door.app) as gradio:  # the app behind the front door
         page = gradio.get("/").text
         files = sorted(set(re.findall(r"/assets/[\w.-]+\.(?:js|css)\b", page)))
@@ -125,29 +51,52 @@ def test_gradios_front_end_is_served_under_the_prefixes_the_front_door_keeps(min
 
 @pytest.mark.parametrize("path", ["/", "/theme.css"])
 def test_the_page_gradio_renders_is_the_same_for_every_visitor_at_one_address(mini_handle, path):
-    """FrontDoor renders the page and the theme once per address and serves that copy to everyone: Gradio itself
-    (behind the front door, not its cache) must render them from the address alone, the same bytes each time."""
+    """The middleware renders the page and the theme once per address and serves that copy to everyone: Gradio
+    itself (behind it, not its cache) must render them from the address alone, the same bytes each time."""
     from starlette.testclient import TestClient
 
     from explorer.ui.server import build_app
 
     door, _ = build_app(mini_handle)
-    with TestClient(door.app) as gradio:  # the app behind the front door: Gradio renders every request
+    with TestClient(door.app) as gradio:  # the app behind the middleware: Gradio renders every request
         first = gradio.get(path, headers={"x-ae-client": "one", "cookie": "a=1"})
         second = gradio.get(path, headers={"x-ae-client": "two", "user-agent": "another browser"})
     assert first.status_code == second.status_code == 200 and first.content, (path, first.status_code)
     assert first.content == second.content, relied_on(
-        f"the page at {path} (now different per visitor)", "explorer/ui/front_door.py"
+        f"the page at {path} (now different per visitor)", "explorer/ui/middleware.py"
     )
 
 
 # what the explorer takes from inside Gradio (beyond `import gradio as gr` and its documented API), each held by a
 # test above; issue 37 took out set_event_trigger, get_blocks_context, the Api component, state_session_capacity,
-# route_utils' build paths (the front door keeps Gradio's files as Gradio serves them), gradio.utils' upload
-# folder (the Train tab's file comes through the API) and the preprocess_data override (the Gradio door checks a
-# call's values beside Gradio)
+# route_utils' build paths (the middleware keeps Gradio's files as Gradio serves them), gradio.utils' upload
+# folder (the Train tab's file comes through the API) and the preprocess_data override; issue 51 took out every
+# event that ran on the server, and with them what guarded Gradio's event routes (its /config and /gradio_api/info
+# fields, the route grammar, the 422 body): the page's routes are all the middleware lets through to Gradio
 INTERNAL_IMPORTS: dict[str, set[str]] = {}
-OVERRIDES: set[str] = set()  # the last one, preprocess_data, gave way to explorer/ui/gradio_door.py
+OVERRIDES: set[str] = set()
+
+
+def test_the_page_needs_of_gradio_only_the_routes_the_middleware_lets_through(mini_handle):
+    """What the page's assets ask Gradio for, beside `/assets/` and `/static/` (`middleware.KEPT`), is in
+    `middleware.GRADIO_GETS`: the rendered page names no other Gradio route it would fetch (its API routes, queue,
+    heartbeat, uploads), and asks for no `/config` of its own (the config is in the page)."""
+    from starlette.testclient import TestClient
+
+    from explorer.ui.middleware import GRADIO_GETS
+    from explorer.ui.server import build_app
+
+    door, _ = build_app(mini_handle)
+    where = "explorer/ui/middleware.py (GRADIO_GETS)"
+    with TestClient(door.app) as gradio:
+        page = gradio.get("/").text
+    assert "window.gradio_config" in page, relied_on("the page's embedded config", where)
+    config = json.loads(re.search(r"window\.gradio_config = (\{.*?\});\s*</script>", page, re.S).group(1))
+    assert not [d for d in config["dependencies"] if d.get("backend_fn")], relied_on("events without a backend", where)
+    # the page's script fetches its theme as /theme.css?v=<theme_hash> (what the middleware renders per address)
+    assert config.get("theme_hash") and "/theme.css" in GRADIO_GETS, relied_on("the theme's URL", where)
+    with TestClient(door) as served:
+        assert served.get("/theme.css", params={"v": config["theme_hash"]}).status_code == 200
 
 
 def test_the_gradio_internals_used_are_exactly_the_ones_tested_here():

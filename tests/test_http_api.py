@@ -399,6 +399,7 @@ def test_every_plain_route_answers_any_malformed_body_or_header_in_words_never_a
     code = created.json()["code"]
     posts = [f"/ae/api/ask/{what}" for what in QUESTIONS] + ["/ae/api/room", "/ae/api/uploads", "/ae/api/client"]
     posts += [f"/ae/api/room/{code}/{action}" for action in ("view", "question", "reveal", "end", "answer")]
+    posts += ["/ae/api/train", "/ae/api/train/NORUN/stop"]  # no malformed body starts a run
     failures = []
     for path in posts:
         for name, body in MALFORMED_BODIES.items():
@@ -409,6 +410,7 @@ def test_every_plain_route_answers_any_malformed_body_or_header_in_words_never_a
                     failures.append(f"POST {path} {name}: {answer.status_code} {answer.text[:100]}")
     gets = ["/ae/api/trace", "/ae/api/translate", "/ae/api/npz", "/ae/api/positional", "/ae/api/timelapse"]
     gets += [f"/ae/api/room/{code}/qr.svg", "/ae/api/room/NOROOM/events"]  # a real room streams forever
+    gets += ["/ae/api/positional/figures", "/ae/api/train/NORUN/events", "/ae/api/train/NORUN/checkpoint.zip"]
     for path in gets:
         for query in (
             "?sentence=%FF%FE",
@@ -421,7 +423,8 @@ def test_every_plain_route_answers_any_malformed_body_or_header_in_words_never_a
             if answer.status_code >= 500:
                 failures.append(f"GET {path}{query[:30]}: {answer.status_code} {answer.text[:100]}")
     documented = {path for path, ops in client.get("/ae/api/openapi.json").json()["paths"].items() if "post" in ops}
-    assert {p.replace(code, "{code}").removeprefix("/ae/api") for p in posts} == documented  # every POST route
+    posted = {p.replace(code, "{code}").replace("NORUN", "{run}").removeprefix("/ae/api") for p in posts}
+    assert posted == documented  # every POST route
     assert not failures, "\n".join(failures[:20])
     logged = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
     assert logged == [], logged[:5]

@@ -236,6 +236,7 @@ def build_api(
             sent = -1
             while True:
                 if training.version != sent:
+                    runs.keep(training)  # followed: it lives
                     sent, data = await run_in_threadpool(training.state_json)
                     yield {"event": "state", "data": data}
                     if training.state["done"] and sent == training.version:

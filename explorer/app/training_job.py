@@ -195,6 +195,7 @@ class TrainingRuns:
         try:
             run = TrainingRun()
             with self.lock:
+                self.runs.expire()
                 self.runs[run.id] = run
             threading.Thread(target=self._train, args=(run, asked, pairs), name="ae-train", daemon=True).start()
         except BaseException:
@@ -202,9 +203,15 @@ class TrainingRuns:
             raise
         return run
 
+    def keep(self, run: TrainingRun) -> None:
+        """`run` lives `RUN_IDLE_S` from now (it is training, being followed, or just finished)."""
+        with self.lock:
+            self.runs[run.id] = run
+
     def get(self, run_id: str) -> TrainingRun:
         """The run of `run_id`, its lifetime started again; or a 404 that says why it may be gone."""
         with self.lock:
+            self.runs.expire()  # the runs past their lifetime go now, their folders with them
             run = self.runs.get(run_id)
             if run is not None:
                 self.runs[run_id] = run  # asked about: it lives RUN_IDLE_S from now
@@ -226,6 +233,7 @@ class TrainingRuns:
             run.update(done=True, message="The training run failed on the server (it has been logged). Try again.")
         finally:
             run.trainer = None
+            self.keep(run)  # its lifetime starts when it is done
             self.slot.release()
             for item in Path(run.folder.name).iterdir():  # the working files go; the checkpoint zip stays
                 if item.is_dir():

@@ -3,7 +3,7 @@
 The browser code lives in `static/`: ES modules, one job each (see each file's header), around one store of the
 view state. It ships as one script, `static/dist/viewer.js`, which esbuild builds from `main.js` (`npm run build` in
 `static/`; the built file is committed, so the app needs no Node, and a test holds it to the modules) and one
-stylesheet, named by their content hash and served from memory by the front door (`front_door.py`); plotly.js
+stylesheet, named by their content hash and served from memory by the middleware (`middleware.py`); plotly.js
 comes from the installed plotly package, only when a view that draws with it opens. Nothing comes from a CDN,
 so the viewer works offline in a lecture hall. The viewer asks the server through the plain routes of
 `explorer.app.http_api` (fetch, promises), never through Gradio events.
