@@ -2,10 +2,12 @@
 
     python -m bench.platform_lines [REF ...]   (default: 6fa089e HEAD)
 
-The files are those that serve the model rather than compute with it: the HTTP API and its error wrapper and
-limiter, the encoded responses, uploads, the classroom's routes, the Gradio app's assembly and its one override,
-the front door with its static files and body limit, the browser bundle's build, the viewer's assets, and the
-checkpoint's safetensors header reading and metadata checks. A file a revision does not have counts 0. Lines are
+The files are those that serve the model rather than compute with it: the HTTP API (the training routes too) and
+its errors and limiters, who a caller is, the encoded responses, uploads, the classroom's routes, the sessions and
+the Gradio app's assembly, the doors or middleware in front with the static files and body limit, the browser
+bundle's build, the viewer's assets, and the checkpoint's safetensors header reading and metadata checks. Files of
+every design are listed (the refusals that became errors, the front door that became middleware); a file a
+revision does not have counts 0. Lines are
 Python's non-blank lines that are not comments (docstrings count: they are code a reader reads).
 """
 
@@ -19,6 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FILES = [
     "explorer/app/http_api.py",
     "explorer/app/refusals.py",
+    "explorer/app/errors.py",
     "explorer/app/fairness.py",
     "explorer/app/callers.py",
     "explorer/app/encoded.py",
@@ -31,6 +34,7 @@ FILES = [
     "explorer/ui/inner_get.py",
     "explorer/ui/server.py",
     "explorer/ui/front_door.py",
+    "explorer/ui/middleware.py",
     "explorer/ui/static_files.py",
     "explorer/ui/body_limit.py",
     "explorer/ui/bundle.py",

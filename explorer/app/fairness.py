@@ -1,24 +1,22 @@
-"""The one limiter: how many requests each caller has running at once, the API's and the Gradio tabs' alike.
+"""The one limiter: how many requests each caller has running at once (`ADMITTED`, a dependency of every route).
 
-An API request counts against its address and, where it names one the server issued (`callers.py`), its browser
-tab's client id: a tab may run `MAX_IN_FLIGHT` at once, so one tab cannot take everyone's turn, and an address
+A request counts against its address and, where it names one the server issued (`callers.py`), its browser tab's
+client id: a tab may run `MAX_IN_FLIGHT` at once, so one tab cannot take everyone's turn, and an address
 `ADDRESS_IN_FLIGHT`, a lecture hall's worth (a class of 200 shares one address behind its router), however many ids
-its requests name. A Gradio session counts as one caller. Beyond a limit a request is refused at once (429), never
-queued.
+its requests name. Beyond a limit a request is refused at once (429), never queued.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import Counter
-from contextlib import contextmanager
 
 from fastapi import Depends, Request
 
 from ..interpret.request import UserError
 from .callers import ASKING, Caller, caller_of
 
-MAX_IN_FLIGHT = 4  # requests one browser tab (or session) may have running at once
+MAX_IN_FLIGHT = 4  # requests one browser tab may have running at once
 ADDRESS_IN_FLIGHT = 256  # requests one address may run: a lecture hall of 200 behind one router
 
 Share = tuple[str, int, str]  # what is counted, its limit, who it is in a refusal
@@ -60,16 +58,6 @@ class Fairness:
                 self.running[key] -= 1
                 if self.running[key] <= 0:
                     del self.running[key]
-
-    @contextmanager
-    def turn(self, caller: str, limit: int = MAX_IN_FLIGHT, who: str = "This browser"):
-        """One request of `caller` (a Gradio session), refused beyond `limit` at once."""
-        counted = [(caller, limit, who)]
-        self.enter(counted)
-        try:
-            yield
-        finally:
-            self.leave(counted)
 
 
 async def admitted(request: Request):

@@ -4,23 +4,11 @@ Every operation is one typed function: its request is a pydantic model (`schemas
 documents, its answer a pydantic model too (documented; the tests hold the answers to them). The OpenAPI document
 is FastAPI's own, at `/ae/api/openapi.json` (and `/ae/api/docs`).
 
-- `GET /trace?sentence=...&strategy=...`: the decode trace (`schemas.Wire`). The request is the URL (a deep link's
-  names are the same), so identical requests share one cache entry and one ETag; a hit is sent from the bytes the
-  cache compressed when it computed the trace. Misses are batched (`TraceCache`).
-- `GET /translate?sentence=...`: the greedy translation (a trace, cached and batched the same way).
-- `POST /ask/{explain,heads,attribution,beam_tree,compare,maskless,value_path,qk_space,no_position,lens}`: a
-  question about a trace -> its answer.
-- `GET /npz?...&step=N`: the attention tensors up to step N, as a .npz download, made in memory.
-- `GET /positional?positions=N`: the model's positional-encoding table; `GET /positional/figures?...`: the
-  Positional encoding tab's charts of it (Plotly figures, drawn by the browser).
-- `GET /timelapse?sentence=...`: an example's traces at the recorded points of training (`timelapse.py`).
-- `POST /uploads`: a training file (the body, as is) kept under an id the Train tab's run names it by (`uploads.py`);
-  each address keeps its own last few, at most `UPLOAD_RATE`.
-- `POST /train` -> `{run}`: a training run (`training_job.py`; one at a time per server); `GET /train/{run}/events`:
-  its state as server-sent events (progress, the loss curve and the attention snapshot, then the trained model's
-  key); `POST /train/{run}/stop`; `GET /train/{run}/checkpoint.zip`.
-- `POST /client`: a client id for a browser tab, signed by the server (`callers.py`), at most `ISSUE_RATE` per address.
-- `/room/...`: the classroom, a lecturer's view followed live by students (`room_api.py`).
+The routes (each described by its own docstring, in `/ae/api/docs`): the decode trace (`GET /trace`: the request
+is the URL, so identical requests share one cache entry and one ETag, sent from the bytes the cache compressed),
+the translation, ten questions about a trace (`POST /ask/...`), the .npz export, the positional-encoding table and
+charts, the training time-lapse, training files (`POST /uploads`) and runs (`POST /train`, its event stream, stop
+and checkpoint: `training_job.py`), client ids (`POST /client`: `callers.py`) and the classroom (`room_api.py`).
 
 One refusal shape (`errors.py`, FastAPI's exception handlers): a 4xx `{"error": message}` (`schemas.Refusal`) naming
 the value, from a validation error, a `UserError` or an unknown route alike; a bug is logged and answered with a

@@ -67,8 +67,7 @@ class UnknownModel(UserError):
 
 
 class ModelRegistry:
-    """The shipped model, the sessions' trained ones by key, the shared trace cache, and the uploaded training
-    files."""
+    """The shipped models, the trained ones by key, the shared trace cache, and the uploaded training files."""
 
     def __init__(
         self,
@@ -86,11 +85,11 @@ class ModelRegistry:
         # trained models by key, each kept MODEL_IDLE_S after its last use (`get` starts its time again)
         self.own: TTLCache[str, ModelHandle] = TTLCache(maxsize=MAX_OWN_MODELS, ttl=model_idle_s)
         self.lock = threading.Lock()
-        self.fairness = Fairness()  # the one limiter: the API's callers and the tabs' sessions
+        self.fairness = Fairness()  # the one limiter of the API's callers
         self.uploads = Uploads()  # the Train tab's own training files, by id
 
     def register(self, handle: ModelHandle) -> str:
-        """Hold a trained model; returns the key its session's viewer will use."""
+        """Hold a trained model; returns the key its trainer's page (and whoever it gives the key) will use."""
         with self.lock:
             self.own.expire()
             if len(self.own) >= MAX_OWN_MODELS:
@@ -213,16 +212,14 @@ class ModelRegistry:
 
     def compared(self, query: TraceQuery, question: Compare, own_model: str | None) -> TraceQuery:
         """The second trace of "compare two": `question.sentence` (or the same) with the request's options, with the
-        same model, a model named by its key, the session's trained model ("own"), or "other": the session's trained
+        same model, a model named by its key, the page's trained model ("own"), or "other": the page's trained
         model beside a shipped one, else the next shipped model (the lecture model beside the Tatoeba model)."""
         first = self.key_of(self.get(query.model))
         if question.model == "same":
             other = first
         elif question.model == "own":
             if own_model is None:
-                raise UserError(
-                    "There is no model trained in this session to compare with: train one in the Train tab."
-                )
+                raise UserError("There is no model trained on this page to compare with: train one in the Train tab.")
             other = own_model
         elif question.model != "other":
             other = question.model

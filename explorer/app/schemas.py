@@ -3,7 +3,7 @@ questions, the classroom's messages) and what they get back (the wire form of a 
 
 Each limit is declared once, on its field (from `explorer.app.limits.LIMITS`), and every refusal is one sentence
 that names the field and the value (`refusal`). FastAPI validates the API's requests with these models and
-documents them (`/ae/api/openapi.json`, `explorer.app.http_api`); the Gradio tabs validate here too
+documents them (`/ae/api/openapi.json`, `explorer.app.http_api`); the core validates here too
 (`validate`); the decoders get a `TraceRequest` that is already valid. The answers are held to these schemas
 by the tests, not on every request. A trace request's names are the same in a JSON body, in the API's query
 string and in the page's deep links: `?sentence=...&forced_ids=5&forced_ids=9&ablation=cross.2.1`.
@@ -31,7 +31,7 @@ from .limits import LABELS, LIMITS
 
 MAX_FORCED = 256  # forced target tokens in one request (more than any model here produces)
 MAX_HEADS = 1024  # switched-off heads listed in one request
-MODEL_KEY = r"^[A-Za-z0-9_-]{1,64}$"  # a shipped model's key ("shipped": the default), or a session's trained model's
+MODEL_KEY = r"^[A-Za-z0-9_-]{1,64}$"  # a shipped model's key ("shipped": the default), or a trained model's
 SHIPPED = "shipped"
 Kind = Literal["encoder_self", "decoder_self", "cross"]
 Index = Annotated[int, Field(ge=0, lt=4096)]
@@ -159,7 +159,7 @@ class BeamTree(Strict):
 
 class Compare(Strict):
     """A second trace: another sentence with the same options, or the same one with another model: a model's key,
-    "own" (the session's trained model), or "other" (the trained model beside a shipped one, else the next shipped
+    "own" (the page's trained model), or "other" (the trained model beside a shipped one, else the next shipped
     model)."""
 
     what: Literal["compare"] = "compare"
@@ -223,7 +223,7 @@ class Ask(Strict):
 
     trace: TraceQuery
     question: Question
-    own_model: str | None = Field(None, pattern=MODEL_KEY)  # "compare with the other model": the session's own key
+    own_model: str | None = Field(None, pattern=MODEL_KEY)  # "compare with the other model": the page's own key
 
 
 # each question's route takes its own body (`POST /ae/api/ask/explain` an `AskExplain`, ...): typed and documented
@@ -433,7 +433,7 @@ class Wire(Sent):
 
     version: int
     model: WireModel
-    model_key: str  # the model's key in the registry: "shipped", or a session's own
+    model_key: str  # the model's key in the registry: "shipped", or a trained one's
     request: WireRequest
     source_tokens: list[str]
     source_ids: list[int]

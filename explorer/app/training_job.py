@@ -267,7 +267,10 @@ class TrainingRuns:
             if not event.done:
                 message = f"On {where}. " + step_message(event.step, event.loss, event.tokens_per_s, floor)
                 run.update(
-                    **charts, step=event.step, fraction=min(1.0, event.elapsed_s / (asked.minutes * 60)), message=message
+                    **charts,
+                    step=event.step,
+                    fraction=min(1.0, event.elapsed_s / (asked.minutes * 60)),
+                    message=message,
                 )
                 continue
             path = trainer.export()

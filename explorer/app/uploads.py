@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..interpret.request import UserError
 
-MAX_UPLOAD_BYTES = 2 * 2**20  # what one upload may weigh (Gradio's upload limit says the same)
+MAX_UPLOAD_BYTES = 2 * 2**20  # what one upload may weigh
 PER_OWNER = 4  # uploads one address keeps: its newest; the oldest of its own is dropped first
 MAX_OWNERS = 64  # addresses with uploads kept at once (each a class's worth of people behind one router)
 ID = re.compile(r"[0-9a-f]{32}")
