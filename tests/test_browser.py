@@ -532,7 +532,7 @@ def test_compare_two_sentences_side_by_side_with_their_difference(page):
     page.locator(".ae-compare-model").select_option("own")  # this session trained no model
     page.locator(".ae-compare-bar button", has_text="Compare").click()
     refusal = page.locator(".ae-compare-note.ae-panel-error")  # said beside B's form
-    expect(refusal).to_contain_text("no model trained in this session", timeout=20_000)
+    expect(refusal).to_contain_text("no model trained on this page", timeout=20_000)
     page.locator(".ae-view-tabs button", has_text="Heatmap").click()
 
 

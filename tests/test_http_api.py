@@ -123,7 +123,7 @@ def test_every_trace_field_is_refused_with_a_message_that_names_its_value(client
         ({"what": "heads", "extra": 1}, "'extra' is not something this request takes"),
         ({"what": "compare", "model": "neither!"}, "The model key 'neither!' is not valid"),
         ({"what": "compare", "model": "other"}, "no other model to compare with"),
-        ({"what": "compare", "model": "own"}, "no model trained in this session"),
+        ({"what": "compare", "model": "own"}, "no model trained on this page"),
         ({"what": "compare", "sentence": "z" * 5000}, "5,000 characters long"),
     ],
 )

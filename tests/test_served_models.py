@@ -81,7 +81,7 @@ def test_compare_reaches_the_other_shipped_model_by_other_or_by_key(client):
     own = client.post(
         "/ae/api/ask/compare", json={"trace": {"sentence": TEXT}, "question": {"what": "compare", "model": "own"}}
     )
-    assert own.status_code == 400 and "no model trained in this session" in own.json()["error"]
+    assert own.status_code == 400 and "no model trained on this page" in own.json()["error"]
 
 
 def test_the_served_models_are_keyed_by_their_folder(tmp_path):
