@@ -12,6 +12,8 @@ another. Then the script, from 127.0.0.1, for at most `--seconds`:
 - creates 50 rooms, one every 0.2 s (the old server held 50 at most);
 - uploads 200 training files.
 
+The script runs in a process of its own, as it would on a machine of its own: its client's work (48 loops of
+requests) never delays the victim's in one event loop; both still share this machine's cores with the server.
 Meanwhile the victim, who uploaded a file before the script began, measures its latency again on 16 other new
 sentences, and afterwards tries to create a room as a lecturer and checks that its upload is still on the server
 (its file in the server's upload folder). Reported: the victim's p50 and p95 idle and under attack, their ratio
@@ -24,6 +26,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import random
 import statistics
 import sys
@@ -46,6 +49,7 @@ WORDS = {
 }
 TRACE_LOOPS, QUESTION_LOOPS, UPLOADS, ROOMS = 36, 12, 200, 50
 VICTIM_SENTENCES = 16
+FLOODING = 150  # the script's answers before the victim measures again: every loop of it is running by then
 
 
 def sentences(seed: int, n: int) -> list[str]:
@@ -74,9 +78,16 @@ async def latencies(victim: httpx.AsyncClient, said: list[str]) -> list[float]:
     return out
 
 
-async def attack(port: int, seconds: float, stop: asyncio.Event, rooms_made: asyncio.Event, seed: int) -> dict:
-    """The script's floods until `stop` or `seconds`: what it got done and what was refused, by kind; `rooms_made`
-    is set once it has tried all its rooms."""
+def attack_process(port: int, seconds: float, events: dict, seed: int, out) -> None:
+    """The script, in its own process: `attack`'s counts are put on `out`."""
+    out.put(asyncio.run(attack(port, seconds, events, seed)))
+
+
+async def attack(port: int, seconds: float, events: dict, seed: int) -> dict:
+    """The script's floods until `events["stop"]` or `seconds` (events shared between processes): what it got done
+    and what was refused, by kind. It sets `events["flooding"]` once it has had `FLOODING` answers (its loops all
+    running), and `events["rooms_made"]` once it has tried all its rooms."""
+    stop, rooms_made = events["stop"], events["rooms_made"]
     kinds = ("trace", "question", "room", "upload")
     done, refused = dict.fromkeys(kinds, 0), dict.fromkeys(kinds, 0)
     deadline = time.monotonic() + seconds
@@ -95,6 +106,8 @@ async def attack(port: int, seconds: float, stop: asyncio.Event, rooms_made: asy
 
         def count(kind: str, r: httpx.Response) -> None:
             (done if r.status_code < 400 else refused)[kind] += 1
+            if sum(done.values()) + sum(refused.values()) >= FLOODING:
+                events["flooding"].set()
 
         async def traces(n: int):
             for sentence in sentences(seed * 1000 + n, 10_000):
@@ -144,14 +157,22 @@ async def one_design(port: int, seconds: float) -> dict:
         mine = f"I see the sea {random.random()}.\tIch sehe das Meer.\n".encode()
         upload = await victim.post("/uploads", content=mine, headers={"content-type": "text/tab-separated-values"})
         upload_id = upload.json().get("upload")
-        stop, rooms_made = asyncio.Event(), asyncio.Event()
-        script = asyncio.ensure_future(attack(port, seconds, stop, rooms_made, seed=11))
-        await asyncio.sleep(4.0)  # the flood is at full strength
-        attacked = await latencies(victim, sentences(9, VICTIM_SENTENCES))
-        await asyncio.wait_for(rooms_made.wait(), 120)
-        room = await victim.post("/room")
-        stop.set()
-        got = await script
+        spawn = multiprocessing.get_context("spawn")
+        events, out = {name: spawn.Event() for name in ("stop", "flooding", "rooms_made")}, spawn.Queue()
+        script = spawn.Process(target=attack_process, args=(port, seconds, events, 11, out))
+        script.start()
+        try:
+            assert await asyncio.to_thread(events["flooding"].wait, 120), "the script never flooded"
+            await asyncio.sleep(1.0)  # at full strength
+            attacked = await latencies(victim, sentences(9, VICTIM_SENTENCES))
+            await asyncio.to_thread(events["rooms_made"].wait, 120)
+            room = await victim.post("/room")
+            events["stop"].set()
+            got = await asyncio.to_thread(out.get, True, 180)
+        finally:
+            script.join(30)
+            if script.is_alive():
+                script.kill()
         kept = any(Path(tempfile.gettempdir()).glob(f"ae-uploads-*/{upload_id}.tsv")) if upload_id else False
     return {
         "idle_p50_ms": round(1000 * statistics.median(idle)), "idle_p95_ms": round(1000 * q(idle, 0.95)),

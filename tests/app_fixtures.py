@@ -99,7 +99,7 @@ def app_env() -> dict:
     env = dict(os.environ, GRADIO_ANALYTICS_ENABLED="False", PYTHONUNBUFFERED="1")
     # the suite's lecturers all come from one loopback address within a minute: each address's room limits (3 held,
     # 6 a minute) would refuse the fourth; tests/test_rooms.py holds them in-process
-    env.update(AE_ROOMS_PER_ADDRESS="1000", AE_ROOM_RATE="1000/minute")
+    env.update(AE_ROOMS_PER_ADDRESS="1000", AE_ROOM_RATE="1000/minute", AE_TRAIN_RATE="1000/minute")
     for name in ("GRADIO_SERVER_NAME", "GRADIO_SERVER_PORT", "EXPLORER_CHECKPOINT", "GRADIO_SHARE"):
         env.pop(name, None)
     return env

@@ -426,3 +426,18 @@ def test_every_plain_route_answers_any_malformed_body_or_header_in_words_never_a
     logged = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
     assert logged == [], logged[:5]
     assert client.get("/ae/api/trace", params={"sentence": TEXT}).status_code == 200  # the server is healthy
+
+
+def test_one_address_starts_a_bounded_number_of_training_runs(models):
+    """The server trains one model at a time: a script that started run after run would keep it from everyone. An
+    address may start `TRAIN_RATE` (6 an hour); the seventh is refused by name, and another address is not."""
+    app = Starlette(routes=http_api.routes(models, proxies=[]))
+    client, other = TestClient(app), TestClient(app, client=("10.0.0.9", 1234))
+    assert http_api.TRAIN_RATE == "6/hour"
+    for _ in range(6):  # each counted, then refused for its size before any training
+        answer = client.post("/ae/api/train", json={"preset": "huge"})
+        assert answer.status_code == 400 and "Unknown model size 'huge'" in answer.json()["error"]
+    seventh = client.post("/ae/api/train", json={"preset": "huge"})
+    assert seventh.status_code == 429 and "Too many training runs from one address" in seventh.json()["error"]
+    assert "may do that 6 times per hour" in seventh.json()["error"]
+    assert other.post("/ae/api/train", json={"preset": "huge"}).status_code == 400

@@ -50,7 +50,7 @@ class Rates:
 
     def hit(self, rate: str, what: str, address: str, refusal: str) -> None:
         if not self.limiter.hit(parse(rate), what, address):
-            raise TooFast(f"{refusal} This address ({address}) may do that {rate.replace('/', ' a ')}.")
+            raise TooFast(f"{refusal} This address ({address}) may do that {rate.replace('/', ' times per ')}.")
 
 
 def trusted_proxies(spec: str | None = None) -> list | None:

@@ -65,6 +65,8 @@ from .training_job import TrainingRuns
 
 PREFIX = "/ae/api"
 UPLOAD_RATE = "20/minute"  # training files one address may upload
+# training runs one address may start: the server's one slot is never one script's (`limits` notation)
+TRAIN_RATE = os.environ.get("AE_TRAIN_RATE", "6/hour")
 POLL_S = 0.25  # how often a training run's event stream looks for a change
 RunId = Annotated[str, Path(max_length=64, description="the run's id, from POST /train")]
 
@@ -196,9 +198,10 @@ def build_api(
         return Upload(upload=await run_in_threadpool(models.uploads.add, data, address), bytes=len(data))
 
     @router.post("/train", status_code=201)
-    async def train(asked: TrainRequest) -> TrainingStarted:
-        """Train a fresh small model on the mini corpus or an upload (one run at a time per server; 409 while another
-        trains). Follow it at `/train/{run}/events`; the run's id is its owner's secret."""
+    async def train(request: Request, asked: TrainRequest) -> TrainingStarted:
+        """Train a fresh small model on the mini corpus or an upload (one run at a time per server, 409 while another
+        trains; `TRAIN_RATE` per address). Follow it at `/train/{run}/events`; the run's id is its owner's secret."""
+        rates.hit(TRAIN_RATE, "training runs", address_of(request, proxies), "Too many training runs from one address.")
         return TrainingStarted(run=(await run_in_threadpool(runs.start, asked)).id)
 
     @router.post("/train/{run}/stop")

@@ -9,7 +9,7 @@ import { formFromLink, requestFromQuery } from "./link.js";
 import { Viewer } from "./viewer.js";
 import { mount as mountAblation } from "./ablation.js";
 import { mount as mountUpload } from "./upload.js";
-import { mount as mountTrain, startTraining, stopTraining, trained } from "./train.js";
+import { mount as mountTrain, say as sayTraining, startTraining, stopTraining, trained } from "./train.js";
 import { mount as mountPositional, showPositional } from "./positional.js";
 import { keepPlace } from "./place.js";
 import { exampleAgrees } from "./page.js";
@@ -41,9 +41,11 @@ function translateForm(values) {
     return viewer.say("Type an English sentence in the box first, then press Enter or “Translate & step”.");
   }
   const own = trained.key || viewer.ownKey; // trained on this page, or the model of a link to one
-  if (form.use_own && !own) {
-    return viewer.say("You have not trained a model on this page yet (or it is still training): use the Train tab " +
-      "first, or untick “Explore my trained model”.");
+  if (form.use_own && !own) { // said in the Train tab, where the box is, and above the viewer
+    const text = "You have not trained a model on this page yet (or it is still training): train one first, or " +
+      "untick “Explore my trained model”.";
+    sayTraining(text);
+    return viewer.say(text);
   }
   // the heads switched off stay off for the next sentence of the same model until the Head ablation tab switches
   // them back on (another model has other heads)

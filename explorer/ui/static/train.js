@@ -43,7 +43,8 @@ function post(path, body) {
       }));
 }
 
-function say(text) { if (parts) parts.message.textContent = text; }
+// Say `text` in the Train tab's message line (also where "Explore my trained model" is refused).
+export function say(text) { if (parts) parts.message.textContent = text; }
 
 // The Train button (values: corpus, preset, minutes, seed, as the Train tab hands them over).
 export function startTraining(values) {

@@ -4483,7 +4483,9 @@
     }
     const own = trained.key || viewer.ownKey;
     if (form.use_own && !own) {
-      return viewer.say("You have not trained a model on this page yet (or it is still training): use the Train tab first, or untick “Explore my trained model”.");
+      const text = "You have not trained a model on this page yet (or it is still training): train one first, or untick “Explore my trained model”.";
+      say(text);
+      return viewer.say(text);
     }
     const model = form.use_own ? own : form.model || DEFAULT_MODEL;
     const same = viewer.trace && viewer.trace.modelKey === model;
