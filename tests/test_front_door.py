@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from starlette.testclient import TestClient
 
-from explorer.ui.middleware import AppMiddleware, kept_as
-from explorer.ui.static_files import AssetStore
+from explorer.app.encoded import IMMUTABLE
+from explorer.ui.middleware import KEPT, AppMiddleware, kept_as
 
 
 class App:
-    """Renders the page with the host and root headers it was given, serves `/assets/chunk-1.js` and a 404 for other
-    files; counts its renders."""
+    """Renders the page with the host and root headers it was given, serves `/assets/chunk-1.js` and
+    `/own/chunk-abc.js` and a 404 for other files; counts its renders."""
 
     def __init__(self):
         self.renders, self.seen = 0, []
@@ -20,10 +20,11 @@ class App:
         self.renders += 1
         self.seen.append(dict(scope["headers"]))
         status, content_type = 200, b"text/html"
-        if scope["path"].startswith(("/assets/", "/static/")):
-            found = scope["path"] == "/assets/chunk-1.js"
+        if scope["path"].startswith(("/assets/", "/static/", "/own/")):
+            files = {"/assets/chunk-1.js": b"export const one = 1;" * 50, "/own/chunk-abc.js": b"console.log(1);" * 99}
+            found = scope["path"] in files
             status, content_type = (200, b"text/javascript") if found else (404, b"text/plain")
-            body = b"export const one = 1;" * 50 if found else b"Not Found"
+            body = files[scope["path"]] if found else b"Not Found"
         else:
             root = dict(scope["headers"]).get(b"x-gradio-server", dict(scope["headers"]).get(b"host", b"?"))
             body = b"<html>root=" + root + b" " + b"x" * 2000 + b"</html>"
@@ -32,24 +33,22 @@ class App:
 
 
 def door(tmp_path):
-    (tmp_path / "chunk-abc.js").write_text("console.log('hi');" * 100)
     app = App()
-    store = AssetStore({"/own/": tmp_path}, immutable_prefixes=("/own/",))
-    return app, TestClient(AppMiddleware(app, store, upload_bytes=1000))
+    return app, TestClient(AppMiddleware(app, upload_bytes=1000, kept=KEPT | {"/own/": IMMUTABLE}))
 
 
 def test_a_static_file_is_compressed_once_and_an_alias_is_not_served_from_memory(tmp_path):
     app, client = door(tmp_path)
     first = client.get("/own/chunk-abc.js", headers={"accept-encoding": "br"})
-    assert first.status_code == 200 and first.headers["content-encoding"] == "br"
-    assert "immutable" in first.headers["cache-control"] and app.renders == 0  # the app behind never saw it
+    assert first.status_code == 200 and first.headers["content-encoding"] == "br" and app.renders == 1
+    assert "immutable" in first.headers["cache-control"]
     assert client.get("/own/chunk-abc.js", headers={"if-none-match": first.headers["etag"]}).status_code == 304
-    store = client.app.store
+    assert client.get("/own/chunk-abc.js").text == "console.log(1);" * 99 and app.renders == 1  # from memory
     for alias in ("/own/./chunk-abc.js", "/own//chunk-abc.js", "/own/x/../chunk-abc.js", "/own/a\x00.js"):
-        assert not store.serves(alias), alias  # the app behind answers aliases: one file, one cache entry
-    assert list(store.assets) == ["/own/chunk-abc.js"]
-    missing = client.get("/own/missing.js")  # not there: a 404 in the one shape, the app behind never asked
-    assert missing.status_code == 404 and "error" in missing.json() and app.renders == 0
+        assert kept_as(alias, client.app.kept) is None, alias  # never kept: one file, one cache entry
+    assert list(client.app.files) == [("/own/chunk-abc.js", b"")]
+    missing = client.get("/own/missing.js")  # not there: a 404 in the one shape, not the app's own
+    assert missing.status_code == 404 and "error" in missing.json() and app.renders == 2
 
 
 def test_the_page_is_rendered_once_per_address_from_the_key_headers_alone(tmp_path):
@@ -92,7 +91,8 @@ def test_gradios_files_are_fetched_from_gradio_once_and_kept_compressed(tmp_path
     again = client.get("/assets/chunk-1.js", headers={"if-none-match": first.headers["etag"]})
     assert again.status_code == 304 and app.renders == 1  # from memory
     for missing in ("/assets/missing.js", "/static/font.woff2"):
-        assert client.get(missing).status_code == 404, missing  # Gradio's own answer, not kept
+        answer = client.get(missing)  # not kept, and said in the one shape
+        assert answer.status_code == 404 and "error" in answer.json(), missing
     assert list(client.app.files) == [("/assets/chunk-1.js", b"")]
     for alias in ("/assets/./chunk-1.js", "/assets//chunk-1.js", "/assets/x/../chunk-1.js", "/assets/a\x00.js"):
         assert kept_as(alias) is None, alias  # left to Gradio: one file, one entry

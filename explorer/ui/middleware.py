@@ -1,9 +1,11 @@
 """The server's middleware: the ASGI app uvicorn runs, in front of the API and Gradio's page.
 
 A first visit fetches the page and about a hundred files. Here, without entering Gradio's middleware:
-- the explorer's own files (the viewer bundle, plotly.js) come from `AssetStore`, in memory and compressed once;
-- Gradio's front end (its asset chunks and fonts, under `KEPT`) is fetched from Gradio itself, through its served
-  URLs (an in-process `httpx.ASGITransport` client), the first time anyone asks for a file, then kept compressed;
+- the files under `kept` (Gradio's front end, its asset chunks and fonts; the explorer's own, the viewer bundle and
+  plotly.js, which Starlette's `StaticFiles` serves behind) are fetched from the app behind through their served
+  URLs (an in-process `httpx.ASGITransport` client) the first time anyone asks for one, then kept in memory,
+  compressed once with brotli and gzip at their best settings, with a strong ETag: a first visit's hundred files
+  cost a lookup each (Starlette's per-response compression gzipped plotly.js again for every visitor);
 - the page itself and the theme's stylesheet are rendered by Gradio once per distinct address (host, forwarded
   headers, the query parameters Gradio reads), from those alone, then kept compressed (`PAGES` of them at most) and
   revalidated by ETag (`bench/class_open.py`: what 200 students opening the page at once cost);
@@ -25,7 +27,6 @@ import httpx
 from ..app.encoded import IMMUTABLE, REVALIDATE, Encoded
 from ..app.http_api import PREFIX as API_PREFIX
 from .body_limit import BodyLimit
-from .static_files import AssetStore, plain_path
 
 PAGES = 64  # distinct rendered pages kept (one per address and Gradio page)
 # Gradio's front end, kept as Gradio serves it: its chunks' names carry a content hash (cached for a year), its
@@ -41,15 +42,16 @@ GRADIO_GETS = ("/", "/theme.css", "/config", "/favicon.ico", "/manifest.json")  
 
 
 class AppMiddleware:
-    """`app` (the API and Gradio's page) behind a static-file store, a rendered-page cache, a request-body cap and
-    Gradio's closed routes."""
+    """`app` (the API, the static files and Gradio's page) behind a cache of its files and rendered pages, a
+    request-body cap and Gradio's closed routes; `kept`: the URL prefixes whose files are kept, with their caching
+    (`KEPT` and the explorer's own)."""
 
-    def __init__(self, app, store: AssetStore, upload_bytes: int):
+    def __init__(self, app, upload_bytes: int, kept: dict[str, bytes] = KEPT):
         self.app = app
         self.limited = BodyLimit(app, upload_bytes=upload_bytes)
-        self.store = store
+        self.kept = kept
         self.pages: OrderedDict[tuple, Encoded] = OrderedDict()  # rendered pages, by key
-        self.files: OrderedDict[tuple, Encoded] = OrderedDict()  # Gradio's files, by key
+        self.files: OrderedDict[tuple, Encoded] = OrderedDict()  # the kept files, by key
         self.rendering: dict[tuple, asyncio.Future] = {}
 
     async def __call__(self, scope, receive, send):
@@ -60,19 +62,14 @@ class AppMiddleware:
         if scope["method"] not in ("GET", "HEAD"):
             return await (self.limited(scope, receive, send) if api else closed(scope, send))
         key = file_key(path)
-        kept = self.files.get(key)  # most of a first visit: Gradio's files, kept already
+        kept = self.files.get(key)  # most of a first visit: files kept already
         if kept is not None:
             self.files.move_to_end(key)
             return await kept.send(scope, send)
-        if self.store.serves(path):
-            try:
-                asset = await self.store.get(path)
-            except Exception:  # noqa: BLE001 - a file that cannot be read: the app behind answers (404)
-                asset = None
-            if asset is not None:
-                return await asset.send(scope, send)
-        elif path in RENDERED or kept_as(path) is not None:
+        if path in RENDERED or kept_as(path, self.kept) is not None:
             page = await self._page(scope)
+            if page == 404:  # not there: said in the one shape, whatever answers behind
+                return await closed(scope, send)
             return await (page.send(scope, send) if page is not None else self.app(scope, receive, send))
         if api or path in GRADIO_GETS:
             return await self.app(scope, receive, send)
@@ -91,7 +88,7 @@ class AppMiddleware:
             future = self.rendering[key] = asyncio.get_running_loop().create_future()
             try:
                 page = await self._render(scope)
-                if page is not None:
+                if isinstance(page, Encoded):
                     kept[key] = page
                     while len(kept) > most:
                         kept.popitem(last=False)
@@ -107,8 +104,9 @@ class AppMiddleware:
         except Exception:  # noqa: BLE001
             return None
 
-    async def _render(self, scope) -> Encoded | None:
-        """Gradio's own answer for the key's address alone, uncompressed, kept only if it is a plain 200."""
+    async def _render(self, scope) -> Encoded | int | None:
+        """The app's own answer for the key's address alone, uncompressed, kept only if it is a plain 200; else its
+        status, or None if it cannot be kept."""
         path, query, *values = page_key(scope)
         headers = [(name, value) for name, value in zip(PAGE_KEY_HEADERS, values) if value is not None]
         transport = httpx.ASGITransport(app=self.app, client=tuple(scope.get("client") or ("127.0.0.1", 0)))
@@ -117,25 +115,33 @@ class AppMiddleware:
             headers.append((b"accept-encoding", b"identity"))  # kept as sent, compressed here once
             answer = await client.get(path + ("?" + query.decode() if query else ""), headers=headers)
         body = answer.content
-        if answer.status_code != 200 or "set-cookie" in answer.headers or "content-encoding" in answer.headers:
+        if answer.status_code != 200:
+            return answer.status_code
+        if "set-cookie" in answer.headers or "content-encoding" in answer.headers:
             return None
         if int(answer.headers.get("content-length", len(body))) != len(body):
             return None  # cut short: never keep half a file
         content_type = answer.headers.get("content-type", "text/html").split(";")[0]
-        caching = kept_as(path) or REVALIDATE
+        caching = kept_as(path, self.kept) or REVALIDATE
         # brotli's best quality on a page of a few hundred KB takes a while: not on the event loop
         return await asyncio.to_thread(Encoded.of, body, content_type, caching)
 
 
-def kept_as(path: str) -> bytes | None:
-    """The caching of a Gradio file kept at `path` (a plain path under a `KEPT` prefix), else None."""
+def kept_as(path: str, kept: dict[str, bytes] = KEPT) -> bytes | None:
+    """The caching of a file kept at `path` (a plain path under a `kept` prefix), else None."""
     if not plain_path(path):
         return None
-    return next((caching for prefix, caching in KEPT.items() if path.startswith(prefix)), None)
+    return next((caching for prefix, caching in kept.items() if path.startswith(prefix)), None)
+
+
+def plain_path(path: str) -> bool:
+    """A URL path with no `.`, `..` or empty segments, no NUL or backslash: every file has one such URL, so one
+    cache entry (an alias is left to the app behind)."""
+    return not ("\x00" in path or "\\" in path or "//" in path or any(part in (".", "..") for part in path.split("/")))
 
 
 def file_key(path: str) -> tuple:
-    """The key a Gradio file is kept by: its path alone."""
+    """The key a file is kept by: its path alone."""
     return (path, b"")
 
 

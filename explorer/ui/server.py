@@ -1,10 +1,10 @@
-"""The served app: Gradio mounted behind the front door, the viewer's plain routes beside it, and uvicorn.
+"""The served app: the API, the explorer's files and the Gradio page behind the middleware, and uvicorn.
 
-`build_app` returns the ASGI app `serve` runs: `AppMiddleware` (static files, Gradio's front end and the rendered
-page from memory, the request-body cap, Gradio's closed routes) in front of a FastAPI app holding the API
-(`explorer.app.http_api`) and, at `/`, the Gradio Blocks that lays out the page. uvicorn runs it with its fast parts
-(httptools, uvloop) where they are installed (`uvicorn[standard]`): they halve what a visitor's hundred requests
-cost the server.
+`build_app` returns the ASGI app `serve` runs: `AppMiddleware` (every file and the rendered page from memory, the
+request-body cap, Gradio's closed routes) in front of a FastAPI app holding the API (`explorer.app.http_api`), the
+explorer's own files (Starlette's `StaticFiles`) and, at `/`, the Gradio Blocks that lays out the page. uvicorn
+runs it with its fast parts (httptools, uvloop) where they are installed (`uvicorn[standard]`): they halve what a
+visitor's hundred requests cost the server.
 """
 
 from __future__ import annotations
@@ -16,27 +16,22 @@ from pathlib import Path
 import gradio as gr
 import plotly
 from fastapi import FastAPI
+from starlette.responses import Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
 
 from ..app import http_api
+from ..app.encoded import IMMUTABLE
+from ..app.errors import answer_errors
 from ..app.models import MODEL_IDLE_S, ModelRegistry
 from ..app.timelapse import TimeLapse
 from ..app.uploads import MAX_UPLOAD_BYTES
 from ..interpret.handle import ModelHandle
 from . import build_demo, viewer
 from .common import CSS, THEME
-from .middleware import AppMiddleware
-from .static_files import AssetStore
+from .middleware import KEPT, AppMiddleware
 
 PLOTLY_FOLDER = Path(plotly.__file__).parent / "package_data"
-
-
-def asset_store() -> AssetStore:
-    """The explorer's own files: plotly.js (the version is in its URL) and the viewer's bundle. Gradio's front end
-    is kept by the front door as Gradio serves it."""
-    store = AssetStore({viewer.PLOTLY_URL: PLOTLY_FOLDER}, immutable_prefixes=(viewer.PLOTLY_URL,))
-    for url, (data, content_type) in viewer.BUNDLE.items():
-        store.add(url, data, content_type)
-    return store
 
 
 def build_app(
@@ -51,9 +46,12 @@ def build_app(
     models = ModelRegistry(shipped, model_idle_s=trained_idle_s)
     timelapse = timelapse or TimeLapse(None)
     demo = build_demo(models.shipped, models=models)
-    app = FastAPI(
-        routes=http_api.routes(models, timelapse, proxies=proxies), docs_url=None, redoc_url=None, openapi_url=None
-    )
+    # the explorer's own files: plotly.js (its version in its URL) and the viewer's bundle (named by its hash)
+    files = [Mount(viewer.PLOTLY_URL, StaticFiles(directory=PLOTLY_FOLDER))]
+    files += [Route(url, bundled(data, kind)) for url, (data, kind) in viewer.BUNDLE.items()]
+    routes = http_api.routes(models, timelapse, proxies=proxies) + files
+    app = FastAPI(routes=routes, docs_url=None, redoc_url=None, openapi_url=None)
+    answer_errors(app)  # a file that is not there: 404 {"error"}
     app = gr.mount_gradio_app(
         app,
         demo,
@@ -65,7 +63,17 @@ def build_app(
         show_error=False,
         ssr_mode=False,
     )
-    return AppMiddleware(app, asset_store(), upload_bytes=MAX_UPLOAD_BYTES), demo
+    kept = KEPT | {viewer.PLOTLY_URL: IMMUTABLE, viewer.ASSETS: IMMUTABLE}
+    return AppMiddleware(app, upload_bytes=MAX_UPLOAD_BYTES, kept=kept), demo
+
+
+def bundled(data: bytes, content_type: str):
+    """A route's endpoint answering one file of the viewer's bundle (the middleware keeps it compressed)."""
+
+    async def endpoint(request) -> Response:
+        return Response(data, media_type=content_type)
+
+    return endpoint
 
 
 def settle_heap() -> None:
