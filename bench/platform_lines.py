@@ -23,6 +23,7 @@ FILES = [
     "explorer/app/refusals.py",
     "explorer/app/errors.py",
     "explorer/app/fairness.py",
+    "explorer/app/rate_limits.py",
     "explorer/app/callers.py",
     "explorer/app/encoded.py",
     "explorer/app/uploads.py",

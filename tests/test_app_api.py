@@ -529,7 +529,7 @@ def test_a_50_mb_request_is_refused_unread_with_a_message_naming_the_limit(app_s
 
 
 def test_one_browser_cannot_run_more_than_its_share_at_once(make_api, tiny_tokenizer):
-    from explorer.app.fairness import MAX_IN_FLIGHT
+    from explorer.app.rate_limits import MAX_IN_FLIGHT
 
     flood, victim = make_api(), make_api()
     long = " ".join(["the dog sees the cat and"] * 25)  # ~200 pieces: each decode takes the model's whole max_len

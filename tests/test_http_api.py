@@ -13,9 +13,9 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from explorer.app import http_api
-from explorer.app.callers import Caller, ClientIds, Rates, address_of, caller_of, trusted_proxies
-from explorer.app.fairness import ADDRESS_IN_FLIGHT, MAX_IN_FLIGHT, Busy, Fairness, shares
+from explorer.app.callers import Caller, ClientIds, address_of, caller_of, trusted_proxies
 from explorer.app.models import ModelRegistry
+from explorer.app.rate_limits import ADDRESS_IN_FLIGHT, MAX_IN_FLIGHT, Busy, Fairness, Rates, shares
 from explorer.app.schemas import ANSWERS, QUESTIONS, Refusal, TraceQuery, Translation, Wire
 from explorer.app.wire import WEIGHT_ERROR, unpack
 from explorer.interpret.handle import ModelHandle

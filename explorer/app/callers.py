@@ -22,35 +22,16 @@ import os
 import secrets
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from limits import parse
-from limits.storage import MemoryStorage
-from limits.strategies import MovingWindowRateLimiter
-
-from ..interpret.request import UserError
+if TYPE_CHECKING:
+    from .rate_limits import Rates
 
 CLIENT_HEADER = "x-ae-client"  # the id the server issued to a browser tab, sent with each API request
 FORWARDED_HEADER = "x-forwarded-for"
 TRUSTED_PROXIES_ENV = "AE_TRUSTED_PROXIES"
 ASKING: ContextVar[str] = ContextVar("asking", default="")  # the address of the API request being served (its line)
 ISSUE_RATE = "400/minute"  # client ids one address may be issued: a class of 200 opening the page at once, twice
-
-
-class TooFast(UserError):
-    """One address asked for something faster than its rate allows (429)."""
-
-    status = 429
-
-
-class Rates:
-    """Per-address rate limits (the `limits` library's moving window, in memory): `hit` refuses beyond the rate."""
-
-    def __init__(self):
-        self.limiter = MovingWindowRateLimiter(MemoryStorage())
-
-    def hit(self, rate: str, what: str, address: str, refusal: str) -> None:
-        if not self.limiter.hit(parse(rate), what, address):
-            raise TooFast(f"{refusal} This address ({address}) may do that {rate.replace('/', ' times per ')}.")
 
 
 def trusted_proxies(spec: str | None = None) -> list | None:

@@ -12,7 +12,7 @@ and checkpoint: `training_job.py`), client ids (`POST /client`: `callers.py`) an
 
 One refusal shape (`errors.py`, FastAPI's exception handlers): a 4xx `{"error": message}` (`schemas.Refusal`) naming
 the value, from a validation error, a `UserError` or an unknown route alike; a bug is logged and answered with a
-generic one. One limiter (`fairness.ADMITTED`, a dependency of every route but the event streams): a request counts
+generic one. One limiter (`rate_limits.ADMITTED`, a dependency of every route but the event streams): a request counts
 against its address (behind a trusted proxy, the client's: `callers.py`), at most `ADDRESS_IN_FLIGHT` (a lecture hall
 shares one), and against the client id the server issued its browser tab, at most `MAX_IN_FLIGHT`; more are refused
 at once.
@@ -35,15 +35,15 @@ from starlette.routing import Mount
 
 from ..interpret.request import UserError
 from . import room_api
-from .callers import ClientIds, Rates, address_of, trusted_proxies
+from .callers import ClientIds, address_of, trusted_proxies
 from .encoded import Encoded
 from .errors import REFUSED, answer_errors
 from .export import attention_arrays
-from .fairness import ADMITTED
 from .figures import NORMAL_FONT, PRESENTATION_FONT
 from .models import ModelRegistry
 from .positional import positional_figures, positional_table
 from .probes import trace_lens
+from .rate_limits import ADMITTED, Rates
 from .rooms import Rooms
 from .schemas import (
     ANSWERS,

@@ -22,7 +22,7 @@ from ..interpret.request import TraceRequest, UserError
 from ..interpret.trace import DecodeTrace, build_traces, plan_trace
 from . import probes
 from .encoded import Encoded
-from .fairness import Fairness
+from .rate_limits import Fairness
 from .schemas import SHIPPED, Ask, Compare, ServedModel, TraceQuery, Translation, validate
 from .trace_cache import TraceCache
 from .uploads import Uploads

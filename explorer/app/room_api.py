@@ -33,7 +33,7 @@ from starlette.responses import Response, StreamingResponse
 from ..interpret.request import UserError
 from .callers import address_of
 from .errors import REFUSED
-from .fairness import ADMITTED
+from .rate_limits import ADMITTED
 from .rooms import Rooms
 from .schemas import RoomAnswer, RoomQuestion, RoomView
 

@@ -1,4 +1,6 @@
-"""The one limiter: how many requests each caller has running at once (`ADMITTED`, a dependency of every route).
+"""The server's limits on callers: how many requests each has running at once (`Fairness`, taken by `ADMITTED`, a
+dependency of every route), and how fast an address may do what costs the server (`Rates`: client ids, rooms,
+uploads, training runs).
 
 A request counts against its address and, where it names one the server issued (`callers.py`), its browser tab's
 client id: a tab may run `MAX_IN_FLIGHT` at once, so one tab cannot take everyone's turn, and an address
@@ -12,6 +14,9 @@ import threading
 from collections import Counter
 
 from fastapi import Depends, Request
+from limits import parse
+from limits.storage import MemoryStorage
+from limits.strategies import MovingWindowRateLimiter
 
 from ..interpret.request import UserError
 from .callers import ASKING, Caller, caller_of
@@ -20,6 +25,23 @@ MAX_IN_FLIGHT = 4  # requests one browser tab may have running at once
 ADDRESS_IN_FLIGHT = 256  # requests one address may run: a lecture hall of 200 behind one router
 
 Share = tuple[str, int, str]  # what is counted, its limit, who it is in a refusal
+
+
+class TooFast(UserError):
+    """One address asked for something faster than its rate allows (429)."""
+
+    status = 429
+
+
+class Rates:
+    """Per-address rate limits (the `limits` library's moving window, in memory): `hit` refuses beyond the rate."""
+
+    def __init__(self):
+        self.limiter = MovingWindowRateLimiter(MemoryStorage())
+
+    def hit(self, rate: str, what: str, address: str, refusal: str) -> None:
+        if not self.limiter.hit(parse(rate), what, address):
+            raise TooFast(f"{refusal} This address ({address}) may do that {rate.replace('/', ' times per ')}.")
 
 
 class Busy(UserError):
