@@ -201,8 +201,16 @@ def build_api(
     async def train(request: Request, asked: TrainRequest) -> TrainingStarted:
         """Train a fresh small model on the mini corpus or an upload (one run at a time per server, 409 while another
         trains; `TRAIN_RATE` per address). Follow it at `/train/{run}/events`; the run's id is its owner's secret."""
-        rates.hit(TRAIN_RATE, "training runs", address_of(request, proxies), "Too many training runs from one address.")
-        return TrainingStarted(run=(await run_in_threadpool(runs.start, asked)).id)
+        limited = (
+            TRAIN_RATE,
+            "training runs",
+            address_of(request, proxies),
+            "Too many training runs from one address.",
+        )
+        rates.hit(*limited, count=False)  # only a run that starts counts: a refused one costs its sender nothing
+        run = await run_in_threadpool(runs.start, asked)
+        rates.hit(*limited)
+        return TrainingStarted(run=run.id)
 
     @router.post("/train/{run}/stop")
     async def stop_training(run: RunId) -> dict:

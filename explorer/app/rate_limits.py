@@ -39,8 +39,10 @@ class Rates:
     def __init__(self):
         self.limiter = MovingWindowRateLimiter(MemoryStorage())
 
-    def hit(self, rate: str, what: str, address: str, refusal: str) -> None:
-        if not self.limiter.hit(parse(rate), what, address):
+    def hit(self, rate: str, what: str, address: str, refusal: str, count: bool = True) -> None:
+        """Count one more `what` for `address`, or (`count` False) only check that one more is allowed."""
+        limit = parse(rate)
+        if not (self.limiter.hit if count else self.limiter.test)(limit, what, address):
             raise TooFast(f"{refusal} This address ({address}) may do that {rate.replace('/', ' times per ')}.")
 
 
