@@ -24,6 +24,7 @@ class App:
             files = {"/assets/chunk-1.js": b"export const one = 1;" * 50, "/own/chunk-abc.js": b"console.log(1);" * 99}
             found = scope["path"] in files
             status, content_type = (200, b"text/javascript") if found else (404, b"text/plain")
+            status = 500 if scope["path"] == "/static/broken.js" else status  # what a folder's URL got from Gradio
             body = files[scope["path"]] if found else b"Not Found"
         else:
             root = dict(scope["headers"]).get(b"x-gradio-server", dict(scope["headers"]).get(b"host", b"?"))
@@ -96,3 +97,14 @@ def test_gradios_files_are_fetched_from_gradio_once_and_kept_compressed(tmp_path
     assert list(client.app.files) == [("/assets/chunk-1.js", b"")]
     for alias in ("/assets/./chunk-1.js", "/assets//chunk-1.js", "/assets/x/../chunk-1.js", "/assets/a\x00.js"):
         assert kept_as(alias) is None, alias  # left to Gradio: one file, one entry
+
+
+def test_an_alias_a_folder_or_a_failure_of_a_kept_file_is_a_404_in_words_and_never_kept(tmp_path):
+    """From a review: `x.js/` was served (and kept) as a second copy of `x.js`; a kept path the app behind answered
+    with neither 200 nor 404 (Gradio's folder URLs) crashed the middleware with a plain-text 500; `/ae/api` itself
+    reached Gradio's own 404."""
+    app, client = door(tmp_path)
+    for path in ("/assets/chunk-1.js/", "/static/broken.js", "/ae/api"):
+        answer = client.get(path)
+        assert answer.status_code == 404 and list(answer.json()) == ["error"], (path, answer.text[:100])
+    assert not client.app.files  # nothing kept

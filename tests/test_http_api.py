@@ -265,7 +265,10 @@ def test_ids_are_issued_at_a_bounded_rate_per_address(models):
     ids = ClientIds(rates, rate="3/minute")
     for _ in range(3):
         ids.issue("10.0.0.66")
-    with pytest.raises(UserError, match=r"Too many client ids for one address. This address \(10.0.0.66\) may do"):
+    with pytest.raises(
+        UserError,
+        match=r"Too many client ids for one address. This address \(10.0.0.66\) may have 3 client ids per minute",
+    ):
         ids.issue("10.0.0.66")
     ids.issue("10.0.0.7")  # another address is not affected
 
@@ -428,10 +431,10 @@ def test_every_plain_route_answers_any_malformed_body_or_header_in_words_never_a
     assert client.get("/ae/api/trace", params={"sentence": TEXT}).status_code == 200  # the server is healthy
 
 
-def test_one_address_starts_a_bounded_number_of_training_runs(models, monkeypatch):
+def test_one_address_trains_a_bounded_number_of_minutes_an_hour(models, monkeypatch):
     """The server trains one model at a time: a script that started run after run would keep it from everyone. An
-    address may start `TRAIN_RATE` (6 an hour); the seventh is refused by name, a refused one (a bad option, the
-    slot busy) is not counted, and another address is not affected."""
+    address may ask for `TRAIN_RATE` minutes of training an hour (30: half the slot's time), however it cuts its runs;
+    a run refused (a bad option, the slot busy) is not counted, and another address is not affected."""
     from types import SimpleNamespace
 
     from explorer.app.training_job import TrainingRuns
@@ -444,12 +447,12 @@ def test_one_address_starts_a_bounded_number_of_training_runs(models, monkeypatc
     monkeypatch.setattr(TrainingRuns, "start", start)
     app = Starlette(routes=http_api.routes(models, proxies=[]))
     client, other = TestClient(app), TestClient(app, client=("10.0.0.9", 1234))
-    assert http_api.TRAIN_RATE == "6/hour"
+    assert http_api.TRAIN_RATE == "30/hour"
     for preset in ["x" * 65, "huge"] * 5:  # refused by the schema, or in the route before starting: never counted
-        assert client.post("/ae/api/train", json={"preset": preset}).status_code == 400
-    for _ in range(6):
-        assert client.post("/ae/api/train", json={}).status_code == 201
-    seventh = client.post("/ae/api/train", json={})
-    assert seventh.status_code == 429 and "Too many training runs from one address" in seventh.json()["error"]
-    assert "may do that 6 times per hour" in seventh.json()["error"]
-    assert other.post("/ae/api/train", json={}).status_code == 201
+        assert client.post("/ae/api/train", json={"preset": preset, "minutes": 5}).status_code == 400
+    for minutes in (5, 5, 5, 5, 5, 4.5):  # 5 + 5 + 5 + 5 + 5 + 5 (4.5 counts whole) = 30
+        assert client.post("/ae/api/train", json={"minutes": minutes}).status_code == 201
+    refused = client.post("/ae/api/train", json={"minutes": 0.2})
+    assert refused.status_code == 429 and "Too many minutes of training from one address" in refused.json()["error"]
+    assert "may have 30 training minutes per hour" in refused.json()["error"]
+    assert other.post("/ae/api/train", json={"minutes": 5}).status_code == 201

@@ -12,7 +12,7 @@ import pytest
 from explorer.app.models import ModelRegistry
 from explorer.app.positional import positional_figures
 from explorer.app.schemas import TrainRequest
-from explorer.app.training_job import TrainingBusy, TrainingRuns, TrainingSlot, UnknownRun
+from explorer.app.training_job import TrainingBusy, TrainingRun, TrainingRuns, TrainingSlot, UnknownRun
 from explorer.interpret.request import UserError, clean_text
 
 
@@ -108,3 +108,36 @@ def test_the_positional_waves_are_one_strip_per_dimension_not_one_knot():
     titles = [a.text for a in fig.layout.annotations]
     assert titles[0].startswith("dim 0 (sin, wavelength ≈ 6)") and titles[3].startswith("dim 16 (sin")
     assert np.allclose(fig.data[2].y, np.round(pe[:, 4], 4))
+
+
+def test_data_that_cannot_train_a_model_is_said_in_words_and_stop_before_training_holds(mini_handle):
+    """From a review: pairs all longer than the model takes failed with the generic message (a ValueError from the
+    trainer); Stop pressed while the trainer was being made was forgotten."""
+    slot = TrainingSlot()
+    runs = TrainingRuns(ModelRegistry(mini_handle), slot=slot)
+    long = " ".join(["word"] * 90)
+    run = TrainingRun()
+    slot.acquire(60)
+    runs._train(run, TrainRequest(minutes=0.2), [(f"{long} {i}", f"{long} {i}") for i in range(40)])
+    assert run.state["done"] and run.state["message"].startswith("This data cannot train a model: ")
+    assert slot._lock.acquire(blocking=False)  # released
+    slot.release()
+    stopped = TrainingRun()
+    assert stopped.stop() == "Stopping after the current step…" and stopped.stopping  # no trainer yet: remembered
+
+
+def test_a_run_is_followed_by_a_bounded_number_of_streams_and_serialised_once_per_change():
+    from explorer.app.training_job import MAX_FOLLOWERS, TooManyFollowers
+
+    run = TrainingRun()
+    for _ in range(MAX_FOLLOWERS):
+        run.follow()
+    with pytest.raises(TooManyFollowers, match="already has 4 pages following it") as refused:
+        run.follow()
+    assert refused.value.status == 429
+    run.leave()
+    run.follow()  # one left: another may come
+    first = run.state_json()
+    assert run.state_json() is first  # the same text for every follower until the state changes
+    run.update(step=1)
+    assert run.state_json()[0] == first[0] + 1

@@ -22,6 +22,7 @@ at once.
 
 import asyncio
 import io
+import math
 import os
 from typing import Annotated
 
@@ -65,8 +66,9 @@ from .training_job import TrainingRuns
 
 PREFIX = "/ae/api"
 UPLOAD_RATE = "20/minute"  # training files one address may upload
-# training runs one address may start: the server's one slot is never one script's (`limits` notation)
-TRAIN_RATE = os.environ.get("AE_TRAIN_RATE", "6/hour")
+# minutes of training one address may ask for (`limits` notation): it holds the server's one slot at most half the
+# time, however its runs are cut; a run that does not start is not counted
+TRAIN_RATE = os.environ.get("AE_TRAIN_RATE", "30/hour")
 POLL_S = 0.25  # how often a training run's event stream looks for a change
 RunId = Annotated[str, Path(max_length=64, description="the run's id, from POST /train")]
 
@@ -200,16 +202,12 @@ def build_api(
     @router.post("/train", status_code=201)
     async def train(request: Request, asked: TrainRequest) -> TrainingStarted:
         """Train a fresh small model on the mini corpus or an upload (one run at a time per server, 409 while another
-        trains; `TRAIN_RATE` per address). Follow it at `/train/{run}/events`; the run's id is its owner's secret."""
-        limited = (
-            TRAIN_RATE,
-            "training runs",
-            address_of(request, proxies),
-            "Too many training runs from one address.",
-        )
-        rates.hit(*limited, count=False)  # only a run that starts counts: a refused one costs its sender nothing
+        trains; `TRAIN_RATE` minutes per address). Follow it at `/train/{run}/events`; the run's id is its owner's
+        secret."""
+        who, minutes = address_of(request, proxies), math.ceil(asked.minutes)
+        rates.allows(TRAIN_RATE, "training minutes", who, "Too many minutes of training from one address.", minutes)
         run = await run_in_threadpool(runs.start, asked)
-        rates.hit(*limited)
+        rates.count(TRAIN_RATE, "training minutes", who, minutes)
         return TrainingStarted(run=run.id)
 
     @router.post("/train/{run}/stop")
@@ -230,17 +228,21 @@ def build_api(
         """Server-sent events: the run's state (`step`, `fraction`, `message`, `loss` and `snapshot` as Plotly
         figures, `done`, then `model`: the trained model's key), now and at every change, until it is done."""
         training = runs.get(run)
+        training.follow()  # at most `training_job.MAX_FOLLOWERS` streams at once
 
         async def states():
             sent = -1
-            while True:
-                if training.version != sent:
-                    runs.keep(training)  # followed: it lives
-                    sent, data = await run_in_threadpool(training.state_json)
-                    yield {"event": "state", "data": data}
-                    if training.state["done"] and sent == training.version:
-                        return
-                await asyncio.sleep(POLL_S)
+            try:
+                while True:
+                    if training.version != sent:
+                        runs.keep(training)  # followed: it lives
+                        sent, data = await run_in_threadpool(training.state_json)
+                        yield {"event": "state", "data": data}
+                        if training.state["done"] and sent == training.version:
+                            return
+                    await asyncio.sleep(POLL_S)
+            finally:
+                training.leave()
 
         return EventSourceResponse(states(), ping=15, headers={"cache-control": "no-store"})
 

@@ -66,6 +66,12 @@ class UnknownModel(UserError):
     status = 404
 
 
+class ServerFull(UserError):
+    """No room for another trained model (409)."""
+
+    status = 409
+
+
 class ModelRegistry:
     """The shipped models, the trained ones by key, the shared trace cache, and the uploaded training files."""
 
@@ -84,22 +90,27 @@ class ModelRegistry:
         self.cache = cache if cache is not None else TraceCache()
         # trained models by key, each kept MODEL_IDLE_S after its last use (`get` starts its time again)
         self.own: TTLCache[str, ModelHandle] = TTLCache(maxsize=MAX_OWN_MODELS, ttl=model_idle_s)
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()
         self.fairness = Fairness()  # the one limiter of the API's callers
         self.uploads = Uploads()  # the Train tab's own training files, by id
 
     def register(self, handle: ModelHandle) -> str:
         """Hold a trained model; returns the key its trainer's page (and whoever it gives the key) will use."""
         with self.lock:
-            self.own.expire()
-            if len(self.own) >= MAX_OWN_MODELS:
-                raise UserError(
-                    f"The server already holds {MAX_OWN_MODELS} trained models; try again when one has been unused "
-                    f"for {self.own.ttl / 3600:g} hours."
-                )
+            self.room_for_one()
             key = secrets.token_urlsafe(18)
             self.own[key] = handle
         return key
+
+    def room_for_one(self) -> None:
+        """Refuse (409) when the server holds `MAX_OWN_MODELS` trained models already, none unused for long."""
+        with self.lock:
+            self.own.expire()
+            if len(self.own) >= MAX_OWN_MODELS:
+                raise ServerFull(
+                    f"The server already holds {MAX_OWN_MODELS} trained models; try again when one has been unused "
+                    f"for {self.own.ttl / 3600:g} hours."
+                )
 
     def unregister(self, key: str | None) -> None:
         with self.lock:

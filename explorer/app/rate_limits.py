@@ -39,11 +39,25 @@ class Rates:
     def __init__(self):
         self.limiter = MovingWindowRateLimiter(MemoryStorage())
 
-    def hit(self, rate: str, what: str, address: str, refusal: str, count: bool = True) -> None:
-        """Count one more `what` for `address`, or (`count` False) only check that one more is allowed."""
-        limit = parse(rate)
-        if not (self.limiter.hit if count else self.limiter.test)(limit, what, address):
-            raise TooFast(f"{refusal} This address ({address}) may do that {rate.replace('/', ' times per ')}.")
+    def hit(self, rate: str, what: str, address: str, refusal: str, cost: int = 1) -> None:
+        """Count `cost` more of `what` for `address`, refused (and not counted) beyond `rate`."""
+        if not self.limiter.hit(parse(rate), what, address, cost=cost):
+            raise too_fast(rate, what, address, refusal)
+
+    def allows(self, rate: str, what: str, address: str, refusal: str, cost: int = 1) -> None:
+        """Refuse as `hit` would, counting nothing: a caller counts (`count`) once what it asked for happened."""
+        if not self.limiter.test(parse(rate), what, address, cost=cost):
+            raise too_fast(rate, what, address, refusal)
+
+    def count(self, rate: str, what: str, address: str, cost: int = 1) -> None:
+        """Count what happened (never refused: it has)."""
+        self.limiter.hit(parse(rate), what, address, cost=cost)
+
+
+def too_fast(rate: str, what: str, address: str, refusal: str) -> TooFast:
+    item = parse(rate)
+    period = item.GRANULARITY.name + ("" if item.multiples == 1 else f"s ({item.multiples})")
+    return TooFast(f"{refusal} This address ({address}) may have {item.amount} {what} per {period}.")
 
 
 class Busy(UserError):

@@ -56,7 +56,8 @@ PRESETS = {  # the models a person may train in the app: seconds to a few minute
 VALID_FRACTION = 0.05  # of the pairs, held out for the final BLEU
 PROBE_TOKENS = 61  # the probe pair's tokens shown in the live snapshot (each side)
 RUN_IDLE_S = 2 * 3600  # a run (its state and checkpoint zip) not asked about for this long is deleted
-MAX_RUNS = 16  # runs kept at once; the oldest finished one goes first
+MAX_RUNS = 64  # runs kept at once, as many as trained models; the least recently asked about goes first
+MAX_FOLLOWERS = 4  # event streams one run has open at once (its owner's page, a reload, another tab)
 
 
 def preset_label(name: str) -> str:
@@ -74,6 +75,12 @@ class UnknownRun(UserError):
     """A run id the server holds no run for (404)."""
 
     status = 404
+
+
+class TooManyFollowers(UserError):
+    """A run's event streams are all open (429)."""
+
+    status = 429
 
 
 class TrainingSlot:
@@ -150,6 +157,9 @@ class TrainingRun:
         self.trainer: Trainer | None = None
         self.archive: Path | None = None
         self.state: dict = {"step": 0, "fraction": 0.0, "message": "Starting…", "done": False, "model": None}
+        self.stopping = False  # asked to stop (before its trainer existed, too)
+        self.followers = 0
+        self.json: tuple[int, str] = (-1, "")  # the state as JSON, made once per version however many follow
 
     def update(self, **state) -> None:
         with self.lock:
@@ -159,14 +169,29 @@ class TrainingRun:
     def state_json(self) -> tuple[int, str]:
         """(version, the state as JSON): what one event of the stream carries."""
         with self.lock:
-            version, state = self.version, self.state | {"checkpoint": self.archive is not None}
-        return version, json.dumps(state, allow_nan=False)
+            if self.json[0] != self.version:
+                state = self.state | {"checkpoint": self.archive is not None}
+                self.json = (self.version, json.dumps(state, allow_nan=False))
+            return self.json
+
+    def follow(self) -> None:
+        with self.lock:
+            if self.followers >= MAX_FOLLOWERS:
+                raise TooManyFollowers(
+                    f"This run already has {self.followers} pages following it; close one (each may follow it once)."
+                )
+            self.followers += 1
+
+    def leave(self) -> None:
+        with self.lock:
+            self.followers -= 1
 
     def stop(self) -> str:
-        trainer = self.trainer
-        if trainer is None or self.state["done"]:
+        if self.state["done"]:
             return "This run is not training any more."
-        trainer.stop()
+        self.stopping = True
+        if self.trainer is not None:
+            self.trainer.stop()
         return "Stopping after the current step…"
 
 
@@ -187,6 +212,7 @@ class TrainingRuns:
             raise UserError(
                 "Choose a TSV file to upload (English TAB German per line), or pick the bundled mini corpus."
             )
+        self.models.room_for_one()  # before the slot: a run never trains for minutes to be refused its model at the end
         if asked.corpus == "upload":
             pairs = read_upload(self.models.uploads.path(asked.upload))
         else:
@@ -258,7 +284,14 @@ class TrainingRuns:
             log_every=10,
         )
         train, valid = split_by_source(pairs, VALID_FRACTION, asked.seed)
-        trainer = run.trainer = Trainer.from_pairs(config, train, valid, log=lambda *_: None)
+        try:
+            trainer = run.trainer = Trainer.from_pairs(config, train, valid, log=lambda *_: None)
+        except ValueError as exc:  # e.g. every pair longer than the model takes
+            raise UserError(
+                f"This data cannot train a model: {exc}. Use shorter sentences, one pair per line."
+            ) from None
+        if run.stopping:  # Stop came while the trainer was being made
+            trainer.stop()
         floor = smoothing_floor(config.label_smoothing, trainer.model.config.vocab_size)
         where = device_label(trainer.device)
         run.update(message=f"Training on {where}: {len(train)} pairs, vocabulary {trainer.tokenizer.vocab_size}.")

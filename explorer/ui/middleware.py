@@ -2,7 +2,7 @@
 
 A first visit fetches the page and about a hundred files. Here, without entering Gradio's middleware:
 - the files under `kept` (Gradio's front end, its asset chunks and fonts; the explorer's own, the viewer bundle and
-  plotly.js, which Starlette's `StaticFiles` serves behind) are fetched from the app behind through their served
+  plotly.js, which Starlette's `FileResponse` serves behind) are fetched from the app behind through their served
   URLs (an in-process `httpx.ASGITransport` client) the first time anyone asks for one, then kept in memory,
   compressed once with brotli and gzip at their best settings, with a strong ETag: a first visit's hundred files
   cost a lookup each (Starlette's per-response compression gzipped plotly.js again for every visitor);
@@ -58,7 +58,7 @@ class AppMiddleware:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         path = scope["path"]
-        api = path == API_PREFIX or path.startswith(API_PREFIX + "/")
+        api = path.startswith(API_PREFIX + "/")
         if scope["method"] not in ("GET", "HEAD"):
             return await (self.limited(scope, receive, send) if api else closed(scope, send))
         key = file_key(path)
@@ -68,7 +68,7 @@ class AppMiddleware:
             return await kept.send(scope, send)
         if path in RENDERED or kept_as(path, self.kept) is not None:
             page = await self._page(scope)
-            if page == 404:  # not there: said in the one shape, whatever answers behind
+            if isinstance(page, int):  # not there (a folder, a missing file): said in the one shape
                 return await closed(scope, send)
             return await (page.send(scope, send) if page is not None else self.app(scope, receive, send))
         if api or path in GRADIO_GETS:
@@ -135,9 +135,10 @@ def kept_as(path: str, kept: dict[str, bytes] = KEPT) -> bytes | None:
 
 
 def plain_path(path: str) -> bool:
-    """A URL path with no `.`, `..` or empty segments, no NUL or backslash: every file has one such URL, so one
-    cache entry (an alias is left to the app behind)."""
-    return not ("\x00" in path or "\\" in path or "//" in path or any(part in (".", "..") for part in path.split("/")))
+    """A URL path with no `.`, `..` or empty segments (a trailing `/` included), no NUL or backslash: every file has
+    one such URL, so one cache entry (an alias is left to the app behind)."""
+    parts = path.split("/")
+    return not ("\x00" in path or "\\" in path or "" in parts[1:] or any(part in (".", "..") for part in parts))
 
 
 def file_key(path: str) -> tuple:

@@ -2,7 +2,7 @@
 
 `build_app` returns the ASGI app `serve` runs: `AppMiddleware` (every file and the rendered page from memory, the
 request-body cap, Gradio's closed routes) in front of a FastAPI app holding the API (`explorer.app.http_api`), the
-explorer's own files (Starlette's `StaticFiles`) and, at `/`, the Gradio Blocks that lays out the page. uvicorn
+explorer's own files (Starlette's `FileResponse`) and, at `/`, the Gradio Blocks that lays out the page. uvicorn
 runs it with its fast parts (httptools, uvloop) where they are installed (`uvicorn[standard]`): they halve what a
 visitor's hundred requests cost the server.
 """
@@ -11,14 +11,11 @@ from __future__ import annotations
 
 import gc
 import importlib.util
-from pathlib import Path
 
 import gradio as gr
-import plotly
 from fastapi import FastAPI
-from starlette.responses import Response
-from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
+from starlette.responses import FileResponse, Response
+from starlette.routing import Route
 
 from ..app import http_api
 from ..app.encoded import IMMUTABLE
@@ -30,8 +27,6 @@ from ..interpret.handle import ModelHandle
 from . import build_demo, viewer
 from .common import CSS, THEME
 from .middleware import KEPT, AppMiddleware
-
-PLOTLY_FOLDER = Path(plotly.__file__).parent / "package_data"
 
 
 def build_app(
@@ -47,7 +42,8 @@ def build_app(
     timelapse = timelapse or TimeLapse(None)
     demo = build_demo(models.shipped, models=models)
     # the explorer's own files: plotly.js (its version in its URL) and the viewer's bundle (named by its hash)
-    files = [Mount(viewer.PLOTLY_URL, StaticFiles(directory=PLOTLY_FOLDER))]
+    plotly_js = viewer.PLOTLY_URL + viewer.PLOTLY_JS.name  # that one file of plotly's package data, no other
+    files = [Route(plotly_js, lambda request: FileResponse(viewer.PLOTLY_JS, media_type="application/javascript"))]
     files += [Route(url, bundled(data, kind)) for url, (data, kind) in viewer.BUNDLE.items()]
     routes = http_api.routes(models, timelapse, proxies=proxies) + files
     app = FastAPI(routes=routes, docs_url=None, redoc_url=None, openapi_url=None)
