@@ -456,3 +456,21 @@ def test_one_address_trains_a_bounded_number_of_minutes_an_hour(models, monkeypa
     assert refused.status_code == 429 and "Too many minutes of training from one address" in refused.json()["error"]
     assert "may have 30 training minutes per hour" in refused.json()["error"]
     assert other.post("/ae/api/train", json={"minutes": 5}).status_code == 201
+
+
+def test_a_stream_that_ends_or_never_starts_gives_its_follower_place_back(models):
+    """A place is taken before the stream starts and given back in the answer's background task, which runs however
+    the answer ends: a place given back in the generator would be lost where it never runs (sse-starlette's HEAD, a
+    client gone first), and four such would lock the run's owner out."""
+    from explorer.app.training_job import MAX_FOLLOWERS, TrainingRun
+
+    api = http_api.build_api(models, proxies=[])
+    run = TrainingRun()
+    run.update(done=True, message="Done.")  # a finished run: its stream sends the state once and ends
+    api.state.runs.keep(run)
+    client = TestClient(api)
+    for _ in range(2 * MAX_FOLLOWERS):
+        assert client.head(f"/train/{run.id}/events").status_code == 405  # FastAPI's GET route: no place taken
+        answer = client.get(f"/train/{run.id}/events")
+        assert answer.status_code == 200 and '"message": "Done."' in answer.text
+    assert run.followers == 0

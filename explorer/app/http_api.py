@@ -30,6 +30,7 @@ import numpy as np
 from fastapi import APIRouter, Depends, FastAPI, Path, Query, Request
 from plotly.io.json import to_json_plotly
 from sse_starlette import EventSourceResponse
+from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount
@@ -228,23 +229,23 @@ def build_api(
         """Server-sent events: the run's state (`step`, `fraction`, `message`, `loss` and `snapshot` as Plotly
         figures, `done`, then `model`: the trained model's key), now and at every change, until it is done."""
         training = runs.get(run)
-        training.follow()  # at most `training_job.MAX_FOLLOWERS` streams at once
+        training.follow()  # at most `training_job.MAX_FOLLOWERS` streams at once, each left when its answer ends
 
         async def states():
             sent = -1
-            try:
-                while True:
-                    if training.version != sent:
-                        runs.keep(training)  # followed: it lives
-                        sent, data = await run_in_threadpool(training.state_json)
-                        yield {"event": "state", "data": data}
-                        if training.state["done"] and sent == training.version:
-                            return
-                    await asyncio.sleep(POLL_S)
-            finally:
-                training.leave()
+            while True:
+                if training.version != sent:
+                    runs.keep(training)  # followed: it lives
+                    sent, data = await run_in_threadpool(training.state_json)
+                    yield {"event": "state", "data": data}
+                    if training.state["done"] and sent == training.version:
+                        return
+                await asyncio.sleep(POLL_S)
 
-        return EventSourceResponse(states(), ping=15, headers={"cache-control": "no-store"})
+        # left in the answer's background task: it runs when the stream ends, the client leaves, or (a HEAD) the
+        # stream never starts
+        left = BackgroundTask(training.leave)
+        return EventSourceResponse(states(), ping=15, headers={"cache-control": "no-store"}, background=left)
 
     @router.post("/client")
     async def client(request: Request) -> dict:
