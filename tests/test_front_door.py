@@ -108,3 +108,18 @@ def test_an_alias_a_folder_or_a_failure_of_a_kept_file_is_a_404_in_words_and_nev
         answer = client.get(path)
         assert answer.status_code == 404 and list(answer.json()) == ["error"], (path, answer.text[:100])
     assert not client.app.files  # nothing kept
+
+
+def test_one_peer_has_a_bounded_number_of_new_page_addresses_rendered(tmp_path):
+    """From a review of issue 51: each new Host (or forwarded header) made Gradio render the page again (~75 ms of
+    CPU), and 160 of them pushed the real page out of the kept ones. A peer gets `RENDER_RATE` new ones a minute;
+    the kept ones it asks again cost nothing."""
+    from explorer.ui.middleware import RENDER_RATE
+
+    app, client = door(tmp_path)
+    assert RENDER_RATE == "20/minute"
+    for i in range(20):
+        assert client.get("/", headers={"host": f"h{i}.example"}).status_code == 200
+    refused = client.get("/", headers={"host": "h20.example"})
+    assert refused.status_code == 429 and "Too many addresses of the page" in refused.json()["error"]
+    assert app.renders == 20 and client.get("/", headers={"host": "h3.example"}).status_code == 200  # kept

@@ -26,6 +26,7 @@ import httpx
 
 from ..app.encoded import IMMUTABLE, REVALIDATE, Encoded
 from ..app.http_api import PREFIX as API_PREFIX
+from ..app.rate_limits import Rates, TooFast
 from .body_limit import BodyLimit
 
 PAGES = 64  # distinct rendered pages kept (one per address and Gradio page)
@@ -39,6 +40,9 @@ RENDERED = ("/", "/theme.css")  # what Gradio renders the same way for every vis
 PAGE_KEY_HEADERS = (b"host", b"x-forwarded-host", b"x-forwarded-proto", b"x-forwarded-port", b"x-forwarded-prefix")
 PAGE_KEY_QUERY = ("v",)  # the query parameter Gradio reads (a deep link's sentence=... is the browser's)
 GRADIO_GETS = ("/", "/theme.css", "/config", "/favicon.ico", "/manifest.json")  # what the page asks Gradio, + KEPT
+# pages one peer may have rendered anew (a new host or forwarded header): each costs ~75 ms of CPU, and a script that
+# varied its Host pushed the real page out of the kept ones (a review of issue 51); a class behind one proxy asks one
+RENDER_RATE = "20/minute"
 
 
 class AppMiddleware:
@@ -53,6 +57,7 @@ class AppMiddleware:
         self.pages: OrderedDict[tuple, Encoded] = OrderedDict()  # rendered pages, by key
         self.files: OrderedDict[tuple, Encoded] = OrderedDict()  # the kept files, by key
         self.rendering: dict[tuple, asyncio.Future] = {}
+        self.renders = Rates()
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -67,7 +72,10 @@ class AppMiddleware:
             self.files.move_to_end(key)
             return await kept.send(scope, send)
         if path in RENDERED or kept_as(path, self.kept) is not None:
-            page = await self._page(scope)
+            try:
+                page = await self._page(scope)
+            except TooFast as exc:
+                return await refuse(send, 429, str(exc))
             if isinstance(page, int):  # not there (a folder, a missing file): said in the one shape
                 return await closed(scope, send)
             return await (page.send(scope, send) if page is not None else self.app(scope, receive, send))
@@ -85,6 +93,11 @@ class AppMiddleware:
             return page
         future = self.rendering.get(key)
         if future is None:
+            if kept is self.pages:
+                peer = (scope.get("client") or ("?",))[0]
+                self.renders.hit(
+                    RENDER_RATE, "new addresses of the page", peer, "Too many addresses of the page asked."
+                )
             future = self.rendering[key] = asyncio.get_running_loop().create_future()
             try:
                 page = await self._render(scope)
@@ -166,7 +179,11 @@ async def closed(scope, send) -> None:
         f"This server has no route {scope['method']} {scope['path'][:200]}: the page is at /, and everything it does "
         f"is in the API, {API_PREFIX} (its routes: {API_PREFIX}/docs)."
     )
+    await refuse(send, 404, message)
+
+
+async def refuse(send, status: int, message: str) -> None:
     body = json.dumps({"error": message}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    await send({"type": "http.response.start", "status": 404, "headers": headers})
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
