@@ -977,3 +977,26 @@ def test_a_first_visit_points_to_the_lesson_once(browser, app_url):
         expect(following.locator(".ae-first-visit")).to_be_hidden()
     finally:
         following.context.close()
+
+
+def test_the_viewer_mounts_even_when_its_script_arrives_after_gradios_app(browser, app_url):
+    """Gradio adds the page's head, the viewer's script with it, as its own app starts: a first visit to a fresh
+    server, whose files were not yet kept, ran the viewer's mount before the script had defined it ("mount is not a
+    function") and showed no viewer. Every browser-drawn part now waits for the script (`AttentionExplorer.ready`)."""
+    import time
+
+    context = browser.new_context(viewport={"width": 1366, "height": 768})
+    try:
+        page = context.new_page()
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.route("**/ae/static/viewer.*.js", lambda route: (time.sleep(2.5), route.continue_()))
+        page.goto(app_url + "?sentence=The+dog+sees+the+cat.&step=2", wait_until="load")
+        page.wait_for_selector(".ae-viewer .ae-heat canvas[aria-label]")
+        assert page.evaluate("window.aeViewer.state.step") == 2  # the deep link, read after the script came
+        page.get_by_role("tab", name="Train", exact=True).click()
+        page.wait_for_selector("#train-message")  # the tabs' browser-drawn parts mounted too
+        assert not [e for e in errors if "is not a function" in e], errors
+    finally:
+        context.close()

@@ -53,7 +53,8 @@ def browser_drawn(html_template: str, js_on_load: str, elem_id: str, value=None)
     return gr.HTML(
         value=value,
         html_template=html_template,
-        js_on_load=js_on_load,
+        # Gradio adds the page's head (and the viewer's script in it) as its own app starts: wait for the script
+        js_on_load=f"AttentionExplorer.ready.then(() => {{ {js_on_load} }});",
         apply_default_css=False,
         container=False,
         elem_id=elem_id,

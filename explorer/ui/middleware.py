@@ -59,6 +59,10 @@ class AppMiddleware:
         self.rendering: dict[tuple, asyncio.Future] = {}
         self.renders = Rates()
 
+    def keep(self, url: str, data: bytes, content_type: str) -> None:
+        """Keep a file from the start (compressed now): the viewer's bundle is there for the first visitor at once."""
+        self.files[file_key(url)] = Encoded.of(data, content_type, kept_as(url, self.kept) or REVALIDATE)
+
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)

@@ -60,7 +60,10 @@ def build_app(
         ssr_mode=False,
     )
     kept = KEPT | {viewer.PLOTLY_URL: IMMUTABLE, viewer.ASSETS: IMMUTABLE}
-    return AppMiddleware(app, upload_bytes=MAX_UPLOAD_BYTES, kept=kept), demo
+    middleware = AppMiddleware(app, upload_bytes=MAX_UPLOAD_BYTES, kept=kept)
+    for url, (data, content_type) in viewer.BUNDLE.items():
+        middleware.keep(url, data, content_type)
+    return middleware, demo
 
 
 def bundled(data: bytes, content_type: str):

@@ -48,7 +48,9 @@ FORM = [
 ]
 # Client-side events: a trace or a deep link costs a plain request of the viewer, no Gradio event.
 TRANSLATE_JS = "(...values) => { window.AttentionExplorer.translateForm(values); }"
-FORM_FROM_LINK_JS = "(...values) => window.AttentionExplorer.formFromLink(values)"
+FORM_FROM_LINK_JS = (
+    "(...values) => window.AttentionExplorer.ready.then(() => window.AttentionExplorer.formFromLink(values))"
+)
 EXAMPLE_AGREES_JS = "(sentence, example) => window.AttentionExplorer.exampleAgrees(sentence, example)"
 ASSETS = "/ae/static/"  # the bundle's URL prefix (served by the front door)
 PLOTLY_URL = f"/ae/vendor/plotly-{plotly.__version__}/"  # plotly's package_data folder, versioned
@@ -94,7 +96,9 @@ def head(timelapse: dict | None = None, models: list[dict] | None = None) -> str
     values = json.dumps(settings(timelapse, models)).replace("<", "\\u003c")
     return "\n".join(
         [
-            f"<script>window.AttentionExplorer = {values};</script>",
+            # `ready`: resolved by the bundle once it has run (main.js), which the page's own scripts wait for
+            f"<script>window.AttentionExplorer = {values}; AttentionExplorer.ready = new Promise((resolve) => "
+            "{ AttentionExplorer.loaded = resolve; });</script>",
             f'<link rel="stylesheet" href="{STYLE_URL}">',
             f'<script src="{SCRIPT_URL}"></script>',
         ]

@@ -74,3 +74,4 @@ Object.assign(window.AttentionExplorer || (window.AttentionExplorer = {}), {
   mountUpload: mountUpload, mountTrain: mountTrain, startTraining: startTraining, stopTraining: stopTraining,
   mountPositional: mountPositional, showPositional: showPositional, exampleAgrees: exampleAgrees,
 });
+if (window.AttentionExplorer.loaded) window.AttentionExplorer.loaded(); // the page's js_on_load waits for this

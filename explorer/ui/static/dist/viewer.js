@@ -4517,4 +4517,5 @@
     showPositional,
     exampleAgrees
   });
+  if (window.AttentionExplorer.loaded) window.AttentionExplorer.loaded();
 })();
