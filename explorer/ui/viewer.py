@@ -52,7 +52,7 @@ FORM_FROM_LINK_JS = (
     "(...values) => window.AttentionExplorer.ready.then(() => window.AttentionExplorer.formFromLink(values))"
 )
 EXAMPLE_AGREES_JS = "(sentence, example) => window.AttentionExplorer.exampleAgrees(sentence, example)"
-ASSETS = "/ae/static/"  # the bundle's URL prefix (served by the front door)
+ASSETS = "/ae/static/"  # the bundle's URL prefix (kept by the middleware)
 PLOTLY_URL = f"/ae/vendor/plotly-{plotly.__version__}/"  # plotly's package_data folder, versioned
 
 
@@ -62,7 +62,7 @@ def _hashed(name: str, data: bytes) -> str:
 
 
 def bundle() -> dict[str, tuple[bytes, str]]:
-    """The viewer's files as the front door serves them: URL -> (bytes, content type); names carry a hash."""
+    """The viewer's files as the middleware serves them: URL -> (bytes, content type); names carry a hash."""
     js = BUILT.read_bytes()
     css = (STATIC / "viewer.css").read_bytes()
     return {_hashed("viewer.js", js): (js, "application/javascript"), _hashed("viewer.css", css): (css, "text/css")}
