@@ -1,5 +1,5 @@
 """The ranges a request's numbers may take (`LIMITS`, with their `LABELS`), the size of one HTTP request, and the
-checks that turn a value a person sent into a number or a flag, or a `UserError` that names it.
+check that turns a value a person sent into a number, or a `UserError` that names it.
 
 The API's schemas (`schemas.py`) put these ranges on their fields, the viewer gets them in its settings, and the
 UI builds its sliders from them (each slider's step is the UI's own); the defaults are the decoders'
@@ -57,25 +57,4 @@ def number(value, name: str) -> float:
         raise UserError(f"{name} must be a number (got {shown(value)}).") from None
     if not math.isfinite(result):
         raise UserError(f"{name} must be a finite number (got {shown(value)}).")
-    return result
-
-
-def flag(value, name: str) -> bool:
-    """A yes/no value (a checkbox; missing means no), or a UserError naming it."""
-    if value is None or isinstance(value, bool):
-        return bool(value)
-    raise UserError(f"{name} must be true or false (got {shown(value)}).")
-
-
-def bounded(value, key: str, integer: bool = False) -> float | int:
-    """A number within LIMITS[key], or a UserError naming the value and the range."""
-    limit, name = LIMITS[key], LABELS[key]
-    result = number(value, name)
-    if integer:
-        if result != int(result):
-            raise UserError(f"{name} must be a whole number (got {shown(value)}).")
-        result = int(result)
-    if not limit.low <= result <= limit.high:
-        low, high = (int(limit.low), int(limit.high)) if integer else (limit.low, limit.high)
-        raise UserError(f"{name} {shown(value)} is out of range: choose {low} to {high}.")
     return result

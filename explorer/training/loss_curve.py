@@ -1,4 +1,4 @@
-"""The loss curve, drawn once: the model card's PNG and the Train tab's live plot are the same matplotlib figure."""
+"""The loss curve of the model card (a PNG in the checkpoint); the Train tab draws its live curve in the browser."""
 
 from __future__ import annotations
 
@@ -9,10 +9,9 @@ from matplotlib.figure import Figure  # the object API: no pyplot state shared b
 TRAIN_COLOR, VALID_COLOR, BLEU_COLOR = "#0072B2", "#D55E00", "#009E73"  # Okabe-Ito: distinct for colour-blind eyes
 
 
-def loss_curve(history: list[dict], font_px: float | None = None, floor: float | None = None) -> Figure | None:
+def loss_curve(history: list[dict], floor: float | None = None) -> Figure | None:
     """Training loss (and validation loss and BLEU where present) against step; None before two points exist.
 
-    `font_px`: the text size in pixels, as the app's other figures take it (default: matplotlib's 10 points).
     `floor`: the lowest loss label smoothing allows (`loss.smoothing_floor`), drawn as a dashed line.
     """
     train = [h for h in history if not h.get("valid")]
@@ -20,7 +19,7 @@ def loss_curve(history: list[dict], font_px: float | None = None, floor: float |
         return None
     valid = [h for h in history if h.get("valid")]
     fig = Figure(figsize=(7, 4.4), dpi=100)
-    font_size = 10 if font_px is None else font_px * 72 / fig.dpi  # points
+    font_size = 10  # points
     ax = fig.add_subplot()
     ax.plot(
         [h["step"] for h in train],

@@ -6,7 +6,8 @@
 // trained model" traces with (main.js translateForm).
 import { SETTINGS } from "./settings.js";
 import { clientHeaders } from "./api.js";
-import { el, fontSize } from "./dom.js";
+import { COLORS } from "./colors.js";
+import { el, escape, fontSize } from "./dom.js";
 import { layout, react, tokenAxis } from "./plot.js";
 import { chosenUpload } from "./upload.js";
 
@@ -94,7 +95,7 @@ function draw(id, state) {
 const COLOURS = { train: "#0072B2", valid: "#D55E00", bleu: "#009E73", floor: "#64748b" }; // Okabe-Ito
 
 // Training loss by step, the lowest loss label smoothing allows, and validation loss and BLEU where measured.
-export function lossTraces(loss) {
+function lossTraces(loss) {
   const steps = loss.train.map((p) => p[0]);
   const traces = [{ x: steps, y: loss.train.map((p) => p[1]), name: "training loss (label-smoothed)", mode: "lines", line: { color: COLOURS.train } }];
   if (loss.floor != null) {
@@ -123,8 +124,10 @@ function drawLoss(div, loss) {
 
 function drawSnapshot(div, snapshot) {
   const font = fontSize();
-  const heat = { type: "heatmap", z: snapshot.weights, colorscale: "Blues", reversescale: true, zmin: 0,
-    hovertemplate: "%{y} → %{x}: %{z:.3f}<extra></extra>", x: snapshot.columns.map((_, i) => i), y: snapshot.rows.map((_, i) => i) };
+  // the viewer's one fixed 0..1 scale, so a weight reads the same here as in every view; the hover names the tokens
+  const custom = snapshot.rows.map((row) => snapshot.columns.map((column) => [escape(row), escape(column)]));
+  const heat = { type: "heatmap", z: snapshot.weights, zmin: 0, zmax: 1, colorscale: COLORS.scale, customdata: custom,
+    hovertemplate: "%{customdata[0]} → %{customdata[1]}: %{z:.3f}<extra></extra>" };
   react(div, [heat], layout(snapshot.title, 360, font, {
     xaxis: tokenAxis(snapshot.columns, "source token (English)", font),
     yaxis: Object.assign(tokenAxis(snapshot.rows, "target token (German)", font), { autorange: "reversed" }),

@@ -4368,15 +4368,15 @@
   }
   function drawSnapshot(div, snapshot) {
     const font = fontSize();
+    const custom = snapshot.rows.map((row) => snapshot.columns.map((column) => [escape(row), escape(column)]));
     const heat = {
       type: "heatmap",
       z: snapshot.weights,
-      colorscale: "Blues",
-      reversescale: true,
       zmin: 0,
-      hovertemplate: "%{y} → %{x}: %{z:.3f}<extra></extra>",
-      x: snapshot.columns.map((_, i) => i),
-      y: snapshot.rows.map((_, i) => i)
+      zmax: 1,
+      colorscale: COLORS.scale,
+      customdata: custom,
+      hovertemplate: "%{customdata[0]} → %{customdata[1]}: %{z:.3f}<extra></extra>"
     };
     react(div, [heat], layout2(snapshot.title, 360, font, {
       xaxis: tokenAxis(snapshot.columns, "source token (English)", font),
