@@ -148,6 +148,7 @@ export class Room {
     this.latest = view;
     if (this.key && this.adopting) {
       this.adopting = false;
+      this.draw();
       if (!view) return this.send();
     } else if (this.key || !this.following || !view) return;
     const v = this.viewer, state = { step: view.step, kind: view.kind, layer: view.layer, head: view.head, view: view.view, lesson: view.lesson || null };
@@ -285,7 +286,9 @@ export class Room {
     this.bar.hidden = !this.code;
     if (!this.code) return;
     const parts = [el("b", "ae-room-code", "Room " + this.code)];
-    if (this.key) {
+    if (this.key && this.adopting) { // a reload: it drives the room once it has taken the room's view (`apply`)
+      parts.push(el("span", "ae-room-count", "rejoining as the lecturer…"));
+    } else if (this.key) {
       parts.push(el("span", "ae-room-count", (this.count || 0) + " following"),
         button("Show code", "The code, the address and a QR code, large, for the projector", () => this.showCode()),
         button("Ask the class", "Which source token will the shown cross-attention head attend to most at the next step?", () => this.ask()),

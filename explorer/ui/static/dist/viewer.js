@@ -1273,6 +1273,7 @@
       this.latest = view;
       if (this.key && this.adopting) {
         this.adopting = false;
+        this.draw();
         if (!view) return this.send();
       } else if (this.key || !this.following || !view) return;
       const v = this.viewer, state = { step: view.step, kind: view.kind, layer: view.layer, head: view.head, view: view.view, lesson: view.lesson || null };
@@ -1421,7 +1422,9 @@
       this.bar.hidden = !this.code;
       if (!this.code) return;
       const parts9 = [el("b", "ae-room-code", "Room " + this.code)];
-      if (this.key) {
+      if (this.key && this.adopting) {
+        parts9.push(el("span", "ae-room-count", "rejoining as the lecturer…"));
+      } else if (this.key) {
         parts9.push(
           el("span", "ae-room-count", (this.count || 0) + " following"),
           button("Show code", "The code, the address and a QR code, large, for the projector", () => this.showCode()),
