@@ -78,12 +78,12 @@ async def latencies(victim: httpx.AsyncClient, said: list[str]) -> list[float]:
     return out
 
 
-def attack_process(port: int, seconds: float, events: dict, seed: int, out) -> None:
+def attack_process(port: int, seconds: float, events: dict, seed: int, loops: tuple[int, int], out) -> None:
     """The script, in its own process: `attack`'s counts are put on `out`."""
-    out.put(asyncio.run(attack(port, seconds, events, seed)))
+    out.put(asyncio.run(attack(port, seconds, events, seed, loops)))
 
 
-async def attack(port: int, seconds: float, events: dict, seed: int) -> dict:
+async def attack(port: int, seconds: float, events: dict, seed: int, loops: tuple[int, int]) -> dict:
     """The script's floods until `events["stop"]` or `seconds` (events shared between processes): what it got done
     and what was refused, by kind. It sets `events["flooding"]` once it has had `FLOODING` answers (its loops all
     running), and `events["rooms_made"]` once it has tried all its rooms."""
@@ -145,12 +145,12 @@ async def attack(port: int, seconds: float, events: dict, seed: int) -> dict:
                 headers = {"content-type": "text/tab-separated-values", "x-ae-client": await fresh_id()}
                 count("upload", await script.post("/uploads", content=body, headers=headers))
 
-        loops = [traces(n) for n in range(TRACE_LOOPS)] + [questions(n) for n in range(QUESTION_LOOPS)]
-        await asyncio.gather(*loops, rooms(), uploads())
+        flood = [traces(n) for n in range(loops[0])] + [questions(n) for n in range(loops[1])]
+        await asyncio.gather(*flood, rooms(), uploads())
     return {"done": done, "refused": refused}
 
 
-async def one_design(port: int, seconds: float) -> dict:
+async def one_design(port: int, seconds: float, loops: tuple[int, int]) -> dict:
     async with client(port, "127.0.0.2") as victim:
         await latencies(victim, sentences(7, 3))  # warm-up
         idle = await latencies(victim, sentences(8, VICTIM_SENTENCES))
@@ -159,7 +159,7 @@ async def one_design(port: int, seconds: float) -> dict:
         upload_id = upload.json().get("upload")
         spawn = multiprocessing.get_context("spawn")
         events, out = {name: spawn.Event() for name in ("stop", "flooding", "rooms_made")}, spawn.Queue()
-        script = spawn.Process(target=attack_process, args=(port, seconds, events, 11, out))
+        script = spawn.Process(target=attack_process, args=(port, seconds, events, 11, loops, out))
         script.start()
         try:
             assert await asyncio.to_thread(events["flooding"].wait, 120), "the script never flooded"
@@ -190,6 +190,15 @@ def main() -> int:
     parser.add_argument("--old-ref", action="append", default=[], help="also measure the design at this git revision")
     parser.add_argument("--seconds", type=float, default=45.0, help="the script's longest run")
     parser.add_argument("--json", default=None)
+    parser.add_argument(
+        "--loops",
+        type=int,
+        nargs=2,
+        default=(TRACE_LOOPS, QUESTION_LOOPS),
+        metavar=("TRACES", "QUESTIONS"),
+        help="the script's concurrent loops of traces and of questions (1 0: one polite classmate tracing back to "
+        "back, the floor of a server that never interrupts a batch it runs)",
+    )
     args = parser.parse_args()
     results = {}
     with checkouts(args.old_ref) as designs:
@@ -197,7 +206,7 @@ def main() -> int:
             port = free_port()
             proc, _ = start_app(args.checkpoint, port, cwd=cwd)
             try:
-                results[name] = asyncio.run(one_design(port, args.seconds))
+                results[name] = asyncio.run(one_design(port, args.seconds, tuple(args.loops)))
             finally:
                 stop_app(proc)
     print("| design | victim trace p50 / p95, idle | under attack | p95 ratio (target ≤ 1.5) | a new lecturer's room "

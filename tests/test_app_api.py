@@ -340,7 +340,7 @@ def test_an_oversized_upload_is_refused(api, app_url, tiny_tokenizer):
     assert len(big) > 2 * 2**20
     with pytest.raises(Refused) as refused:  # the API's own route
         upload(api, big)
-    assert refused.value.status == 413 and "up to 2,097,152 bytes" in str(refused.value)
+    assert refused.value.status == 413 and "at most 2,097,152 bytes" in str(refused.value)
     assert_healthy(api, tiny_tokenizer)
 
 

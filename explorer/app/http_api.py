@@ -1,21 +1,10 @@
 """The API: one FastAPI app, mounted at `/ae/api`, that the viewer, the classroom and API users all call.
 
-Every operation is one typed function: its request is a pydantic model (`schemas.py`) that FastAPI validates and
-documents, its answer a pydantic model too (documented; the tests hold the answers to them). The OpenAPI document
-is FastAPI's own, at `/ae/api/openapi.json` (and `/ae/api/docs`).
-
-The routes (each described by its own docstring, in `/ae/api/docs`): the decode trace (`GET /trace`: the request
-is the URL, so identical requests share one cache entry and one ETag, sent from the bytes the cache compressed),
-the translation, ten questions about a trace (`POST /ask/...`), the .npz export, the positional-encoding table and
-charts, the training time-lapse, training files (`POST /uploads`) and runs (`POST /train`, its event stream, stop
-and checkpoint: `training_job.py`), client ids (`POST /client`: `callers.py`) and the classroom (`room_api.py`).
-
-One refusal shape (`errors.py`, FastAPI's exception handlers): a 4xx `{"error": message}` (`schemas.Refusal`) naming
-the value, from a validation error, a `UserError` or an unknown route alike; a bug is logged and answered with a
-generic one. One limiter (`rate_limits.ADMITTED`, a dependency of every route but the event streams): a request counts
-against its address (behind a trusted proxy, the client's: `callers.py`), at most `ADDRESS_IN_FLIGHT` (a lecture hall
-shares one), and against the client id the server issued its browser tab, at most `MAX_IN_FLIGHT`; more are refused
-at once.
+Every operation is one typed function, described by its docstring in FastAPI's own OpenAPI document
+(`/ae/api/openapi.json`, `/ae/api/docs`): its request a pydantic model (`schemas.py`) that FastAPI validates, its
+answer a pydantic model too. The classroom's routes are `room_api.py`'s, training's `training_job.py`'s work.
+Every refusal is `{"error": message}` (`errors.py`); every route but the event streams takes its turn from one
+limiter (`rate_limits.ADMITTED`), and who a caller is, is `callers.py`'s to say.
 """
 
 # no `from __future__ import annotations`: FastAPI reads the routes' annotations, some made in a loop (ask_route)
@@ -45,7 +34,7 @@ from .figures import NORMAL_FONT, PRESENTATION_FONT
 from .models import ModelRegistry
 from .positional import positional_figures, positional_table
 from .probes import trace_lens
-from .rate_limits import ADMITTED, Rates
+from .rate_limits import ADMITTED, Rates, rate_setting
 from .rooms import Rooms
 from .schemas import (
     ANSWERS,
@@ -69,7 +58,7 @@ PREFIX = "/ae/api"
 UPLOAD_RATE = "20/minute"  # training files one address may upload
 # minutes of training one address may ask for (`limits` notation): it holds the server's one slot at most half the
 # time, however its runs are cut; a run that does not start is not counted
-TRAIN_RATE = os.environ.get("AE_TRAIN_RATE", "30/hour")
+TRAIN_RATE = rate_setting("AE_TRAIN_RATE", "30/hour")
 POLL_S = 0.25  # how often a training run's event stream looks for a change
 RunId = Annotated[str, Path(max_length=64, description="the run's id, from POST /train")]
 

@@ -10,6 +10,7 @@ its requests name. Beyond a limit a request is refused at once (429), never queu
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import Counter
 
@@ -31,6 +32,17 @@ class TooFast(UserError):
     """One address asked for something faster than its rate allows (429)."""
 
     status = 429
+
+
+def rate_setting(name: str, default: str) -> str:
+    """A rate in `limits` notation from the environment variable `name`: a bad one stops the server at start, not
+    each caller at their first request."""
+    rate = os.environ.get(name, default)
+    try:
+        parse(rate)
+    except ValueError as exc:
+        raise ValueError(f"{name}={rate!r} is not a rate such as {default!r}: {exc}") from exc
+    return rate
 
 
 class Rates:

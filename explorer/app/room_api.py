@@ -1,18 +1,6 @@
-"""The classroom's plain routes (`rooms.py`), under `/ae/api/room`: the lecturer drives, the students follow.
-
-- `POST /ae/api/room` -> `{code, key}`: a new room; `key` is the lecturer's secret (header `X-AE-Lecturer`). An
-  address creates at most `CREATE_RATE` rooms and holds `rooms.MAX_ROOMS_PER_ADDRESS`.
-- `POST /ae/api/room/{code}/view` (lecturer): `schemas.RoomView`, the view every follower takes.
-- `POST /ae/api/room/{code}/question` (lecturer): `schemas.RoomQuestion`; `.../reveal`, `.../end` (lecturer).
-- `POST /ae/api/room/{code}/answer`: `schemas.RoomAnswer`, one per following page and question: the page's answer
-  token comes in its stream's first event, so only a page that follows can answer, once.
-- `GET /ae/api/room/{code}/events` (`?key=` for the lecturer's own page, not counted): server-sent events, the
-  room's state first (with the page's answer token), then each change: `view`,
-  `question` (asked, then revealed with the class's counts), `answered`, `following`, `end`; a comment every
-  `HEARTBEAT_S` keeps proxies from closing a quiet stream. A follower that reconnects starts from the state again.
-- `GET /ae/api/room/{code}/qr.svg?u=URL`: the students' address as a QR code (the `qrcode` library), for the
-  projector.
-Refusals are 4xx with `{"error": message}` naming the room, the key or the answer, like every route of the API.
+"""The classroom's routes (`rooms.py`) under `/ae/api/room`, each described in `/ae/api/docs`: the lecturer drives
+with the secret key `POST /room` made (header `X-AE-Lecturer`), the students follow a stream of server-sent events.
+An address creates at most `CREATE_RATE` rooms and holds `rooms.MAX_ROOMS_PER_ADDRESS`.
 """
 
 # no `from __future__ import annotations`: FastAPI reads the routes' annotations
@@ -20,20 +8,18 @@ Refusals are 4xx with `{"error": message}` naming the room, the key or the answe
 import asyncio
 import functools
 import io
-import os
 from typing import Annotated
 
 import qrcode
 import qrcode.image.svg
 from fastapi import APIRouter, Header, Path, Query, Request
-from limits import parse
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response, StreamingResponse
 
 from ..interpret.request import UserError
 from .callers import address_of
 from .errors import REFUSED
-from .rate_limits import ADMITTED
+from .rate_limits import ADMITTED, rate_setting
 from .rooms import Rooms
 from .schemas import RoomAnswer, RoomQuestion, RoomView
 
@@ -41,11 +27,7 @@ LECTURER_HEADER = "x-ae-lecturer"
 HEARTBEAT_S = 15.0
 HEARTBEAT = b": still here\n\n"  # a comment: the page's EventSource ignores it
 MAX_URL = 300  # characters of the address a QR code carries
-CREATE_RATE = os.environ.get("AE_ROOM_RATE", "6/minute")  # rooms one address may create (`limits` notation)
-try:
-    parse(CREATE_RATE)  # a bad setting stops the server at start, not every lecturer at their first room
-except ValueError as exc:
-    raise ValueError(f"AE_ROOM_RATE={CREATE_RATE!r} is not a rate such as '6/minute': {exc}") from exc
+CREATE_RATE = rate_setting("AE_ROOM_RATE", "6/minute")  # rooms one address may create
 Code = Annotated[str, Path(max_length=16, description="the room's code")]
 Key = Annotated[str | None, Header(alias=LECTURER_HEADER, max_length=128, description="the lecturer's key")]
 
@@ -99,7 +81,8 @@ def router(rooms: Rooms) -> APIRouter:
 
     @room.post("/{code}/answer")
     async def answer(code: Code, given: RoomAnswer) -> dict:
-        """One student's answer (once per following page and question)."""
+        """One student's answer: once per following page and question, with the answer token of its stream's first
+        event (only a page that follows can answer)."""
         asked = rooms.answer(code, given.question, given.token, given.pick)
         return {"id": asked.id, "answered": len(asked.answers)}
 
@@ -107,8 +90,10 @@ def router(rooms: Rooms) -> APIRouter:
     async def events(
         code: Code, key: Annotated[str | None, Query(max_length=128, description="the lecturer's own page")] = None
     ):
-        """Server-sent events: the room's state, then each change (an EventSource cannot send a header: the
-        lecturer's own page names itself with `?key=`)."""
+        """Server-sent events: the room's state (with the page's answer token), then each change: `view`, `question`
+        (asked, then revealed with the class's counts), `answered`, `following`, `end`; a comment every
+        `HEARTBEAT_S` keeps proxies from closing a quiet stream. An EventSource cannot send a header: the lecturer's
+        own page names itself with `?key=` (and is not counted as a follower)."""
         followed, follower, queue = rooms.follow(code, key)
 
         async def stream():
