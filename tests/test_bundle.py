@@ -36,7 +36,7 @@ def esbuild(tmp_path):
     """esbuild run as package.json's build script says, into tmp_path: the bundle's text and the modules it read."""
     if not shutil.which("node"):
         pytest.skip("node is not installed here: the committed bundle cannot be rebuilt to compare")
-    assert ESBUILD.exists(), "esbuild is not installed: run `npm ci` in explorer/ui/static (.ci/run does)"
+    assert ESBUILD.exists(), "esbuild is not installed: `python tests/run.py` installs it (npm ci)"
     script = shlex.split(json.loads((STATIC / "package.json").read_text())["scripts"]["build"])
     assert script[0] == "esbuild" and f"--outfile={BUILT.relative_to(STATIC)}" in script, script
     args = [a for a in script[1:] if not a.startswith("--outfile=")]
@@ -98,3 +98,21 @@ def test_the_viewer_names_no_view_each_is_registered_once_in_views_js():
     viewer = re.sub(r'what: "\w+"', "", viewer)  # the questions asked of the server ("compare": B's trace)
     for view_id in ids:  # no string names a view: not in a switch, a default, a list or a caption table
         assert f'"{view_id}"' not in viewer and f"'{view_id}'" not in viewer, view_id
+
+
+def test_the_javascript_tests_trace_has_every_field_the_server_sends(mini_handle):
+    """tests/js/fixtures/trace.json (made by tests/js/make_fixture.py) is a wire trace of today's server."""
+    from explorer.app.models import ModelRegistry
+    from explorer.app.schemas import trace_request
+
+    fixture = json.loads((STATIC.parents[2] / "tests" / "js" / "fixtures" / "trace.json").read_text())["wire"]
+    wire = ModelRegistry(mini_handle).trace(mini_handle, trace_request("I see the sea."))
+
+    def shape(value):
+        if isinstance(value, dict):
+            return {key: shape(item) for key, item in value.items() if key != "gold"}
+        return type(value).__name__ if not isinstance(value, (int, float)) or isinstance(value, bool) else "number"
+
+    assert shape(fixture).keys() == shape(wire).keys()
+    for key in ("model", "request", "attention", "scores", "rollout"):
+        assert shape(fixture[key]) == shape(wire[key]), key

@@ -2,7 +2,7 @@
 // ask (API, CLIENT_HEADER), where the bundle, stylesheet and plotly.js are (ASSETS), the Translate form's fields
 // (FORM), the limits, the models served to everyone (MODELS, the default first), the recorded time-lapse (TIMELAPSE) and
 // the font sizes (FONT). Read once; never written.
-const given = window.AttentionExplorer || {};
+const given = globalThis.AttentionExplorer || {}; // window.AttentionExplorer on the page
 
 // The exported offline page is given only ASSETS and FONT: it has no server, no form and no time-lapse.
 export const SETTINGS = Object.freeze(Object.assign({ FORM: [], LIMITS: {}, MODELS: [], TIMELAPSE: { sentences: [], steps: [] } }, given));

@@ -1,7 +1,7 @@
 "use strict";
 (() => {
   // settings.js
-  var given = window.AttentionExplorer || {};
+  var given = globalThis.AttentionExplorer || {};
   var SETTINGS = Object.freeze(Object.assign({ FORM: [], LIMITS: {}, MODELS: [], TIMELAPSE: { sentences: [], steps: [] } }, given));
   var DEFAULT_MODEL = SETTINGS.MODELS.length ? SETTINGS.MODELS[0].key : "shipped";
   function isShipped(key) {
