@@ -29,8 +29,8 @@ def inner(batch: int, repeat: int) -> dict:
     handle = load_handle(SHIPPED_CHECKPOINT)
 
     def request(sentence: str):
-        if hasattr(schemas, "validate"):
-            return schemas.validate(schemas.TraceQuery, {"sentence": sentence}).to_request()
+        if hasattr(schemas, "trace_request"):
+            return schemas.trace_request(sentence)
         return schemas.TraceQuery(sentence=sentence).to_request()  # an older design's query model
 
     sentences = [f"The student number {i} reads a long book about the old city." for i in range(batch)]

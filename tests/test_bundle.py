@@ -100,12 +100,18 @@ def test_the_viewer_names_no_view_each_is_registered_once_in_views_js():
         assert f'"{view_id}"' not in viewer and f"'{view_id}'" not in viewer, view_id
 
 
-def test_the_javascript_tests_trace_has_every_field_the_server_sends(mini_handle):
-    """tests/js/fixtures/trace.json (made by tests/js/make_fixture.py) is a wire trace of today's server."""
+def test_the_javascript_tests_fixtures_are_what_todays_server_sends(mini_handle):
+    """tests/js/fixtures (made by tests/js/make_fixture.py): the page's settings, with the trace request's fields, and
+    a wire trace with every field the server sends."""
     from explorer.app.models import ModelRegistry
     from explorer.app.schemas import trace_request
+    from explorer.interpret.request import fields
+    from explorer.ui.viewer import settings
 
-    fixture = json.loads((STATIC.parents[2] / "tests" / "js" / "fixtures" / "trace.json").read_text())["wire"]
+    fixtures = STATIC.parents[2] / "tests" / "js" / "fixtures"
+    page = json.loads((fixtures / "settings.json").read_text())
+    assert page.keys() == settings().keys() and page["REQUEST"] == json.loads(json.dumps(fields()))
+    fixture = json.loads((fixtures / "trace.json").read_text())["wire"]
     wire = ModelRegistry(mini_handle).trace(mini_handle, trace_request("I see the sea."))
 
     def shape(value):

@@ -16,10 +16,10 @@ from explorer.app import http_api
 from explorer.app.callers import Caller, ClientIds, address_of, caller_of, trusted_proxies
 from explorer.app.models import ModelRegistry
 from explorer.app.rate_limits import ADDRESS_IN_FLIGHT, MAX_IN_FLIGHT, Busy, Fairness, Rates, shares
-from explorer.app.schemas import ANSWERS, QUESTIONS, Refusal, TraceQuery, Translation, Wire
+from explorer.app.schemas import ANSWERS, QUESTIONS, Refusal, Translation, Wire
 from explorer.app.wire import WEIGHT_ERROR, unpack
 from explorer.interpret.handle import ModelHandle
-from explorer.interpret.request import UserError
+from explorer.interpret.request import TraceRequest, UserError
 from explorer.model.transformer import Transformer
 from explorer.ui.body_limit import BodyLimit
 
@@ -91,7 +91,7 @@ def test_a_hit_is_sent_as_it_was_compressed_once(client):
             "Seed -1 is out of range: choose 0 to 2,147,483,647",
         ),
         ({"sentence": TEXT, "strategy": "beam", "beam_size": "99"}, "Beam size 99 is out of range: choose 1 to 8"),
-        ({"sentence": TEXT, "strategy": "beam", "alpha": "7"}, "Length penalty 7 is out of range: choose 0 to 2"),
+        ({"sentence": TEXT, "strategy": "beam", "alpha": "7"}, "Length penalty α 7 is out of range: choose 0 to 2"),
         ({"sentence": TEXT, "prefix": "y" * 5000}, "The German prefix is 5,000 characters long"),
         ({"sentence": TEXT, "forced_ids": "a,b"}, "Forced token ids must be a whole number (got 'a,b')"),
         ({"sentence": TEXT, "forced_ids": "99999999"}, "Forced token id 99999999 is outside the vocabulary"),
@@ -312,12 +312,12 @@ def test_a_second_sentence_to_compare_is_checked_like_the_first(client):
 
 def test_fastapis_own_openapi_document_names_what_the_routes_read_and_answer(client):
     """Issue 37: the schema documented `forced_ids` while the route read `forced`. Now FastAPI documents what it
-    validates: the trace's query parameters are `TraceQuery`'s fields, each question's route takes its own body,
+    validates: the trace's query parameters are `TraceRequest`'s fields, each question's route takes its own body,
     every route documents its refusal, and a request built from the document alone is answered."""
     document = client.get("/ae/api/openapi.json").json()
     paths = document["paths"]
     names = {p["name"] for p in paths["/trace"]["get"]["parameters"]}
-    assert names == set(TraceQuery.model_fields)
+    assert names == set(TraceRequest.model_fields)
     assert {f"/ask/{what}" for what in QUESTIONS} | {"/translate", "/npz", "/positional", "/room"} <= set(paths)
     for what, answer in ANSWERS.items():
         post = paths[f"/ask/{what}"]["post"]

@@ -10,14 +10,13 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.app.limits import LIMITS
-from explorer.app.schemas import TraceQuery, trace_request, validate
+from explorer.app.schemas import trace_request, validate
 from explorer.app.trace_cache import Slots, TraceCache
 from explorer.app.wire import WEIGHT_ERROR, to_wire, unpack
 from explorer.interpret.decoding import Stepper, StepperOptions, beam_search, greedy_decode, prepare_source
 from explorer.interpret.handle import ModelHandle
 from explorer.interpret.hooks import AttentionRecorder
-from explorer.interpret.request import TraceRequest, UserError
+from explorer.interpret.request import LIMITS, TraceRequest, UserError
 from explorer.interpret.rollout import cross_rollout, encoder_rollout
 from explorer.interpret.trace import build_trace, build_traces, plan_trace
 from explorer.model.config import BOS_ID, EOS_ID, PAD_ID, ModelConfig
@@ -245,7 +244,7 @@ def test_options_a_strategy_ignores_do_not_split_the_cache():
         ("cross", 0, 1),
         ("cross", 1, 0),
     )
-    assert TraceRequest(TEXT).temperature == LIMITS["temperature"].default
+    assert TraceRequest(sentence=TEXT).temperature == LIMITS["temperature"].default
 
 
 def test_a_deep_link_names_the_same_request_as_a_json_body():
@@ -259,7 +258,7 @@ def test_a_deep_link_names_the_same_request_as_a_json_body():
         "&ablation=cross.1.2&ablation=encoder_self.0.0"
     )
     values = {name: link.getlist(name) if name in ("forced_ids", "ablation") else link[name] for name in link}
-    from_link = validate(TraceQuery, values).to_request()
+    from_link = validate(TraceRequest, values)
     assert from_link == trace_request(
         TEXT, "sample", seed=3, forced_ids=[5, 6], ablation=[["cross", 1, 2], ["encoder_self", 0, 0]]
     )

@@ -9,16 +9,13 @@ from ..interpret.lens import Lens
 from ..interpret.request import UserError, shown
 from ..interpret.trace import DecodeTrace
 from ..model.config import ATTENTION_KINDS
-from .limits import number
 
 
-def attention_arrays(trace: DecodeTrace, step, lens: Lens | None = None) -> dict[str, np.ndarray]:
+def attention_arrays(trace: DecodeTrace, step: int, lens: Lens | None = None) -> dict[str, np.ndarray]:
     """Every attention map of a trace cut to `step` (rows 0..step-1 of the decoder), with its tokens."""
     T = len(trace.steps)
-    value = number(step, "Step")
-    if value != int(value) or not 0 <= value <= T:
+    if not 0 <= step <= T:
         raise UserError(f"Step {shown(step)} does not exist: this translation has steps 0..{T}.")
-    step = int(value)
     arrays = {f"{kind}_weights": trace.attention(kind).astype(np.float32) for kind in ATTENTION_KINDS}
     arrays["decoder_self_weights"] = arrays["decoder_self_weights"][:, :, :step, :step]
     arrays["cross_weights"] = arrays["cross_weights"][:, :, :step]

@@ -24,7 +24,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount
 
-from ..interpret.request import UserError
+from ..interpret.request import TraceRequest, UserError
 from . import room_api
 from .callers import ClientIds, address_of, trusted_proxies
 from .encoded import Encoded
@@ -44,7 +44,6 @@ from .schemas import (
     PositionalFigures,
     PositionalQuery,
     ServedModel,
-    TraceQuery,
     TrainingStarted,
     TrainRequest,
     Translation,
@@ -93,13 +92,13 @@ def build_api(
     streams = APIRouter(responses=REFUSED)  # open for as long as what they follow: not counted
 
     @router.get("/trace", responses={200: {"model": Wire}})
-    async def trace(request: Request, query: Annotated[TraceQuery, Query()]) -> Response:
+    async def trace(query: Annotated[TraceRequest, Query()]) -> Response:
         """The decode trace of a sentence: tokens, steps, every attention map, packed (`explorer/app/wire.py`)."""
         handle = models.get(query.model)
-        cached = models.cache.peek((handle.fingerprint, models.key_of(handle), query.to_request()))
+        cached = models.cache.peek(models.cache_key(handle, query))
         encoded = cached[1] if cached is not None else None
         if encoded is None:  # in the model's line (trace_cache: fair between addresses), no thread parked meanwhile
-            encoded = await models.atrace_encoded(handle, query.to_request())
+            encoded = await models.atrace_encoded(handle, query)
         return EncodedResponse(encoded)
 
     @router.get("/models")
@@ -108,7 +107,7 @@ def build_api(
         return models.listing()
 
     @router.get("/translate")
-    async def translate(query: Annotated[TraceQuery, Query()]) -> Translation:
+    async def translate(query: Annotated[TraceRequest, Query()]) -> Translation:
         """The translation of a sentence (the decode `trace` would show, without its attention)."""
         return await models.atranslation(query)
 
@@ -135,7 +134,7 @@ def build_api(
     async def npz(query: Annotated[NpzQuery, Query()]) -> Response:
         """The attention tensors of a trace up to `step`, as a numpy .npz download."""
         handle = models.get(query.model)
-        traced = await models.atraced(handle, query.to_request())
+        traced = await models.atraced(handle, query.trace())
         lens = await run_in_threadpool(trace_lens, handle, traced.trace)
         arrays = attention_arrays(traced.trace, query.step, lens)
         buffer = io.BytesIO()

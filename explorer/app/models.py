@@ -23,7 +23,7 @@ from ..interpret.trace import DecodeTrace, build_traces, plan_trace
 from . import probes
 from .encoded import Encoded
 from .rate_limits import Fairness
-from .schemas import SHIPPED, Ask, Compare, ServedModel, TraceQuery, Translation, validate
+from .schemas import SHIPPED, Ask, Compare, ServedModel, Translation, validate
 from .trace_cache import TraceCache
 from .uploads import Uploads
 from .wire import to_wire
@@ -163,15 +163,20 @@ class ModelRegistry:
     def _trace_job(self, handle: ModelHandle, request: TraceRequest) -> dict:
         """What the cache needs to compute `request` with `handle`'s model (a bad request is refused here, before it
         waits for the model)."""
-        plan = plan_trace(handle, request)
         key = self.key_of(handle)
+        request = request.with_model(key)  # "shipped" and the default's own key are one decode, echoed by its key
+        plan = plan_trace(handle, request)
 
         def run_batch(plans):
             return [Traced(t, to_wire(t, handle) | {"model_key": key}) for t in build_traces(handle, plans)]
 
-        # the key is part of the cached answer (its model_key), so of the cache key too
-        cache_key = (handle.fingerprint, key, request)
-        return dict(key=cache_key, job=plan, run_batch=run_batch, group=handle.fingerprint, encode=Traced.encode)
+        return dict(key=self.cache_key(handle, request), job=plan, run_batch=run_batch, group=handle.fingerprint,
+                    encode=Traced.encode)  # fmt: skip
+
+    def cache_key(self, handle: ModelHandle, request: TraceRequest) -> tuple:
+        """The trace cache's key of `request` with `handle`'s model: its fingerprint and the request as its key names
+        it (the key is part of the cached answer: its `model_key`, its request's echo)."""
+        return (handle.fingerprint, request.with_model(self.key_of(handle)))
 
     def _entry(self, handle: ModelHandle, request: TraceRequest):
         return self.cache.entry(**self._trace_job(handle, request))
@@ -193,9 +198,9 @@ class ModelRegistry:
         """The wire trace of `request` with `handle`'s model, from the shared cache when it has it."""
         return self.traced(handle, request).wire
 
-    async def atranslation(self, query: TraceQuery) -> Translation:
+    async def atranslation(self, query: TraceRequest) -> Translation:
         """The translation of `query` (its decode's output): a trace, so batched and cached like one."""
-        wire = (await self.atraced(self.get(query.model), query.to_request())).wire
+        wire = (await self.atraced(self.get(query.model), query)).wire
         return Translation(sentence=query.sentence, translation=wire["outputs"][-1], model=wire["model"]["name"])
 
     # ----- questions ------------------------------------------------------------------------------
@@ -204,12 +209,12 @@ class ModelRegistry:
         request, question) whoever asks and kept in the shared cache: a class asking *Heads that matter* about the
         same example costs one computation, and the students who ask while it runs wait for that one."""
         handle = self.get(asked.trace.model)
-        request = asked.trace.to_request()
+        request = asked.trace
         question = asked.question
         if isinstance(question, Compare):
             second = self.compared(asked.trace, question, asked.own_model)
-            return {"what": "compare", "wire": (await self.atraced(self.get(second.model), second.to_request())).wire}
-        key = ("answer", handle.fingerprint, request, question)  # questions are frozen: hashable, equal by value
+            return {"what": "compare", "wire": (await self.atraced(self.get(second.model), second)).wire}
+        key = ("answer", *self.cache_key(handle, request), question)  # questions are frozen: hashable, equal by value
         cached = self.cache.peek(key)
         if cached is not None:  # answered already: the trace it was about is not needed (nor decoded again if evicted)
             return cached[0]
@@ -221,7 +226,7 @@ class ModelRegistry:
         # after the traces waiting for a model slot: a student sees their own sentence before anyone's answer
         return (await self.cache.aentry(key, job, run_batch, group=("answer", handle.fingerprint), priority=1))[0]
 
-    def compared(self, query: TraceQuery, question: Compare, own_model: str | None) -> TraceQuery:
+    def compared(self, query: TraceRequest, question: Compare, own_model: str | None) -> TraceRequest:
         """The second trace of "compare two": `question.sentence` (or the same) with the request's options, with the
         same model, a model named by its key, the page's trained model ("own"), or "other": the page's trained
         model beside a shipped one, else the next shipped model (the lecture model beside the Tatoeba model)."""
@@ -246,4 +251,4 @@ class ModelRegistry:
         values = query.model_dump() | {"model": other, "forced_ids": (), "prefix": ""}
         if question.sentence.strip():
             values["sentence"] = question.sentence
-        return validate(TraceQuery, values)  # the second sentence is checked like any other
+        return validate(TraceRequest, values)  # the second sentence is checked like any other

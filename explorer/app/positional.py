@@ -6,7 +6,6 @@ from __future__ import annotations
 from ..interpret.handle import ModelHandle
 from ..interpret.request import UserError, shown
 from . import figures
-from .limits import number
 from .schemas import Positional, PositionalQuery
 
 MAX_WAVES = 12  # dimensions drawn as waves at once
@@ -22,19 +21,20 @@ def positional_table(handle: ModelHandle, query: PositionalQuery) -> Positional:
     return Positional(model=handle.name, d_model=d_model, max_len=max_len, encoding=rows.tolist())
 
 
-def positional_figures(handle: ModelHandle, n_positions, n_dims, wave_dims: str, font_size: int = figures.NORMAL_FONT):
-    """Heatmap, waves and similarity of the first `n_positions` rows of the model's table."""
+def positional_figures(
+    handle: ModelHandle, n_positions: int, n_dims: int, wave_dims: str, font_size: int = figures.NORMAL_FONT
+):
+    """Heatmap, waves and similarity of the first `n_positions` rows of the model's table (numbers the API's schema
+    validated: here only held to this model's table)."""
     pe_table = handle.model.pos_encoding.pe.cpu().numpy()
     max_pos, d_model = pe_table.shape
-    positions, dims_shown = number(n_positions, "Positions"), number(n_dims, "Dimensions")
-    if not 2 <= positions <= max_pos:
+    if not 2 <= n_positions <= max_pos:
         raise UserError(
             f"Positions {shown(n_positions)} is out of range: choose 2 to {max_pos} (the model's table has {max_pos} "
             "rows)."
         )
-    if not 2 <= dims_shown <= d_model:
+    if not 2 <= n_dims <= d_model:
         raise UserError(f"Dimensions {shown(n_dims)} is out of range: choose 2 to {d_model} (d_model = {d_model}).")
-    n_positions, n_dims = int(positions), int(dims_shown)
     try:
         dims = sorted({int(x) for x in str(wave_dims)[:200].replace(",", " ").split()})
     except ValueError:

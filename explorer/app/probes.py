@@ -28,7 +28,6 @@ from ..interpret.trace import DecodeTrace
 from ..interpret.value_path import value_path
 from ..model.config import EOS_ID
 from ..model.transformer import Ablation
-from .limits import LIMITS
 from .maskless import companions
 from .schemas import (
     Attribution,
@@ -237,8 +236,7 @@ def _attribution(handle: ModelHandle, trace: DecodeTrace, question: Attribution,
 def _beam_tree(handle: ModelHandle, request: TraceRequest, trace: DecodeTrace, ablation) -> dict:
     """Every hypothesis beam search kept, pruned, finished or cut for this sentence (the request's beam size
     and length penalty, or the defaults), the winner marked."""
-    beam_size = request.beam_size if request.strategy == "beam" else int(LIMITS["beam_size"].default)
-    alpha = request.alpha if request.strategy == "beam" else LIMITS["alpha"].default
+    beam_size, alpha = request.beam_size, request.alpha  # the defaults where the request is not a beam search
     nodes: list = []
     beams = beam_search(handle.model, trace.source_ids, beam_size, alpha, ablation=ablation, tree=nodes)
     pieces = handle.tokenizer.pieces([n.token for n in nodes])

@@ -1,12 +1,10 @@
 """The API's schemas, in pydantic: what the browser and API users may send (the trace request, the viewer's
 questions, the classroom's messages) and what they get back (the wire form of a trace, each answer).
 
-Each limit is declared once, on its field (from `explorer.app.limits.LIMITS`), and every refusal is one sentence
-that names the field and the value (`refusal`). FastAPI validates the API's requests with these models and
-documents them (`/ae/api/openapi.json`, `explorer.app.http_api`); the core validates here too
-(`validate`); the decoders get a `TraceRequest` that is already valid. The answers are held to these schemas
-by the tests, not on every request. A trace request's names are the same in a JSON body, in the API's query
-string and in the page's deep links: `?sentence=...&forced_ids=5&forced_ids=9&ablation=cross.2.1`.
+Each limit is declared once, on its field (the trace request, `TraceRequest`, is `explorer.interpret.request`'s),
+and every refusal is one sentence that names the field and the value (`refusal`). FastAPI validates the API's
+requests with these models and documents them (`/ae/api/openapi.json`, `explorer.app.http_api`); the core validates
+here too (`validate`). The answers are held to these schemas by the tests, not on every request.
 """
 
 from __future__ import annotations
@@ -16,109 +14,33 @@ from typing import Annotated, Literal, Union
 
 from pydantic import (
     BaseModel,
-    BeforeValidator,
     ConfigDict,
     Field,
     TypeAdapter,
     ValidationError,
     create_model,
-    field_validator,
 )
 
-from ..interpret.request import MAX_CHARS, STRATEGIES, TraceRequest, UserError, clean_text, shown
+from ..interpret.request import (
+    LIMITS,
+    MAX_CHARS,
+    MODEL_KEY,
+    SHIPPED,
+    Index,
+    Kind,
+    TraceRequest,
+    UserError,
+    shown,
+)
 from ..model.config import ATTENTION_KINDS
-from .limits import LABELS, LIMITS
+from .limits import MINUTES
 
-MAX_FORCED = 256  # forced target tokens in one request (more than any model here produces)
-MAX_HEADS = 1024  # switched-off heads listed in one request
-MODEL_KEY = r"^[A-Za-z0-9_-]{1,64}$"  # a shipped model's key ("shipped": the default), or a trained model's
-SHIPPED = "shipped"
-Kind = Literal["encoder_self", "decoder_self", "cross"]
-Index = Annotated[int, Field(ge=0, lt=4096)]
-TokenId = Annotated[int, Field(ge=0, lt=2**31)]
-
-
-def _limited(key: str, integer: bool = False):
-    limit = LIMITS[key]
-    kind = int if integer else float
-    return Annotated[kind, Field(ge=kind(limit.low), le=kind(limit.high))], kind(limit.default)
-
-
-Temperature, TEMPERATURE = _limited("temperature")
-TopK, TOP_K = _limited("top_k", integer=True)
-Seed, SEED = _limited("seed", integer=True)
-BeamSize, BEAM_SIZE = _limited("beam_size", integer=True)
-Alpha, ALPHA = _limited("alpha")
-Minutes, MINUTES = _limited("minutes")
-
-
-def _head(value):
-    """A switched-off head as `[kind, layer, head]`; a query string or a link names it `cross.2.1`."""
-    if isinstance(value, str):
-        parts = value.split(".")
-        if len(parts) != 3:
-            raise UserError(f"{shown(value)} is not a head: heads look like cross.2.1 (kind.layer.head).")
-        return parts
-    return value
-
-
-Head = Annotated[tuple[Kind, Index, Index], BeforeValidator(_head)]
+Minutes = Annotated[float, Field(ge=MINUTES.low, le=MINUTES.high, title="Training time (minutes)")]
+Seed = Annotated[int, *TraceRequest.model_fields["seed"].metadata]  # as a decode's seed
 
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class TraceQuery(Strict):
-    """A decode to trace: the sentence, the strategy and its options, forced tokens, switched-off heads, the model."""
-
-    sentence: str = Field(max_length=4 * MAX_CHARS)
-    strategy: Literal[STRATEGIES] = "greedy"
-    temperature: Temperature = TEMPERATURE
-    top_k: TopK = TOP_K
-    seed: Seed = SEED
-    beam_size: BeamSize = BEAM_SIZE
-    alpha: Alpha = ALPHA
-    prefix: str = Field("", max_length=4 * MAX_CHARS)  # German text forced first (what-if)
-    forced_ids: tuple[TokenId, ...] = Field(  # a clicked candidate; overrides prefix
-        (), max_length=MAX_FORCED, description="target token ids forced first, in order (overrides prefix)"
-    )
-    ablation: tuple[Head, ...] = Field(
-        (), max_length=MAX_HEADS, description="heads switched off: [kind, layer, head], or kind.layer.head"
-    )
-    model: str = Field(
-        SHIPPED,
-        pattern=MODEL_KEY,
-        description='a shipped model\'s key (GET /models lists them; "shipped" is the default one), or the key of a '
-        "model trained here",
-    )
-
-    @field_validator("sentence")
-    @classmethod
-    def _sentence(cls, value: str) -> str:
-        return clean_text(value)
-
-    @field_validator("prefix")
-    @classmethod
-    def _prefix(cls, value: str) -> str:
-        return clean_text(value, "a German prefix") if value.strip() else ""
-
-    def to_request(self) -> TraceRequest:
-        """The core's request: options the strategy ignores reset to their defaults, so equal decodes share a key."""
-        values = dict(temperature=self.temperature, top_k=self.top_k, seed=self.seed)
-        if self.strategy != "sample":
-            values = dict(temperature=TEMPERATURE, top_k=TOP_K, seed=SEED)
-        beam = (self.beam_size, self.alpha) if self.strategy == "beam" else (BEAM_SIZE, ALPHA)
-        return TraceRequest(
-            self.sentence,
-            self.strategy,
-            beam_size=beam[0],
-            alpha=beam[1],
-            prefix="" if self.forced_ids else self.prefix,
-            forced_ids=tuple(self.forced_ids),
-            ablation=tuple(sorted(set(self.ablation))),
-            **values,
-        )
 
 
 # ----- the viewer's questions about a trace ----------------------------------------------------------
@@ -221,7 +143,7 @@ QUESTIONS = tuple(kind.model_fields["what"].default for kind in QUESTION_KINDS)
 class Ask(Strict):
     """A question about the trace of `trace` (the viewer sends the request of the trace it shows)."""
 
-    trace: TraceQuery
+    trace: TraceRequest
     question: Question
     own_model: str | None = Field(None, pattern=MODEL_KEY)  # "compare with the other model": the page's own key
 
@@ -233,11 +155,15 @@ ASKS = {
 }
 
 
-class NpzQuery(TraceQuery):
+class NpzQuery(TraceRequest):
     """A trace's attention up to `step`, as a .npz download (a link: it names the browser in `client`)."""
 
     step: Annotated[int, Field(ge=0, lt=10**6, description="the last step whose attention is included")] = 0
     client: str = Field("", max_length=64, description="the browser's id for its fair share (a link sends no header)")
+
+    def trace(self) -> TraceRequest:
+        """The trace request this download is of."""
+        return TraceRequest.model_validate(self.model_dump(exclude={"step", "client"}))
 
 
 class Translation(Strict):
@@ -262,8 +188,8 @@ class TrainRequest(Strict):
     corpus: Literal["mini", "upload"] = "mini"
     upload: str = Field("", max_length=64, description='the id `POST /uploads` returned (corpus "upload")')
     preset: str = Field("tiny", max_length=64, description="the model's size: tiny or small")
-    minutes: Minutes = MINUTES
-    seed: Seed = SEED
+    minutes: Minutes = MINUTES.default
+    seed: Seed = 0
 
 
 class TrainingStarted(Strict):
@@ -303,7 +229,7 @@ class Positional(Strict):
 class RoomView(Strict):
     """The lecturer's view, as every follower takes it: the trace request (with its model) and the view state."""
 
-    trace: TraceQuery
+    trace: TraceRequest
     step: Index
     kind: Kind
     layer: Index
@@ -394,19 +320,6 @@ class WireBeam(Sent):
     finished: bool
 
 
-class WireRequest(Sent):
-    sentence: str
-    strategy: Literal[STRATEGIES]
-    temperature: float
-    top_k: int
-    seed: int
-    beam_size: int
-    alpha: float
-    prefix: str
-    forced_ids: list[int]
-    ablation: list[tuple[Kind, int, int]]
-
-
 class WireLens(Sent):
     """The logit lens (explorer/interpret/lens.py), [layer][step][rank]: each decoder layer's top tokens."""
 
@@ -434,7 +347,7 @@ class Wire(Sent):
     version: int
     model: WireModel
     model_key: str  # the model's key in the registry: "shipped", or a trained one's
-    request: WireRequest
+    request: TraceRequest
     source_tokens: list[str]
     source_ids: list[int]
     target_tokens: list[str]
@@ -634,13 +547,8 @@ ANSWERS = {
 
 
 # ----- refusals ----------------------------------------------------------------------------------------
-NAMES = LABELS | {
-    "sentence": "The sentence",
-    "strategy": "Strategy",
-    "prefix": "The German prefix",
-    "forced_ids": "Forced token ids",
-    "ablation": "Switched-off heads",
-    "model": "The model key",
+NAMES = {name: field.title for name, field in TraceRequest.model_fields.items()} | {
+    "minutes": "Training time (minutes)",
     "what": "The question",
     "kind": "Attention kind",
     "layer": "Layer",
@@ -727,7 +635,7 @@ def refusal(errors: list[dict], data=None) -> str:
         return f"{name} {shown(value)} is not one of the choices: {ctx.get('expected')}."
     if kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
         key = fields[-1] if fields else ""
-        limit = LIMITS.get(key)
+        limit = (LIMITS | {"minutes": MINUTES}).get(key)
         span = f"choose {_figure(limit.low)} to {_figure(limit.high)}" if limit else error["msg"].lower()
         return f"{name} {_as_typed(value)} is out of range: {span}."
     if kind == "string_too_long" and isinstance(value, str):
@@ -746,5 +654,5 @@ assert set(ATTENTION_KINDS) == set(Kind.__args__)  # one list of kinds: the mode
 
 
 def trace_request(sentence, strategy="greedy", **options) -> TraceRequest:
-    """The core's request for `sentence` with `options` (the fields of `TraceQuery`), validated."""
-    return validate(TraceQuery, {"sentence": sentence, "strategy": strategy} | options).to_request()
+    """The request for `sentence` with `options` (the fields of `TraceRequest`), or a UserError naming a bad one."""
+    return validate(TraceRequest, {"sentence": sentence, "strategy": strategy} | options)

@@ -76,7 +76,7 @@ def to_wire(trace: DecodeTrace, handle: ModelHandle) -> dict:
             "d_head": config.d_head,
             "best_head": {"kind": best[0], "layer": best[1], "head": best[2]} if best else None,
         },
-        "request": trace.request.to_dict(),
+        "request": trace.request.model_dump(mode="json"),
         "source_tokens": trace.source_tokens,
         "source_ids": trace.source_ids,
         "target_tokens": trace.target_tokens,

@@ -214,6 +214,18 @@ class Step:
     cross_scores: torch.Tensor  # (L, H, S)
 
 
+def next_token_probs(logits: torch.Tensor, sampling) -> torch.Tensor:
+    """The distribution a next token is chosen from, over the last axis of `logits` ((V,) or (T, V)): the softmax,
+    when sampling of the logits divided by the temperature with all but the top-k cut. `sampling`: what names the
+    strategy and the sampling options (`StepperOptions`, or a `TraceRequest`): stepping and tracing share this."""
+    if sampling.strategy == "sample":
+        logits = logits / sampling.temperature
+        if sampling.top_k:
+            kth = logits.topk(min(sampling.top_k, logits.size(-1)), dim=-1).values[..., -1:]
+            logits = logits.masked_fill(logits < kth, float("-inf"))
+    return torch.softmax(logits, dim=-1)
+
+
 @dataclass
 class StepperOptions:
     """How the stepper chooses tokens."""
@@ -316,12 +328,7 @@ class Stepper:
 
     def _distribution(self, logits: torch.Tensor) -> torch.Tensor:
         """The next-token distribution the choice is made from (V,)."""
-        if self.options.strategy == "sample":
-            logits = logits / self.options.temperature
-            if self.options.top_k:
-                kth = logits.topk(min(self.options.top_k, logits.numel())).values[-1]
-                logits = logits.masked_fill(logits < kth, float("-inf"))
-        return torch.softmax(logits, dim=-1)
+        return next_token_probs(logits, self.options)
 
     def maps_at(self, kind: str) -> torch.Tensor:
         """(L, H, queries, keys) after the steps so far; decoder rows are stacked steps."""

@@ -35,11 +35,12 @@ from .decoding import (
     beam_search,
     default_max_new_tokens,
     greedy_decode,
+    next_token_probs,
     prepare_source,
 )
 from .handle import ModelHandle
 from .hooks import record
-from .request import TOP_CANDIDATES, TraceRequest, UserError
+from .request import READS, TOP_CANDIDATES, TraceRequest, UserError
 
 
 @dataclass
@@ -207,8 +208,8 @@ def build_traces(handle: ModelHandle, plans: list[TracePlan]) -> list[DecodeTrac
                 f"{len(found)} beam(s)."
             )
         elif p.request.strategy == "sample":
-            r = p.request
-            options = StepperOptions("sample", r.temperature, r.top_k, r.seed, TOP_CANDIDATES, p.max_new)
+            sampling = {name: getattr(p.request, name) for name in READS["sample"]}
+            options = StepperOptions("sample", show_top=TOP_CANDIDATES, max_new_tokens=p.max_new, **sampling)
             stepper = Stepper(model, tokenizer, p.source, options, forced[i], p.ablation(config))
             stepper.run()
             targets[i] = [s.token_id for s in stepper.steps]
@@ -263,13 +264,7 @@ def _teacher_forced(model, plans: list[TracePlan], targets: list[list[int]]):
 
 def _steps(plan: TracePlan, tokenizer, ids: list[int], n_forced: int, logits: torch.Tensor) -> list[TraceStep]:
     """Each step's chosen token and candidates, under the distribution the token was chosen from."""
-    request = plan.request
-    if request.strategy == "sample":
-        logits = logits / request.temperature
-        if request.top_k:
-            kth = logits.topk(min(request.top_k, logits.size(-1)), dim=-1).values[:, -1:]
-            logits = logits.masked_fill(logits < kth, float("-inf"))
-    probs = torch.softmax(logits, dim=-1)  # (T, V)
+    probs = next_token_probs(logits, plan.request)  # (T, V)
     top_p, top_i = probs.topk(min(TOP_CANDIDATES, probs.size(-1)), dim=-1)
     chosen = probs.gather(1, torch.tensor(ids)[:, None])[:, 0].tolist()
     return [

@@ -10,7 +10,7 @@ import html
 import gradio as gr
 
 from ..app.models import ModelRegistry
-from ..app.schemas import TraceQuery, validate
+from ..app.schemas import trace_request
 from ..app.trace_cache import TraceCache
 from ..interpret.handle import ModelHandle
 from . import ablation_tab, about_tab, positional_tab, train_tab, translate_tab, viewer
@@ -34,7 +34,7 @@ def build_demo(shipped: ModelHandle, cache: TraceCache | None = None, models: Mo
     it shows: no event runs on the server, so the app has no Gradio session or state. The page carries the opening
     example's trace."""
     models = models if models is not None else ModelRegistry(shipped, cache)
-    opening = models.trace(shipped, validate(TraceQuery, {"sentence": translate_tab.OPENING_EXAMPLE}).to_request())
+    opening = models.trace(shipped, trace_request(translate_tab.OPENING_EXAMPLE))
     with gr.Blocks(title="Attention Explorer", analytics_enabled=False) as demo:
         served = models.listing()
         with gr.Row(elem_id="header"):
@@ -63,7 +63,7 @@ def build_demo(shipped: ModelHandle, cache: TraceCache | None = None, models: Mo
             about_tab.build(ctx, models.served)
         form = wire_trace(ctx, tab, model)
         # a deep link fills the form in the browser (its trace comes from the plain route): no server event
-        demo.load(None, form, form, js=viewer.FORM_FROM_LINK_JS, api_name=False, queue=False)
+        demo.load(None, form, form, js=viewer.form_js("formFromLink", form, answers=True), api_name=False, queue=False)
         presentation.change(
             None,
             [presentation],
@@ -77,12 +77,11 @@ def build_demo(shipped: ModelHandle, cache: TraceCache | None = None, models: Mo
 
 def wire_trace(ctx: Context, tab: dict, model: gr.Radio) -> list:
     """Every way to ask for a new trace from the page: Start, Enter, an example, a shipped model chosen, the trained
-    model chosen (the viewer fetches the trace from the API, `/ae/api/trace`). Returns the form's fields, in
-    `viewer.FORM` order."""
+    model chosen (the viewer fetches the trace from the API, `/ae/api/trace`). Returns the form's fields; the browser
+    reads each by its name (`viewer.form_js`)."""
     sentence, options = tab["sentence"], tab["options"]
     form = [sentence, *options, model, ctx.use_own]
-    assert [c.elem_id for c in form[1:9]] == [f"opt-{name}" for name in viewer.FORM[1:9]]
-    client = {"api_name": False, "queue": False, "js": viewer.TRANSLATE_JS}
+    client = {"api_name": False, "queue": False, "js": viewer.form_js("translateForm", form)}
     tab["start"].click(None, form, None, **client)
     sentence.submit(None, form, None, **client)
     model.input(None, form, None, **client)

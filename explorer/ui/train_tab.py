@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import gradio as gr
 
-from ..app.limits import LIMITS
+from ..app.limits import MINUTES
 from ..app.training_job import CORPORA, PRESETS, preset_label
 from ..app.uploads import MAX_UPLOAD_BYTES
 from .common import Context, browser_drawn
@@ -18,7 +18,7 @@ STOP_JS = "() => window.AttentionExplorer.stopTraining()"
 
 
 def build(ctx: Context):
-    minutes_limit = LIMITS["minutes"]
+    minutes_limit = MINUTES
     with gr.Tab("Train", id="train"):
         gr.Markdown(
             "Train a fresh small model on the bundled mini corpus (442 simple English–German pairs written for this "

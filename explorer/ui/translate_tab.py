@@ -10,17 +10,27 @@ from __future__ import annotations
 import gradio as gr
 
 from ..app.examples import EXAMPLES, OPENING_EXAMPLE
-from ..app.limits import LIMITS
-from ..interpret.request import MAX_CHARS
+from ..interpret.request import LIMITS, MAX_CHARS, READS, TraceRequest
 from . import viewer
 from .common import Context
 
-STEPS = {"temperature": 0.05, "top_k": 1, "beam_size": 1, "alpha": 0.1}  # a slider's step: the UI's own
+STRATEGY_NAMES = {"greedy": "greedy", "sample": "sampling", "beam": "beam search"}
+SLIDER_MAX_STEPS = 1000  # a wider integer range (the seed's) is a number box
 
 
-def slider(key: str, label: str) -> gr.Slider:
-    limit = LIMITS[key]  # the range and default every request is held to (explorer/app/limits.py)
-    return gr.Slider(limit.low, limit.high, value=limit.default, step=STEPS[key], label=label, elem_id=f"opt-{key}")
+def option(name: str) -> gr.Slider | gr.Number:
+    """The input of one of the request's number options: its range, default and title are the field's
+    (`explorer.interpret.request.TraceRequest`), its label says which strategy reads it."""
+    limit, field = LIMITS[name], TraceRequest.model_fields[name]
+    which = next(STRATEGY_NAMES[strategy] for strategy, names in READS.items() if name in names)
+    label = f"{field.title} ({which}{'; ' + field.description if field.description else ''})"
+    integer = isinstance(limit.default, int)
+    if integer and limit.high - limit.low > SLIDER_MAX_STEPS:
+        return gr.Number(
+            limit.default, precision=0, minimum=limit.low, maximum=limit.high, label=label, elem_id=f"opt-{name}"
+        )
+    step = 1 if integer else 0.05
+    return gr.Slider(limit.low, limit.high, value=limit.default, step=step, label=label, elem_id=f"opt-{name}")
 
 
 def build(ctx: Context, initial: dict | None) -> dict:
@@ -58,7 +68,7 @@ def build(ctx: Context, initial: dict | None) -> dict:
         with gr.Accordion("Decoding strategy and what-if", open=False, elem_id="options"):
             with gr.Row():
                 strategy = gr.Radio(
-                    [("greedy", "greedy"), ("sampling", "sample"), ("beam search", "beam")],
+                    [(label, value) for value, label in STRATEGY_NAMES.items()],
                     value="greedy",
                     label="Strategy",
                     elem_id="opt-strategy",
@@ -70,15 +80,11 @@ def build(ctx: Context, initial: dict | None) -> dict:
                     elem_id="opt-prefix",
                 )
             with gr.Row():
-                temperature = slider("temperature", "Temperature (sampling)")
-                top_k = slider("top_k", "Top-k (sampling; 0 = off)")
-                seed = gr.Number(LIMITS["seed"].default, precision=0, label="Seed (sampling)", elem_id="opt-seed")
-                beam_size = slider("beam_size", "Beam size")
-                alpha = slider("alpha", "Length penalty α (beam)")
+                numbers = [option(name) for name in LIMITS]  # every number option of the request, in its order
     return {
         "sentence": sentence,
         "example": example,
         "start": start_btn,
-        "options": [strategy, temperature, top_k, seed, beam_size, alpha, prefix],
+        "options": [strategy, *numbers, prefix],
         "viewer": view,
     }

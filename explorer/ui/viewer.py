@@ -21,7 +21,7 @@ import plotly
 from ..app.callers import CLIENT_HEADER
 from ..app.figures import NORMAL_FONT, PRESENTATION_FONT
 from ..app.http_api import PREFIX
-from ..app.limits import LIMITS
+from ..interpret.request import LIMITS, fields
 from .common import browser_drawn
 
 STATIC = Path(__file__).parent / "static"
@@ -33,24 +33,6 @@ const viewer = AttentionExplorer.mount(element.querySelector('.ae-root'));
 viewer.load(props.value);
 watch('value', () => viewer.load(props.value));
 """
-# The form's fields, in the order the Translate tab hands them to the browser's events (`form_fields`).
-FORM = [
-    "sentence",
-    "strategy",
-    "temperature",
-    "top_k",
-    "seed",
-    "beam_size",
-    "alpha",
-    "prefix",
-    "model",
-    "use_own",
-]
-# Client-side events: a trace or a deep link costs a plain request of the viewer, no Gradio event.
-TRANSLATE_JS = "(...values) => { window.AttentionExplorer.translateForm(values); }"
-FORM_FROM_LINK_JS = (
-    "(...values) => window.AttentionExplorer.ready.then(() => window.AttentionExplorer.formFromLink(values))"
-)
 EXAMPLE_AGREES_JS = "(sentence, example) => window.AttentionExplorer.exampleAgrees(sentence, example)"
 ASSETS = "/ae/static/"  # the bundle's URL prefix (kept by the middleware)
 PLOTLY_URL = f"/ae/vendor/plotly-{plotly.__version__}/"  # plotly's package_data folder, versioned
@@ -74,7 +56,8 @@ SCRIPT_URL, STYLE_URL = list(BUNDLE)
 
 def settings(timelapse: dict | None = None, models: list[dict] | None = None) -> dict:
     """What the browser code takes from the server before it runs: where it asks and fetches (the API, the
-    bundle and plotly.js, for the HTML export too), the form's fields and limits, the models served to everyone
+    bundle and plotly.js, for the HTML export too), the trace request's fields with their defaults and the limits
+    of its numbers, the models served to everyone
     (`GET /ae/api/models`, the default first), which sentences have a training time-lapse, and the font sizes the
     server's figures use too."""
     return {
@@ -83,7 +66,7 @@ def settings(timelapse: dict | None = None, models: list[dict] | None = None) ->
         "API": PREFIX,
         "CLIENT_HEADER": CLIENT_HEADER,
         "ASSETS": {"bundle": SCRIPT_URL, "css": STYLE_URL, "plotly": PLOTLY_URL + PLOTLY_JS.name},
-        "FORM": FORM,
+        "REQUEST": fields(),
         "LIMITS": {key: [limit.low, limit.high] for key, limit in LIMITS.items()},
         "FONT": {"normal": NORMAL_FONT, "presentation": PRESENTATION_FONT},
     }
@@ -103,6 +86,19 @@ def head(timelapse: dict | None = None, models: list[dict] | None = None) -> str
             f'<script src="{SCRIPT_URL}"></script>',
         ]
     )
+
+
+def form_js(function: str, components: list, answers: bool = False) -> str:
+    """A browser event's `js` that hands `AttentionExplorer.<function>` the components' values by name (their
+    `elem_id`, without `opt-`: the trace request's field names), and, with `answers`, returns the values it answers
+    by name, in the components' order (Gradio hands an event's values and takes its outputs by position)."""
+    names = json.dumps([c.elem_id.removeprefix("opt-").replace("-", "_") for c in components])
+    named = f"Object.fromEntries({names}.map((name, i) => [name, values[i]]))"
+    call = f"window.AttentionExplorer.{function}({named})"
+    if not answers:
+        return f"(...values) => {{ {call}; }}"
+    answered = f"{{ const form = {call}; return {names}.map((name) => form[name]); }}"
+    return f"(...values) => window.AttentionExplorer.ready.then(() => {answered})"
 
 
 def build(initial: dict | None) -> gr.HTML:

@@ -1,10 +1,11 @@
-"""Write `tests/js/fixtures/trace.json`: a real wire trace for the browser code's unit tests, and what Python reads
-from it (`explorer.app.wire.unpack`), so the browser's unpacking is checked against the server's own.
+"""Write `tests/js/fixtures/`: the settings the page gives the browser code (`settings.json`, as
+`explorer.ui.viewer.settings` makes them for the shipped models) and a real wire trace with what Python reads from it
+(`trace.json`, `explorer.app.wire.unpack`), so the browser's unpacking is checked against the server's own.
 
     PYTHONPATH=. python tests/js/make_fixture.py
 
 The trace is the shipped lecture model's greedy decode of "I see the sea." (`tests/test_bundle.py` checks that the
-fixture still has every field the server sends).
+fixtures still have every field the server sends, and the settings the trace request's fields).
 """
 
 from __future__ import annotations
@@ -14,14 +15,14 @@ from pathlib import Path
 
 import numpy as np
 
-from explorer.app import SHIPPED_CHECKPOINT
-from explorer.app.models import ModelRegistry
-from explorer.app.schemas import TraceQuery, validate
+from explorer.app import SHIPPED_MODELS
+from explorer.app.models import ModelRegistry, load_served
+from explorer.app.schemas import trace_request
 from explorer.app.wire import unpack
-from explorer.interpret.handle import load_handle
+from explorer.ui.viewer import settings
 
 SENTENCE = "I see the sea."
-OUT = Path(__file__).parent / "fixtures" / "trace.json"
+FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def rows(array: np.ndarray) -> list:
@@ -29,8 +30,9 @@ def rows(array: np.ndarray) -> list:
 
 
 def main() -> None:
-    handle = load_handle(SHIPPED_CHECKPOINT)
-    wire = ModelRegistry(handle).trace(handle, validate(TraceQuery, {"sentence": SENTENCE}).to_request())
+    models = ModelRegistry(load_served(SHIPPED_MODELS))
+    handle = models.shipped
+    wire = models.trace(handle, trace_request(SENTENCE))
     attention = {kind: unpack(wire["attention"][kind]) for kind in ("encoder_self", "decoder_self", "cross")}
     last, t = wire["model"]["n_layers"]["cross"] - 1, 2
     reference = {  # what the browser must read from the wire, as Python reads it
@@ -41,8 +43,11 @@ def main() -> None:
         "cross_rollout_L_last": rows(unpack(wire["rollout"]["cross"])[last, :t]),
         "scores_L0_H0": rows(unpack(wire["scores"]["decoder_self"])[0, 0, :t, :t]),
     }
-    OUT.write_text(json.dumps({"wire": wire, "reference": reference}, separators=(",", ":")) + "\n")
-    print(f"{OUT}: {OUT.stat().st_size:,} bytes, {len(wire['steps'])} steps")
+    page = settings(None, [m.model_dump() for m in models.listing()])
+    (FIXTURES / "settings.json").write_text(json.dumps(page, indent=1) + "\n")
+    traced = json.dumps({"wire": wire, "reference": reference}, separators=(",", ":"))
+    (FIXTURES / "trace.json").write_text(traced + "\n")
+    print(f"{FIXTURES}: settings.json, trace.json ({len(wire['steps'])} steps)")
 
 
 if __name__ == "__main__":

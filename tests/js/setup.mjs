@@ -1,17 +1,12 @@
-// setup.mjs: what the page's head gives the browser code before it runs (explorer/ui/viewer.py `settings`), for the
-// modules under test in Node: imported first by every test file, so the modules read these settings as on a page.
+// setup.mjs: what the page gives the browser code before it runs, for the modules under test in Node: the settings
+// as the server makes them (fixtures/settings.json, from explorer/ui/viewer.py `settings`: tests/js/make_fixture.py),
+// a window with an address, a tab's sessionStorage and a scripted fetch. Imported first by every test file, so the
+// modules read these settings as on a page.
+import { readFileSync } from "node:fs";
+
 globalThis.window = globalThis;
 globalThis.location = new URL("http://127.0.0.1:7860/");
-globalThis.AttentionExplorer = {
-  API: "/ae/api",
-  CLIENT_HEADER: "x-ae-client",
-  ASSETS: { bundle: "/ae/static/viewer.js", css: "/ae/static/viewer.css", plotly: "/ae/vendor/plotly.min.js" },
-  FORM: ["sentence", "strategy", "temperature", "top_k", "seed", "beam_size", "alpha", "prefix", "model", "use_own"],
-  LIMITS: { temperature: [0.05, 5], top_k: [0, 50], seed: [0, 2147483647], beam_size: [1, 8], alpha: [0, 2] },
-  MODELS: [{ key: "lecture-en-de", name: "Lecture en-de" }, { key: "tatoeba-en-de", name: "Tatoeba en-de" }],
-  TIMELAPSE: { sentences: [], steps: [] },
-  FONT: { normal: 13, presentation: 20 },
-};
+globalThis.AttentionExplorer = JSON.parse(readFileSync(new URL("./fixtures/settings.json", import.meta.url)));
 
 // A sessionStorage of one tab (Node has none).
 const kept = new Map();

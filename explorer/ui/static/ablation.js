@@ -70,8 +70,8 @@ function retranslate(heads) {
   if (!trace) return Promise.resolve();
   const request = Object.assign({}, trace.request, { ablation: heads });
   tab.note.textContent = "Translating…";
-  const all = api.translate(Object.assign({}, request, { ablation: [] }), trace.modelKey);
-  return Promise.all([viewer.requestTrace(request, trace.modelKey), all]).then(([wire, whole]) => {
+  const all = api.translate(Object.assign({}, request, { ablation: [] }));
+  return Promise.all([viewer.requestTrace(request), all]).then(([wire, whole]) => {
     if (!wire) { tab.note.textContent = "The trace was refused: the message is above the viewer."; return; }
     const off = wire.outputs[wire.outputs.length - 1];
     tab.before.textContent = whole.translation;

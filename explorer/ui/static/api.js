@@ -1,12 +1,11 @@
-// api.js: the viewer's client of the server's API (explorer/app/http_api.py): the trace of a request, its
-// translation, a question about it, the URL of its .npz. Promises; a refusal rejects with the server's message. Each
+// api.js: the viewer's client of the server's API (explorer/app/http_api.py): the trace of a request (request.js: its
+// model among its fields), its translation, a question about it, the URL of its .npz. Promises; a refusal rejects
+// with the server's message. Each
 // browser tab sends the id the server issued it (the server's fair share is per tab within its address's: a lecture
 // hall shares one address). The Asker keeps one question of each kind awaited at a time: a newer one replaces it,
 // and the answer to a replaced question is dropped.
-import { DEFAULT_MODEL, SETTINGS } from "./settings.js";
-
-// The decoding options of a trace request, by their names on the wire and in a link.
-export const OPTIONS = ["strategy", "temperature", "top_k", "seed", "beam_size", "alpha", "prefix"];
+import { SETTINGS } from "./settings.js";
+import { toBody, toQuery } from "./request.js";
 
 // This tab's client id, issued by the server (POST /client, signed: an id the page made up would count for nothing)
 // and kept for the tab's life; "" until it arrives, and the first requests go without one (counted by the address
@@ -25,19 +24,6 @@ function clientId() {
   return id;
 }
 
-// The query string of a trace request: the API's own names (TraceQuery in explorer/app/schemas.py, documented at
-// /ae/api/openapi.json), which a deep link uses too. A list is one parameter per item: forced_ids=5&forced_ids=9,
-// ablation=cross.2.1&ablation=cross.0.3.
-export function queryParams(request, model) {
-  const p = new URLSearchParams();
-  p.set("sentence", request.sentence);
-  for (const name of OPTIONS) if (request[name] !== undefined && request[name] !== "") p.set(name, request[name]);
-  for (const id of request.forced_ids || []) p.append("forced_ids", id);
-  for (const head of request.ablation || []) p.append("ablation", head.join("."));
-  if (model && model !== "shipped" && model !== DEFAULT_MODEL) p.set("model", model);
-  return p;
-}
-
 function answer(response) {
   return response.json().catch(() => ({ error: "The server answered " + response.status + " without a message." }))
     .then((body) => {
@@ -52,29 +38,19 @@ export function clientHeaders(extra) {
 }
 
 export const api = {
-  trace: (request, model) =>
-    fetch(SETTINGS.API + "/trace?" + queryParams(request, model), { headers: clientHeaders() }).then(answer),
-  translate: (request, model) =>
-    fetch(SETTINGS.API + "/translate?" + queryParams(request, model), { headers: clientHeaders() }).then(answer),
-  ask: (request, model, question, ownModel) =>
+  trace: (request) => fetch(SETTINGS.API + "/trace?" + toQuery(request), { headers: clientHeaders() }).then(answer),
+  translate: (request) => fetch(SETTINGS.API + "/translate?" + toQuery(request), { headers: clientHeaders() }).then(answer),
+  ask: (request, question, ownModel) =>
     fetch(SETTINGS.API + "/ask/" + question.what, {
       method: "POST",
       headers: clientHeaders({ "content-type": "application/json" }),
-      body: JSON.stringify({ trace: Object.assign(requestFields(request), { model: model || "shipped" }), question: question, own_model: ownModel || null }),
+      body: JSON.stringify({ trace: toBody(request), question: question, own_model: ownModel || null }),
     }).then(answer),
   // a download link sends no header: it names the browser in its query instead
-  npzUrl: (request, model, step) =>
-    SETTINGS.API + "/npz?" + queryParams(request, model) + "&step=" + step + "&client=" + encodeURIComponent(clientId()),
+  npzUrl: (request, step) =>
+    SETTINGS.API + "/npz?" + toQuery(request) + "&step=" + step + "&client=" + encodeURIComponent(clientId()),
   timelapse: (sentence) =>
     fetch(SETTINGS.API + "/timelapse?sentence=" + encodeURIComponent(sentence), { headers: clientHeaders() }).then(answer),
-}
-
-function requestFields(request) {
-  const out = { sentence: request.sentence };
-  for (const name of OPTIONS) if (request[name] !== undefined) out[name] = request[name];
-  out.forced_ids = request.forced_ids || [];
-  out.ablation = request.ablation || [];
-  return out;
 }
 
 export class Asker {
@@ -84,12 +60,12 @@ export class Asker {
     this.next = 1;
   }
 
-  // Ask `question` ({what, ...}) about the trace of `request` with `model`; done(answer) runs with the answer,
-  // or with {error} when it was refused. Returns false when there is no server.
-  ask(request, model, question, ownModel, done) {
+  // Ask `question` ({what, ...}) about the trace of `request`; done(answer) runs with the answer, or with {error}
+  // when it was refused. Returns false when there is no server.
+  ask(request, question, ownModel, done) {
     if (!this.online) return false;
     const id = (this.latest[question.what] = this.next++);
-    api.ask(request, model, question, ownModel)
+    api.ask(request, question, ownModel)
       .catch((error) => ({ what: question.what, error: error.message }))
       .then((reply) => { if (this.latest[question.what] === id) { delete this.latest[question.what]; done(reply); } });
     return true;

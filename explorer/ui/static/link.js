@@ -1,13 +1,11 @@
-// link.js: deep links. The address carries the sentence, the decoding options, the step, the kind,
-// the layer, the head, the view and the lesson's stop, so opening it restores that view (one link per slide). The
-// trace request's names are the API's (api.js queryParams), so its trace comes from /ae/api/trace with the same query; links
-// made before they were (s=, forced=5,9, ablate=cross.2.1,...) still open. The Translate tab's form is filled
-// from the link in the browser: opening a link costs no Gradio event.
-import { DEFAULT_MODEL, SETTINGS, isShipped } from "./settings.js";
-import { OPTIONS, queryParams } from "./api.js";
+// link.js: deep links. The address carries the trace request (request.js: the API's names, so its trace comes from
+// /ae/api/trace with the same query; older links' names still open), the step, the kind, the layer, the head, the
+// view and the lesson's stop, so opening it restores that view (one link per slide). The Translate tab's form is
+// filled from the link in the browser (request.js formFromLink): opening a link costs no Gradio event.
+import { fromQuery, toQuery } from "./request.js";
 
-function linkParams(request, state, model) {
-  const p = queryParams(request, model);
+function linkParams(request, state) {
+  const p = toQuery(request);
   p.set("step", state.step);
   p.set("kind", state.kind);
   p.set("layer", state.layer);
@@ -17,9 +15,9 @@ function linkParams(request, state, model) {
   return p;
 }
 
-export function linkUrl(request, state, model) {
+export function linkUrl(request, state) {
   const base = window.location.href.split("?")[0].split("#")[0];
-  return base + "?" + linkParams(request, state, model).toString();
+  return base + "?" + linkParams(request, state).toString();
 }
 
 // The sentence an address names (`sentence=`, or an older link's `s=`), or "".
@@ -27,35 +25,9 @@ function linkSentence(p) {
   return p.get("sentence") || p.get("s") || "";
 }
 
-// The trace request an address names (the server validates it; this only reads the lists).
-export function requestFromQuery(p) {
-  const listed = (name, old) => p.getAll(name).concat((p.get(old) || "").split(",")).filter((x) => x.trim() !== "");
-  const request = { sentence: linkSentence(p), forced_ids: listed("forced_ids", "forced").map(Number), ablation: [], model: p.get("model") || "shipped" };
-  for (const name of OPTIONS) if (p.has(name)) request[name] = p.get(name);
-  for (const item of listed("ablation", "ablate")) {
-    const [kind, layer, head] = item.split(".");
-    request.ablation.push([kind, Number(layer), Number(head)]);
-  }
-  return request;
-}
-
-// The Translate tab's form as a deep link fills it (the values of viewer.py's FORM, in order); without a link,
-// the values as they are. Runs in the browser on page load: no server event.
-export function formFromLink(values) {
-  const p = new URLSearchParams(window.location.search);
-  if (!linkSentence(p)) return values;
-  const request = requestFromQuery(p);
-  const out = values.slice();
-  SETTINGS.FORM.forEach((name, i) => {
-    if (name === "sentence") out[i] = request.sentence;
-    else if (OPTIONS.includes(name) && request[name] !== undefined) {
-      const number = typeof values[i] === "number";
-      out[i] = number ? Number(request[name]) : request[name];
-      if (number && !Number.isFinite(out[i])) out[i] = values[i];
-    } else if (name === "model") out[i] = isShipped(request.model) && request.model !== "shipped" ? request.model : DEFAULT_MODEL;
-    else if (name === "use_own") out[i] = false;
-  });
-  return out;
+// The trace request the current address names.
+export function requestOfLink() {
+  return fromQuery(new URLSearchParams(window.location.search));
 }
 
 // The view the current address asks for ({sentence, view: {step, kind, layer, head, view}, unread}), or null; the
@@ -77,8 +49,8 @@ export function readLink() {
 }
 
 // The address of the place on screen, keeping the parameters that are not the place's (the room being followed).
-export function placeUrl(request, state, model) {
-  const url = new URL(linkUrl(request, state, model));
+export function placeUrl(request, state) {
+  const url = new URL(linkUrl(request, state));
   const room = new URLSearchParams(window.location.search).get("room");
   if (room) url.searchParams.set("room", room);
   return url.toString();

@@ -3,9 +3,9 @@
 // from an exported offline page, mountAblation() from the Head ablation tab's gr.HTML, mountUpload(), mountTrain(),
 // startTraining() and stopTraining() from the Train tab, mountPositional() and showPositional() from the Positional
 // encoding tab, exampleAgrees() from the sentence box's input event.
-import { DEFAULT_MODEL, SETTINGS } from "./settings.js";
-import { OPTIONS } from "./api.js";
-import { formFromLink, requestFromQuery } from "./link.js";
+import { DEFAULT_MODEL } from "./settings.js";
+import { formFromLink, fromForm } from "./request.js";
+import { requestOfLink } from "./link.js";
 import { Viewer } from "./viewer.js";
 import { mount as mountAblation } from "./ablation.js";
 import { mount as mountUpload } from "./upload.js";
@@ -24,19 +24,17 @@ function mount(element) {
   const link = viewer.pendingView;
   const following = new URLSearchParams(window.location.search).has("room"); // the room gives this page its view
   if (link && link.sentence && !following) {
-    const request = requestFromQuery(new URLSearchParams(window.location.search));
     link.own = true; // only the link's own decode opens at the link's place
-    viewer.requestTrace(request, request.model, false, { link: true });
+    viewer.requestTrace(requestOfLink(), false, { link: true });
   } else if (following) viewer.pendingView = null;
   return viewer;
 }
 
-// The Translate tab's form (the values of viewer.py's FORM, in order): its trace, with the chosen model.
-function translateForm(values) {
+// The Translate tab's form (its values by name: the trace request's fields, the model chosen, "Explore my trained
+// model"): its trace, with the chosen model.
+function translateForm(form) {
   const viewer = window.aeViewer;
   if (!viewer) return;
-  const form = {};
-  SETTINGS.FORM.forEach((name, i) => { form[name] = values[i]; });
   if (!String(form.sentence || "").trim()) { // said here: the API would refuse a request without sentence=...
     return viewer.say("Type an English sentence in the box first, then press Enter or “Translate & step”.");
   }
@@ -51,13 +49,12 @@ function translateForm(values) {
   // them back on (another model has other heads)
   const model = form.use_own ? own : form.model || DEFAULT_MODEL;
   const same = viewer.trace && viewer.trace.modelKey === model;
-  const request = { sentence: form.sentence || "", forced_ids: [], ablation: same ? viewer.trace.request.ablation : [] };
-  for (const name of OPTIONS) request[name] = form[name];
+  const request = fromForm(Object.assign({}, form, { sentence: form.sentence || "" }), model, same ? viewer.trace.request.ablation : []);
   // the same sentence with another model (the header's choice): it opens where the other one was, to compare
   const t = viewer.trace, s = viewer.state;
   const switched = t && !same && t.request.sentence === request.sentence;
   viewer.pendingView = switched ? { sentence: request.sentence, view: { step: s.step, kind: s.kind, layer: s.layer, head: s.head, view: s.view } } : null;
-  return viewer.requestTrace(request, model).then(() => viewer.focus());
+  return viewer.requestTrace(request).then(() => viewer.focus());
 }
 
 // In an exported HTML file: the trace and the view it was exported at are inlined in the page.
@@ -70,7 +67,7 @@ function standalone(element) {
 }
 
 Object.assign(window.AttentionExplorer || (window.AttentionExplorer = {}), {
-  mount: mount, translateForm: translateForm, formFromLink: formFromLink, standalone: standalone, mountAblation: mountAblation,
+  mount: mount, translateForm: translateForm, formFromLink: (form) => formFromLink(form, new URLSearchParams(window.location.search)), standalone: standalone, mountAblation: mountAblation,
   mountUpload: mountUpload, mountTrain: mountTrain, startTraining: startTraining, stopTraining: stopTraining,
   mountPositional: mountPositional, showPositional: showPositional, exampleAgrees: exampleAgrees,
 });

@@ -5,13 +5,13 @@
 // long. Back and Forward open the entry's place; a reload opens the address like any link. Only the Gradio page keeps
 // its place (an exported file has no address of its own), and not a student's page following a room: its address
 // stays `?room=CODE`, so a reload follows the room again.
-import { placeUrl, readLink, requestFromQuery } from "./link.js";
+import { placeUrl, readLink, requestOfLink } from "./link.js";
 
 const REPLACE_MS = 300;
 
-// The decode a history entry is about: its request and its model.
+// The decode a history entry is about: its request (its model among its fields).
 function decodeOf(trace) {
-  return JSON.stringify([trace.request, trace.modelKey]);
+  return JSON.stringify(trace.request);
 }
 
 function history(method, url) {
@@ -25,7 +25,7 @@ export function keepPlace(viewer) {
   viewer.store.subscribe((state) => {
     const t = viewer.trace;
     if (!t || viewer.pendingView) return; // a link's (or Back's) decode is on its way: its address stays until then
-    const url = placeUrl(t.request, state, t.modelKey);
+    const url = placeUrl(t.request, state);
     const decode = decodeOf(t);
     if (entry !== null && decode !== entry && url !== window.location.href) {
       window.clearTimeout(pending);
@@ -40,10 +40,10 @@ export function keepPlace(viewer) {
     window.clearTimeout(pending);
     const link = readLink();
     if (!link || !link.sentence) return;
-    const request = requestFromQuery(new URLSearchParams(window.location.search));
+    const request = requestOfLink();
     link.own = true;
     viewer.pendingView = link; // the entry's decode (from the cache when it was seen), opened at the entry's place
     entry = null; // the entry exists already: the decode it opens replaces it, adds none
-    viewer.requestTrace(request, request.model, false, { link: true });
+    viewer.requestTrace(request, false, { link: true });
   });
 }

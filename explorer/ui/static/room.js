@@ -9,7 +9,8 @@
 // student's page says when the lecturer's page is away and when it is back.
 import { SETTINGS } from "./settings.js";
 import { button, el } from "./dom.js";
-import { OPTIONS, clientHeaders, queryParams } from "./api.js";
+import { clientHeaders } from "./api.js";
+import { sameDecode, toBody, traceRequest } from "./request.js";
 import { headName } from "./trace.js";
 
 const KEY = "ae-room"; // sessionStorage: the lecturer's {code, key}, so a reload keeps driving the room
@@ -24,11 +25,10 @@ function post(path, body, key) {
     }));
 }
 
-// The view the room carries: the trace request with its model, and the view state.
+// The view the room carries: the trace request (its model among its fields), and the view state.
 function viewOf(viewer) {
-  const s = viewer.state, request = viewer.trace.request;
-  const trace = { sentence: request.sentence, forced_ids: request.forced_ids, ablation: request.ablation, model: viewer.modelKey };
-  for (const name of OPTIONS) if (request[name] !== undefined) trace[name] = request[name];
+  const s = viewer.state;
+  const trace = toBody(Object.assign({}, viewer.trace.request, { model: viewer.modelKey }));
   return { trace: trace, step: s.step, kind: s.kind, layer: s.layer, head: s.head, view: s.view, lesson: s.lesson };
 }
 
@@ -152,12 +152,12 @@ export class Room {
       if (!view) return this.send();
     } else if (this.key || !this.following || !view) return;
     const v = this.viewer, state = { step: view.step, kind: view.kind, layer: view.layer, head: view.head, view: view.view, lesson: view.lesson || null };
-    const request = Object.assign({ forced_ids: [], ablation: [] }, view.trace);
-    const same = v.trace && queryParams(v.trace.request, v.modelKey).toString() === queryParams(request, request.model).toString();
+    const request = traceRequest(view.trace);
+    const same = v.trace && sameDecode(v.trace.request, request);
     if (same) v.select(state, "room");
     else {
       v.pendingView = { sentence: request.sentence, view: state };
-      v.requestTrace(request, request.model, true);
+      v.requestTrace(request, true);
     }
   }
 
@@ -180,8 +180,7 @@ export class Room {
   onScreen(q) {
     const t = this.viewer.trace;
     if (!q || !t || !q.trace) return false;
-    const asked = Object.assign({ forced_ids: [], ablation: [] }, q.trace);
-    return queryParams(t.request, t.modelKey).toString() === queryParams(asked, asked.model).toString() && q.step <= t.T;
+    return sameDecode(t.request, traceRequest(q.trace)) && q.step <= t.T;
   }
 
   answer(j) {

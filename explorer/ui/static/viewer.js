@@ -11,6 +11,7 @@ import { createStore } from "./store.js";
 import { DEFAULT_MODEL, isShipped } from "./settings.js";
 import { button, canvasPng, copyText, download, el, filename, fontSize } from "./dom.js";
 import { Asker, api } from "./api.js";
+import { traceRequest } from "./request.js";
 import { linkUrl, placeUrl, readLink } from "./link.js";
 import { standaloneHtml } from "./export.js";
 import { KEY_HELP, bindKeys } from "./keys.js";
@@ -424,16 +425,16 @@ export class Viewer {
 
   // ---- requests to the server
 
-  // Ask the server for the trace of `request` (with `model`, default: the model on screen) and show it; a
+  // Ask the server for the trace of `request` (request.js; without a model, the model on screen's) and show it; a
   // refusal is said in words above the status line. Returns the promise (the tests wait for it).
   // `byRoom`: the classroom's own request; any other is the person's, and a student following a room explores.
   // `options`: load's (keepView: the view stays where it is; link: the decode a link or Back asked for).
-  requestTrace(request, model, byRoom, options) {
+  requestTrace(request, byRoom, options) {
     if (!this.online) return Promise.resolve(null);
     if (!byRoom) this.explore();
     const seq = ++this.traceSeq;
     this.root.classList.add("ae-busy");
-    return api.trace(request, model || this.modelKey).then(
+    return api.trace(traceRequest(Object.assign({ model: this.modelKey }, request))).then(
       (wire) => { if (seq === this.traceSeq) this.load(wire, options); return wire; },
       (error) => {
         if (seq === this.traceSeq) {
@@ -486,7 +487,7 @@ export class Viewer {
   ask(what, cell, extra) {
     this.panelCell = cell || null;
     const q = panels.question(what, this.trace, this.state, cell, extra);
-    const asked = q.question && this.asker.ask(this.trace.request, this.modelKey, q.question, this.ownKey, (answer) => {
+    const asked = q.question && this.asker.ask(this.trace.request, q.question, this.ownKey, (answer) => {
       this.panelContent = { what: what, answer: answer };
       this.store.set({ panel: what }, "answer", true);
     });
@@ -505,7 +506,7 @@ export class Viewer {
     if (key in answers.got) return answers.got[key];
     if (answers.asking[what] === key) return null;
     answers.asking[what] = key;
-    const asked = this.asker.ask(t.request, this.modelKey, question, this.ownKey, (answer) => {
+    const asked = this.asker.ask(t.request, question, this.ownKey, (answer) => {
       if (this.viewAnswers !== answers) return;
       answers.got[key] = answer;
       delete answers.asking[what];
@@ -519,7 +520,7 @@ export class Viewer {
   // Compare two: a second trace (another sentence, or the other model), then both are drawn.
   askCompare(sentence, model) {
     const question = { what: "compare", sentence: sentence.trim(), model: model };
-    const asked = this.asker.ask(this.trace.request, this.modelKey, question, this.ownKey, (answer) => {
+    const asked = this.asker.ask(this.trace.request, question, this.ownKey, (answer) => {
       this.compareError = answer.error || null;
       if (!answer.error) this.compareTrace = new Trace(answer.wire);
       this.refresh();
@@ -545,7 +546,7 @@ export class Viewer {
 
   exportNpz() {
     const a = el("a");
-    a.href = api.npzUrl(this.trace.request, this.modelKey, this.state.step);
+    a.href = api.npzUrl(this.trace.request, this.state.step);
     a.download = "";
     document.body.appendChild(a);
     a.click();
@@ -555,9 +556,9 @@ export class Viewer {
   // The link to this view: copied, and put in the address bar too (where it can be copied by hand if the browser
   // refuses the clipboard); the button says which.
   copyLink() {
-    const url = linkUrl(this.trace.request, this.state, this.modelKey);
+    const url = linkUrl(this.trace.request, this.state);
     if (this.online) { // the shared link has no room in it; the address keeps the room this page follows
-      try { window.history.replaceState(null, "", placeUrl(this.trace.request, this.state, this.modelKey)); } catch (e) { /* throttled */ }
+      try { window.history.replaceState(null, "", placeUrl(this.trace.request, this.state)); } catch (e) { /* throttled */ }
     }
     const say = (text) => {
       this.copyButton.textContent = text;

@@ -2,102 +2,77 @@
 (() => {
   // settings.js
   var given = globalThis.AttentionExplorer || {};
-  var SETTINGS = Object.freeze(Object.assign({ FORM: [], LIMITS: {}, MODELS: [], TIMELAPSE: { sentences: [], steps: [] } }, given));
+  var SETTINGS = Object.freeze(Object.assign({ REQUEST: {}, LIMITS: {}, MODELS: [], TIMELAPSE: { sentences: [], steps: [] } }, given));
   var DEFAULT_MODEL = SETTINGS.MODELS.length ? SETTINGS.MODELS[0].key : "shipped";
   function isShipped(key) {
     return !key || key === "shipped" || SETTINGS.MODELS.some((m) => m.key === key);
   }
 
-  // api.js
-  var OPTIONS = ["strategy", "temperature", "top_k", "seed", "beam_size", "alpha", "prefix"];
-  var issuing = null;
-  var issued = "";
-  function clientId() {
-    let id = issued;
-    try {
-      id = sessionStorage.getItem("ae-client-issued") || issued;
-    } catch (e) {
+  // request.js
+  var FIELDS = SETTINGS.REQUEST || {};
+  var OLD_LISTS = { forced_ids: "forced", ablation: "ablate" };
+  var isList = (name) => Array.isArray(FIELDS[name]);
+  var isNumber = (name) => typeof FIELDS[name] === "number";
+  function traceRequest(values) {
+    const out = {};
+    for (const [name, byDefault] of Object.entries(FIELDS)) {
+      const value = values[name];
+      out[name] = value === void 0 || value === null ? isList(name) ? [] : byDefault : value;
     }
-    if (!id && !issuing && SETTINGS.API) {
-      issuing = fetch(SETTINGS.API + "/client", { method: "POST" }).then((r) => r.json()).then((body) => {
-        if (!body.client) return;
-        issued = body.client;
-        try {
-          sessionStorage.setItem("ae-client-issued", body.client);
-        } catch (e) {
-        }
-      }).catch(() => {
-      }).finally(() => {
-        issuing = null;
-      });
-    }
-    return id;
-  }
-  function queryParams(request, model) {
-    const p = new URLSearchParams();
-    p.set("sentence", request.sentence);
-    for (const name of OPTIONS) if (request[name] !== void 0 && request[name] !== "") p.set(name, request[name]);
-    for (const id of request.forced_ids || []) p.append("forced_ids", id);
-    for (const head of request.ablation || []) p.append("ablation", head.join("."));
-    if (model && model !== "shipped" && model !== DEFAULT_MODEL) p.set("model", model);
-    return p;
-  }
-  function answer(response) {
-    return response.json().catch(() => ({ error: "The server answered " + response.status + " without a message." })).then((body) => {
-      if (!response.ok || body.error) throw new Error(body.error || "HTTP " + response.status);
-      return body;
-    });
-  }
-  function clientHeaders(extra) {
-    const id = clientId();
-    return Object.assign(id ? { [SETTINGS.CLIENT_HEADER]: id } : {}, extra || {});
-  }
-  var api = {
-    trace: (request, model) => fetch(SETTINGS.API + "/trace?" + queryParams(request, model), { headers: clientHeaders() }).then(answer),
-    translate: (request, model) => fetch(SETTINGS.API + "/translate?" + queryParams(request, model), { headers: clientHeaders() }).then(answer),
-    ask: (request, model, question2, ownModel) => fetch(SETTINGS.API + "/ask/" + question2.what, {
-      method: "POST",
-      headers: clientHeaders({ "content-type": "application/json" }),
-      body: JSON.stringify({ trace: Object.assign(requestFields(request), { model: model || "shipped" }), question: question2, own_model: ownModel || null })
-    }).then(answer),
-    // a download link sends no header: it names the browser in its query instead
-    npzUrl: (request, model, step) => SETTINGS.API + "/npz?" + queryParams(request, model) + "&step=" + step + "&client=" + encodeURIComponent(clientId()),
-    timelapse: (sentence) => fetch(SETTINGS.API + "/timelapse?sentence=" + encodeURIComponent(sentence), { headers: clientHeaders() }).then(answer)
-  };
-  function requestFields(request) {
-    const out = { sentence: request.sentence };
-    for (const name of OPTIONS) if (request[name] !== void 0) out[name] = request[name];
-    out.forced_ids = request.forced_ids || [];
-    out.ablation = request.ablation || [];
     return out;
   }
-  var Asker = class {
-    constructor(online) {
-      this.online = online;
-      this.latest = {};
-      this.next = 1;
+  function toQuery(request) {
+    const p = new URLSearchParams();
+    for (const [name, byDefault] of Object.entries(FIELDS)) {
+      const value = request[name];
+      if (value === void 0 || value === null || value === "") continue;
+      if (isList(name)) for (const item of value) p.append(name, Array.isArray(item) ? item.join(".") : item);
+      else if (name === "model") {
+        if (value !== "shipped" && value !== DEFAULT_MODEL) p.set(name, value);
+      } else if (String(value) !== String(byDefault)) p.set(name, value);
     }
-    // Ask `question` ({what, ...}) about the trace of `request` with `model`; done(answer) runs with the answer,
-    // or with {error} when it was refused. Returns false when there is no server.
-    ask(request, model, question2, ownModel, done) {
-      if (!this.online) return false;
-      const id = this.latest[question2.what] = this.next++;
-      api.ask(request, model, question2, ownModel).catch((error) => ({ what: question2.what, error: error.message })).then((reply) => {
-        if (this.latest[question2.what] === id) {
-          delete this.latest[question2.what];
-          done(reply);
-        }
-      });
-      return true;
+    return p;
+  }
+  function toBody(request) {
+    return traceRequest(request);
+  }
+  function sameDecode(a, b) {
+    return toQuery(a).toString() === toQuery(b).toString();
+  }
+  function fromQuery(p) {
+    const values = { sentence: p.get("sentence") || p.get("s") || "" };
+    for (const name of Object.keys(FIELDS)) {
+      if (isList(name)) {
+        const items = p.getAll(name).concat((p.get(OLD_LISTS[name]) || "").split(",")).filter((x) => x.trim() !== "");
+        values[name] = items.map((item) => item.includes(".") ? item.split(".").map((x, i) => i ? Number(x) : x) : Number(item));
+      } else if (name !== "sentence" && p.has(name)) values[name] = p.get(name);
     }
-    forget() {
-      this.latest = {};
+    return traceRequest(values);
+  }
+  function formFromLink(form, p) {
+    if (!(p.get("sentence") || p.get("s"))) return form;
+    const request = fromQuery(p);
+    const out = Object.assign({}, form);
+    for (const name of Object.keys(form)) {
+      if (name === "model") out.model = isShipped(request.model) && request.model !== "shipped" ? request.model : DEFAULT_MODEL;
+      else if (name === "use_own") out.use_own = false;
+      else if (name === "sentence") out.sentence = request.sentence;
+      else if (name in FIELDS && !isList(name) && p.has(name)) {
+        const value = isNumber(name) ? Number(request[name]) : request[name];
+        out[name] = isNumber(name) && !Number.isFinite(value) ? form[name] : value;
+      }
     }
-  };
+    return out;
+  }
+  function fromForm(form, model, ablation) {
+    const values = { model, ablation: ablation || [], forced_ids: [] };
+    for (const name of Object.keys(FIELDS)) if (name in form && !(name in values)) values[name] = form[name];
+    return traceRequest(values);
+  }
 
   // link.js
-  function linkParams(request, state, model) {
-    const p = queryParams(request, model);
+  function linkParams(request, state) {
+    const p = toQuery(request);
     p.set("step", state.step);
     p.set("kind", state.kind);
     p.set("layer", state.layer);
@@ -106,38 +81,15 @@
     if (state.lesson) p.set("lesson", state.lesson);
     return p;
   }
-  function linkUrl(request, state, model) {
+  function linkUrl(request, state) {
     const base = window.location.href.split("?")[0].split("#")[0];
-    return base + "?" + linkParams(request, state, model).toString();
+    return base + "?" + linkParams(request, state).toString();
   }
   function linkSentence(p) {
     return p.get("sentence") || p.get("s") || "";
   }
-  function requestFromQuery(p) {
-    const listed = (name, old) => p.getAll(name).concat((p.get(old) || "").split(",")).filter((x) => x.trim() !== "");
-    const request = { sentence: linkSentence(p), forced_ids: listed("forced_ids", "forced").map(Number), ablation: [], model: p.get("model") || "shipped" };
-    for (const name of OPTIONS) if (p.has(name)) request[name] = p.get(name);
-    for (const item of listed("ablation", "ablate")) {
-      const [kind, layer, head] = item.split(".");
-      request.ablation.push([kind, Number(layer), Number(head)]);
-    }
-    return request;
-  }
-  function formFromLink(values) {
-    const p = new URLSearchParams(window.location.search);
-    if (!linkSentence(p)) return values;
-    const request = requestFromQuery(p);
-    const out = values.slice();
-    SETTINGS.FORM.forEach((name, i) => {
-      if (name === "sentence") out[i] = request.sentence;
-      else if (OPTIONS.includes(name) && request[name] !== void 0) {
-        const number = typeof values[i] === "number";
-        out[i] = number ? Number(request[name]) : request[name];
-        if (number && !Number.isFinite(out[i])) out[i] = values[i];
-      } else if (name === "model") out[i] = isShipped(request.model) && request.model !== "shipped" ? request.model : DEFAULT_MODEL;
-      else if (name === "use_own") out[i] = false;
-    });
-    return out;
+  function requestOfLink() {
+    return fromQuery(new URLSearchParams(window.location.search));
   }
   function readLink() {
     const p = new URLSearchParams(window.location.search);
@@ -153,8 +105,8 @@
     if (p.has("view")) view.view = p.get("view");
     return { sentence: linkSentence(p) || null, view, unread };
   }
-  function placeUrl(request, state, model) {
-    const url = new URL(linkUrl(request, state, model));
+  function placeUrl(request, state) {
+    const url = new URL(linkUrl(request, state));
     const room = new URLSearchParams(window.location.search).get("room");
     if (room) url.searchParams.set("room", room);
     return url.toString();
@@ -429,6 +381,76 @@
     return Promise.resolve();
   }
 
+  // api.js
+  var issuing = null;
+  var issued = "";
+  function clientId() {
+    let id = issued;
+    try {
+      id = sessionStorage.getItem("ae-client-issued") || issued;
+    } catch (e) {
+    }
+    if (!id && !issuing && SETTINGS.API) {
+      issuing = fetch(SETTINGS.API + "/client", { method: "POST" }).then((r) => r.json()).then((body) => {
+        if (!body.client) return;
+        issued = body.client;
+        try {
+          sessionStorage.setItem("ae-client-issued", body.client);
+        } catch (e) {
+        }
+      }).catch(() => {
+      }).finally(() => {
+        issuing = null;
+      });
+    }
+    return id;
+  }
+  function answer(response) {
+    return response.json().catch(() => ({ error: "The server answered " + response.status + " without a message." })).then((body) => {
+      if (!response.ok || body.error) throw new Error(body.error || "HTTP " + response.status);
+      return body;
+    });
+  }
+  function clientHeaders(extra) {
+    const id = clientId();
+    return Object.assign(id ? { [SETTINGS.CLIENT_HEADER]: id } : {}, extra || {});
+  }
+  var api = {
+    trace: (request) => fetch(SETTINGS.API + "/trace?" + toQuery(request), { headers: clientHeaders() }).then(answer),
+    translate: (request) => fetch(SETTINGS.API + "/translate?" + toQuery(request), { headers: clientHeaders() }).then(answer),
+    ask: (request, question2, ownModel) => fetch(SETTINGS.API + "/ask/" + question2.what, {
+      method: "POST",
+      headers: clientHeaders({ "content-type": "application/json" }),
+      body: JSON.stringify({ trace: toBody(request), question: question2, own_model: ownModel || null })
+    }).then(answer),
+    // a download link sends no header: it names the browser in its query instead
+    npzUrl: (request, step) => SETTINGS.API + "/npz?" + toQuery(request) + "&step=" + step + "&client=" + encodeURIComponent(clientId()),
+    timelapse: (sentence) => fetch(SETTINGS.API + "/timelapse?sentence=" + encodeURIComponent(sentence), { headers: clientHeaders() }).then(answer)
+  };
+  var Asker = class {
+    constructor(online) {
+      this.online = online;
+      this.latest = {};
+      this.next = 1;
+    }
+    // Ask `question` ({what, ...}) about the trace of `request`; done(answer) runs with the answer, or with {error}
+    // when it was refused. Returns false when there is no server.
+    ask(request, question2, ownModel, done) {
+      if (!this.online) return false;
+      const id = this.latest[question2.what] = this.next++;
+      api.ask(request, question2, ownModel).catch((error) => ({ what: question2.what, error: error.message })).then((reply) => {
+        if (this.latest[question2.what] === id) {
+          delete this.latest[question2.what];
+          done(reply);
+        }
+      });
+      return true;
+    }
+    forget() {
+      this.latest = {};
+    }
+  };
+
   // export.js
   function sourceText(name) {
     const inline = document.querySelector('script[data-ae-source="' + name + '"], style[data-ae-source="' + name + '"]');
@@ -451,7 +473,7 @@
         "<title>" + escape(title2) + "</title>",
         '<style data-ae-source="css">' + safe(css) + "</style>"
       ];
-      parts9.push("<script>window.AttentionExplorer = " + JSON.stringify({ ASSETS: SETTINGS.ASSETS, FONT: SETTINGS.FONT }) + ";<\/script>");
+      parts9.push("<script>window.AttentionExplorer = " + JSON.stringify({ ASSETS: SETTINGS.ASSETS, FONT: SETTINGS.FONT, REQUEST: SETTINGS.REQUEST }) + ";<\/script>");
       names.forEach((name, i) => parts9.push('<script data-ae-source="' + name + '">' + safe(scripts[i]) + "<\/script>"));
       parts9.push('</head><body class="ae-standalone"><div id="ae-root"></div>');
       parts9.push('<script type="application/json" id="ae-trace">' + safe(JSON.stringify(wire)) + "<\/script>");
@@ -1147,9 +1169,8 @@
     }));
   }
   function viewOf(viewer) {
-    const s = viewer.state, request = viewer.trace.request;
-    const trace = { sentence: request.sentence, forced_ids: request.forced_ids, ablation: request.ablation, model: viewer.modelKey };
-    for (const name of OPTIONS) if (request[name] !== void 0) trace[name] = request[name];
+    const s = viewer.state;
+    const trace = toBody(Object.assign({}, viewer.trace.request, { model: viewer.modelKey }));
     return { trace, step: s.step, kind: s.kind, layer: s.layer, head: s.head, view: s.view, lesson: s.lesson };
   }
   var Room = class {
@@ -1277,12 +1298,12 @@
         if (!view) return this.send();
       } else if (this.key || !this.following || !view) return;
       const v = this.viewer, state = { step: view.step, kind: view.kind, layer: view.layer, head: view.head, view: view.view, lesson: view.lesson || null };
-      const request = Object.assign({ forced_ids: [], ablation: [] }, view.trace);
-      const same = v.trace && queryParams(v.trace.request, v.modelKey).toString() === queryParams(request, request.model).toString();
+      const request = traceRequest(view.trace);
+      const same = v.trace && sameDecode(v.trace.request, request);
       if (same) v.select(state, "room");
       else {
         v.pendingView = { sentence: request.sentence, view: state };
-        v.requestTrace(request, request.model, true);
+        v.requestTrace(request, true);
       }
     }
     // A student leaves the class's view by a trace of their own (a sentence, a candidate, a head off, a hypothesis).
@@ -1304,8 +1325,7 @@
     onScreen(q) {
       const t = this.viewer.trace;
       if (!q || !t || !q.trace) return false;
-      const asked = Object.assign({ forced_ids: [], ablation: [] }, q.trace);
-      return queryParams(t.request, t.modelKey).toString() === queryParams(asked, asked.model).toString() && q.step <= t.T;
+      return sameDecode(t.request, traceRequest(q.trace)) && q.step <= t.T;
     }
     answer(j) {
       const q = this.question;
@@ -3236,8 +3256,8 @@
     if (!trace) return Promise.resolve();
     const request = Object.assign({}, trace.request, { ablation: heads });
     tab.note.textContent = "Translating…";
-    const all = api.translate(Object.assign({}, request, { ablation: [] }), trace.modelKey);
-    return Promise.all([viewer.requestTrace(request, trace.modelKey), all]).then(([wire, whole]) => {
+    const all = api.translate(Object.assign({}, request, { ablation: [] }));
+    return Promise.all([viewer.requestTrace(request), all]).then(([wire, whole]) => {
       if (!wire) {
         tab.note.textContent = "The trace was refused: the message is above the viewer.";
         return;
@@ -4066,16 +4086,16 @@
       this.beams.replaceChildren(el("div", "ae-label", "Beams (the best one is stepped through)"), table);
     }
     // ---- requests to the server
-    // Ask the server for the trace of `request` (with `model`, default: the model on screen) and show it; a
+    // Ask the server for the trace of `request` (request.js; without a model, the model on screen's) and show it; a
     // refusal is said in words above the status line. Returns the promise (the tests wait for it).
     // `byRoom`: the classroom's own request; any other is the person's, and a student following a room explores.
     // `options`: load's (keepView: the view stays where it is; link: the decode a link or Back asked for).
-    requestTrace(request, model, byRoom, options) {
+    requestTrace(request, byRoom, options) {
       if (!this.online) return Promise.resolve(null);
       if (!byRoom) this.explore();
       const seq = ++this.traceSeq;
       this.root.classList.add("ae-busy");
-      return api.trace(request, model || this.modelKey).then(
+      return api.trace(traceRequest(Object.assign({ model: this.modelKey }, request))).then(
         (wire) => {
           if (seq === this.traceSeq) this.load(wire, options);
           return wire;
@@ -4129,7 +4149,7 @@
     ask(what, cell2, extra) {
       this.panelCell = cell2 || null;
       const q = question(what, this.trace, this.state, cell2, extra);
-      const asked = q.question && this.asker.ask(this.trace.request, this.modelKey, q.question, this.ownKey, (answer2) => {
+      const asked = q.question && this.asker.ask(this.trace.request, q.question, this.ownKey, (answer2) => {
         this.panelContent = { what, answer: answer2 };
         this.store.set({ panel: what }, "answer", true);
       });
@@ -4147,7 +4167,7 @@
       if (key in answers.got) return answers.got[key];
       if (answers.asking[what] === key) return null;
       answers.asking[what] = key;
-      const asked = this.asker.ask(t.request, this.modelKey, question2, this.ownKey, (answer2) => {
+      const asked = this.asker.ask(t.request, question2, this.ownKey, (answer2) => {
         if (this.viewAnswers !== answers) return;
         answers.got[key] = answer2;
         delete answers.asking[what];
@@ -4160,7 +4180,7 @@
     // Compare two: a second trace (another sentence, or the other model), then both are drawn.
     askCompare(sentence, model) {
       const question2 = { what: "compare", sentence: sentence.trim(), model };
-      const asked = this.asker.ask(this.trace.request, this.modelKey, question2, this.ownKey, (answer2) => {
+      const asked = this.asker.ask(this.trace.request, question2, this.ownKey, (answer2) => {
         this.compareError = answer2.error || null;
         if (!answer2.error) this.compareTrace = new Trace(answer2.wire);
         this.refresh();
@@ -4182,7 +4202,7 @@
     // ---- exports
     exportNpz() {
       const a = el("a");
-      a.href = api.npzUrl(this.trace.request, this.modelKey, this.state.step);
+      a.href = api.npzUrl(this.trace.request, this.state.step);
       a.download = "";
       document.body.appendChild(a);
       a.click();
@@ -4191,10 +4211,10 @@
     // The link to this view: copied, and put in the address bar too (where it can be copied by hand if the browser
     // refuses the clipboard); the button says which.
     copyLink() {
-      const url = linkUrl(this.trace.request, this.state, this.modelKey);
+      const url = linkUrl(this.trace.request, this.state);
       if (this.online) {
         try {
-          window.history.replaceState(null, "", placeUrl(this.trace.request, this.state, this.modelKey));
+          window.history.replaceState(null, "", placeUrl(this.trace.request, this.state));
         } catch (e) {
         }
       }
@@ -4421,7 +4441,7 @@
   // place.js
   var REPLACE_MS = 300;
   function decodeOf(trace) {
-    return JSON.stringify([trace.request, trace.modelKey]);
+    return JSON.stringify(trace.request);
   }
   function history(method, url) {
     try {
@@ -4436,7 +4456,7 @@
     viewer.store.subscribe((state) => {
       const t = viewer.trace;
       if (!t || viewer.pendingView) return;
-      const url = placeUrl(t.request, state, t.modelKey);
+      const url = placeUrl(t.request, state);
       const decode = decodeOf(t);
       if (entry !== null && decode !== entry && url !== window.location.href) {
         window.clearTimeout(pending2);
@@ -4451,11 +4471,11 @@
       window.clearTimeout(pending2);
       const link = readLink();
       if (!link || !link.sentence) return;
-      const request = requestFromQuery(new URLSearchParams(window.location.search));
+      const request = requestOfLink();
       link.own = true;
       viewer.pendingView = link;
       entry = null;
-      viewer.requestTrace(request, request.model, false, { link: true });
+      viewer.requestTrace(request, false, { link: true });
     });
   }
 
@@ -4468,19 +4488,14 @@
     const link = viewer.pendingView;
     const following = new URLSearchParams(window.location.search).has("room");
     if (link && link.sentence && !following) {
-      const request = requestFromQuery(new URLSearchParams(window.location.search));
       link.own = true;
-      viewer.requestTrace(request, request.model, false, { link: true });
+      viewer.requestTrace(requestOfLink(), false, { link: true });
     } else if (following) viewer.pendingView = null;
     return viewer;
   }
-  function translateForm(values) {
+  function translateForm(form) {
     const viewer = window.aeViewer;
     if (!viewer) return;
-    const form = {};
-    SETTINGS.FORM.forEach((name, i) => {
-      form[name] = values[i];
-    });
     if (!String(form.sentence || "").trim()) {
       return viewer.say("Type an English sentence in the box first, then press Enter or “Translate & step”.");
     }
@@ -4492,12 +4507,11 @@
     }
     const model = form.use_own ? own : form.model || DEFAULT_MODEL;
     const same = viewer.trace && viewer.trace.modelKey === model;
-    const request = { sentence: form.sentence || "", forced_ids: [], ablation: same ? viewer.trace.request.ablation : [] };
-    for (const name of OPTIONS) request[name] = form[name];
+    const request = fromForm(Object.assign({}, form, { sentence: form.sentence || "" }), model, same ? viewer.trace.request.ablation : []);
     const t = viewer.trace, s = viewer.state;
     const switched = t && !same && t.request.sentence === request.sentence;
     viewer.pendingView = switched ? { sentence: request.sentence, view: { step: s.step, kind: s.kind, layer: s.layer, head: s.head, view: s.view } } : null;
-    return viewer.requestTrace(request, model).then(() => viewer.focus());
+    return viewer.requestTrace(request).then(() => viewer.focus());
   }
   function standalone(element) {
     const viewer = new Viewer(element, false);
@@ -4509,7 +4523,7 @@
   Object.assign(window.AttentionExplorer || (window.AttentionExplorer = {}), {
     mount: mount5,
     translateForm,
-    formFromLink,
+    formFromLink: (form) => formFromLink(form, new URLSearchParams(window.location.search)),
     standalone,
     mountAblation: mount,
     mountUpload: mount2,
