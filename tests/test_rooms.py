@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
+import subprocess
 import threading
+from pathlib import Path
 
 import pytest
 from starlette.applications import Starlette
@@ -190,6 +193,35 @@ def test_one_address_cannot_take_every_room_nor_create_them_fast(mini_handle):
         slow = client.post("/ae/api/room")
         assert slow.status_code == 429 and "Too many rooms created from one address" in slow.json()["error"]
         assert CREATE_RATE.startswith("6/")
+
+
+def registered_views() -> list[str]:
+    """The ids of the views the browser's registry holds (explorer/ui/static/views.js), as Node imports it."""
+    if not shutil.which("node"):
+        pytest.skip("node is not installed here: `python tests/run.py` says what to install")
+    script = (
+        "const { VIEWS } = await import('./explorer/ui/static/views.js');"
+        "console.log(JSON.stringify(VIEWS.map((v) => v.id)))"
+    )
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(["node", "--input-type=module", "-e", script], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_every_registered_view_is_accepted_in_a_room_and_reaches_its_followers(app):
+    client, _ = app
+    code, lecturer = lecture(client)
+    views = registered_views()
+    assert "heatmap" in views and len(views) >= 10
+    for view in views:
+        sent = client.post(f"/ae/api/room/{code}/view", json=VIEW | {"view": view}, headers=lecturer)
+        assert sent.status_code == 200, (view, sent.json())
+        with client.stream("GET", f"/ae/api/room/{code}/events") as stream:
+            state = next(json.loads(line[6:]) for line in stream.iter_lines() if line.startswith("data: "))
+        assert state["view"]["view"] == view
+    refused = client.post(f"/ae/api/room/{code}/view", json=VIEW | {"view": "<script>"}, headers=lecturer)
+    assert refused.status_code == 400 and "<script>" in refused.json()["error"]
 
 
 def test_the_stream_sends_the_state_then_the_lecturers_changes_until_the_room_ends(app):

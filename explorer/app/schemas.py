@@ -234,9 +234,9 @@ class RoomView(Strict):
     kind: Kind
     layer: Index
     head: Index | Literal["mean", "all", "rollout"]
-    view: Literal[
-        "heatmap", "headview", "mosaic", "mask", "compare", "lens", "valuepath", "qkspace", "nopos", "maskless"
-    ]
+    # a view's id: the views are the browser's registry (explorer/ui/static/views.js), which a follower's page opens
+    # (an id it does not have opens the heatmap); the server keeps no second list of them
+    view: str = Field(pattern=r"^[a-z_]{1,32}$", description="a registered view's id, e.g. heatmap, mask")
     lesson: Annotated[int, Field(ge=1, le=32)] | None = None  # the guided lesson's stop (explorer/ui/static/lesson.js)
 
 
