@@ -2,7 +2,7 @@
 
 For every example sentence of the Translate tab, with the shipped model: the decode trace itself (the
 reference: what one sentence costs, rollout included, taken from a cold cache), then each question the
-viewer can ask about it, computed the way the app computes it the first time (`probes.answer` on the cached trace,
+viewer can ask about it, computed the way the app computes it the first time (`questions.answer` on the cached trace,
 the JSON included): one cell explained (a cross-attention cell of the best head at the middle step), which heads
 matter (every head off alone, one batched pass), attention against attribution at the middle step (gradient ×
 input and integrated gradients, steps doubled until complete within 5 %), the beam search tree (beam 4, every
@@ -20,10 +20,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench import common
-from explorer.app import SHIPPED_CHECKPOINT, probes
+from explorer.app import SHIPPED_CHECKPOINT
+from explorer.app import questions as registry
 from explorer.app.gold import gold_of
 from explorer.app.models import ModelRegistry
-from explorer.app.schemas import Question, trace_request, validate
+from explorer.app.schemas import trace_request, validate
 from explorer.app.trace_cache import TraceCache
 from explorer.interpret.handle import load_handle
 from explorer.ui.translate_tab import EXAMPLES
@@ -35,8 +36,8 @@ LONG = " ".join(s for s, _ in EXAMPLES[1:7])
 
 def views_of(handle, sentence: str, best: tuple) -> tuple[dict, str]:
     """Every view's server work for one sentence, as callables: the trace from a cold cache, then each question
-    computed as the app computes it once (`probes.answer` on the cached trace; the app's answer cache would make every
-    repeat after the first a hit)."""
+    computed as the app computes it once (`questions.answer` on the cached trace, serialised; the app's answer cache
+    would make every repeat after the first a hit)."""
     request = trace_request(sentence)
     trace = ModelRegistry(handle, TraceCache()).traced(handle, request).trace
     T, S, middle = len(trace.target_ids), len(trace.source_ids), max(1, len(trace.target_ids) // 2)
@@ -54,8 +55,8 @@ def views_of(handle, sentence: str, best: tuple) -> tuple[dict, str]:
     }  # fmt: skip
 
     def ask(question: dict):
-        asked = validate(Question, question)
-        return lambda: probes.answer(handle, trace, asked)
+        asked = validate(registry.AnyQuestion, question)
+        return lambda: registry.encoded(registry.answer(handle, trace, asked))
 
     views = {"trace (cold)": lambda: ModelRegistry(handle, TraceCache()).trace(handle, request)}
     views |= {name: ask(q) for name, q in questions.items()}

@@ -13,7 +13,7 @@ from starlette.testclient import TestClient
 from explorer.app import SHIPPED_CHECKPOINT, http_api
 from explorer.app.examples import EXAMPLES
 from explorer.app.models import ModelRegistry
-from explorer.app.schemas import HeadsAnswer
+from explorer.app.questions.heads import HeadsAnswer
 from explorer.interpret.decoding import greedy_decode
 from explorer.interpret.handle import load_handle
 from explorer.interpret.head_importance import HeadGates, head_gradients, head_importance, spearman

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 
 import numpy as np
 import pytest
@@ -15,8 +16,9 @@ from starlette.testclient import TestClient
 from explorer.app import http_api
 from explorer.app.callers import Caller, ClientIds, address_of, caller_of, trusted_proxies
 from explorer.app.models import ModelRegistry
+from explorer.app.questions import ANSWERS, QUESTIONS
 from explorer.app.rate_limits import ADDRESS_IN_FLIGHT, MAX_IN_FLIGHT, Busy, Fairness, Rates, shares
-from explorer.app.schemas import ANSWERS, QUESTIONS, Refusal, Translation, Wire
+from explorer.app.schemas import Refusal, Translation, Wire
 from explorer.app.wire import WEIGHT_ERROR, unpack
 from explorer.interpret.handle import ModelHandle
 from explorer.interpret.request import TraceRequest, UserError
@@ -347,31 +349,32 @@ def test_a_question_is_computed_once_whoever_asks_and_however_many_ask_at_once(c
     question); those who ask while it runs wait for that one; another question or sentence is its own."""
     import threading
 
-    from explorer.app import probes
-    from explorer.app.schemas import Ask, validate
+    from explorer.app import questions
+    from explorer.app.schemas import validate
 
     calls, gate = [], threading.Event()
-    original = probes.answer
+    original = questions.answer
 
     def counted(handle, trace, question):
         calls.append(question.what)
         gate.wait(10)  # every student has asked before the first answer is done
         return original(handle, trace, question)
 
-    monkeypatch.setattr(probes, "answer", counted)
+    monkeypatch.setattr(questions, "answer", counted)
 
     def asked(sentence=TEXT, what="heads"):
-        return validate(Ask, {"trace": {"sentence": sentence}, "question": {"what": what}})
+        return validate(questions.Ask, {"trace": {"sentence": sentence}, "question": {"what": what}})
 
     async def eight():  # the first asker computes; the others wait for its answer
         return await asyncio.gather(*(models.aanswer(asked()) for _ in range(8)))
 
     threading.Timer(0.5, gate.set).start()
-    answers = asyncio.run(eight())
-    assert len(answers) == 8 and all(a == answers[0] for a in answers) and answers[0]["what"] == "heads"
+    answers = asyncio.run(eight())  # each the answer serialised and compressed once, as the route sends it
+    first = json.loads(answers[0].bodies[b"identity"])
+    assert len(answers) == 8 and all(a is answers[0] for a in answers) and first["what"] == "heads"
     assert calls == ["heads"]  # eight asked, one computed
-    assert asyncio.run(models.aanswer(asked())) == answers[0] and calls == ["heads"]  # later: from memory
-    assert ask(client, {"what": "heads"}).json() == answers[0] and calls == ["heads"]  # over HTTP too
+    assert asyncio.run(models.aanswer(asked())) is answers[0] and calls == ["heads"]  # later: from memory
+    assert ask(client, {"what": "heads"}).json() == first and calls == ["heads"]  # over HTTP too
     asyncio.run(models.aanswer(asked("The cat sees the dog.")))  # another sentence: its own answer
     assert calls == ["heads", "heads"]
 

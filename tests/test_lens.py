@@ -9,8 +9,9 @@ import torch
 import torch.nn.functional as F
 
 from explorer.app.export import attention_arrays
-from explorer.app.probes import answer, trace_lens
-from explorer.app.schemas import ANSWERS, LensQuestion, Wire, trace_request
+from explorer.app.questions import ANSWERS, answer
+from explorer.app.questions.lens import LensQuestion, trace_lens
+from explorer.app.schemas import Wire, trace_request
 from explorer.app.wire import to_wire
 from explorer.interpret.hooks import record
 from explorer.interpret.lens import LENS_TOP, LayerOutputs

@@ -13,7 +13,7 @@ from starlette.testclient import TestClient
 from explorer.app import http_api, maskless
 from explorer.app.maskless import Companions
 from explorer.app.models import ModelRegistry
-from explorer.app.schemas import MasklessAnswer
+from explorer.app.questions.maskless import MasklessAnswer
 from explorer.interpret.decoding import greedy_decode
 from explorer.interpret.hooks import record
 from explorer.model.checkpoint import save_checkpoint
@@ -92,9 +92,7 @@ def test_the_api_answers_the_question_and_a_server_without_companions_says_how_t
     maskless.companions.cache_clear()
     missing = client.post("/ae/api/ask/maskless", json=body)
     assert missing.status_code == 400 and "python -m bench.maskless --ship" in missing.json()["error"]
-    from explorer.app import probes
-
-    monkeypatch.setattr(probes, "companions", lambda: companions)
+    monkeypatch.setattr(maskless, "companions", lambda: companions)
     answer = client.post("/ae/api/ask/maskless", json={"trace": {"sentence": TEXT, "strategy": "beam"}, "question": {}})
     assert answer.status_code == 200, answer.text[:300]
     assert MasklessAnswer.model_validate(answer.json()).forced.inputs[0] == "<s>"

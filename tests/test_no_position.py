@@ -11,7 +11,7 @@ from starlette.testclient import TestClient
 
 from explorer.app import http_api
 from explorer.app.models import ModelRegistry
-from explorer.app.schemas import NoPositionAnswer
+from explorer.app.questions.no_position import NoPositionAnswer
 from explorer.interpret.no_position import reversal, without_position
 from explorer.model.transformer import Transformer
 

@@ -21,7 +21,7 @@ from plotly.io.json import to_json_plotly
 from sse_starlette import EventSourceResponse
 from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import FileResponse, Response
 from starlette.routing import Mount
 
 from ..interpret.request import TraceRequest, UserError
@@ -33,12 +33,11 @@ from .export import attention_arrays
 from .figures import NORMAL_FONT, PRESENTATION_FONT
 from .models import ModelRegistry
 from .positional import positional_figures, positional_table
-from .probes import trace_lens
+from .questions import ANSWERS, ASKS
+from .questions.lens import trace_lens
 from .rate_limits import ADMITTED, Rates, rate_setting
 from .rooms import Rooms
 from .schemas import (
-    ANSWERS,
-    ASKS,
     NpzQuery,
     Positional,
     PositionalFigures,
@@ -114,8 +113,8 @@ def build_api(
     def ask_route(what: str):
         body = ASKS[what]
 
-        async def ask(asked: body) -> JSONResponse:  # type: ignore[valid-type]
-            return JSONResponse(await models.aanswer(asked))
+        async def ask(asked: body) -> Response:  # type: ignore[valid-type]
+            return EncodedResponse(await models.aanswer(asked))
 
         ask.__doc__ = body.__doc__
         return ask

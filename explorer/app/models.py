@@ -20,10 +20,10 @@ from cachetools import TTLCache
 from ..interpret.handle import ModelHandle, load_handle
 from ..interpret.request import TraceRequest, UserError
 from ..interpret.trace import DecodeTrace, build_traces, plan_trace
-from . import probes
+from . import questions
 from .encoded import Encoded
 from .rate_limits import Fairness
-from .schemas import SHIPPED, Ask, Compare, ServedModel, Translation, validate
+from .schemas import SHIPPED, ServedModel, Translation
 from .trace_cache import TraceCache
 from .uploads import Uploads
 from .wire import to_wire
@@ -204,51 +204,25 @@ class ModelRegistry:
         return Translation(sentence=query.sentence, translation=wire["outputs"][-1], model=wire["model"]["name"])
 
     # ----- questions ------------------------------------------------------------------------------
-    async def aanswer(self, asked: Ask) -> dict:
-        """The answer to one of the viewer's questions about the trace of `asked.trace`, computed once per (model,
-        request, question) whoever asks and kept in the shared cache: a class asking *Heads that matter* about the
-        same example costs one computation, and the students who ask while it runs wait for that one."""
+    async def aanswer(self, asked: questions.Ask) -> Encoded:
+        """The answer to one of the viewer's questions about the trace of `asked.trace`, serialised once
+        (`explorer.app.questions.encoded`), computed once per (model, request, question) whoever asks and kept in the
+        shared cache: a class asking *Heads that matter* about the same example costs one computation, and the
+        students who ask while it runs wait for that one. A question that asks the models itself (a second trace) is
+        answered by them."""
+        entry = questions.REGISTRY[asked.question.what]
+        if entry.asks_models:
+            return questions.encoded(await entry.compute(self, asked))
         handle = self.get(asked.trace.model)
-        request = asked.trace
-        question = asked.question
-        if isinstance(question, Compare):
-            second = self.compared(asked.trace, question, asked.own_model)
-            return {"what": "compare", "wire": (await self.atraced(self.get(second.model), second)).wire}
-        key = ("answer", *self.cache_key(handle, request), question)  # questions are frozen: hashable, equal by value
+        key = ("answer", *self.cache_key(handle, asked.trace), asked.question)  # questions are frozen: hashable
         cached = self.cache.peek(key)
         if cached is not None:  # answered already: the trace it was about is not needed (nor decoded again if evicted)
-            return cached[0]
+            return cached[1]
 
         def run_batch(jobs):  # one model's questions, each about its own trace, each answer sent as it is ready
-            return (probes.answer(handle, trace, q) for trace, q in jobs)
+            return (questions.answer(handle, trace, q) for trace, q in jobs)
 
-        job = ((await self.atraced(handle, request)).trace, question)
+        job = ((await self.atraced(handle, asked.trace)).trace, asked.question)
         # after the traces waiting for a model slot: a student sees their own sentence before anyone's answer
-        return (await self.cache.aentry(key, job, run_batch, group=("answer", handle.fingerprint), priority=1))[0]
-
-    def compared(self, query: TraceRequest, question: Compare, own_model: str | None) -> TraceRequest:
-        """The second trace of "compare two": `question.sentence` (or the same) with the request's options, with the
-        same model, a model named by its key, the page's trained model ("own"), or "other": the page's trained
-        model beside a shipped one, else the next shipped model (the lecture model beside the Tatoeba model)."""
-        first = self.key_of(self.get(query.model))
-        if question.model == "same":
-            other = first
-        elif question.model == "own":
-            if own_model is None:
-                raise UserError("There is no model trained on this page to compare with: train one in the Train tab.")
-            other = own_model
-        elif question.model != "other":
-            other = question.model
-        elif first not in self.served:  # a trained model's trace: beside the default
-            other = self.default_key
-        elif own_model is not None:
-            other = own_model
-        elif len(self.served) > 1:
-            keys = list(self.served)
-            other = keys[(keys.index(first) + 1) % len(keys)]
-        else:
-            raise UserError("There is no other model to compare with: train one in the Train tab first.")
-        values = query.model_dump() | {"model": other, "forced_ids": (), "prefix": ""}
-        if question.sentence.strip():
-            values["sentence"] = question.sentence
-        return validate(TraceRequest, values)  # the second sentence is checked like any other
+        group = ("answer", handle.fingerprint)
+        return (await self.cache.aentry(key, job, run_batch, group=group, priority=1, encode=questions.encoded))[1]

@@ -10,7 +10,7 @@ here too (`validate`). The answers are held to these schemas by the tests, not o
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 from pydantic import (
     BaseModel,
@@ -18,7 +18,6 @@ from pydantic import (
     Field,
     TypeAdapter,
     ValidationError,
-    create_model,
 )
 
 from ..interpret.request import (
@@ -43,116 +42,12 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-# ----- the viewer's questions about a trace ----------------------------------------------------------
-class Explain(Strict):
-    """One attention weight's arithmetic: q, k, q·k/√d_k, the mask, the softmax."""
-
-    what: Literal["explain"] = "explain"
-    kind: Kind
-    layer: Index
-    head: Index
-    row: Index
-    column: Index
-
-
-class Heads(Strict):
-    """The log-probability the translation loses with each head off alone: estimated to first order in one pass (the
-    gradient of a gate on each head's output, Michel et al. 2019), or exact (each head switched off), which comes
-    with the estimate beside it and the rank correlation of the two."""
-
-    what: Literal["heads"] = "heads"
-    method: Literal["estimate", "exact"] = "exact"
-
-
-class Attribution(Strict):
-    """Step `step`'s token attributed to the source, beside one cross-attention row (a head, the mean, rollout)."""
-
-    what: Literal["attribution"] = "attribution"
-    step: Annotated[int, Field(ge=1, lt=4096)]
-    layer: Index
-    head: Index | Literal["mean", "rollout"]
-
-
-class BeamTree(Strict):
-    """Every hypothesis beam search kept, pruned, finished or cut."""
-
-    what: Literal["beam_tree"] = "beam_tree"
-
-
-class Compare(Strict):
-    """A second trace: another sentence with the same options, or the same one with another model: a model's key,
-    "own" (the page's trained model), or "other" (the trained model beside a shipped one, else the next shipped
-    model)."""
-
-    what: Literal["compare"] = "compare"
-    sentence: str = Field("", max_length=4 * MAX_CHARS)
-    model: str = Field(
-        "same",
-        pattern=MODEL_KEY,
-        description='"same", "other", "own" (the trained model), or a model\'s key',
-    )
-
-
-class ValuePathQuestion(Strict):
-    """What head `head` of `kind` layer `layer` carries for query `row`: x, LN(x), q/k/v, weights, Σ w·v, the heads
-    concatenated, the output projection and the residual."""
-
-    what: Literal["value_path"] = "value_path"
-    kind: Kind
-    layer: Index
-    head: Index
-    row: Index
-
-
-class QKSpaceQuestion(Strict):
-    """Head `head` of `kind` layer `layer`: every query and key projected together onto two principal directions."""
-
-    what: Literal["qk_space"] = "qk_space"
-    kind: Kind
-    layer: Index
-    head: Index
-
-
-class NoPositionQuestion(Strict):
-    """The sentence without the positional encoding, as typed and reversed: the encoder's maps, the translations."""
-
-    what: Literal["no_position"] = "no_position"
-
-
-class Maskless(Strict):
-    """The same small model trained without the look-ahead mask, beside its masked twin, on this sentence."""
-
-    what: Literal["maskless"] = "maskless"
-
-
-class LensQuestion(Strict):
-    """The logit lens: what each decoder layer would predict at each step if decoding stopped there."""
-
-    what: Literal["lens"] = "lens"
-
-
-# every question the viewer asks, once: the union FastAPI validates, the routes (`ASKS`) and their names derive from it
-QUESTION_KINDS = (
-    Explain, Heads, Attribution, BeamTree, Compare, Maskless, ValuePathQuestion, QKSpaceQuestion, NoPositionQuestion,
-    LensQuestion,
-)  # fmt: skip
-Question = Annotated[Union[QUESTION_KINDS], Field(discriminator="what")]  # noqa: UP007 - a union of a tuple
-QUESTIONS = tuple(kind.model_fields["what"].default for kind in QUESTION_KINDS)
-
-
-class Ask(Strict):
+# ----- a question about a trace (each question is a module of `explorer.app.questions`) ----------------------
+class AskAbout(Strict):
     """A question about the trace of `trace` (the viewer sends the request of the trace it shows)."""
 
     trace: TraceRequest
-    question: Question
     own_model: str | None = Field(None, pattern=MODEL_KEY)  # "compare with the other model": the page's own key
-
-
-# each question's route takes its own body (`POST /ae/api/ask/explain` an `AskExplain`, ...): typed and documented
-ASKS = {
-    what: create_model(f"Ask{kind.__name__}", __base__=Ask, __doc__=kind.__doc__, question=(kind, ...))
-    for what, kind in zip(QUESTIONS, QUESTION_KINDS, strict=True)
-}
 
 
 class NpzQuery(TraceRequest):
@@ -365,185 +260,10 @@ class Wire(Sent):
     gold: WireGold | None = None  # None for a sentence without a hand alignment
 
 
-class ExplainAnswer(Sent):
-    what: Literal["explain"]
-    kind: Kind
-    layer: int
-    head: int
-    row: int
-    column: int
-    row_token: str
-    column_token: str
-    column_tokens: list[str]
-    query: list[float]
-    key: list[float]
-    dot: float
-    scale: float  # √d_k
-    scores: list[float | None]  # the row's q·k/√d_k; None where the mask sets −∞
-    max_score: float
-    denominator: float
-    weights: list[float]
-    weight: float
-
-
-class HeadsAnswer(Sent):
-    what: Literal["heads"]
-    method: Literal["estimate", "exact"]
-    drops: dict[Kind, list[list[float | None]]]  # [layer][head]: log p lost with that head off; None: off already
-    log_prob: float
-    translation: str
-    estimate: dict[Kind, list[list[float | None]]] | None  # exact answers: the one-pass estimate, on the same scale
-    rho: float | None  # exact answers: Spearman's rank correlation of the estimate with the exact drops
-
-
-class AttentionRow(Sent):
-    which: str
-    weights: list[float]
-
-
-class AttributionMethod(Sent):
-    scores: list[float]
-    rank_correlation: float | None  # None: undefined (a constant row)
-    log_prob: float
-    steps: int | None = None  # integrated gradients only
-    baseline_log_prob: float | None = None
-    completeness_gap: float | None = None
-
-
-class AttributionAnswer(Sent):
-    what: Literal["attribution"]
-    step: int
-    token: str
-    source_tokens: list[str]
-    attention: AttentionRow
-    methods: dict[Literal["gradient_x_input", "integrated_gradients"], AttributionMethod]
-
-
-class BeamNode(Sent):
-    id: int
-    parent: int  # -1: the root <s>
-    step: int
-    token: str
-    token_id: int
-    log_prob: float
-    status: Literal["kept", "pruned", "finished", "cut"]
-    score: float | None
-
-
-class BeamTreeAnswer(Sent):
-    what: Literal["beam_tree"]
-    beam_size: int
-    alpha: float
-    winner: int
-    translation: str
-    nodes: list[BeamNode]
-
-
-class CompareAnswer(Sent):
-    what: Literal["compare"]
-    wire: Wire
-
-
-class CompanionRun(Sent):
-    final_loss: float  # mean training loss over its last logged steps
-    valid_loss: float
-    chrf: float | None
-    steps: int | None
-
-
-class ForcedAttention(Sent):
-    """The maskless model teacher-forced on its twin's translation, as in training: one decoder self-attention head."""
-
-    inputs: list[str]  # decoder inputs: <s> and the translation
-    targets: list[str]  # what each position must predict (the next input)
-    layer: int
-    head: int  # the head that puts the most weight on the next position
-    weights: list[list[float]]  # (T, T): row i is input i's query, the future included
-    next_weight: float  # mean weight on position i + 1: the word it is asked to predict
-    accuracy: float  # teacher-forced next-token accuracy (it reads the answer)
-
-
-class MasklessAnswer(Sent):
-    what: Literal["maskless"]
-    runs: dict[Literal["with_mask", "without_mask"], CompanionRun]
-    losses: dict[Literal["with_mask", "without_mask"], list[list[float]]]  # [step, training loss]
-    translations: dict[Literal["with_mask", "without_mask"], str]  # greedy, of the sentence on screen
-    forced: ForcedAttention
-
-
-class ValuePathAnswer(Sent):
-    what: Literal["value_path"]
-    kind: Kind
-    layer: int
-    head: int
-    row: int
-    row_token: str
-    key_tokens: list[str]  # the keys the query may see
-    d_model: int
-    d_head: int
-    norm_first: bool
-    embedding: list[float] | None  # embedding · √d_model, at layer 0 of a self-attention
-    position: list[float] | None  # PE(row), likewise
-    x: list[float]
-    normed: list[float]
-    query: list[float]
-    keys: list[list[float]]
-    values: list[list[float]]
-    weights: list[float]
-    z: list[float]  # Σ_j w_j v_j
-    concat: list[float]  # every head's z side by side (the module's own)
-    out: list[float]
-    residual: list[float]
-
-
-class QKSpaceAnswer(Sent):
-    what: Literal["qk_space"]
-    kind: Kind
-    layer: int
-    head: int
-    query_tokens: list[str]
-    key_tokens: list[str]
-    query_points: list[list[float]]  # [query][x, y]
-    key_points: list[list[float]]  # [key][x, y]
-    weights: list[list[float]]  # [query][key]
-    explained: list[float]  # the share of the variance of each direction
-    components: list[list[float]]  # the two directions (d_head each)
-    mean: list[float]  # the centre subtracted first
-
-
-class NoPositionAnswer(Sent):
-    what: Literal["no_position"]
-    source_tokens: list[str]
-    order: list[int]  # position i of the reversed sentence holds piece order[i]
-    original: list[list[list[list[float]]]]  # [layer][head][query][key] without PE, as typed
-    reversed: list[list[list[list[float]]]]  # the same, the pieces reversed
-    gap_without: float  # how far the reversed maps are from the original ones permuted, without PE (rounding only)
-    gap_with: float  # the same with PE: the maps change with the order
-    translations: dict[Literal["with", "without", "reversed_without"], str]
-
-
-class LensAnswer(WireLens):
-    what: Literal["lens"]
-
-
 class Refusal(Sent):
     """Any route's answer to a request it refuses: one sentence that names the value."""
 
     error: str
-
-
-ANSWERS = {
-    "explain": ExplainAnswer,
-    "heads": HeadsAnswer,
-    "attribution": AttributionAnswer,
-    "beam_tree": BeamTreeAnswer,
-    "compare": CompareAnswer,
-    "maskless": MasklessAnswer,
-    "value_path": ValuePathAnswer,
-    "lens": LensAnswer,
-    "qk_space": QKSpaceAnswer,
-    "no_position": NoPositionAnswer,
-}
 
 
 # ----- refusals ----------------------------------------------------------------------------------------
@@ -630,6 +350,8 @@ def refusal(errors: list[dict], data=None) -> str:
     if kind == "extra_forbidden":
         return f"{shown(error['loc'][-1])} is not something this request takes."
     if kind in ("union_tag_invalid", "union_tag_not_found"):
+        from .questions import QUESTIONS  # the registry, which imports this module
+
         return f"Unknown question {shown(ctx.get('tag'))}; the viewer asks one of: {', '.join(QUESTIONS)}."
     if kind == "literal_error":
         return f"{name} {shown(value)} is not one of the choices: {ctx.get('expected')}."

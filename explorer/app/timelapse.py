@@ -29,7 +29,7 @@ from ..interpret.trace import build_traces, plan_trace
 from ..model.checkpoint import CheckpointError
 from .encoded import Encoded
 from .examples import EXAMPLES
-from .probes import lens_lists, trace_lens
+from .questions.lens import lens_lists, trace_lens
 from .schemas import trace_request
 from .wire import to_wire
 

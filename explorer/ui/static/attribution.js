@@ -1,5 +1,5 @@
 // attribution.js: attention against attribution for the current step. From the server's answer
-// (explorer/app/probes.py) three rows over the source tokens: the chosen cross-attention row, gradient × input
+// (explorer/app/questions/attribution.py) three rows over the source tokens: the chosen cross-attention row, gradient × input
 // and integrated gradients of the produced token's log-probability, each with its rank correlation to the
 // attention row, and a caption stating the baseline, the steps and the completeness gap. The "is attention
 // explanation?" question, on the sentence in front of the class.

@@ -1,4 +1,4 @@
-// beamtree.js: beam search drawn as a tree, from the server's answer (explorer/app/probes.py). Each node is a
+// beamtree.js: beam search drawn as a tree, from the server's answer (explorer/app/questions/beam_tree.py). Each node is a
 // hypothesis the search looked at: its token and the path's cumulative log-probability; kept beams dark,
 // pruned candidates grey, finished ones (</s>) outlined green, the length-penalized winner's path in
 // vermillion. Columns are target positions. Each hypothesis is also a button over its box (named by its step, token,
