@@ -349,10 +349,10 @@ def refusal(errors: list[dict], data=None) -> str:
         return f"{name} is missing."
     if kind == "extra_forbidden":
         return f"{shown(error['loc'][-1])} is not something this request takes."
-    if kind in ("union_tag_invalid", "union_tag_not_found"):
-        from .questions import QUESTIONS  # the registry, which imports this module
-
-        return f"Unknown question {shown(ctx.get('tag'))}; the viewer asks one of: {', '.join(QUESTIONS)}."
+    if kind == "union_tag_not_found":
+        return "The question names no `what`: which question it is (its route names it, e.g. /ask/explain)."
+    if kind == "union_tag_invalid":
+        return f"Unknown question {shown(ctx.get('tag'))}; the viewer asks one of: {ctx.get('expected_tags')}."
     if kind == "literal_error":
         return f"{name} {shown(value)} is not one of the choices: {ctx.get('expected')}."
     if kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):

@@ -24,6 +24,12 @@ def index(value, size: int, name: str) -> int:
     return value
 
 
+def layer_head(handle: ModelHandle, question) -> tuple[int, int]:
+    """The layer and head a question names, checked against the model (its `kind`'s layers)."""
+    config = handle.config
+    return index(question.layer, config.n_layers(question.kind), "layer"), index(question.head, config.n_heads, "head")
+
+
 def finite(value: float) -> float | None:
     """JSON has no NaN: an undefined correlation (a constant row) travels as null."""
     value = float(value)  # a numpy scalar would travel as a string

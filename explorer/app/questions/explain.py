@@ -8,7 +8,7 @@ from typing import Literal
 from ...interpret.explain import explain_cell
 from ...interpret.request import Index, Kind
 from . import Answer, Question, register
-from .common import DIGITS, ablation_of, index, labels, rounded
+from .common import DIGITS, ablation_of, index, labels, layer_head, rounded
 
 
 class Explain(Question):
@@ -45,10 +45,9 @@ class ExplainAnswer(Answer):
 
 @register(Explain, ExplainAnswer)
 def explain(handle, trace, question: Explain) -> ExplainAnswer:
-    kind, config = question.kind, handle.config
+    kind = question.kind
     queries, keys = labels(trace, kind)
-    layer = index(question.layer, config.n_layers(kind), "layer")
-    head = index(question.head, config.n_heads, "head")
+    layer, head = layer_head(handle, question)
     row = index(question.row, len(queries), "row")
     column = index(question.column, len(keys), "column")
     ablation = ablation_of(handle, trace.request)

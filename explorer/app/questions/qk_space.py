@@ -8,7 +8,7 @@ from typing import Literal
 from ...interpret.qk_space import qk_space as space_of
 from ...interpret.request import Index, Kind
 from . import Answer, Question, register
-from .common import ablation_of, index, labels, rounded
+from .common import ablation_of, labels, layer_head, rounded
 
 
 class QKSpaceQuestion(Question):
@@ -37,9 +37,8 @@ class QKSpaceAnswer(Answer):
 
 @register(QKSpaceQuestion, QKSpaceAnswer)
 def qk_space(handle, trace, question: QKSpaceQuestion) -> QKSpaceAnswer:
-    kind, config = question.kind, handle.config
-    layer = index(question.layer, config.n_layers(kind), "layer")
-    head = index(question.head, config.n_heads, "head")
+    kind = question.kind
+    layer, head = layer_head(handle, question)
     ablation = ablation_of(handle, trace.request)
     space = space_of(handle.model, trace.source_ids, trace.target_ids, kind, layer, head, ablation)
     queries, keys = labels(trace, kind)

@@ -8,7 +8,7 @@ from typing import Literal
 from ...interpret.request import Index, Kind
 from ...interpret.value_path import value_path as path_of
 from . import Answer, Question, register
-from .common import ablation_of, index, labels, rounded
+from .common import ablation_of, index, labels, layer_head, rounded
 
 VECTORS = ("x", "normed", "query", "weights", "z", "concat", "out", "residual")
 
@@ -53,8 +53,7 @@ class ValuePathAnswer(Answer):
 def value_path(handle, trace, question: ValuePathQuestion) -> ValuePathAnswer:
     kind, config = question.kind, handle.config
     queries, keys = labels(trace, kind)
-    layer = index(question.layer, config.n_layers(kind), "layer")
-    head = index(question.head, config.n_heads, "head")
+    layer, head = layer_head(handle, question)
     row = index(question.row, len(queries), "row")
     ablation = ablation_of(handle, trace.request)
     p = path_of(handle.model, trace.source_ids, trace.target_ids, kind, layer, head, row, ablation)
