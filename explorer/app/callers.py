@@ -22,10 +22,6 @@ import os
 import secrets
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .rate_limits import Rates
 
 CLIENT_HEADER = "x-ae-client"  # the id the server issued to a browser tab, sent with each API request
 FORWARDED_HEADER = "x-forwarded-for"
@@ -85,10 +81,10 @@ def counted(address: str) -> str:
 
 
 class ClientIds:
-    """Client ids signed with a secret this server process makes: issued at a bounded rate per address, and checked
-    without keeping any of them."""
+    """Client ids signed with a secret this server process makes: issued at a bounded rate per address (`rates`: the
+    server's `rate_limits.Rates`, which imports this module), and checked without keeping any of them."""
 
-    def __init__(self, rates: Rates, rate: str = ISSUE_RATE):
+    def __init__(self, rates, rate: str = ISSUE_RATE):
         self.secret = secrets.token_bytes(32)
         self.rates, self.rate = rates, rate
 
