@@ -26,10 +26,16 @@ from explorer.app import SHIPPED_CHECKPOINT
 
 LONG = "When I was a child, I often went to school by bus because my parents did not have a car."
 MEASURE = """async (key) => {
-  const v = window.aeViewer;
+  const v = window.aeViewer, root = document.querySelector('.ae-root');
   const t0 = performance.now();
   document.dispatchEvent(new KeyboardEvent('keydown', {key: key, bubbles: true}));
-  await v.rendered;
+  if (v.rendered) await v.rendered;  // the designs before session 30: the promise of the last redraw
+  else await new Promise((drawn) => {  // since: the viewer is busy (aria-busy) until its redraw resolved
+    if (root.getAttribute('aria-busy') === 'false') return drawn();
+    new MutationObserver((_, seen) => {
+      if (root.getAttribute('aria-busy') === 'false') { seen.disconnect(); drawn(); }
+    }).observe(root, { attributes: true, attributeFilter: ['aria-busy'] });
+  });
   await new Promise((r) => requestAnimationFrame(() => r()));
   return performance.now() - t0;
 }"""
@@ -61,7 +67,8 @@ def measure(cwd: Path, checkpoint: str, presentation: bool) -> dict:
             if presentation:
                 page.locator("#presentation input").check()
                 page.wait_for_timeout(400)
-            page.evaluate("window.aeViewer.rendered")
+            page.wait_for_function("document.querySelector('.ae-root').getAttribute('aria-busy') !== 'true'")
+            page.evaluate("window.aeViewer.rendered")  # the designs before session 30 (since: aria-busy, above)
             T = page.evaluate("window.aeViewer.trace.T")
             requests = []
             page.on("request", lambda r: requests.append(r.url))

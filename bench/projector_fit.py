@@ -52,8 +52,7 @@ VIEW = """(sel) => {
 }"""
 MEASURE = """() => {
   const box = (e) => { const r = e.getBoundingClientRect(); return [r.top, r.bottom]; };
-  const v = window.aeViewer;
-  return { controls: box(v.buttons.next.parentNode), status: box(document.querySelector('.ae-status-line')),
+  return { controls: box(document.querySelector('.ae-toolbar')), status: box(document.querySelector('.ae-status-line')),
            chart: box(document.querySelector('.ae-heat')) };
 }"""
 
@@ -81,6 +80,16 @@ ONE_SCREEN = """() => {
 }"""
 
 
+# B of Compare two, the same sentence and model: asked through the viewer of either design (before session 30 its
+# askCompare and compareTrace; since, Compare's question in its store and the answer there)
+COMPARE_SAME = """() => { const v = window.aeViewer;
+  if (v.askCompare) v.askCompare('', 'same');
+  else v.store.set({ compare: { what: 'compare', sentence: '', model: 'same' }, view: 'compare' }, 'bench'); }"""
+COMPARED = """() => { const v = window.aeViewer;
+  return v.askCompare ? v.compareTrace !== null
+    : Object.keys(v.state.answers).some((key) => key.includes('"compare"')); }"""
+
+
 def one_screen(browser, port: int) -> list[dict]:
     """Issue 50's lecture on one projector screen: every view and panel in presentation mode, as ONE_SCREEN reads it."""
     rows = []
@@ -91,19 +100,20 @@ def one_screen(browser, port: int) -> list[dict]:
         page.locator("#presentation input").check()
         page.wait_for_timeout(400)
         page.evaluate("window.aeViewer.go(6, 'bench')")
-        page.evaluate("window.aeViewer.askCompare('', 'same')")
-        page.wait_for_function("window.aeViewer.compareTrace !== null")
+        page.evaluate(COMPARE_SAME)
+        page.wait_for_function(COMPARED)
         for view in [*VIEWS, *ASKING, *PANELS]:
             if view in PANELS:
                 page.evaluate("window.aeViewer.select({view: 'heatmap'}, 'bench')")
                 cell = "{row: 2, column: 1, head: window.aeViewer.state.head}" if view == "explain" else "null"
-                page.evaluate(f"window.aeViewer.ask('{view}', {cell})")
+                page.evaluate(f"(v => (v.openPanel || v.ask).call(v, '{view}', {cell}))(window.aeViewer)")
                 page.wait_for_selector(PANELS[view], timeout=60_000)
             else:
                 page.evaluate(f"window.aeViewer.select({{view: '{view}', panel: null}}, 'bench')")
                 if view in ASKING:
                     page.wait_for_selector(ASKING[view], timeout=60_000)
-            page.evaluate("window.aeViewer.rendered")
+            page.evaluate("window.aeViewer.rendered")  # the designs before session 30; since, aria-busy:
+            page.wait_for_function("document.querySelector('.ae-root').getAttribute('aria-busy') !== 'true'")
             page.wait_for_timeout(500)  # Plotly lays its text out after the promise
             rows.append(dict(window=f"{width}x{height}", what=view, **page.evaluate(ONE_SCREEN)))
         page.close()

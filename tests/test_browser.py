@@ -13,7 +13,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import numpy as np
 import pytest
-from browser_fixtures import PROJECTOR, open_page, shot
+from browser_fixtures import PROJECTOR, Traced, cell_centre, choose, on_screen, open_page, settle, shot, shown
 
 pytestmark = pytest.mark.browser
 
@@ -29,29 +29,51 @@ def heatmap_rows(page) -> list[str]:
     return page.locator(".ae-heat .ae-tick-row").all_text_contents()
 
 
-CELL_COLOUR = """([i, j]) => {
-  const div = document.querySelector('.ae-heat'), g = div._heat.geom, p = g.panels[0];
-  const x = p.x0 + (j + 0.5) * g.cw, y = g.top + (i + 0.5) * g.ch, dpr = window.devicePixelRatio || 1;
-  return Array.from(div.querySelector('canvas').getContext('2d').getImageData(x * dpr, y * dpr, 1, 1).data.slice(0, 3));
+CELL_COLOUR = """([x, y]) => {
+  const canvas = document.querySelector('.ae-heat canvas'), dpr = canvas.width / canvas.getBoundingClientRect().width;
+  return Array.from(canvas.getContext('2d').getImageData(x * dpr, y * dpr, 1, 1).data.slice(0, 3));
 }"""
 
 
+def cell_colour(page, i: int, j: int) -> list[int]:
+    """The colour painted at the centre of the heatmap's cell (i, j), found at its row's and its column's labels."""
+    at = cell_centre(page, ".ae-heat", i, j)
+    return page.evaluate(CELL_COLOUR, [at["x"], at["y"]])
+
+
+def trace_of(page, app_url) -> Traced:
+    """The trace the page shows, from the network, read as the viewer reads it."""
+    return Traced(on_screen(page, app_url))
+
+
 def wait_drawn(page):
-    page.evaluate("window.aeViewer.rendered")
+    settle(page)
 
 
-def test_the_page_opens_on_a_decoded_example_on_the_best_head(page):
+def copied_link(page) -> dict:
+    """The link "Copy link" gives (it is copied and put in the address bar), as its query's values."""
+    page.locator(".ae-tools button", has_text="Copy link").click()
+    return parse_qs(urlsplit(page.url).query)
+
+
+def wait_sentence(page, sentence: str) -> None:
+    """Wait until the page shows the trace of `sentence` (the address bar names it once it is on screen), drawn."""
+    page.wait_for_function("(s) => new URLSearchParams(location.search).get('sentence') === s", arg=sentence)
+    settle(page)
+
+
+def test_the_page_opens_on_a_decoded_example_on_the_best_head(page, app_url):
     from playwright.sync_api import expect
 
     expect(page.locator(".ae-step")).to_have_text(re.compile(r"Step 3 / \d+"))
     expect(page.locator(".ae-status-line")).to_contain_text("Step 3 of")
-    state = page.evaluate("window.aeViewer.state")
-    best = page.evaluate("window.aeViewer.trace.model.best_head")
+    state, trace = shown(page), trace_of(page, app_url)
+    best = trace.wire["model"]["best_head"]
     assert best == {"kind": "cross", "layer": 1, "head": 2}  # the fixture checkpoint's alignment finding
     assert (state["kind"], state["layer"], state["head"]) == ("cross", 1, 2)
     assert len(heatmap_rows(page)) == 3
-    weights = page.evaluate("window.aeViewer.trace.weights('cross', 1, 2, 3)")
-    drawn = [page.evaluate(CELL_COLOUR, [i, j]) for i in range(3) for j in range(2)]
+    weights = trace.weights("cross", 1, 2, 3)
+    drawn = [cell_colour(page, i, j) for i in range(3) for j in range(2)]
     assert len({tuple(c) for c in drawn}) > 1 and all(c != [255, 255, 255] for c in drawn), drawn  # painted cells
     assert len(weights) == 3
     box = page.locator(".ae-heat canvas").bounding_box()
@@ -61,19 +83,15 @@ def test_the_page_opens_on_a_decoded_example_on_the_best_head(page):
     shot(page, "01-opens-decoded")
 
 
-def test_ten_right_arrows_step_the_heatmap_with_no_server_request(page):
+def test_ten_right_arrows_step_the_heatmap_with_no_server_request(page, app_url):
     from playwright.sync_api import expect
 
     page.keyboard.press("Home")
     expect(page.locator(".ae-step")).to_have_text(re.compile(r"Step 0 / "))
-    targets = page.evaluate("window.aeViewer.trace.targetTokens")
+    targets = on_screen(page, app_url)["target_tokens"]
     assert len(targets) >= 10
     requests = []
     page.on("request", lambda r: requests.append(r.url))
-    # every change goes through the one store, which says what changed and who changed it
-    page.evaluate(
-        "window.aeSeen = []; window.aeViewer.store.subscribe((s, changed, by) => aeSeen.push([changed, by])); null"
-    )
     for n in range(1, 11):
         page.keyboard.press("ArrowRight")
         expect(page.locator(".ae-step")).to_have_text(re.compile(rf"Step {n} / "))
@@ -81,20 +99,21 @@ def test_ten_right_arrows_step_the_heatmap_with_no_server_request(page):
         wait_drawn(page)
         rows = heatmap_rows(page)
         assert len(rows) == n and rows[-1].split(" → ")[-1].strip() == targets[n - 1].strip()  # "<s> → Das"
+    before = shown(page)
     for key in ("1", "m", "a", "k", "l", "v", "PageUp", "PageDown", "ArrowLeft", "End"):
         page.keyboard.press(key)
     wait_drawn(page)
     page.wait_for_timeout(300)
     assert requests == [], requests  # stepping and switching are drawn in the browser
-    seen = page.evaluate("window.aeSeen")
-    assert seen[:10] == [[["step"], "key"]] * 10 and {source for _, source in seen} == {"key"}
-    assert ["head"] in [changed for changed, _ in seen] and ["view"] in [changed for changed, _ in seen]
+    after = shown(page)  # a is all heads, K the next kind, V the next view, End the last step
+    assert (after["head"], after["kind"], after["step"]) == ("all", "encoder_self", after["T"])
+    assert after["view"] != before["view"] and before["head"] != "all"
     page.keyboard.press("Home")
     page.keyboard.press("v")  # back to the heatmap view
     page.keyboard.press("v")
 
 
-def test_keys_are_inert_while_typing(page):
+def test_keys_are_inert_while_typing(page, app_url):
     from playwright.sync_api import expect
 
     page.keyboard.press("End")
@@ -114,13 +133,13 @@ def test_keys_are_inert_while_typing(page):
     page.wait_for_timeout(300)
     page.remove_listener("request", record)
     assert joins == [], joins  # typing asks the server nothing (until Enter or the button)
-    assert step_of(page) == before and page.evaluate("window.aeViewer.state.head") != "mean"
+    assert step_of(page) == before and shown(page)["head"] != "mean"
     expect(box).to_have_value(re.compile("1m "))
-    box.fill(page.evaluate("window.aeViewer.trace.request.sentence"))
+    box.fill(on_screen(page, app_url)["request"]["sentence"])
     page.locator(".ae-step").click()  # leave the text box
 
 
-def test_views_heads_and_presentation_mode(page):
+def test_views_heads_and_presentation_mode(page, app_url):
     from playwright.sync_api import expect
 
     page.keyboard.press("Home")
@@ -139,18 +158,18 @@ def test_views_heads_and_presentation_mode(page):
     expect(stages.locator(".ae-tick-panel")).to_have_count(3)
     assert stages.locator(".ae-tick-panel").all_text_contents() in (names, short)
     assert [stages.locator(".ae-tick-panel").nth(k).get_attribute("title") for k in range(3)] == names
-    tokens = page.evaluate("window.aeViewer.trace.decoderInputTokens.slice(0, 4)")
-    produced = page.evaluate("window.aeViewer.trace.targetTokens.slice(0, 4)")
+    trace = trace_of(page, app_url)
+    tokens, produced = trace.wire["decoder_input_tokens"][:4], trace.wire["target_tokens"][:4]
     expect(stages.locator(".ae-tick-row")).to_have_text([f"{a} → {b}" for a, b in zip(tokens, produced)])
     expect(stages.locator(".ae-tick-column")).to_have_count(3 * 4)  # <s> and 3 produced tokens as inputs, per stage
     assert stages.locator(".ae-tick-column").first.text_content() == "<s>"
     # issue 36 #6: a legend for the two colours and a caption with this step's numbers
     expect(page.locator(".ae-mask-legend")).to_contain_text("blocked: set to −∞ before the softmax")
-    state = page.evaluate("window.aeViewer.state")
+    state = shown(page)
     t, layer = state["step"], state["layer"]
     head = state["head"] if isinstance(state["head"], int) else 0
-    row = page.evaluate(f"window.aeViewer.trace.head('decoder_self', {layer}, {head}, {t})[{t - 1}]")
-    tokens = page.evaluate(f"window.aeViewer.trace.decoderInputTokens.slice(0, {t})")
+    row = trace.weights("decoder_self", layer, head, t)[t - 1]
+    tokens = trace.wire["decoder_input_tokens"][:t]
     best = max(range(t), key=row.__getitem__)
     expect(page.locator(".ae-mask-caption")).to_contain_text(
         f"At step {t} the mask blocks {t * (t - 1) // 2} of the {t * t} query–key pairs"
@@ -173,7 +192,7 @@ def test_views_heads_and_presentation_mode(page):
     page.locator(".ae-heads button", has_text="mean").click()
 
 
-def test_rollout_is_a_head_choice_with_its_caption_and_the_servers_numbers(page):
+def test_rollout_is_a_head_choice_with_its_caption_and_the_servers_numbers(page, app_url):
     """Attention rollout, offered for encoder_self and cross next to the heads, draws the server's rollout."""
     from playwright.sync_api import expect
 
@@ -181,19 +200,19 @@ def test_rollout_is_a_head_choice_with_its_caption_and_the_servers_numbers(page)
     from explorer.interpret.rollout import cross_rollout
 
     show(page, 3, "Cross", "rollout")
-    assert page.evaluate("window.aeViewer.state.head") == "rollout"
+    assert shown(page)["head"] == "rollout"
     assert "attention rollout · step 3" in page.locator(".ae-heat canvas").get_attribute("aria-label")
     expect(page.locator(".ae-caption")).to_contain_text("Abnar & Zuidema")
-    wire = page.evaluate("window.aeViewer.trace.wire")
-    layer = page.evaluate("window.aeViewer.state.layer")
+    trace, layer = trace_of(page, app_url), shown(page)["layer"]
+    wire = trace.wire
     expected = cross_rollout(unpack(wire["attention"]["cross"]), unpack(wire["attention"]["encoder_self"]))[layer, :3]
-    drawn = np.array(page.evaluate(f"window.aeViewer.trace.weights('cross', {layer}, 'rollout', 3)"))
+    drawn = np.array(trace.weights("cross", layer, "rollout", 3))  # the server's rollout, as the wire carries it
     np.testing.assert_allclose(drawn, expected, atol=1e-4)  # 16-bit wire precision of both sides
     np.testing.assert_allclose(drawn.sum(-1), 1.0, atol=1e-3)
     shot(page, "06-cross-rollout")
     page.locator(".ae-kinds button", has_text="Decoder self").click()  # no rollout there: back to the mean
     expect(page.locator(".ae-heads button", has_text="rollout")).to_have_count(0)
-    assert page.evaluate("window.aeViewer.state.head") == "mean"
+    assert shown(page)["head"] == "mean"
     expect(page.locator(".ae-caption")).to_be_hidden()
     page.locator(".ae-kinds button", has_text="Cross").click()
 
@@ -212,19 +231,14 @@ def show(page, step: int, kind: str, head: str, layer: str | None = None):
 
 
 def click_cell(page, row: int, column: int):
-    """Click the centre of one cell of the (single-panel) heatmap."""
-    x, y = page.evaluate(
-        """([i, j]) => { const g = document.querySelector('.ae-heat')._heat.geom, p = g.panels[0];
-           return [p.x0 + (j + 0.5) * g.cw, g.top + (i + 0.5) * g.ch]; }""",
-        [row, column],
-    )
-    page.locator(".ae-heat canvas").click(position={"x": x, "y": y})  # scrolled into view first
+    """Click the centre of one cell of the (single-panel) heatmap, at its row's and its column's labels."""
+    page.locator(".ae-heat canvas").click(position=cell_centre(page, ".ae-heat", row, column))  # scrolled into view
 
 
 @pytest.mark.parametrize(
     "kind, label", [("cross", "Cross"), ("decoder_self", "Decoder self"), ("encoder_self", "Encoder self")]
 )
-def test_clicking_a_cell_explains_its_weight(page, kind, label):
+def test_clicking_a_cell_explains_its_weight(page, app_url, kind, label):
     """The panel's arithmetic (q·k/√d_k, mask, softmax) ends at the weight the heatmap shows, for every kind."""
     from playwright.sync_api import expect
 
@@ -234,9 +248,9 @@ def test_clicking_a_cell_explains_its_weight(page, kind, label):
         click_cell(page, row, column)
     expect(page.locator(".ae-panel-title")).to_contain_text("L1·H2", timeout=20_000)
     answer = asked.value.json()
-    shown = page.evaluate(f"window.aeViewer.trace.weights('{kind}', 1, 2, 4)[{row}][{column}]")
+    drawn = trace_of(page, app_url).weights(kind, 1, 2, 4)[row][column]
     assert (answer["kind"], answer["row"], answer["column"]) == (kind, row, column)
-    assert answer["weight"] == pytest.approx(shown, abs=2e-5)  # 16-bit wire precision
+    assert answer["weight"] == pytest.approx(drawn, abs=2e-5)  # 16-bit wire precision
     scores = [s for s in answer["scores"] if s is not None]
     assert answer["denominator"] == pytest.approx(sum(np.exp(np.array(scores) - answer["max_score"])), rel=1e-4)
     assert answer["dot"] == pytest.approx(float(np.dot(answer["query"], answer["key"])), abs=1e-3)
@@ -259,7 +273,7 @@ def test_the_mean_and_masked_cells_say_why_they_are_not_explained(page):
     expect(page.locator(".ae-panel .ae-panel-note")).to_contain_text("Choose one head")
 
 
-def test_which_heads_matter_and_a_click_switches_one_off(page, tiny_checkpoint):
+def test_which_heads_matter_and_a_click_switches_one_off(page, app_url, tiny_checkpoint):
     """The estimate's tiles come at once, the exact drops on request beside them on one scale with ρ; each tile is
     the core's number; clicking one traces the sentence without that head."""
     from playwright.sync_api import expect
@@ -271,7 +285,7 @@ def test_which_heads_matter_and_a_click_switches_one_off(page, tiny_checkpoint):
     page.locator(".ae-tools button", has_text="Heads that matter").click()
     expect(page.locator(".ae-heads-grid[data-method=estimate]")).to_have_count(3, timeout=20_000)
     expect(page.locator(".ae-panel-title")).to_contain_text("estimated in one pass")
-    wire = page.evaluate("window.aeViewer.trace.wire")
+    wire = on_screen(page, app_url)
     model = load_handle(tiny_checkpoint).model
     expected = head_importance(model, wire["source_ids"], wire["target_ids"])
     estimated = head_gradients(model, wire["source_ids"], wire["target_ids"])
@@ -298,17 +312,13 @@ def test_which_heads_matter_and_a_click_switches_one_off(page, tiny_checkpoint):
     shot(page, "08-heads-that-matter")
     page.locator(".ae-heads-grid[data-method=exact][data-kind=cross] td[data-layer='1'][data-head='3']").click()
     expect(page.locator(".ae-notes")).to_contain_text("1 head(s) switched off", timeout=20_000)
-    assert page.evaluate("window.aeViewer.trace.request.ablation") == [["cross", 1, 3]]
+    assert on_screen(page, app_url)["request"]["ablation"] == [["cross", 1, 3]]
     # one source of truth: the Head ablation tab ticks the head the viewer switched off
     page.get_by_role("tab", name="Head ablation").click()
     expect(page.locator("#ablate-cross label", has_text="L1·H3").locator("input")).to_be_checked()
     assert page.locator("#ablate-cross input:checked").count() == 1
     page.get_by_role("tab", name="Translate & step").click()
-    assert page.evaluate("[window.aeViewer.state.kind, window.aeViewer.state.layer, window.aeViewer.state.head]") == [
-        "cross",
-        1,
-        3,
-    ]
+    assert [shown(page)[name] for name in ("kind", "layer", "head")] == ["cross", 1, 3]
     # issue 36 #8: the head on screen says it is off; another head does not; the mean names the heads off
     heat = page.locator(".ae-heat canvas")
     expect(heat).to_have_attribute("aria-label", re.compile(r"L1·H3 · step \d+ · switched off\. Rows"))
@@ -321,7 +331,7 @@ def test_which_heads_matter_and_a_click_switches_one_off(page, tiny_checkpoint):
     expect(page.locator(".ae-heads-grid")).to_have_count(3, timeout=20_000)
 
 
-def test_attention_against_attribution_for_the_current_step(page, tiny_checkpoint):
+def test_attention_against_attribution_for_the_current_step(page, app_url, tiny_checkpoint):
     """The panel's rows are the drawn attention row and the core's attributions, with their rank correlations."""
     from playwright.sync_api import expect
 
@@ -331,20 +341,21 @@ def test_attention_against_attribution_for_the_current_step(page, tiny_checkpoin
     page.locator(".ae-kinds button", has_text="Cross").click()  # a fresh sentence: the last test switched a head off
     page.locator("#sentence textarea").fill("The dog sees the cat.")
     page.locator("#start-btn").click()
-    page.wait_for_function("window.aeViewer.trace.request.sentence === 'The dog sees the cat.'")
+    wait_sentence(page, "The dog sees the cat.")
     show(page, 3, "Cross", "2", layer="1")
     with page.expect_response(lambda r: "/ae/api/ask/attribution" in r.url, timeout=30_000) as asked:
         page.locator(".ae-tools button", has_text="Attention vs attribution").click()
     expect(page.locator(".ae-attr")).to_be_visible(timeout=30_000)
     answer = asked.value.json()
-    drawn = page.evaluate("window.aeViewer.trace.weights('cross', 1, 2, 3)[2]")
+    trace = trace_of(page, app_url)
+    drawn = trace.weights("cross", 1, 2, 3)[2]
     np.testing.assert_allclose(answer["attention"]["weights"], drawn, atol=1e-4)
-    wire = page.evaluate("window.aeViewer.trace.wire")
+    wire = trace.wire
     model = load_handle(tiny_checkpoint).model
-    for method, shown in answer["methods"].items():
+    for method, said in answer["methods"].items():
         mine = attribute(model, wire["source_ids"], wire["target_ids"], 2, method)
-        np.testing.assert_allclose(shown["scores"], mine.scores, atol=1e-4)
-        assert shown["rank_correlation"] == pytest.approx(rank_correlation(mine.scores, drawn), abs=2e-3)
+        np.testing.assert_allclose(said["scores"], mine.scores, atol=1e-4)
+        assert said["rank_correlation"] == pytest.approx(rank_correlation(mine.scores, drawn), abs=2e-3)
     ig = answer["methods"]["integrated_gradients"]
     change = ig["log_prob"] - ig["baseline_log_prob"]
     assert abs(sum(ig["scores"]) - change) <= max(ig["completeness_gap"], 1e-4) * abs(change) + 1e-4
@@ -353,22 +364,20 @@ def test_attention_against_attribution_for_the_current_step(page, tiny_checkpoin
     shot(page, "09-attention-vs-attribution")
 
 
-def strongest(page, heads, query=None) -> str:
+def strongest(trace: Traced, heads, query=None) -> str:
     """What the head view's text alternative says of the heads' strongest lines, computed from the trace's weights
     (cross, layer 1, step 3; of one query's lines when `query` is given): the line a user sees darkest."""
-    return page.evaluate(
-        """([heads, query]) => { const tr = window.aeViewer.trace, [qs, ks] = tr.labels('cross', 3);
-          return 'Strongest: ' + heads.map((h) => { let best = null;
-            tr.weights('cross', 1, h, 3).forEach((row, i) => row.forEach((w, j) => {
-              const drawn = w !== null && w >= 0.01 && (query === null || i === query);
-              if (drawn && (!best || w > best[2])) best = [i, j, w]; }));
-            const [i, j, w] = best;
-            return 'L1·H' + h + ': “' + qs[i] + '” → “' + ks[j] + '” ' + w.toFixed(2); }).join('; ') + '.'; }""",
-        [list(heads), query],
-    )
+    wire = trace.wire
+    queries = [f"{a} → {b}" for a, b in zip(wire["decoder_input_tokens"][:3], wire["target_tokens"])]
+    said = []
+    for h in heads:
+        lines = [(w, i, j) for i, row in enumerate(trace.weights("cross", 1, h, 3)) for j, w in enumerate(row)]
+        w, i, j = max((line for line in lines if line[0] >= 0.01 and query in (None, line[1])), key=lambda x: x[0])
+        said.append(f"L1·H{h}: “{queries[i]}” → “{wire['source_tokens'][j]}” {w:.2f}")
+    return "Strongest: " + "; ".join(said) + "."
 
 
-def test_the_head_view_draws_each_heads_weights_and_follows_hover_and_toggles(page):
+def test_the_head_view_draws_each_heads_weights_and_follows_hover_and_toggles(page, app_url):
     """BertViz's head view: a line per (query, key) with opacity = weight and a colour per head."""
     from playwright.sync_api import expect
 
@@ -376,17 +385,17 @@ def test_the_head_view_draws_each_heads_weights_and_follows_hover_and_toggles(pa
     page.locator(".ae-view-tabs button", has_text="Head view").click()
     wait_drawn(page)
     expect(page.locator(".ae-headview canvas")).to_have_attribute("aria-label", re.compile("head view"))
-    H = page.evaluate("window.aeViewer.trace.H")
+    trace = trace_of(page, app_url)
+    H = trace.H
     label = page.locator(".ae-headview canvas").get_attribute("aria-label")
-    assert f"heads {', '.join(map(str, range(H)))}" in label and strongest(page, range(H)) in label, label
+    assert f"heads {', '.join(map(str, range(H)))}" in label and strongest(trace, range(H)) in label, label
     shot(page, "11-head-view")
     # a toggle and a hover redraw the head view alone: the viewer's state and its other views are not touched
-    page.evaluate("window.aeChanges = 0; window.aeViewer.store.subscribe(() => window.aeChanges++); null")
-    page.evaluate("window.aeStatus = document.querySelector('.ae-status-line')")
+    page.evaluate("window.aeStatus = document.querySelector('.ae-status-line')")  # a render draws it anew
     page.locator(".ae-hv-chip[data-head='0']").click()  # head 0 off
     wait_drawn(page)
     label = page.locator(".ae-headview canvas").get_attribute("aria-label")
-    assert "L1·H0:" not in label and strongest(page, range(1, H)) in label, label
+    assert "L1·H0:" not in label and strongest(trace, range(1, H)) in label, label
     canvas = page.locator(".ae-headview canvas")
     box = canvas.bounding_box()
     for y in range(2, int(box["height"]), 3):  # down the queries' side until the second query is the hovered one
@@ -394,16 +403,15 @@ def test_the_head_view_draws_each_heads_weights_and_follows_hover_and_toggles(pa
         label = canvas.get_attribute("aria-label")
         if "(query 1)" in label:
             break
-    assert "(query 1): its lines only." in label and strongest(page, range(1, H), query=1) in label, label
-    assert page.evaluate("window.aeChanges") == 0  # no change of the view state, no render of the viewer
-    assert page.evaluate("window.aeStatus === document.querySelector('.ae-status-line')")  # the status not redrawn
+    assert "(query 1): its lines only." in label and strongest(trace, range(1, H), query=1) in label, label
+    assert page.evaluate("window.aeStatus === document.querySelector('.ae-status-line')")  # the viewer not redrawn
     page.keyboard.press("End")
-    assert page.evaluate("window.aeChanges") == 1  # while a step is a change of state, drawn everywhere
+    assert page.evaluate("window.aeStatus !== document.querySelector('.ae-status-line')")  # a step: drawn everywhere
     page.locator(".ae-hv-chip[data-head='0']").click()
     page.locator(".ae-view-tabs button", has_text="Heatmap").click()
 
 
-def test_the_quiz_hides_the_next_row_until_a_guess_then_scores_it(page):
+def test_the_quiz_hides_the_next_row_until_a_guess_then_scores_it(page, app_url):
     """Predict, then reveal: a click on a source token (or [ ] and Enter) answers; → reveals without a guess."""
     from playwright.sync_api import expect
 
@@ -412,13 +420,14 @@ def test_the_quiz_hides_the_next_row_until_a_guess_then_scores_it(page):
     expect(page.locator(".ae-quiz-question")).to_contain_text("which source token will step 1 attend to most")
     quizzed = re.search(r"Quiz · L(\d+)·H(\d+):", page.locator(".ae-quiz-question").inner_text())
     layer, head = int(quizzed.group(1)), int(quizzed.group(2))
-    assert page.evaluate("[window.aeViewer.state.kind, window.aeViewer.state.head]") == ["cross", head]
+    assert [shown(page)[name] for name in ("kind", "head")] == ["cross", head]
     assert heatmap_rows(page) == []  # step 0: the row to guess is not drawn
     page.locator(".ae-source-chips .ae-chip").nth(2).click()
     assert step_of(page) == 1
-    row = page.evaluate(f"window.aeViewer.trace.weights('cross', {layer}, {head}, 1)[0]")
+    trace = trace_of(page, app_url)
+    row = trace.weights("cross", layer, head, 1)[0]
     best = int(np.argmax(row))
-    tokens = page.evaluate("window.aeViewer.trace.sourceTokens")
+    tokens = trace.wire["source_tokens"]
     expect(page.locator(".ae-quiz-result")).to_contain_text(f"{row[best]:.2f}, on “{tokens[best]}”")
     expect(page.locator(".ae-quiz-score")).to_contain_text(f"Score: {int(best == 2)} of 1 right")
     shot(page, "12-quiz")
@@ -448,7 +457,7 @@ def path_of(nodes: list[dict], node: int) -> list[int]:
     return ids[::-1]
 
 
-def test_the_beam_tree_and_a_click_on_a_hypothesis_steps_through_it(page, tiny_checkpoint):
+def test_the_beam_tree_and_a_click_on_a_hypothesis_steps_through_it(page, app_url, tiny_checkpoint):
     """The tree's winner is beam_search's result; clicking a node traces that hypothesis with its tokens forced."""
     from playwright.sync_api import expect
 
@@ -459,7 +468,7 @@ def test_the_beam_tree_and_a_click_on_a_hypothesis_steps_through_it(page, tiny_c
         page.locator(".ae-tools button", has_text="Beam tree").click()
     expect(page.locator(".ae-beamtree canvas")).to_be_visible(timeout=20_000)
     answer = asked.value.json()
-    wire = page.evaluate("window.aeViewer.trace.wire")
+    wire = on_screen(page, app_url)
     best = beam_search(load_handle(tiny_checkpoint).model, wire["source_ids"], answer["beam_size"], answer["alpha"])[0]
     winner_path = path_of(answer["nodes"], answer["winner"])
     assert winner_path[: len(best.ids)] == best.ids
@@ -472,59 +481,59 @@ def test_the_beam_tree_and_a_click_on_a_hypothesis_steps_through_it(page, tiny_c
     assert nodes.count() == len(answer["nodes"]) - 1  # all but the root
     columns = {round(nodes.nth(i).bounding_box()["x"]) for i in range(nodes.count())}
     assert len(columns) == steps
-    wide, shown = page.evaluate(
+    wide, seen = page.evaluate(
         "(() => { const s = document.querySelector('.ae-beamtree'); return [s.scrollWidth, s.clientWidth]; })()"
     )
-    if wide > shown + 1:
+    if wide > seen + 1:
         expect(page.locator(".ae-beam-scroll-note")).to_contain_text(f"All {steps} steps: scroll sideways")
     target = next(n for n in answer["nodes"] if n["step"] == 2 and n["status"] == "kept")
     named = f"Step 2: “{target['token']}”, log p {target['log_prob']:.2f}, kept"
     page.get_by_role("button", name=named).first.click()
     path = path_of(answer["nodes"], target["id"])
-    page.wait_for_function(f"window.aeViewer.trace.request.forced_ids.length === {len(path)}")
-    assert page.evaluate("window.aeViewer.trace.request.forced_ids") == path and step_of(page) == len(path)
-
-
-def diff_drawn(page) -> list:
-    """The A − B values the difference grid drew (its geometry, which its hover tips and clicks read too)."""
-    return page.evaluate("document.querySelector('.ae-compare-diff')._heat.geom.panels[0].z")
-
-
-def diff_cell(page, i: int, j: int) -> dict:
-    x, y = page.evaluate(
-        """([i, j]) => { const g = document.querySelector('.ae-compare-diff')._heat.geom, p = g.panels[0];
-           return [p.x0 + (j + 0.5) * g.cw, g.top + (i + 0.5) * g.ch]; }""",
-        [i, j],
+    page.wait_for_function(
+        "(n) => new URLSearchParams(location.search).getAll('forced_ids').length === n", arg=len(path)
     )
-    return {"x": x, "y": y}
+    assert on_screen(page, app_url)["request"]["forced_ids"] == path and step_of(page) == len(path)
 
 
-def test_compare_two_sentences_side_by_side_with_their_difference(page):
+def diff_read(page, i: int, j: int) -> float:
+    """The A − B value of cell (i, j) as a person reads it: hovering the cell, its tip."""
+    page.locator(".ae-compare-diff canvas").hover(position=cell_centre(page, ".ae-compare-diff", i, j))
+    tip = page.locator(".ae-compare-diff .ae-tip").text_content()
+    return float(re.search(r"A − B = ([+−-]?[0-9.]+)", tip).group(1).replace("−", "-"))
+
+
+def test_compare_two_sentences_side_by_side_with_their_difference(page, app_url):
     """B follows A's step, kind, layer and head; A − B where the shapes agree, a message where they do not."""
     from playwright.sync_api import expect
 
     page.locator("#sentence textarea").fill("The man gives the woman the book.")
     page.locator("#start-btn").click()
-    page.wait_for_function("window.aeViewer.trace.request.sentence === 'The man gives the woman the book.'")
+    wait_sentence(page, "The man gives the woman the book.")
     show(page, 3, "Cross", "1", layer="0")
     page.locator(".ae-view-tabs button", has_text="Compare two").click()
     expect(page.locator(".ae-compare-note")).to_contain_text("Type a second sentence")
     page.locator(".ae-compare-sentence").fill("The woman gives the man the book.")
-    page.locator(".ae-compare-bar button", has_text="Compare").click()
+    with page.expect_response(lambda r: "/ae/api/ask/compare" in r.url, timeout=20_000) as asked:
+        page.locator(".ae-compare-bar button", has_text="Compare").click()
     expect(page.locator(".ae-compare-diff canvas")).to_be_visible(timeout=20_000)
     wait_drawn(page)
-    a = np.array(page.evaluate("window.aeViewer.trace.weights('cross', 0, 1, 3)"))
-    b = np.array(page.evaluate("window.aeViewer.compareTrace.weights('cross', 0, 1, 3)"))
-    diff = np.array(diff_drawn(page))
-    np.testing.assert_allclose(diff, a - b, atol=1e-6)
-    page.locator(".ae-compare-diff canvas").hover(position=diff_cell(page, 1, 2))  # as a person reads one cell
-    expect(page.locator(".ae-compare-diff .ae-tip")).to_contain_text(f"A − B = {a[1, 2] - b[1, 2]:+.4f}")
-    assert page.evaluate("window.aeViewer.compareTrace.request.sentence") == "The woman gives the man the book."
+    second = asked.value.json()["wire"]  # B, as the network brought it
+    assert second["request"]["sentence"] == "The woman gives the man the book."
+    a = np.array(trace_of(page, app_url).weights("cross", 0, 1, 3))
+    b = np.array(Traced(second).weights("cross", 0, 1, 3))
+    for i in range(3):  # every cell's A − B, as its tip reads (4 decimals)
+        for j in range(a.shape[1]):
+            assert diff_read(page, i, j) == pytest.approx(a[i, j] - b[i, j], abs=6e-5), (i, j)
+    expect(page.locator(".ae-compare-diff .ae-tip")).to_contain_text(f"A − B = {a[2, -1] - b[2, -1]:+.4f}")
     shot(page, "14-compare-two")
     page.keyboard.press("ArrowRight")  # both follow the step
     wait_drawn(page)
-    assert np.array(diff_drawn(page)).shape[0] == 4
     assert len(page.locator(".ae-compare-diff .ae-tick-row").all_text_contents()) == 4  # the rows' labels drawn
+    assert diff_read(page, 3, 0) == pytest.approx(
+        trace_of(page, app_url).weights("cross", 0, 1, 4)[3][0] - Traced(second).weights("cross", 0, 1, 4)[3][0],
+        abs=6e-5,
+    )
     page.locator(".ae-compare-sentence").fill("The dog sleeps.")  # another length: no difference map
     page.locator(".ae-compare-bar button", has_text="Compare").click()
     expect(page.locator(".ae-compare-note")).to_contain_text("No difference map", timeout=20_000)
@@ -536,7 +545,7 @@ def test_compare_two_sentences_side_by_side_with_their_difference(page):
     page.locator(".ae-view-tabs button", has_text="Heatmap").click()
 
 
-def test_clicking_a_candidate_forces_it_and_the_model_continues(page):
+def test_clicking_a_candidate_forces_it_and_the_model_continues(page, app_url):
     from playwright.sync_api import expect
 
     page.locator(".ae-kinds button", has_text="Cross").click()
@@ -546,12 +555,13 @@ def test_clicking_a_candidate_forces_it_and_the_model_continues(page):
     wait_drawn(page)
     expect(page.locator(".ae-target-chips .ae-chip-legend")).to_have_count(0)  # nothing forced, nothing to explain
     candidate = page.locator(".ae-topk .ae-cand").nth(2)
-    chosen = page.evaluate("window.aeViewer.trace.steps[1].top[2]")
+    chosen = on_screen(page, app_url)["steps"][1]["top"][2]
     expect(candidate.locator(".ae-cand-token")).to_have_text(chosen["token"])
     candidate.click()
     expect(page.locator(".ae-target-chips .ae-current")).to_have_text(chosen["token"])
-    assert page.evaluate("window.aeViewer.trace.request.forced_ids[1]") == chosen["id"]
-    assert page.evaluate("window.aeViewer.trace.request.forced_ids.length") == 2 and step_of(page) == 2
+    page.wait_for_function("() => new URLSearchParams(location.search).getAll('forced_ids').length === 2")
+    forced = on_screen(page, app_url)["request"]["forced_ids"]
+    assert forced[1] == chosen["id"] and len(forced) == 2 and step_of(page) == 2
     expect(page.locator(".ae-target-chips .ae-forced")).to_have_count(1)
     # issue 36 #8: the pink chip says what it means
     expect(page.locator(".ae-target-chips .ae-chip-legend")).to_have_text("forced: you chose it, not the model")
@@ -586,7 +596,7 @@ def test_an_error_is_said_in_the_viewer_in_words(page):
     page.fill("#sentence textarea", TEXT)
     page.click("#start-btn")
     expect(page.locator(".ae-message")).to_be_hidden()
-    page.wait_for_function(f"window.aeViewer.trace.request.sentence === {TEXT!r}")
+    wait_sentence(page, TEXT)
 
 
 def test_a_first_visit_sends_no_gradio_event_and_loads_plotly_only_for_a_plotly_view(browser, app_url):
@@ -610,7 +620,7 @@ def test_a_first_visit_sends_no_gradio_event_and_loads_plotly_only_for_a_plotly_
         assert [u for u in requests if "plotly" in u], "the mosaic loads plotly.js when it opens"
         page.fill("#sentence textarea", TEXT)
         page.press("#sentence textarea", "Enter")
-        page.wait_for_function(f"window.aeViewer.trace.request.sentence === {TEXT!r}")
+        wait_sentence(page, TEXT)
         assert [u for u in requests if "/ae/api/trace?" in u] and not [u for u in requests if "/queue/join" in u]
         page.keyboard.press("ArrowRight")  # the focus left the sentence box: the key steps
         expect(page.locator(".ae-step")).to_have_text(re.compile(r"Step 1 / \d+"))
@@ -667,7 +677,7 @@ def test_the_train_tab_uploads_a_file_through_the_api_and_trains_on_it(page, tmp
     assert content_id in trains[-1] and str(tmp_path) not in "".join(b for _, b in posts)  # an id, never a path
     assert not [url for url, _ in posts if "/gradio_api/" in url]  # no Gradio event
     page.get_by_label("Explore my trained model").check()
-    page.wait_for_function("window.aeViewer.trace && window.aeViewer.trace.model.name.startsWith('your model')")
+    expect(page.locator("#title .ae-model-name")).to_contain_text("your model")  # the header names the model shown
 
 
 def test_a_deep_link_restores_its_view(browser, app_url):
@@ -685,14 +695,15 @@ def test_a_deep_link_restores_its_view(browser, app_url):
     page = open_page(browser, app_url + "?" + urlencode(params))
     try:
         expect(page.locator(".ae-status-line")).to_contain_text("Step 5 of")
-        assert page.evaluate("window.aeViewer.trace.request.sentence") == TEXT
-        state = page.evaluate("window.aeViewer.state")
+        settle(page)
+        assert on_screen(page, app_url)["request"]["sentence"] == TEXT
+        state = shown(page)
         assert (state["step"], state["kind"], state["layer"], state["head"]) == (5, "decoder_self", 1, 2)
         assert page.input_value("#sentence textarea") == TEXT
-        masked = page.evaluate(CELL_COLOUR, [0, 4])  # step 0's query never sees input 4: the future, drawn grey
+        masked = cell_colour(page, 0, 4)  # step 0's query never sees input 4: the future, drawn grey
         assert masked == [0xD0, 0xD0, 0xD0], masked
-        assert page.evaluate(CELL_COLOUR, [4, 0]) != masked  # a weight, even a small one, is drawn in the scale
-        link = parse_qs(urlsplit(page.evaluate("window.aeViewer.copyLink()")).query)
+        assert cell_colour(page, 4, 0) != masked  # a weight, even a small one, is drawn in the scale
+        link = copied_link(page)
         for name, value in params.items():
             assert link[name] == [value], (name, link)  # the copied link names the same view
         shot(page, "08-deep-link")
@@ -709,9 +720,9 @@ def test_a_link_made_before_the_api_named_its_fields_still_opens(browser, app_ur
     page = open_page(browser, app_url + "?" + urlencode(old))
     try:
         expect(page.locator(".ae-status-line")).to_contain_text("Step 2 of")
-        request = page.evaluate("window.aeViewer.trace.request")
+        request = on_screen(page, app_url)["request"]
         assert request["sentence"] == TEXT and request["ablation"] == [["cross", 0, 1], ["encoder_self", 1, 0]]
-        link = parse_qs(urlsplit(page.evaluate("window.aeViewer.copyLink()")).query)
+        link = copied_link(page)
         assert link["sentence"] == [TEXT] and link["ablation"] == ["cross.0.1", "encoder_self.1.0"] and "s" not in link
     finally:
         page.context.close()
@@ -727,7 +738,7 @@ def test_the_exported_html_opens_offline_and_steps(browser, app_url, tmp_path):
             page.locator(".ae-tools button", has_text="HTML").click()
         path = tmp_path / "export.html"
         info.value.save_as(path)
-        T = page.evaluate("window.aeViewer.trace.T")
+        T = shown(page)["T"]
     finally:
         page.context.close()
     assert path.stat().st_size > 1_000_000  # plotly.js is inlined
@@ -783,27 +794,30 @@ def test_the_training_step_control_draws_the_recorded_trace_of_that_step(page, t
 
     recorded = timelapse.read(tiny_checkpoint, load_handle(tiny_checkpoint))
     assert page.locator(".ae-training-step option").all_inner_texts() == ["10", "20", "final (21)"]
-    before = page.evaluate(CELL_COLOUR, [1, 1])
-    page.select_option(".ae-training-step", "0")
+    before = cell_colour(page, 1, 1)
+    with page.expect_response(lambda r: "/ae/api/timelapse" in r.url) as sent:
+        page.select_option(".ae-training-step", "0")
     expect(page.locator(".ae-training-note")).to_have_text("The model after 10 of 21 training steps.")
-    state = page.evaluate("window.aeViewer.state")
+    settle(page)
+    state = shown(page)
     assert (state["step"], state["kind"], state["layer"], state["head"]) == (3, "cross", 1, 2)  # the same view
     wire = recorded["points"][0]["traces"][0]
-    assert page.evaluate("window.aeViewer.trace.model.fingerprint") == wire["model"]["fingerprint"]
-    drawn = np.array(page.evaluate("window.aeViewer.trace.weights('cross', 1, 2, 3)"))
+    got = sent.value.json()["traces"][0]  # what the page drew, as the network brought it
+    assert got["model"]["fingerprint"] == wire["model"]["fingerprint"]
+    drawn = np.array(Traced(got).weights("cross", 1, 2, 3))
     np.testing.assert_allclose(drawn, unpack(wire["attention"]["cross"])[1, 2, :3], atol=1e-4)
-    assert page.evaluate(CELL_COLOUR, [1, 1]) != before  # another model's weights, painted
+    assert cell_colour(page, 1, 1) != before  # another model's weights, painted
     shot(page, "15-training-step")
     page.select_option(".ae-training-step", "2")  # the final model again
     expect(page.locator(".ae-training-note")).to_be_hidden()
     page.fill("#sentence textarea", TEXT)  # not recorded: the control says so
     page.press("#sentence textarea", "Enter")
-    page.wait_for_function(f"window.aeViewer.trace.request.sentence === {TEXT!r}")
+    wait_sentence(page, TEXT)
     expect(page.locator(".ae-training-step")).to_be_disabled()
     expect(page.locator(".ae-training-note")).to_contain_text("Only the Translate tab's examples")
 
 
-def test_a_mosaic_tile_opens_its_head_the_first_time_the_view_opens(page):
+def test_a_mosaic_tile_opens_its_head_the_first_time_the_view_opens(page, app_url):
     """Issue 36 #3: the click handler was bound before plotly.js had drawn (`div.on is not a function`), never again."""
     errors = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
@@ -811,17 +825,18 @@ def test_a_mosaic_tile_opens_its_head_the_first_time_the_view_opens(page):
     page.locator(".ae-view-tabs button", has_text="All heads").click()
     page.wait_for_selector(".ae-mosaic .nsewdrag")
     wait_drawn(page)
-    state = page.evaluate("window.aeViewer.state")
-    queries, keys = page.evaluate(f"window.aeViewer.trace.labels({state['kind']!r}, {state['step']})")
-    layers, heads = page.evaluate(f"[window.aeViewer.trace.nLayers({state['kind']!r}), window.aeViewer.trace.H]")
+    state, wire = shown(page), on_screen(page, app_url)
+    assert state["kind"] == "cross"
+    queries, keys = wire["target_tokens"][: state["step"]], wire["source_tokens"]
+    layers, heads = wire["model"]["n_layers"]["cross"], wire["model"]["n_heads"]
     rows, cols = layers * (len(queries) + 1) - 1, heads * (len(keys) + 1) - 1
     layer, head = layers - 1, 1  # not the head on screen before
     x = head * (len(keys) + 1) + (len(keys) - 1) / 2  # the tile's centre in the heatmap's cells
     y = layer * (len(queries) + 1) + (len(queries) - 1) / 2
     box = page.locator(".ae-mosaic .nsewdrag").first.bounding_box()
     page.mouse.click(box["x"] + (x + 0.5) / cols * box["width"], box["y"] + (y + 0.5) / rows * box["height"])
-    page.wait_for_function("window.aeViewer.state.view === 'heatmap'")
-    state = page.evaluate("window.aeViewer.state")
+    page.wait_for_selector(".ae-view-tabs button[data-value=heatmap][aria-pressed=true]")
+    state = shown(page)
     assert (state["layer"], state["head"]) == (layer, head)
     assert errors == [], errors
 
@@ -850,7 +865,7 @@ def test_the_examples_box_names_the_example_only_while_the_sentence_box_holds_it
     sentence, label = EXAMPLES[1]
     page.locator("#example input").click()
     page.get_by_role("option", name=label).click()
-    page.wait_for_function(f"window.aeViewer.trace.request.sentence === {sentence!r}")
+    wait_sentence(page, sentence)
     expect(page.locator("#example input")).to_have_value(f"{label}: {sentence}")
     page.locator("#sentence textarea").click()
     page.keyboard.press("End")
@@ -872,6 +887,8 @@ def test_each_view_button_says_what_its_view_shows(page):
 def test_the_address_holds_the_place_and_back_and_reload_return_to_it(browser, app_url):
     """Issue 50 #4: Back left the app and a reload reopened the opening example; now the address follows the place (a
     new sentence a new history entry, a step a replaced one)."""
+    from playwright.sync_api import expect
+
     page = open_page(browser, app_url)
     try:
         page.wait_for_function("window.location.search.includes('step=')")  # the opening place, in the address
@@ -887,16 +904,21 @@ def test_the_address_holds_the_place_and_back_and_reload_return_to_it(browser, a
         assert page.evaluate("history.length") == entries + 1  # one entry for the new sentence, none per step
         page.keyboard.press("ArrowRight")
         page.keyboard.press("ArrowRight")
-        page.evaluate("window.aeViewer.select({kind: 'encoder_self', layer: 0, head: 3})")
+        choose(page, kind="encoder_self", layer=0, head=3)
         page.wait_for_function("new URLSearchParams(window.location.search).get('kind') === 'encoder_self'")
         assert page.evaluate("history.length") == entries + 1
         page.reload(wait_until="load")
-        page.wait_for_function("window.aeViewer?.trace?.request.sentence === 'The dog sees the cat.'")
-        state = page.evaluate("window.aeViewer.state")
+        page.wait_for_selector(".ae-viewer .ae-heat canvas[aria-label]")
+        settle(page)
+        assert page.input_value("#sentence textarea") == "The dog sees the cat."
+        state = shown(page)
         assert (state["step"], state["kind"], state["layer"], state["head"]) == (2, "encoder_self", 0, 3)
         page.go_back()
-        page.wait_for_function("window.aeViewer.trace.request.sentence !== 'The dog sees the cat.'")
-        page.wait_for_function("window.aeViewer.state.step === 5")  # the sentence before, where it was left
+        page.wait_for_function("new URLSearchParams(location.search).get('sentence') !== 'The dog sees the cat.'")
+        settle(page)
+        expect(page.locator(".ae-step")).to_have_text(
+            re.compile(r"Step 5 / ")
+        )  # the sentence before, where it was left
     finally:
         page.context.close()
 
@@ -910,12 +932,12 @@ def test_a_link_value_that_cannot_be_used_is_named_and_the_rest_of_the_link_appl
     )
     page = open_page(browser, app_url + "?" + query)
     try:
-        page.wait_for_function("window.aeViewer.trace.request.sentence === 'The dog sees the cat.'")
+        settle(page)
         message = page.locator(".ae-message")
         expect(message).to_contain_text("layer=-3 (not a number)")
         expect(message).to_contain_text("kind=bogus")
         expect(message).to_contain_text("view=nonexistent")
-        state = page.evaluate("window.aeViewer.state")
+        state = shown(page)
         assert state["step"] == 2 and state["view"] == "heatmap"  # the step applies; the rest as it was
     finally:
         page.context.close()
@@ -929,8 +951,9 @@ def test_a_link_to_the_opening_sentence_with_other_options_opens_that_decode_at_
     query = urlencode({"sentence": OPENING_EXAMPLE, "strategy": "beam", "beam_size": 2, "step": 4})
     page = open_page(browser, app_url + "?" + query)
     try:
-        page.wait_for_function("window.aeViewer.trace.request.strategy === 'beam'")
-        page.wait_for_function("window.aeViewer.state.step === 4")
+        settle(page)
+        assert on_screen(page, app_url)["request"]["strategy"] == "beam"
+        assert shown(page)["step"] == 4
         assert page.locator(".ae-message").is_hidden()
         page.wait_for_function("new URLSearchParams(window.location.search).get('strategy') === 'beam'")
     finally:
@@ -948,8 +971,8 @@ def test_a_link_to_the_opening_example_opens_at_its_own_step(browser, app_url):
     try:
         # the page's own trace, then the link's request for the same decode has come back and been loaded
         page.wait_for_function("performance.getEntriesByType('resource').some((e) => e.name.includes('/ae/api/trace'))")
-        page.wait_for_function("!window.aeViewer.root.classList.contains('ae-busy')")
-        state = page.evaluate("window.aeViewer.state")
+        settle(page)
+        state = shown(page)
         assert (state["step"], state["kind"], state["layer"], state["head"]) == (6, "cross", 1, 0)
     finally:
         page.context.close()
@@ -994,7 +1017,8 @@ def test_the_viewer_mounts_even_when_its_script_arrives_after_gradios_app(browse
         page.route("**/ae/static/viewer.*.js", lambda route: (time.sleep(2.5), route.continue_()))
         page.goto(app_url + "?sentence=The+dog+sees+the+cat.&step=2", wait_until="load")
         page.wait_for_selector(".ae-viewer .ae-heat canvas[aria-label]")
-        assert page.evaluate("window.aeViewer.state.step") == 2  # the deep link, read after the script came
+        settle(page)
+        assert shown(page)["step"] == 2  # the deep link, read after the script came
         page.get_by_role("tab", name="Train", exact=True).click()
         page.wait_for_selector("#train-message")  # the tabs' browser-drawn parts mounted too
         assert not [e for e in errors if "is not a function" in e], errors

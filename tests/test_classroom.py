@@ -5,18 +5,44 @@ their own stops following, and nothing a student does reaches the room."""
 from __future__ import annotations
 
 import re
+import time
 from contextlib import contextmanager
 
 import pytest
-from browser_fixtures import open_page, outlined_cells, shot
+from browser_fixtures import TIMEOUT_MS, open_page, outlined_cells, settle, shot, shown
 
 pytestmark = pytest.mark.browser
 
 
 def state(page) -> list:
-    return page.evaluate(
-        "(() => { const s = window.aeViewer.state; return [s.step, s.kind, s.layer, s.head, s.view]; })()"
-    )
+    """The view a page shows: its step, kind, layer, head and view, as a person reads them."""
+    s = shown(page)
+    return [s["step"], s["kind"], s["layer"], s["head"], s["view"]]
+
+
+def at_step(page, step: int) -> None:
+    """Wait until the page shows step `step`."""
+    from playwright.sync_api import expect
+
+    expect(page.locator(".ae-step")).to_have_text(re.compile(rf"Step {step} / "))
+    settle(page)
+
+
+def showing(page, sentence: str) -> None:
+    """Wait until the page shows the trace of `sentence` (its sentence box holds the sentence on screen), drawn."""
+    from playwright.sync_api import expect
+
+    expect(page.locator("#sentence textarea")).to_have_value(sentence)
+    settle(page)
+
+
+def same_view(student, lecturer) -> None:
+    """Wait until the student's page shows what the lecturer's shows."""
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    while state(student) != state(lecturer) or shown(student)["lesson"] != shown(lecturer)["lesson"]:
+        assert time.monotonic() < deadline, (shown(student), shown(lecturer))
+        student.wait_for_timeout(50)
+    settle(student)
 
 
 @contextmanager
@@ -45,12 +71,12 @@ def test_a_class_follows_the_lecturer_to_the_gold_alignment(browser, app_url):
     from playwright.sync_api import expect
 
     with room(browser, app_url) as (lecturer, student, _):
-        assert lecturer.evaluate("window.aeViewer.trace.gold.matches") is False  # the tiny model writes another
+        expect(lecturer.locator(".ae-caption")).to_contain_text("Press G")  # the tiny model writes another
         lecturer.keyboard.press("g")
-        lecturer.wait_for_function("window.aeViewer.trace.gold.matches")
-        shown = lecturer.evaluate("JSON.stringify(window.aeViewer.state)")
-        student.wait_for_function(f"JSON.stringify(window.aeViewer.state) === {shown!r}")
-        student.wait_for_function("window.aeViewer.trace.gold && window.aeViewer.trace.gold.matches")
+        expect(lecturer.locator(".ae-caption")).to_contain_text("Outlined: the 10 word links")
+        settle(lecturer)
+        same_view(student, lecturer)
+        expect(student.locator(".ae-caption")).to_contain_text("Outlined: the 10 word links")
         assert outlined_cells(student) == outlined_cells(lecturer) != []  # the same links drawn, read from pixels
         expect(student.locator(".ae-caption")).to_contain_text("Outlined: the 10 word links")
         expect(student.locator(".ae-room-count")).to_have_text("following the lecturer")
@@ -61,20 +87,18 @@ def test_a_student_follows_the_lecturer_answers_and_sees_the_reveal(browser, app
 
     with room(browser, app_url) as (lecturer, student, _):
         expect(lecturer.locator(".ae-room-count")).to_have_text("1 following")
-        student.wait_for_function(
-            f"JSON.stringify(window.aeViewer.state) === {lecturer.evaluate('JSON.stringify(window.aeViewer.state)')!r}"
-        )
+        same_view(student, lecturer)
         lecturer.keyboard.press("ArrowRight")
-        head = (lecturer.evaluate("window.aeViewer.state.head") + 1) % 4  # another head than the one shown
+        head = (shown(lecturer)["head"] + 1) % 4  # another head than the one shown
         lecturer.keyboard.press(str(head))
-        student.wait_for_function(f"window.aeViewer.state.head === {head} && window.aeViewer.state.step === 4")
-        assert state(student) == state(lecturer)
+        same_view(student, lecturer)
+        assert shown(student)["head"] == head and shown(student)["step"] == 4
         # a new sentence on the lecturer's page: the student's viewer fetches its trace and follows
         lecturer.fill("#sentence textarea", "The dog sees the cat.")
         lecturer.press("#sentence textarea", "Enter")
-        student.wait_for_function("window.aeViewer.trace.request.sentence === 'The dog sees the cat.'")
+        showing(student, "The dog sees the cat.")
         lecturer.keyboard.press("ArrowRight")
-        student.wait_for_function("window.aeViewer.state.step === 1")
+        at_step(student, 1)
         # the class question on the shown head: the student answers, the lecturer counts, the reveal shows both
         lecturer.locator(".ae-room button", has_text="Ask the class").click()
         expect(student.locator(".ae-room-ask")).to_contain_text("which source token will step 2 attend to most?")
@@ -100,14 +124,14 @@ def test_a_student_follows_the_lecturer_answers_and_sees_the_reveal(browser, app
         student.wait_for_timeout(500)
         assert state(student)[0] != state(lecturer)[0]
         student.locator(".ae-room button", has_text="Follow again").click()
-        student.wait_for_function(f"window.aeViewer.state.step === {state(lecturer)[0]}")
+        at_step(student, state(lecturer)[0])
         student.fill("#sentence textarea", "I see a bird.")  # a sentence of their own: exploring again
         student.press("#sentence textarea", "Enter")
         expect(student.locator(".ae-room-count")).to_have_text("exploring on your own")
-        student.wait_for_function("window.aeViewer.trace.request.sentence === 'I see a bird.'")
+        showing(student, "I see a bird.")
         lecturer.keyboard.press("ArrowRight")
         student.wait_for_timeout(500)
-        assert student.evaluate("window.aeViewer.trace.request.sentence") == "I see a bird."
+        assert student.input_value("#sentence textarea") == "I see a bird."
 
 
 def test_a_following_student_sees_the_lecturers_sentence_and_the_rooms_end(browser, app_url):
@@ -117,8 +141,7 @@ def test_a_following_student_sees_the_lecturers_sentence_and_the_rooms_end(brows
     with room(browser, app_url) as (lecturer, student, code):
         lecturer.fill("#sentence textarea", "The dog sees the cat.")
         lecturer.press("#sentence textarea", "Enter")
-        student.wait_for_function("window.aeViewer.trace.request.sentence === 'The dog sees the cat.'")
-        expect(student.locator("#sentence textarea")).to_have_value("The dog sees the cat.")
+        showing(student, "The dog sees the cat.")
         lecturer.locator(".ae-room button", has_text="End room").click()
         expect(student.locator(".ae-message")).to_have_text(f"The lecturer ended room {code}.")
 
@@ -130,7 +153,7 @@ def reveal_one_guess(lecturer, student, sentence: str):
 
     lecturer.fill("#sentence textarea", sentence)
     lecturer.press("#sentence textarea", "Enter")
-    student.wait_for_function(f"window.aeViewer.trace.request.sentence === {sentence!r}")
+    showing(student, sentence)
     lecturer.keyboard.press("ArrowRight")
     lecturer.locator(".ae-room button", has_text="Ask the class").click()
     student.locator(".ae-source-chips .ae-room-choice").nth(1).click()
@@ -162,7 +185,7 @@ def test_the_reveal_shows_every_token_of_a_sentence_on_the_projector(browser, ap
     with room(browser, app_url) as (lecturer, student, _):
         lecturer.locator("#presentation input").check()
         bars = reveal_one_guess(lecturer, student, "The dog sees the cat.")
-        tokens = lecturer.evaluate("window.aeViewer.trace.sourceTokens.length")
+        tokens = lecturer.locator(".ae-source-chips .ae-chip").count()  # the source tokens on screen
         assert bars.count() == tokens >= 8
         seen = lecturer.evaluate(
             """() => { const h = document.querySelector('.ae-room-histogram').getBoundingClientRect();
@@ -188,8 +211,7 @@ def test_a_class_follows_the_lecturers_lesson_stop_by_stop(browser, app_url):
             if stop > 1:
                 lecturer.keyboard.press("ArrowRight")
             expect(student.locator(".ae-lesson-title")).to_contain_text(f"Lesson {stop} / 12")
-            shown = lecturer.evaluate("JSON.stringify(window.aeViewer.state)")
-            student.wait_for_function(f"JSON.stringify(window.aeViewer.state) === {shown!r}")
+            same_view(student, lecturer)
             said = lecturer.locator(".ae-lesson-text").text_content()
             assert student.locator(".ae-lesson-text").text_content() == said
         expect(student.locator(".ae-room-count")).to_have_text("following the lecturer")
@@ -208,8 +230,7 @@ def test_the_lecturers_reload_drives_the_room_again_and_the_class_is_told_it_was
         expect(lecturer.locator(".ae-room-code")).to_have_text(f"Room {code}")  # the reloaded page leads again
         expect(lecturer.locator(".ae-room button", has_text="End room")).to_be_visible()
         lecturer.keyboard.press("ArrowRight")  # and drives it: the student follows the step
-        shown = lecturer.evaluate("window.aeViewer.state.step")
-        student.wait_for_function(f"window.aeViewer.state.step === {shown}")
+        at_step(student, shown(lecturer)["step"])
         expect(student.locator(".ae-room-count")).to_have_text("following the lecturer")
         lecturer.goto("about:blank")  # the lecturer's page goes (a closed lid, a crash)
         away = student.locator(".ae-room-lecturer")
@@ -218,8 +239,7 @@ def test_the_lecturers_reload_drives_the_room_again_and_the_class_is_told_it_was
         expect(lecturer.locator(".ae-room-code")).to_have_text(f"Room {code}")
         expect(away).to_have_text("the lecturer is back", timeout=10_000)
         lecturer.keyboard.press("ArrowRight")
-        shown = lecturer.evaluate("window.aeViewer.state.step")
-        student.wait_for_function(f"window.aeViewer.state.step === {shown}")
+        at_step(student, shown(lecturer)["step"])
         expect(student.locator(".ae-room-lecturer")).to_have_count(0, timeout=10_000)  # said for a while; class goes on
 
 
@@ -234,6 +254,5 @@ def test_a_student_who_reloads_follows_the_room_again(browser, app_url):
         student.reload(wait_until="load")
         expect(student.locator(".ae-room-count")).to_have_text("following the lecturer")
         lecturer.keyboard.press("ArrowRight")
-        shown = lecturer.evaluate("window.aeViewer.state.step")
-        student.wait_for_function(f"window.aeViewer.state.step === {shown}")
+        at_step(student, shown(lecturer)["step"])
         expect(student.locator(".ae-room-count")).to_have_text("following the lecturer")

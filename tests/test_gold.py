@@ -7,7 +7,7 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 import pytest
-from browser_fixtures import open_page, outlined_cells, shot
+from browser_fixtures import choose, on_screen, open_page, outlined_cells, settle, shot, shown
 
 from explorer.app import SHIPPED_CHECKPOINT
 from explorer.app.examples import EXAMPLES
@@ -96,18 +96,19 @@ def test_g_decodes_the_gold_translation_and_the_heatmap_outlines_its_links(brows
 
     page = open_page(browser, app_url + "?" + urlencode({"sentence": DATIVE}), accept_downloads=True)
     try:
-        page.wait_for_function(f"window.aeViewer.trace.request.sentence === {DATIVE!r}")  # the link's sentence
-        page.evaluate("window.aeViewer.select({view: 'heatmap', kind: 'cross', head: 1})")
+        settle(page)  # the link's own trace
+        assert on_screen(page, app_url)["request"]["sentence"] == DATIVE
+        choose(page, view="heatmap", kind="cross", head=1)
         caption = page.locator(".ae-caption")
         expect(caption).to_contain_text("Press G to decode the gold translation")
         assert outlined_cells(page) == []  # the model wrote another translation: nothing to outline
 
         page.keyboard.press("g")
         expect(caption).to_contain_text("Outlined: the 9 word links")
-        viewer = "window.aeViewer"
-        state = page.evaluate(f"{viewer}.state")
-        gold = page.evaluate(f"{viewer}.trace.gold")
-        assert page.evaluate(f"{viewer}.trace.request.forced_ids") == gold["target_ids"]
+        settle(page)
+        state, wire = shown(page), on_screen(page, app_url)
+        gold = wire["gold"]
+        assert wire["request"]["forced_ids"] == gold["target_ids"]
         assert (state["view"], state["kind"], state["step"]) == ("heatmap", "cross", len(gold["target_ids"]))
         layer, head = state["layer"], state["head"]
         aer = gold["aer"][layer][head]
@@ -127,9 +128,8 @@ def test_g_decodes_the_gold_translation_and_the_heatmap_outlines_its_links(brows
     try:
         offline.goto(exported.as_uri(), wait_until="load")
         offline.wait_for_selector(".ae-heat canvas[aria-label]")
-        offline.evaluate("window.aeViewer.select({view: 'heatmap', kind: 'cross', head: 1})")
-        offline.evaluate("window.aeViewer.rendered")
-        step = offline.evaluate("window.aeViewer.state.step")
+        choose(offline, view="heatmap", kind="cross", head=1)
+        step = shown(offline)["step"]
         assert outlined_cells(offline) == [c for c in gold["cells"] if c[0] < step] != []
         expect(offline.locator(".ae-caption")).to_contain_text("Outlined: the 9 word links")
     finally:
@@ -144,7 +144,7 @@ def test_g_on_a_sentence_nobody_aligned_says_so_and_how_to_get_one(browser, app_
     sentence = "The dog sees the cat."
     page = open_page(browser, app_url + "?" + urlencode({"sentence": sentence}))
     try:
-        page.wait_for_function(f"window.aeViewer.trace.request.sentence === {sentence!r}")
+        settle(page)  # the link's own trace
         page.keyboard.press("g")
         message = page.locator(".ae-message")
         expect(message).to_be_visible()
@@ -177,14 +177,14 @@ def test_the_aer_in_a_title_is_explained_where_it_appears(browser, app_url):
     """Issue 50 #3: "AER 0.14" in the opening title was explained only below the fold."""
     page = open_page(browser, app_url + "?" + urlencode({"sentence": DATIVE}))
     try:
-        page.wait_for_function(f"window.aeViewer.trace.request.sentence === {DATIVE!r}")
+        settle(page)  # the link's own trace
         page.keyboard.press("g")  # the gold translation: the title names the head's AER
-        page.wait_for_function("window.aeViewer.trace.gold.matches")
-        page.evaluate("window.aeViewer.select({view: 'heatmap', kind: 'cross', layer: 1, head: 1})")
+        page.wait_for_function("() => new URLSearchParams(location.search).getAll('forced_ids').length > 0")
+        choose(page, view="heatmap", kind="cross", layer=1, head=1)
         title = page.locator(".ae-heat .ae-grid-title").first
         assert " · AER " in title.text_content()
         assert "alignment error rate" in title.get_attribute("title")
-        page.evaluate("window.aeViewer.select({kind: 'encoder_self'})")  # no AER here: nothing to explain
+        choose(page, kind="encoder_self")  # no AER here: nothing to explain
         assert "alignment error rate" not in (title.get_attribute("title") or "")
     finally:
         page.context.close()

@@ -5,12 +5,12 @@ it, following the step."""
 from __future__ import annotations
 
 import pytest
-from browser_fixtures import shot
+from browser_fixtures import on_screen, settle, shot, shown
 
 pytestmark = pytest.mark.browser
 
 
-def test_the_lens_draws_each_layers_prediction_at_this_step_asked_once(page):
+def test_the_lens_draws_each_layers_prediction_at_this_step_asked_once(page, app_url):
     from playwright.sync_api import expect
 
     asked = []
@@ -19,9 +19,8 @@ def test_the_lens_draws_each_layers_prediction_at_this_step_asked_once(page):
         page.locator(".ae-view-tabs button", has_text="Logit lens").click()
     lens = answered.value.json()
     page.wait_for_selector(".ae-lens .main-svg")
-    page.evaluate("window.aeViewer.rendered")
-    wire = page.evaluate("window.aeViewer.trace.wire")
-    step = page.evaluate("window.aeViewer.state.step")
+    settle(page)
+    wire, step = on_screen(page, app_url), shown(page)["step"]
     chosen = wire["steps"][step - 1]
     rows = page.locator(".ae-lens .yaxislayer-above .ytick text").all_text_contents()
     assert rows == [f"layer {layer}" + (" (the output)" if layer == 1 else "") for layer in range(2)]

@@ -181,7 +181,8 @@ def test_every_stop_quotes_this_traces_numbers_and_sets_its_view(browser, app_ur
         assert views[6] == views[7] == "Heatmap", views  # q·k and Σ w·v beside the weights they explain
         _, clearest, _ = expected.clearest_step()
         assert f"Step {clearest} of" in page.locator(".ae-status-line").text_content()  # the stops set the step too
-        link = parse_qs(urlsplit(page.evaluate("window.aeViewer.copyLink()")).query)
+        page.locator(".ae-tools button", has_text="Copy link").click()  # the link: copied, and in the address bar
+        link = parse_qs(urlsplit(page.url).query)
         assert link["lesson"] == [str(N_STOPS)]
         page.keyboard.press("ArrowLeft")
         expect(page.locator(".ae-lesson-title")).to_contain_text(f"Lesson {N_STOPS - 1} / ")

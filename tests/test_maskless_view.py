@@ -6,7 +6,7 @@ server."""
 from __future__ import annotations
 
 import pytest
-from browser_fixtures import open_page, shot
+from browser_fixtures import open_page, settle, shot
 
 pytestmark = pytest.mark.browser
 
@@ -17,7 +17,7 @@ def open_view(page) -> dict:
     answer = asked.value.json()
     assert "error" not in answer, answer
     page.wait_for_selector(".ae-maskless-plot .main-svg")
-    page.evaluate("window.aeViewer.rendered")
+    settle(page)
     return answer
 
 
@@ -51,7 +51,7 @@ def test_the_view_draws_both_runs_from_the_servers_answer(browser, app_url):
         asked = []
         page.on("request", lambda r: asked.append(r.url) if "/ask/" in r.url else None)
         page.locator("#presentation input").click()
-        page.evaluate("window.aeViewer.rendered")
+        settle(page)
         page.wait_for_timeout(300)
         assert asked == []
         expect(page.locator(".ae-caption")).to_contain_text("trained twice, with and without the look-ahead mask")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 import pytest
-from browser_fixtures import open_page, outlined_cells, shot
+from browser_fixtures import cell_centre, choose, on_screen, open_page, outlined_cells, settle, shot, shown
 
 pytestmark = pytest.mark.browser
 
@@ -34,18 +34,20 @@ N_STOPS = 12  # the lesson's stops (lesson.js)
 MEASURE = """(chartSelector) => {
   const box = (e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
   const shown = (e) => e && e.offsetParent !== null && e.getBoundingClientRect().width > 0;
-  const v = window.aeViewer;
-  const controls = [v.buttons.reset, v.buttons.prev, v.buttons.next, v.buttons.end, document.querySelector('.ae-step')];
+  const steps = [...document.querySelectorAll('.ae-toolbar > button')].slice(0, 4); // first, previous, next, last
+  const controls = steps.concat([document.querySelector('.ae-step')]);
   const rows = ['.ae-toolbar', '.ae-view-tabs', '.ae-kinds', '.ae-layers', '.ae-heads', '.ae-tools', '#header'];
   const children = (sel) => [...document.querySelectorAll(sel + ' > *')].filter(shown);
   const groups = rows.map((sel) => children(sel).map((e) => [sel, box(e)]));
   const textSel = '.ae-viewer button, .ae-row-label, .ae-status-line, .ae-step, .ae-grid-title, .ae-tick-axis';
   const texts = [...document.querySelectorAll(textSel)]
     .filter(shown).filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.textContent.slice(0, 40));
-  // every labelled grid on screen: its labels as drawn (page text), its colour scales, its geometry
+  // every labelled grid on screen: its labels as drawn (page text), its colour scales, and where its cells are (at
+  // their labels: a rotated column label ends at its column's centre)
   const grids = [...document.querySelectorAll('.ae-right .ae-grid-body')].map((b) => b.parentNode)
-    .filter((d) => shown(d) && d._heat && d._heat.geom).map((d) => {
-    const g = d._heat, geom = g.geom;
+    .filter((d) => shown(d) && d.querySelector('.ae-tick-row')).map((d) => {
+    const scroll = d.querySelector('.ae-grid-scroll');
+    const [headStrip, strip] = d.querySelectorAll('.ae-grid-stack > .ae-grid-strip');
     // a label's box as seen: cut to the scrolling box (or strip) that shows it; null where it is scrolled out of view
     const seen = (e, frame) => {
       const a = box(e), f = box(frame);
@@ -53,18 +55,25 @@ MEASURE = """(chartSelector) => {
       return c[2] > c[0] && c[3] > c[1] ? c : null;
     };
     const visible = (sel, frame) => [...d.querySelectorAll(sel)].map((e) => seen(e, frame)).filter((b) => b);
+    const rowLabels = [...d.querySelectorAll('.ae-tick-row')];
+    const columnLabels = [...d.querySelectorAll('.ae-tick-column')];
+    const rotated = columnLabels.length > 0 && columnLabels[0].classList.contains('ae-tick-rotated');
+    const y = (e) => (box(e)[1] + box(e)[3]) / 2;
+    const x = (e) => rotated ? box(e)[2] - parseFloat(getComputedStyle(e).lineHeight) / 2 * Math.sin(Math.PI / 3)
+      : (box(e)[0] + box(e)[2]) / 2;
+    const n = rowLabels.length;
     return {
-      name: d.className, rows: geom.queries.length, columns: geom.keys.length * geom.panels.length,
-      rowBoxes: [...d.querySelectorAll('.ae-tick-row')].map(box),
-      columnBoxes: [...d.querySelectorAll('.ae-tick-column')].map(box),
-      columnTexts: [...d.querySelectorAll('.ae-tick-column')].map((e) => e.textContent),
-      rowTexts: [...d.querySelectorAll('.ae-tick-row')].map((e) => e.textContent),
-      fonts: [...d.querySelectorAll('.ae-tick-row, .ae-tick-column')].map((e) => parseFloat(e.style.fontSize)),
-      rotated: geom.labels.rotated, cw: geom.cw, ch: geom.ch, font: geom.labels.font,
+      name: d.className,
+      rowBoxes: rowLabels.map(box), columnBoxes: columnLabels.map(box),
+      columnTexts: columnLabels.map((e) => e.textContent), rowTexts: rowLabels.map((e) => e.textContent),
+      fonts: rowLabels.concat(columnLabels).map((e) => parseFloat(e.style.fontSize)),
+      rotated: rotated, font: parseFloat(rowLabels[0].style.fontSize),
+      ch: n > 1 ? (y(rowLabels[n - 1]) - y(rowLabels[0])) / (n - 1) : 1e9,
+      cw: columnLabels.length > 1 ? Math.abs(x(columnLabels[1]) - x(columnLabels[0])) : 1e9,
       scales: [...d.querySelectorAll('.ae-scale')].map(box),
       ticks: [...d.querySelectorAll('.ae-scale-tick, .ae-scale-label, .ae-scale-masked')].map(box),
-      seenLabels: visible('.ae-tick-row', g.scroll)
-        .concat(visible('.ae-tick-column', g.strip), visible('.ae-tick-panel', g.headStrip)),
+      seenLabels: visible('.ae-tick-row', scroll)
+        .concat(visible('.ae-tick-column', strip), visible('.ae-tick-panel', headStrip)),
       names: [...d.querySelectorAll('.ae-tick-panel')].map(box),
     };
   });
@@ -78,6 +87,27 @@ MEASURE = """(chartSelector) => {
     groups: groups, clipped: texts, grids: grids, svgText: svgText,
   };
 }"""
+
+
+def measured(page, chart: str, sizes: tuple[int, int]) -> dict:
+    """The layout of the page (MEASURE), with the view it shows and how many rows and labelled columns each of its
+    grids must have: from the view state on screen and the trace's `sizes` (source tokens, heads)."""
+    m = page.evaluate(MEASURE, chart)
+    s, (S, H) = shown(page), sizes
+    t, kind = s["step"], s["kind"]
+    rows, keys = (S if kind == "encoder_self" else t), (t if kind == "decoder_self" else S)
+    for g in m["grids"]:
+        if "ae-mask-stages" in g["name"]:  # three stages of the masked decoder self-attention
+            g["rows"], g["columns"] = t, 3 * t
+        else:  # the heatmap (every head side by side with "all"), and Compare's A, B and A − B (the mean for "all")
+            g["rows"], g["columns"] = rows, keys * (H if s["head"] == "all" and "ae-heat" in g["name"] else 1)
+    return m
+
+
+def sizes_of(page, app_url) -> tuple[int, int]:
+    """(source tokens, heads) of the trace on screen, from the network."""
+    wire = on_screen(page, app_url)
+    return len(wire["source_tokens"]), wire["model"]["n_heads"]
 
 
 def overlaps(a, b) -> bool:
@@ -169,11 +199,9 @@ def set_mode(page, presentation: bool, options_open: bool):
     page.wait_for_timeout(150)
 
 
-def show(page, view: str, kind: str, head="'all'", layer=None):
-    if layer is None:  # the last layer: every layer is drawn the same way, the last has the most labels of all
-        layer = page.evaluate(f"window.aeViewer.trace.nLayers('{kind}') - 1")
-    page.evaluate(f"window.aeViewer.select({{view: '{view}', kind: '{kind}', head: {head}, layer: {layer}}}, 'test')")
-    page.evaluate("window.aeViewer.rendered")
+def show(page, view: str, kind: str, head="all", layer=None):
+    # the last layer by default: every layer is drawn the same way, the last has the most labels of all
+    choose(page, view=view, kind=kind, layer="last" if layer is None else layer, head=head)
     if view == "mosaic":
         page.wait_for_selector(VIEWS[view])
 
@@ -181,11 +209,26 @@ def show(page, view: str, kind: str, head="'all'", layer=None):
 def translate(page, sentence: str):
     page.fill("#sentence textarea", sentence)
     page.press("#sentence textarea", "Enter")
-    page.wait_for_function(f"window.aeViewer.trace.request.sentence === {sentence!r}")
+    page.wait_for_function("(s) => new URLSearchParams(location.search).get('sentence') === s", arg=sentence)
+    settle(page)
     page.keyboard.press("End")  # the longest rows: every label of the decode
-    page.evaluate("window.aeViewer.askCompare('', 'same')")  # B: the same sentence, so A − B is drawn too
-    same = "window.aeViewer.compareTrace.request.sentence === window.aeViewer.trace.request.sentence"
-    page.wait_for_function(f"window.aeViewer.compareTrace !== null && {same}")
+    compare_same(page)
+
+
+def compare_same(page):
+    """Compare two with B the same sentence and model, so A − B is drawn too (B follows A's sentence once asked);
+    back to the view before."""
+    from playwright.sync_api import expect
+
+    view, sentence = shown(page)["view"], page.input_value("#sentence textarea")
+    choose(page, view="compare")
+    page.locator(".ae-compare-sentence").fill("")
+    page.locator(".ae-compare-model").select_option("same")
+    page.locator(".ae-compare-bar button", has_text="Compare").click()
+    expect(page.locator(".ae-compare-note")).to_contain_text(f"B: “{sentence}”", timeout=60_000)
+    expect(page.locator(".ae-compare-diff canvas")).to_be_visible()
+    settle(page)
+    choose(page, view=view)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
@@ -200,23 +243,26 @@ def test_every_view_fits_the_projector_with_every_label_drawn_and_nothing_overla
         for sentence in ("The dog sees the cat.", LONG):
             translate(page, sentence)
             length = "long" if sentence == LONG else "short"
+            sizes = sizes_of(page, app_url)
             if length == "long":
-                assert page.evaluate("window.aeViewer.trace.T") >= 25, "the long sentence decodes to many tokens"
-                assert page.evaluate("window.aeViewer.trace.S") >= 25
+                assert shown(page)["T"] >= 25, "the long sentence decodes to many tokens"
+                assert sizes[0] >= 25
             for presentation in (False, True):
                 for options_open in (False, True) if length == "short" else (False,):
                     set_mode(page, presentation, options_open)
                     # the short sentence: every head and every layer too (the tiny model has 2 layers, 4 heads)
-                    others = [("heatmap", h, None) for h in ("'mean'", "'rollout'", "1", "2", "3")]
-                    others += [("heatmap", "'all'", 0), ("mask", "0", 0)]
-                    shown = [*((v, "'all'", None) for v in VIEWS), ("heatmap", "0", None)]
-                    for view, head, layer in shown + (others if length == "short" else []):
+                    others = [("heatmap", h, None) for h in ("mean", "rollout", "1", "2", "3")]
+                    others += [("heatmap", "all", 0), ("mask", "0", 0)]
+                    each = [*((v, "all", None) for v in VIEWS), ("heatmap", "0", None)]
+                    for view, head, layer in each + (others if length == "short" else []):
                         for kind in KINDS if view != "mask" else ["decoder_self"]:
+                            if head == "rollout" and kind == "decoder_self":
+                                continue  # no rollout there: the head row does not offer it
                             show(page, view, kind, head, layer)
                             mode = "presentation" if presentation else "normal"
                             where = f"{width}x{height} {length} {mode} options {'open' if options_open else 'closed'}"
                             where += f" {view} {head} layer {layer if layer is not None else 'last'} {kind}"
-                            m = page.evaluate(MEASURE, VIEWS[view])
+                            m = measured(page, VIEWS[view], sizes)
                             problems += check(m, width, height, where)
                             if m["chart"] and not options_open:
                                 seen[(length, view, f"{head} layer {layer}", kind, mode)] = (
@@ -244,6 +290,7 @@ def test_every_lesson_stop_fits_the_projector_with_its_chart(browser, app_url, s
     try:
         page.set_viewport_size({"width": width, "height": height})
         translate(page, LONG)
+        sizes = sizes_of(page, app_url)
         page.locator(".ae-tools button", has_text="Lesson").click()  # its first stop
         for presentation in (False, True):
             set_mode(page, presentation, False)
@@ -251,11 +298,11 @@ def test_every_lesson_stop_fits_the_projector_with_its_chart(browser, app_url, s
             for stop in range(1, N_STOPS + 1):
                 if stop > 1:
                     page.keyboard.press("ArrowRight")  # the next stop, as a presentation clicker sends it
-                page.evaluate("window.aeViewer.rendered")
-                view = page.evaluate("window.aeViewer.state.view")
+                settle(page)
+                view = shown(page)["view"]
                 where = f"{width}x{height} {mode} lesson stop {stop} ({view})"
-                assert page.evaluate("window.aeViewer.state.lesson") == stop, where
-                problems += check(page.evaluate(MEASURE, VIEWS[view]), width, height, where)
+                assert shown(page)["lesson"] == stop, where
+                problems += check(measured(page, VIEWS[view], sizes), width, height, where)
                 b = page.locator(".ae-lesson").bounding_box()
                 if not inside([b["x"], b["y"], b["x"] + b["width"], b["y"] + b["height"]], width, height):
                     problems.append(f"{where}: the lesson leaves the window: {b}")
@@ -297,10 +344,10 @@ def test_issue_38s_views_fit_the_projector(browser, app_url, size, view):
         page.wait_for_selector(chart)
         for presentation in (False, True):
             set_mode(page, presentation, False)
-            page.evaluate("window.aeViewer.rendered")
+            settle(page)
             mode = "presentation" if presentation else "normal"
             where = f"{width}x{height} {mode} {view}"
-            problems += check(page.evaluate(MEASURE, chart), width, height, where)
+            problems += check(measured(page, chart, sizes_of(page, app_url)), width, height, where)
             if view == "maskless":
                 text = page.locator(".ae-maskless-text").bounding_box()
                 if text["y"] < 0 or text["y"] + text["height"] > height:
@@ -311,13 +358,14 @@ def test_issue_38s_views_fit_the_projector(browser, app_url, size, view):
         page.context.close()
 
 
-def test_enter_leaves_the_keys_to_the_viewer_and_translating_again_starts_over(page):
+def test_enter_leaves_the_keys_to_the_viewer_and_translating_again_starts_over(page, app_url):
     from playwright.sync_api import expect
 
     page.fill("#sentence textarea", "The dog sees the cat.")
     page.press("#sentence textarea", "Enter")
-    page.wait_for_function("window.aeViewer.trace.request.sentence === 'The dog sees the cat.'")
-    expect(page.locator(".ae-step")).to_have_text("Step 0 / " + str(page.evaluate("window.aeViewer.trace.T")))
+    page.wait_for_function("() => new URLSearchParams(location.search).get('sentence') === 'The dog sees the cat.'")
+    T = len(on_screen(page, app_url)["steps"])
+    expect(page.locator(".ae-step")).to_have_text(f"Step 0 / {T}")
     page.keyboard.press("ArrowRight")  # the sentence box let go of the keys: → steps, it does not move a cursor
     page.keyboard.press("ArrowRight")
     expect(page.locator(".ae-step")).to_contain_text("Step 2 /")
@@ -348,10 +396,8 @@ def test_every_panel_opens_in_view_and_closes(page):
         else:
             page.locator(".ae-panel-close").click()
         expect(page.locator(".ae-panel")).to_be_hidden()
-    page.evaluate("window.aeViewer.select({view: 'heatmap', kind: 'cross', head: 0})")
-    box = page.evaluate("window.aeViewer.charts.heatmap._heat.geom")
-    canvas = page.locator(".ae-heat canvas").bounding_box()
-    page.mouse.click(canvas["x"] + box["panels"][0]["x0"] + box["cw"] / 2, canvas["y"] + box["top"] + box["ch"] / 2)
+    choose(page, view="heatmap", kind="cross", head=0)
+    page.locator(".ae-heat canvas").click(position=cell_centre(page, ".ae-heat", 0, 0))
     expect(page.locator(".ae-explain-row")).to_be_visible(timeout=30_000)  # the explained cell, in view too
     assert page.evaluate("document.querySelector('.ae-panel').getBoundingClientRect().bottom") <= 768
 
@@ -365,25 +411,27 @@ def test_a_panel_leaves_the_clicked_cell_in_view_and_shows_all_of_itself(page, p
 
     page.fill("#sentence textarea", sentence)
     page.press("#sentence textarea", "Enter")
-    page.wait_for_function(f"window.aeViewer.trace.request.sentence === {sentence!r}")
+    page.wait_for_function("(s) => new URLSearchParams(location.search).get('sentence') === s", arg=sentence)
+    settle(page)
     if presentation:
         page.locator("#presentation input").check()
     page.keyboard.press("End")
-    page.evaluate("window.aeViewer.select({view: 'heatmap', kind: 'cross', head: 0})")
-    page.evaluate("window.aeViewer.rendered")
-    t = page.evaluate("window.aeViewer.state.step")
+    choose(page, view="heatmap", kind="cross", head=0)
+    t = shown(page)["step"]
     row, column = t - 2, 3  # a cell low in the chart, where the panel used to open
-    page.evaluate("document.querySelector('.ae-heat')._heat.scroll.scrollTop = 1e6")
-    cell = """([i, j]) => {
-      const d = document.querySelector('.ae-heat'), g = d._heat.geom, r = d._heat.canvas.getBoundingClientRect();
-      return [r.left + g.panels[0].x0 + (j + 0.5) * g.cw, r.top + g.top + (i + 0.5) * g.ch]; }"""
-    x, y = page.evaluate(cell, [row, column])
+    page.evaluate("document.querySelector('.ae-heat .ae-grid-scroll').scrollTop = 1e6")
+
+    def cell() -> tuple[float, float]:  # the cell on the page, at its row's and its column's labels
+        at, canvas = cell_centre(page, ".ae-heat", row, column), page.locator(".ae-heat canvas").bounding_box()
+        return canvas["x"] + at["x"], canvas["y"] + at["y"]
+
+    x, y = cell()
     page.mouse.click(x, y)
     expect(page.locator(".ae-explain-row")).to_be_visible(timeout=30_000)
-    page.evaluate("window.aeViewer.rendered")
-    x, y = page.evaluate(cell, [row, column])
+    settle(page)
+    x, y = cell()
     box = "(e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; }"
-    scroll = page.evaluate(f"({box})(document.querySelector('.ae-heat')._heat.scroll)")
+    scroll = page.evaluate(f"({box})(document.querySelector('.ae-heat .ae-grid-scroll'))")
     panel = page.evaluate(f"({box})(document.querySelector('.ae-panel'))")[1::2]
     assert scroll[0] <= x <= scroll[2] and scroll[1] <= y <= scroll[3], (x, y, scroll)  # in the chart's view
     assert y < panel[0] and panel[1] <= 768 + 1, (y, panel)  # above the panel, which ends in the window
@@ -391,15 +439,24 @@ def test_a_panel_leaves_the_clicked_cell_in_view_and_shows_all_of_itself(page, p
     shot(page, "projector-explain-" + ("presentation" if presentation else "normal"))
 
 
-def test_the_header_names_the_model_of_the_trace_on_screen(page):
+def test_the_header_names_the_model_of_the_trace_on_screen(page, app_url):
+    """The header names the model of the trace the page shows: here the server answers the next trace as another
+    model's (a trained one's), and the header follows it."""
+    import json
+
     from playwright.sync_api import expect
 
-    name = page.evaluate("window.aeViewer.trace.model.name")
+    name = on_screen(page, app_url)["model"]["name"]
     expect(page.locator("#title .ae-model-name")).to_have_text(name)
-    page.evaluate(
-        "(() => { const w = structuredClone(window.aeViewer.trace.wire); w.model.name = 'a trained model'; "
-        "w.model_key = 'k'; window.aeViewer.load(w); })()"
-    )
+
+    def as_trained(route):
+        wire = route.fetch().json()
+        wire["model"]["name"], wire["model_key"] = "a trained model", "k"
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(wire))
+
+    page.route("**/ae/api/trace?*", as_trained)
+    page.fill("#sentence textarea", "The dog sees the cat.")
+    page.press("#sentence textarea", "Enter")
     expect(page.locator("#title .ae-model-name")).to_have_text("a trained model")
 
 
@@ -409,10 +466,9 @@ def test_the_png_of_compare_holds_both_maps_and_the_head_view_has_its_key(browse
     page = open_page(browser, app_url, accept_downloads=True)
     try:
         page.keyboard.press("ArrowRight")
-        page.evaluate("window.aeViewer.select({view: 'compare', kind: 'cross', head: 0})")
-        page.evaluate("window.aeViewer.askCompare('', 'same')")
-        page.wait_for_function("window.aeViewer.compareTrace !== null")
-        page.evaluate("window.aeViewer.rendered")
+        choose(page, kind="cross", head=0)
+        compare_same(page)
+        choose(page, view="compare")
         sizes = page.evaluate(
             "['.ae-compare-a canvas', '.ae-compare-b canvas'].map((s) => document.querySelector(s).width)"
         )
@@ -420,8 +476,7 @@ def test_the_png_of_compare_holds_both_maps_and_the_head_view_has_its_key(browse
             page.locator(".ae-tools button", has_text="PNG").click()
         image = Image.open(info.value.path())
         assert image.width >= 2 * sum(sizes)  # A and B side by side (and A − B below), at twice the screen's size
-        page.evaluate("window.aeViewer.select({view: 'headview'})")
-        page.evaluate("window.aeViewer.rendered")
+        choose(page, view="headview")
         drawn = page.evaluate("document.querySelector('.ae-headview canvas').height")
         with page.expect_download() as info:
             page.locator(".ae-tools button", has_text="PNG").click()
@@ -430,24 +485,26 @@ def test_the_png_of_compare_holds_both_maps_and_the_head_view_has_its_key(browse
         page.context.close()
 
 
-def test_the_head_ablation_tab_and_the_viewer_show_the_same_heads(page):
+def test_the_head_ablation_tab_and_the_viewer_show_the_same_heads(page, app_url):
     from playwright.sync_api import expect
 
+    model = on_screen(page, app_url)["model"]
     page.get_by_role("tab", name="Head ablation").click()
-    layers, heads = page.evaluate("[window.aeViewer.trace.nLayers('cross'), window.aeViewer.trace.H]")
+    layers, heads = model["n_layers"]["cross"], model["n_heads"]
     assert page.locator("#ablate-cross input[type=checkbox]").count() == layers * heads  # the model on screen's
     page.locator("#ablate-cross label", has_text="L0·H1").click()
     page.locator("#ablate-btn").click()  # re-translate with these heads off: the viewer follows
-    page.wait_for_function("window.aeViewer.trace.request.ablation.length === 1")
-    assert page.evaluate("window.aeViewer.trace.request.ablation") == [["cross", 0, 1]]
-    outputs = page.evaluate("window.aeViewer.trace.wire.outputs")
+    page.wait_for_function("() => new URLSearchParams(location.search).getAll('ablation').length === 1")
+    wire = on_screen(page, app_url)
+    assert wire["request"]["ablation"] == [["cross", 0, 1]]
+    outputs = wire["outputs"]
     expect(page.locator("#ablate-after")).to_have_text(outputs[-1])  # beside the translation with every head on
     expect(page.locator("#ablate-before")).not_to_be_empty()
     expect(page.locator(".ae-ablate-note")).to_contain_text("Switching off 1 head(s)")
     expect(page.locator("#ablate-cross label", has_text="L0·H1").locator("input")).to_be_checked()  # from the trace
     shot(page, "ablation-tab")
     page.get_by_role("button", name="Switch all heads back on").click()
-    page.wait_for_function("window.aeViewer.trace.request.ablation.length === 0")
+    page.wait_for_function("() => new URLSearchParams(location.search).getAll('ablation').length === 0")
     page.get_by_role("tab", name="Translate & step").click()
     expect(page.locator(".ae-notes")).not_to_contain_text("switched off")
 
@@ -470,8 +527,7 @@ def test_the_png_is_twice_the_size_with_the_sentence_and_the_step_above_the_char
     try:
         page.keyboard.press("ArrowRight")
         for view in ("heatmap", "mask", "mosaic"):
-            page.evaluate(f"window.aeViewer.select({{view: '{view}', kind: 'cross', head: 0}})")
-            page.evaluate("window.aeViewer.rendered")
+            choose(page, view=view, kind="cross", head=0)
             chart = {"heatmap": ".ae-heat", "mask": ".ae-mask-stages", "mosaic": ".ae-mosaic"}[view]
             width = page.locator(chart).bounding_box()["width"]
             with page.expect_download() as info:
@@ -506,9 +562,8 @@ def test_the_pngs_header_wraps_instead_of_cutting_the_sentence(browser, app_url)
         browser, app_url + "?" + urlencode({"sentence": long, "step": 3, "kind": "cross"}), accept_downloads=True
     )
     try:
-        page.wait_for_function(f"window.aeViewer.trace.request.sentence === {long!r}")
-        page.evaluate("window.aeViewer.select({view: 'heatmap', kind: 'cross', head: 0})")
-        page.evaluate("window.aeViewer.rendered")
+        settle(page)
+        choose(page, view="heatmap", kind="cross", head=0)
         with page.expect_download() as info:
             page.locator(".ae-tools button", has_text="PNG").click()
         image = Image.open(info.value.path()).convert("L")
@@ -534,8 +589,8 @@ def test_the_decoding_button_says_how_the_trace_was_decoded_and_opens_the_option
     expect(page.locator("#opt-strategy")).to_be_visible()
     page.locator("#opt-strategy label", has_text="beam search").click()
     page.locator("#start-btn").click()
-    page.wait_for_function("window.aeViewer.trace.request.strategy === 'beam'")
     expect(button).to_contain_text("Decoding: beam search (")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('strategy') === 'beam'")
 
 
 @pytest.mark.parametrize("size", SIZES[:2], ids=lambda s: f"{s[0]}x{s[1]}")
@@ -549,22 +604,24 @@ def test_the_gold_alignment_on_the_heatmap_fits_the_projector(browser, app_url, 
     problems = []
     try:
         page.set_viewport_size({"width": width, "height": height})
-        page.wait_for_function("window.aeViewer.trace.request.sentence === 'The man gives a book to the woman.'")
+        settle(page)
         page.keyboard.press("g")
-        page.wait_for_function("window.aeViewer.trace.gold && window.aeViewer.trace.gold.matches")
+        page.wait_for_function("() => new URLSearchParams(location.search).getAll('forced_ids').length > 0")
+        settle(page)
+        sizes = sizes_of(page, app_url)
         for presentation in (False, True):
             set_mode(page, presentation, False)
-            for head in ("'all'", "0", "'mean'"):
+            for head in ("all", "0", "mean"):
                 show(page, "heatmap", "cross", head)
                 mode = "presentation" if presentation else "normal"
                 where = f"{width}x{height} {mode} gold heatmap {head}"
-                problems += check(page.evaluate(MEASURE, VIEWS["heatmap"]), width, height, where)
+                problems += check(measured(page, VIEWS["heatmap"], sizes), width, height, where)
                 if not outlined_cells(page):
                     problems.append(f"{where}: no gold link outlined")
                 names = page.locator(".ae-heat .ae-tick-panel").all_text_contents()
-                if head == "'all'" and not all(" · AER 0." in n or " · AER 1.00" in n for n in names):
+                if head == "all" and not all(" · AER 0." in n or " · AER 1.00" in n for n in names):
                     problems.append(f"{where}: a panel without its head's AER: {names}")
-                if head == "'all'":
+                if head == "all":
                     shot(page, f"projector-{width}-gold-{mode}")
         assert not problems, "\n".join(problems[:25])
     finally:
@@ -607,8 +664,11 @@ def test_presentation_mode_puts_every_view_and_panel_on_one_screen(browser, app_
     try:
         page.set_viewport_size({"width": width, "height": height})
         translate(page, "The dog sees the cat.")
+        sizes = sizes_of(page, app_url)
         set_mode(page, True, False)
-        page.evaluate("window.aeViewer.go(6, 'test')")  # a lecture's step: a 6 x 6 mask (the tiny model babbles on)
+        page.keyboard.press("Home")
+        for _ in range(6):  # a lecture's step: a 6 x 6 mask (the tiny model babbles on)
+            page.keyboard.press("ArrowRight")
 
         def measure(where: str) -> dict:
             m = page.evaluate(ON_ONE_SCREEN)
@@ -621,14 +681,14 @@ def test_presentation_mode_puts_every_view_and_panel_on_one_screen(browser, app_
             return m
 
         for view in ["heatmap", "headview", "mosaic", "mask", "compare", *ASKING_VIEWS]:
-            page.evaluate(f"window.aeViewer.select({{view: '{view}', kind: 'cross', head: 0, layer: 0}}, 'test')")
+            choose(page, view=view, kind="cross", head=0, layer=0)
             if view in ASKING_VIEWS:
                 page.wait_for_selector(ASKING_VIEWS[view][2])
-            page.evaluate("window.aeViewer.rendered")
+            settle(page)
             page.wait_for_timeout(200)  # Plotly lays its text out after the promise
             where = f"{width}x{height} {view}"
             m = measure(where)
-            problems += check(page.evaluate(MEASURE, VIEWS.get(view, ".ae-right")), width, height, where)
+            problems += check(measured(page, VIEWS.get(view, ".ae-right"), sizes), width, height, where)
             if view == "heatmap":
                 tools = dict(m["tools"])
                 for name in ("Lesson", "Present to class", "⬇ PNG", "Heads that matter", "Beam tree"):
@@ -636,8 +696,10 @@ def test_presentation_mode_puts_every_view_and_panel_on_one_screen(browser, app_
                         problems.append(f"{where}: {name!r} is not in the top bar: {list(tools)}")
             if view == "mask":  # the three stages, named, side by side: nothing scrolls sideways
                 grid = page.evaluate(
-                    "(() => { const g = document.querySelector('.ae-mask-stages')._heat; return [g.scroll.scrollWidth,"
-                    " g.scroll.clientWidth, [...g.names.children].map((n) => n.getBoundingClientRect().right)]; })()"
+                    "(() => { const g = document.querySelector('.ae-mask-stages');"
+                    " const s = g.querySelector('.ae-grid-scroll');"
+                    " return [s.scrollWidth, s.clientWidth, [...g.querySelectorAll('.ae-tick-panel')]"
+                    ".map((n) => n.getBoundingClientRect().right)]; })()"
                 )
                 if grid[0] > grid[1] + 1 or len(grid[2]) != 3 or max(grid[2]) > width:
                     problems.append(f"{where}: the mask's stages do not fit side by side: {grid}")
@@ -650,19 +712,19 @@ def test_presentation_mode_puts_every_view_and_panel_on_one_screen(browser, app_
                 if not stacked or not all(inside(b, width, height) for b in boxes):
                     problems.append(f"{where}: A, B and A − B are not stacked in the window: {boxes}")
             shot(page, f"projector-one-screen-{width}-{view}")
-        page.evaluate("window.aeViewer.select({view: 'heatmap', kind: 'cross', head: 0, layer: 0}, 'test')")
+        choose(page, view="heatmap", kind="cross", head=0, layer=0)
         for label, ready in [
             ("Heads that matter", ".ae-heads-grid"),
             ("Attention vs attribution", ".ae-attr"),
             ("Beam tree", ".ae-beamtree canvas"),
             ("Explain", ".ae-explain-row"),
         ]:
-            if label == "Explain":
-                page.evaluate("window.aeViewer.ask('explain', {row: 0, column: 1, head: 0})")
+            if label == "Explain":  # a click on a cell of head 0
+                page.locator(".ae-heat canvas").click(position=cell_centre(page, ".ae-heat", 0, 1))
             else:
                 page.locator(".ae-tools button", has_text=label).click()
             page.wait_for_selector(ready)
-            page.evaluate("window.aeViewer.rendered")
+            settle(page)
             where = f"{width}x{height} panel {label}"
             m = measure(where)
             panel = m["panel"]
@@ -671,14 +733,14 @@ def test_presentation_mode_puts_every_view_and_panel_on_one_screen(browser, app_
             shot(page, f"projector-one-screen-{width}-panel-{label.split()[0].lower()}")
             page.locator(".ae-panel-close").click()
         translate(page, LONG)  # the mask of a long sentence scrolls sideways: its row labels stay
-        page.evaluate("window.aeViewer.select({view: 'mask', head: 0, layer: 0}, 'test')")
-        page.evaluate("window.aeViewer.rendered")
-        page.evaluate("document.querySelector('.ae-mask-stages')._heat.scroll.scrollLeft = 1e6")
+        choose(page, view="mask", head=0, layer=0)
+        page.evaluate("document.querySelector('.ae-mask-stages .ae-grid-scroll').scrollLeft = 1e6")
         page.wait_for_timeout(100)
         seen = page.evaluate(
-            "(() => { const g = document.querySelector('.ae-mask-stages')._heat, f = g.scroll.getBoundingClientRect();"
-            " return [g.scroll.scrollLeft, [...g.pin.children].map((e) => { const r = e.getBoundingClientRect();"
-            " return r.left >= f.left - 1 && r.right <= f.right + 1; })]; })()"
+            "(() => { const s = document.querySelector('.ae-mask-stages .ae-grid-scroll');"
+            " const f = s.getBoundingClientRect();"
+            " return [s.scrollLeft, [...document.querySelectorAll('.ae-mask-stages .ae-tick-row')].map((e) => {"
+            " const r = e.getBoundingClientRect(); return r.left >= f.left - 1 && r.right <= f.right + 1; })]; })()"
         )
         if seen[0] <= 0 or not all(seen[1]):
             problems.append(f"{width}x{height} long mask: its row labels leave when it scrolls sideways: {seen}")
@@ -693,9 +755,9 @@ def test_the_empty_charts_message_is_read_whole_at_step_0(page):
     read "oken yet: press → (Next)…": the pinned row labels' white covered its start, and it did not wrap."""
     page.locator("#presentation input").check()
     page.keyboard.press("ArrowRight")
-    page.evaluate("window.aeViewer.rendered")
-    page.evaluate("window.aeViewer.go(0, 'test')")
-    page.evaluate("window.aeViewer.rendered")
+    settle(page)
+    page.keyboard.press("Home")
+    settle(page)
     seen = page.evaluate(
         """() => { const e = document.querySelector('.ae-heat .ae-grid-empty');
           const f = e.parentNode.getBoundingClientRect();

@@ -4,7 +4,7 @@ query enlarged and joined to its strongest keys, hover naming a key's weight, fo
 from __future__ import annotations
 
 import pytest
-from browser_fixtures import shot
+from browser_fixtures import settle, shot, shown
 
 pytestmark = pytest.mark.browser
 
@@ -15,14 +15,14 @@ def asked_while(page, action) -> dict:
     answer = asked.value.json()
     assert "error" not in answer, answer
     page.wait_for_selector(".ae-qkspace .main-svg")
-    page.evaluate("window.aeViewer.rendered")
+    settle(page)
     return answer
 
 
 def test_the_view_draws_the_heads_queries_and_keys_with_the_steps_strongest_lines(page):
     from playwright.sync_api import expect
 
-    state = page.evaluate("window.aeViewer.state")
+    state = shown(page)
     answer = asked_while(page, lambda: page.locator(".ae-view-tabs button", has_text="Q·K space").click())
     assert (answer["kind"], answer["layer"], answer["head"]) == (state["kind"], state["layer"], state["head"])
     lines = page.locator(".ae-qkspace .shapelayer path").count()

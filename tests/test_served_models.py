@@ -125,7 +125,7 @@ def test_the_page_switches_to_the_other_shipped_model_in_one_click_and_keeps_the
     import shutil
 
     from app_fixtures import free_port, run_app, stop_app, wait_until_ready
-    from browser_fixtures import open_page
+    from browser_fixtures import on_screen, open_page, settle, shown
     from playwright.sync_api import expect
 
     from explorer.model.checkpoint import update_metadata
@@ -143,14 +143,16 @@ def test_the_page_switches_to_the_other_shipped_model_in_one_click_and_keeps_the
         expect(choices).to_have_count(2)
         expect(choices.first).to_contain_text("tiny")
         page.keyboard.press("ArrowRight")
-        step = page.evaluate("window.aeViewer.state.step")
+        step = shown(page)["step"]
         choices.filter(has_text="Second model").click()
-        page.wait_for_function("window.aeViewer.trace.modelKey === 'second-model'")
         expect(page.locator("#title .ae-model-name")).to_have_text("Second model")
-        assert page.evaluate("window.aeViewer.state.step") == step  # the same place, with the other model
+        settle(page)
+        assert on_screen(page, url)["model_key"] == "second-model"
+        assert shown(page)["step"] == step  # the same place, with the other model
         choices.filter(has_text="tiny").click()
-        page.wait_for_function("window.aeViewer.trace.modelKey === 'tiny'")
         expect(page.locator("#title .ae-model-name")).to_have_text("tiny")
+        settle(page)
+        assert on_screen(page, url)["model_key"] == "tiny"
         page.context.close()
     finally:
         stop_app(proc, log)

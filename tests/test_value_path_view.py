@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from browser_fixtures import open_page, shot
+from browser_fixtures import open_page, settle, shot, shown
 
 pytestmark = pytest.mark.browser
 
@@ -17,7 +17,7 @@ def asked_while(page, action) -> dict:
     answer = asked.value.json()
     assert "error" not in answer, answer
     page.wait_for_selector(".ae-valuepath-plot .main-svg")
-    page.evaluate("window.aeViewer.rendered")
+    settle(page)
     return answer
 
 
@@ -26,7 +26,7 @@ def test_the_value_path_draws_the_heads_own_tensors(browser, app_url):
 
     page = open_page(browser, app_url)
     try:
-        state = page.evaluate("window.aeViewer.state")
+        state = shown(page)
         answer = asked_while(page, lambda: page.locator(".ae-view-tabs button", has_text="Value path").click())
         assert (answer["kind"], answer["layer"], answer["head"], answer["row"]) == (
             state["kind"],
@@ -68,7 +68,8 @@ def test_the_value_path_draws_the_heads_own_tensors(browser, app_url):
         assert (encoder["embedding"] is not None) == (encoder["layer"] == 0)  # emb + PE is drawn at layer 0 only
         expect(page.locator(".ae-valuepath-row")).to_be_visible()
         chosen = asked_while(page, lambda: page.select_option(".ae-valuepath-row", "2"))
-        assert chosen["row"] == 2 and chosen["row_token"] == page.evaluate("window.aeViewer.trace.sourceTokens[2]")
+        source = page.locator(".ae-source-chips .ae-chip").all_text_contents()  # the source tokens on screen
+        assert chosen["row"] == 2 and chosen["row_token"] == source[2]
         page.keyboard.press("m")  # the mean of heads is no one head's path: said, not drawn
         expect(page.locator(".ae-valuepath-plot")).to_contain_text("choose a head")
     finally:

@@ -80,8 +80,9 @@ def head(timelapse: dict | None = None, models: list[dict] | None = None) -> str
     return "\n".join(
         [
             # `ready`: resolved by the bundle once it has run (main.js), which the page's own scripts wait for
-            f"<script>window.AttentionExplorer = {values}; AttentionExplorer.ready = new Promise((resolve) => "
-            "{ AttentionExplorer.loaded = resolve; });</script>",
+            # two globals: the server's settings, read once by the bundle (settings.js), and the page's entry points
+            f"<script>window.AttentionExplorerSettings = {values}; window.AttentionExplorer = {{}}; "
+            "AttentionExplorer.ready = new Promise((resolve) => { AttentionExplorer.loaded = resolve; });</script>",
             f'<link rel="stylesheet" href="{STYLE_URL}">',
             f'<script src="{SCRIPT_URL}"></script>',
         ]

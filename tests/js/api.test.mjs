@@ -3,7 +3,7 @@
 import { answerWith, fetched } from "./setup.mjs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Asker, api, clientHeaders } from "../../explorer/ui/static/api.js";
+import { api, clientHeaders } from "../../explorer/ui/static/api.js";
 import { traceRequest } from "../../explorer/ui/static/request.js";
 
 const request = traceRequest({ sentence: "A dog.", model: "tatoeba-en-de", ablation: [["cross", 0, 1]] });
@@ -58,29 +58,4 @@ test("the .npz link names the step and the tab's id in its query (a download sen
   assert.equal(url.searchParams.get("step"), "4");
   assert.equal(url.searchParams.get("client"), "kept.sig");
   assert.equal(url.searchParams.get("sentence"), "A dog.");
-});
-
-test("the Asker hands over only the newest answer of each kind", async () => {
-  let n = 0;
-  answerWith({ "POST /ae/api/ask/heads": () => [200, { what: "heads", n: ++n }] });
-  const got = [];
-  const asker = new Asker(true);
-  asker.ask(request, { what: "heads" }, null, (a) => got.push(a.n));
-  asker.ask(request, { what: "heads" }, null, (a) => got.push(a.n));
-  await settle(); await settle();
-  assert.deepEqual(got, [2]);
-});
-
-test("the Asker says a refusal as {what, error}", async () => {
-  answerWith({ "POST /ae/api/ask/heads": () => [429, { error: "This browser already has 4 requests running" }] });
-  const got = [];
-  new Asker(true).ask(request, { what: "heads" }, null, (a) => got.push(a));
-  await settle(); await settle();
-  assert.deepEqual(got, [{ what: "heads", error: "This browser already has 4 requests running" }]);
-});
-
-test("without a server (an exported page) the Asker asks nothing", () => {
-  answerWith({});
-  assert.equal(new Asker(false).ask(request, { what: "heads" }, null, () => {}), false);
-  assert.equal(fetched.length, 0);
 });

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 
 globalThis.window = globalThis;
 globalThis.location = new URL("http://127.0.0.1:7860/");
-globalThis.AttentionExplorer = JSON.parse(readFileSync(new URL("./fixtures/settings.json", import.meta.url)));
+globalThis.AttentionExplorerSettings = JSON.parse(readFileSync(new URL("./fixtures/settings.json", import.meta.url)));
 
 // A sessionStorage of one tab (Node has none).
 const kept = new Map();

@@ -2,13 +2,15 @@
 import "./setup.mjs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createStore } from "../../explorer/ui/static/store.js";
+import { clampToTrace, createStore } from "../../explorer/ui/static/store.js";
+import { Trace } from "../../explorer/ui/static/trace.js";
+import { readFileSync } from "node:fs";
 
 const opening = { step: 0, kind: "cross", layer: 0, head: 0, view: "heatmap", panel: null, lesson: null };
 
-test("the state is the initial one, frozen", () => {
+test("the state is the initial one, frozen, with nothing from the server yet", () => {
   const store = createStore(opening);
-  assert.deepEqual(store.get(), opening);
+  assert.deepEqual(store.get(), Object.assign({ trace: null, compare: null, answers: {}, panelContent: null }, opening));
   assert.ok(Object.isFrozen(store.get()));
 });
 
@@ -67,4 +69,34 @@ test("a clamp that names no change of a view field keeps the state as it was", (
 test("set returns the state now held", () => {
   const store = createStore(opening);
   assert.equal(store.set({ view: "mask" }, "click").view, "mask");
+});
+
+const trace = new Trace(JSON.parse(readFileSync(new URL("./fixtures/trace.json", import.meta.url))).wire);
+const clamp = (s, extra) => clampToTrace(Object.assign({}, opening, s), trace, ["heatmap", "mask"], ["explain"], extra);
+
+test("a trace holds the step, the layer and the head in its range", () => {
+  assert.equal(clamp({ step: 99 }).step, trace.T);
+  assert.equal(clamp({ step: -4 }).step, 0);
+  assert.equal(clamp({ layer: 7 }).layer, trace.nLayers("cross") - 1);
+  assert.equal(clamp({ head: trace.H }).head, "mean");
+  assert.equal(clamp({ head: 1 }).head, 1);
+});
+
+test("an unknown kind, view or panel takes the default; the rollout only where the kind has one", () => {
+  const s = clamp({ kind: "sideways", view: "nope", panel: "nope" });
+  assert.deepEqual([s.kind, s.view, s.panel], ["cross", "heatmap", null]);
+  assert.equal(clamp({ kind: "decoder_self", head: "rollout" }).head, "mean");
+  assert.equal(clamp({ kind: "encoder_self", head: "rollout" }).head, "rollout");
+  assert.equal(clamp({ head: "all" }).head, "all");
+});
+
+test("a value typed in a link is read as a number; the companions clamp their own fields", () => {
+  assert.equal(clamp({ step: "2" }).step, 2);
+  const s = clamp({ lesson: 40 }, [(out) => { out.lesson = Math.min(out.lesson, 12); }]);
+  assert.equal(s.lesson, 12);
+});
+
+test("without a trace the state is as given", () => {
+  const s = Object.assign({}, opening, { step: 99 });
+  assert.equal(clampToTrace(s, null, ["heatmap"], [], []), s);
 });

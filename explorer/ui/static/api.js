@@ -1,9 +1,7 @@
 // api.js: the viewer's client of the server's API (explorer/app/http_api.py): the trace of a request (request.js: its
 // model among its fields), its translation, a question about it, the URL of its .npz. Promises; a refusal rejects
-// with the server's message. Each
-// browser tab sends the id the server issued it (the server's fair share is per tab within its address's: a lecture
-// hall shares one address). The Asker keeps one question of each kind awaited at a time: a newer one replaces it,
-// and the answer to a replaced question is dropped.
+// with the server's message (answers.js asks the questions). Each browser tab sends the id the server issued it (the
+// server's fair share is per tab within its address's: a lecture hall shares one address).
 import { SETTINGS } from "./settings.js";
 import { toBody, toQuery } from "./request.js";
 
@@ -51,25 +49,4 @@ export const api = {
     SETTINGS.API + "/npz?" + toQuery(request) + "&step=" + step + "&client=" + encodeURIComponent(clientId()),
   timelapse: (sentence) =>
     fetch(SETTINGS.API + "/timelapse?sentence=" + encodeURIComponent(sentence), { headers: clientHeaders() }).then(answer),
-}
-
-export class Asker {
-  constructor(online) {
-    this.online = online; // false on the exported offline page: there is no server to ask
-    this.latest = {}; // what -> the number of the question awaited
-    this.next = 1;
-  }
-
-  // Ask `question` ({what, ...}) about the trace of `request`; done(answer) runs with the answer, or with {error}
-  // when it was refused. Returns false when there is no server.
-  ask(request, question, ownModel, done) {
-    if (!this.online) return false;
-    const id = (this.latest[question.what] = this.next++);
-    api.ask(request, question, ownModel)
-      .catch((error) => ({ what: question.what, error: error.message }))
-      .then((reply) => { if (this.latest[question.what] === id) { delete this.latest[question.what]; done(reply); } });
-    return true;
-  }
-
-  forget() { this.latest = {}; }
 }

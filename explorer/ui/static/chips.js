@@ -1,5 +1,7 @@
 // chips.js: the source tokens shaded by the current step's cross-attention row, the target tokens so
-// far (start, produced, forced, current), the status line, and the decode's notes. Plain DOM, no chart.
+// far (start, produced, forced, current), the status line, the decode's notes and a beam search's beams. Plain DOM,
+// no chart.
+import { el } from "./dom.js";
 
 function chip(text, className, style, title) {
   const span = document.createElement("span");
@@ -66,4 +68,21 @@ export function drawNotes(box, trace) {
     item.textContent = note;
     return item;
   }));
+}
+
+// The beams of a beam search, ranked (the best one is the trace stepped through); hidden for other decodes.
+export function drawBeams(box, trace) {
+  const beams = trace.wire.beams;
+  box.hidden = !beams.length;
+  if (!beams.length) return;
+  const table = el("table", "ae-beam-table");
+  const head = el("tr");
+  ["rank", "translation", "score", "log-prob", "finished"].forEach((h) => head.appendChild(el("th", "", h)));
+  table.appendChild(head);
+  beams.forEach((b, i) => {
+    const tr = el("tr");
+    [String(i + 1), b.text, b.score.toFixed(3), b.log_prob.toFixed(3), b.finished ? "yes" : "cut off"].forEach((c) => tr.appendChild(el("td", "", c)));
+    table.appendChild(tr);
+  });
+  box.replaceChildren(el("div", "ae-label", "Beams (the best one is stepped through)"), table);
 }

@@ -151,6 +151,9 @@ function drawPair(c, pair, state) {
 export const VIEW = {
   id: "compare", label: "Compare two", tip: "Two decodes side by side at the same step and head (another sentence, or another model), and A − B", className: "ae-compare", controls: ["kind", "layer", "head"],
   caption: () => "",
-  draw: (div, context, state) => draw(div, { a: context.trace, b: context.compare.trace, error: context.compare.error }, state),
+  draw: (div, context, state) => { // B: asked once Compare two is drawn (context.compare)
+    const b = context.compare();
+    return draw(div, { a: context.trace, b: b.trace, error: b.error }, state);
+  },
   png: (div, header) => compareCanvas(div, header),
 };

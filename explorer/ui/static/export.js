@@ -28,7 +28,7 @@ export function standaloneHtml(wire, state) {
       "<title>" + escape(title) + "</title>",
       "<style data-ae-source=\"css\">" + safe(css) + "</style>",
     ];
-    parts.push("<script>window.AttentionExplorer = " + JSON.stringify({ ASSETS: SETTINGS.ASSETS, FONT: SETTINGS.FONT, REQUEST: SETTINGS.REQUEST }) + ";</script>");
+    parts.push("<script>window.AttentionExplorerSettings = " + JSON.stringify({ ASSETS: SETTINGS.ASSETS, FONT: SETTINGS.FONT, REQUEST: SETTINGS.REQUEST }) + ";</script>");
     names.forEach((name, i) => parts.push("<script data-ae-source=\"" + name + "\">" + safe(scripts[i]) + "</script>"));
     parts.push("</head><body class=\"ae-standalone\"><div id=\"ae-root\"></div>");
     parts.push("<script type=\"application/json\" id=\"ae-trace\">" + safe(JSON.stringify(wire)) + "</script>");

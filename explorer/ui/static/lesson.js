@@ -407,7 +407,7 @@ export class Lesson {
     head.children[1].disabled = s.lesson === 1;
     head.children[2].disabled = s.lesson === STOPS.length;
     const text = el("div", "ae-lesson-text");
-    stop.say(t, s, (question) => this.viewer.viewAnswer(question)).forEach((sentence) => text.appendChild(el("p", "", sentence)));
+    stop.say(t, s, (question) => this.viewer.answers.get(question)).forEach((sentence) => text.appendChild(el("p", "", sentence)));
     this.bar.replaceChildren(head, text);
   }
 }

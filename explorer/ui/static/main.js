@@ -25,7 +25,7 @@ function mount(element) {
   const following = new URLSearchParams(window.location.search).has("room"); // the room gives this page its view
   if (link && link.sentence && !following) {
     link.own = true; // only the link's own decode opens at the link's place
-    viewer.requestTrace(requestOfLink(), false, { link: true });
+    viewer.requestTrace(requestOfLink(), { link: true });
   } else if (following) viewer.pendingView = null;
   return viewer;
 }
@@ -53,15 +53,15 @@ function translateForm(form) {
   // the same sentence with another model (the header's choice): it opens where the other one was, to compare
   const t = viewer.trace, s = viewer.state;
   const switched = t && !same && t.request.sentence === request.sentence;
-  viewer.pendingView = switched ? { sentence: request.sentence, view: { step: s.step, kind: s.kind, layer: s.layer, head: s.head, view: s.view } } : null;
-  return viewer.requestTrace(request).then(() => viewer.focus());
+  const opensAt = switched ? { sentence: request.sentence, view: { step: s.step, kind: s.kind, layer: s.layer, head: s.head, view: s.view } } : null;
+  return viewer.requestTrace(request, { opensAt: opensAt }).then(() => viewer.focus());
 }
 
 // In an exported HTML file: the trace and the view it was exported at are inlined in the page.
 function standalone(element) {
   const viewer = new Viewer(element, false);
-  viewer.pendingView = { sentence: null, view: JSON.parse(document.getElementById("ae-state").textContent) };
-  viewer.load(JSON.parse(document.getElementById("ae-trace").textContent));
+  const view = JSON.parse(document.getElementById("ae-state").textContent);
+  viewer.load(JSON.parse(document.getElementById("ae-trace").textContent), { opensAt: { sentence: null, view: view } });
   window.aeViewer = viewer;
   return viewer;
 }

@@ -46,11 +46,11 @@ export function question(what, trace, state, cell, extra) {
   throw new Error("no such question: " + what);
 }
 
-// Draw `content` ({what, note} or {what, answer}; a refusal's answer is {error}; null: closed) into div; drawn again only when it changes.
+// Draw `content` ({what, note} or {what, answer}; a refusal's answer is {error}; null: closed) into div (layout.js
+// draws it again only when it changes).
 export function draw(div, content, state) {
   div.hidden = !content;
-  if (!content || div._content === content) return;
-  div._content = content;
+  if (!content) return;
   const close = button("✕", "Close this panel", () => emit(div, "ae-close-panel", {}), "ae-panel-close");
   const body = el("div", "ae-panel-body");
   div.replaceChildren(close, body); // on the page first: a view sizes itself to the panel's width

@@ -42,8 +42,8 @@ export function keepPlace(viewer) {
     if (!link || !link.sentence) return;
     const request = requestOfLink();
     link.own = true;
-    viewer.pendingView = link; // the entry's decode (from the cache when it was seen), opened at the entry's place
     entry = null; // the entry exists already: the decode it opens replaces it, adds none
-    viewer.requestTrace(request, false, { link: true });
+    // the entry's decode (from the cache when it was seen), opened at the entry's place
+    viewer.requestTrace(request, { link: true, opensAt: link });
   });
 }

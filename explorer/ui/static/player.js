@@ -13,9 +13,11 @@ export class Player {
     const v = this.viewer;
     if (v.store.get().step >= v.trace.T) v.go(0, "play");
     this.timer = setInterval(() => {
-      if (v.store.get().step >= v.trace.T) this.stop();
-      else v.go(v.store.get().step + 1, "play");
-      v.renderToolbar();
+      if (v.store.get().step < v.trace.T) v.go(v.store.get().step + 1, "play");
+      else {
+        this.stop();
+        v.refresh(); // the play button says so
+      }
     }, pace * 1000);
   }
 

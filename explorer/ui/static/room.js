@@ -156,8 +156,7 @@ export class Room {
     const same = v.trace && sameDecode(v.trace.request, request);
     if (same) v.select(state, "room");
     else {
-      v.pendingView = { sentence: request.sentence, view: state };
-      v.requestTrace(request, true);
+      v.requestTrace(request, { byRoom: true, opensAt: { sentence: request.sentence, view: state } });
     }
   }
 

@@ -3,7 +3,7 @@
 // their defaults (REQUEST, read by request.js) and the limits of its numbers (LIMITS), the models served to everyone
 // (MODELS, the default first), the recorded time-lapse (TIMELAPSE) and the font sizes (FONT). Read once; never
 // written.
-const given = globalThis.AttentionExplorer || {}; // window.AttentionExplorer on the page
+const given = globalThis.AttentionExplorerSettings || {}; // window.AttentionExplorerSettings on the page
 
 // The exported offline page is given only ASSETS, FONT and REQUEST: it has no server, no form and no time-lapse.
 export const SETTINGS = Object.freeze(Object.assign({ REQUEST: {}, LIMITS: {}, MODELS: [], TIMELAPSE: { sentences: [], steps: [] } }, given));

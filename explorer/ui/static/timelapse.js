@@ -60,12 +60,10 @@ export class TimeLapse {
       this.traces[sentence].catch(() => { delete this.traces[sentence]; });
     }
     v.explore(); // a student looking at an earlier model is exploring on their own
-    const seq = ++v.traceSeq; // a sentence translated meanwhile wins over this answer
-    return this.traces[sentence].then((recorded) => {
-      if (seq !== v.traceSeq) return;
-      const last = i === recorded.steps.length - 1;
-      this.shown = last ? null : recorded.steps[i];
-      v.load(recorded.traces[i], { keepView: true });
-    }, (error) => { if (seq === v.traceSeq) v.say(error.message); });
+    const point = this.traces[sentence].then((recorded) => { // a sentence translated meanwhile wins over this answer
+      this.shown = i === recorded.steps.length - 1 ? null : recorded.steps[i];
+      return recorded.traces[i];
+    });
+    return v.show(point, { keepView: true });
   }
 }

@@ -3,7 +3,7 @@
 // viewer builds its tabs, its charts, which selector rows show, the caption, the drawing and the PNG from this list
 // and names no view; `tip` says what the view shows (its button's tooltip). Adding a view is its file and one line
 // here. `controls`: which of kind, layer and head apply;
-// `draw(div, context, state)` with context {trace, compare: {trace, error}, ask(question)} returns a promise (`ask`:
+// `draw(div, context, state)` with context {trace, compare() -> {trace, error}, ask(question)} returns a promise (`ask`:
 // the server's answer to a question about the trace on screen, null while it is asked, asked once per trace); `png(div, header)` a
 // canvas (or a promise of one) at twice the screen's size with the header lines above.
 import { VIEW as heatmap } from "./heatmap.js";

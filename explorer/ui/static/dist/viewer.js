@@ -1,7 +1,7 @@
 "use strict";
 (() => {
   // settings.js
-  var given = globalThis.AttentionExplorer || {};
+  var given = globalThis.AttentionExplorerSettings || {};
   var SETTINGS = Object.freeze(Object.assign({ REQUEST: {}, LIMITS: {}, MODELS: [], TIMELAPSE: { sentences: [], steps: [] } }, given));
   var DEFAULT_MODEL = SETTINGS.MODELS.length ? SETTINGS.MODELS[0].key : "shipped";
   function isShipped(key) {
@@ -261,17 +261,18 @@
 
   // store.js
   var VIEW_STATE = ["step", "kind", "layer", "head", "view", "panel", "lesson"];
+  var SENT = ["trace", "compare", "answers", "panelContent"];
   function createStore(initial, clamp) {
-    let state = Object.freeze(Object.assign({}, initial));
+    let state = Object.freeze(Object.assign({ trace: null, compare: null, answers: {}, panelContent: null }, initial));
     const listeners = /* @__PURE__ */ new Set();
     return {
       get: () => state,
-      // change: some fields of the state; source: who changed it ("key", "click", "play", "link", ...).
-      // `force`: tell the subscribers even when nothing changed (a new trace under the same state).
+      // change: some fields of the state; source: who changed it ("key", "click", "play", "link", "answer", ...).
+      // `force`: tell the subscribers even when nothing changed (the same state drawn again).
       set(change, source, force) {
         const merged = Object.assign({}, state, change);
         const next = Object.freeze(clamp ? clamp(merged) : merged);
-        const changed = VIEW_STATE.filter((name) => next[name] !== state[name]);
+        const changed = VIEW_STATE.concat(SENT).filter((name) => next[name] !== state[name]);
         if (!changed.length && !force) return state;
         state = next;
         listeners.forEach((listener) => listener(state, changed, source));
@@ -282,6 +283,52 @@
         return () => listeners.delete(listener);
       }
     };
+  }
+  function clampToTrace(s, trace, views, panels, extra) {
+    if (!trace) return s;
+    const out = Object.assign({}, s);
+    if (!KINDS.includes(out.kind)) out.kind = "cross";
+    if (!views.includes(out.view)) out.view = views[0];
+    if (!panels.includes(out.panel)) out.panel = null;
+    (extra || []).forEach((clamp) => clamp(out));
+    out.step = Math.max(0, Math.min(trace.T, Number(out.step) || 0));
+    out.layer = Math.max(0, Math.min(trace.nLayers(out.kind) - 1, Number(out.layer) || 0));
+    const named = out.head === "mean" || out.head === "all" || out.head === "rollout" && trace.hasRollout(out.kind);
+    if (!(named || Number.isInteger(out.head) && out.head >= 0 && out.head < trace.H)) out.head = "mean";
+    return out;
+  }
+
+  // opening.js
+  var OPENING_STEP = 3;
+  function openingOf(trace, previous, pending2, opts) {
+    const change = { trace, answers: {}, panel: null, panelContent: null };
+    const best = trace.model.best_head;
+    if (!previous && best) Object.assign(change, { kind: best.kind, layer: best.layer, head: best.head });
+    const request = trace.request;
+    if (pending2 && (!pending2.own || opts.link) && (pending2.sentence === null || pending2.sentence === request.sentence)) {
+      const view = Object.fromEntries(Object.entries(pending2.view).filter(([name]) => VIEW_STATE.includes(name)));
+      return { change: Object.assign(change, view), link: view };
+    }
+    if (!previous) change.step = Math.min(OPENING_STEP, trace.T);
+    else if (!opts.keepView) {
+      const forced = request.forced_ids.length;
+      change.step = forced && previous.request.sentence === request.sentence ? forced : 0;
+    }
+    return { change, link: null };
+  }
+  function unusedOfLink(link, unread, got, trace, views) {
+    const ranges = {
+      step: "0–" + trace.T,
+      layer: "0–" + (trace.nLayers(got.kind) - 1),
+      head: "0–" + (trace.H - 1) + ", mean, all",
+      kind: KINDS.join(", "),
+      view: views.join(", ")
+    };
+    const unused = unread.map((item) => item + " (not a number)");
+    for (const name of Object.keys(ranges)) {
+      if (link[name] !== void 0 && link[name] !== got[name]) unused.push(name + "=" + String(link[name]).slice(0, 40) + " (this page has " + ranges[name] + ")");
+    }
+    return unused;
   }
 
   // dom.js
@@ -427,29 +474,6 @@
     npzUrl: (request, step) => SETTINGS.API + "/npz?" + toQuery(request) + "&step=" + step + "&client=" + encodeURIComponent(clientId()),
     timelapse: (sentence) => fetch(SETTINGS.API + "/timelapse?sentence=" + encodeURIComponent(sentence), { headers: clientHeaders() }).then(answer)
   };
-  var Asker = class {
-    constructor(online) {
-      this.online = online;
-      this.latest = {};
-      this.next = 1;
-    }
-    // Ask `question` ({what, ...}) about the trace of `request`; done(answer) runs with the answer, or with {error}
-    // when it was refused. Returns false when there is no server.
-    ask(request, question2, ownModel, done) {
-      if (!this.online) return false;
-      const id = this.latest[question2.what] = this.next++;
-      api.ask(request, question2, ownModel).catch((error) => ({ what: question2.what, error: error.message })).then((reply) => {
-        if (this.latest[question2.what] === id) {
-          delete this.latest[question2.what];
-          done(reply);
-        }
-      });
-      return true;
-    }
-    forget() {
-      this.latest = {};
-    }
-  };
 
   // export.js
   function sourceText(name) {
@@ -473,7 +497,7 @@
         "<title>" + escape(title2) + "</title>",
         '<style data-ae-source="css">' + safe(css) + "</style>"
       ];
-      parts9.push("<script>window.AttentionExplorer = " + JSON.stringify({ ASSETS: SETTINGS.ASSETS, FONT: SETTINGS.FONT, REQUEST: SETTINGS.REQUEST }) + ";<\/script>");
+      parts9.push("<script>window.AttentionExplorerSettings = " + JSON.stringify({ ASSETS: SETTINGS.ASSETS, FONT: SETTINGS.FONT, REQUEST: SETTINGS.REQUEST }) + ";<\/script>");
       names.forEach((name, i) => parts9.push('<script data-ae-source="' + name + '">' + safe(scripts[i]) + "<\/script>"));
       parts9.push('</head><body class="ae-standalone"><div id="ae-root"></div>');
       parts9.push('<script type="application/json" id="ae-trace">' + safe(JSON.stringify(wire)) + "<\/script>");
@@ -1094,6 +1118,1142 @@
     focus: (div, cell2) => keepInView(div, cell2.row, cell2.column)
   };
 
+  // headview.js
+  function parts2(div) {
+    if (!div._hv) {
+      const chips = el("div", "ae-hv-chips");
+      const canvas = document.createElement("canvas");
+      canvas.setAttribute("role", "img");
+      div.replaceChildren(chips, canvas);
+      div._hv = { chips, canvas, focus: null, geom: null, on: null, last: null };
+      const redraw = () => {
+        if (div._hv.last) draw3(div, ...div._hv.last);
+      };
+      canvas.addEventListener("mousemove", (e) => {
+        const g = div._hv.geom;
+        if (!g) return;
+        const box = canvas.getBoundingClientRect();
+        const x = e.clientX - box.left, y = e.clientY - box.top;
+        const side = x < g.width / 2 ? "query" : "key";
+        const n = Math.floor((y - g.top) / g.rowH);
+        const count = side === "query" ? g.queries.length : g.keys.length;
+        const focus = n >= 0 && n < count ? { side, index: n } : null;
+        if (JSON.stringify(focus) !== JSON.stringify(div._hv.focus)) {
+          div._hv.focus = focus;
+          redraw();
+        }
+      });
+      canvas.addEventListener("mouseleave", () => {
+        div._hv.focus = null;
+        redraw();
+      });
+      chips.addEventListener("click", (e) => {
+        const chip2 = e.target.closest(".ae-hv-chip");
+        if (!chip2) return;
+        const h = Number(chip2.dataset.head), on = div._hv.on;
+        if (on.has(h)) on.delete(h);
+        else on.add(h);
+        redraw();
+      });
+    }
+    return div._hv;
+  }
+  function draw3(div, trace, state) {
+    const { kind, layer, step: t } = state;
+    const hv = parts2(div);
+    hv.last = [trace, state];
+    if (!hv.on || [...hv.on].some((h) => h >= trace.H)) hv.on = /* @__PURE__ */ new Set([...Array(trace.H).keys()]);
+    const on = hv.on;
+    const font = fontSize();
+    const [queries, keys] = trace.labels(kind, t);
+    hv.chips.replaceChildren(el("span", "ae-row-label", "Heads"), ...[...Array(trace.H).keys()].map((h) => {
+      const chip2 = el("button", "ae-btn ae-hv-chip" + (on.has(h) ? " ae-on" : ""), "H" + h);
+      chip2.type = "button";
+      chip2.style.borderColor = headColor(h);
+      chip2.style.background = on.has(h) ? headColor(h) : "white";
+      chip2.style.color = on.has(h) && h % HEAD_COLORS.length !== 6 ? "white" : "#1f2937";
+      chip2.dataset.head = h;
+      chip2.title = "show or hide head " + h + "'s lines";
+      return chip2;
+    }));
+    const top = font + 16, rowCount = Math.max(queries.length, keys.length, 1);
+    const chipsH = hv.chips.offsetHeight || font + 16;
+    const rowH = Math.max(font + 4, (state.height - chipsH - top - 8) / rowCount);
+    const height = top + rowCount * rowH + 8;
+    const width = Math.max(320, div.clientWidth || 600);
+    const canvas = hv.canvas;
+    const ctx = sizeCanvas(canvas, width, height, state.ratio);
+    ctx.fillStyle = "white";
+    ctx.fillRect(0, 0, width, height);
+    const leftX = width * 0.32, rightX = width * 0.68;
+    const yOf = (n) => top + (n + 0.5) * rowH;
+    ctx.font = "600 " + (font - 1) + "px " + FAMILY;
+    ctx.fillStyle = "#475569";
+    ctx.textAlign = "right";
+    const queriesTitle = AXIS_TITLES[kind][0].replace(" (query)", "");
+    ctx.fillText(ctx.measureText(queriesTitle).width <= leftX - 12 ? queriesTitle : "query", leftX - 8, font);
+    ctx.textAlign = "left";
+    ctx.fillText(AXIS_TITLES[kind][1].replace(" (key)", ""), rightX + 8, font);
+    const focus = hv.focus;
+    const strongest = [];
+    const rows = [...Array(trace.H).keys()].filter((h) => on.has(h)).map((h) => [h, trace.weights(kind, layer, h, t)]);
+    ctx.lineWidth = 2;
+    for (const [h, weights] of rows) {
+      ctx.strokeStyle = headColor(h);
+      let best = null;
+      weights.forEach((row, i) => row.forEach((w, j) => {
+        if (w === null || w < 0.01) return;
+        if (focus && !(focus.side === "query" && focus.index === i || focus.side === "key" && focus.index === j)) return;
+        ctx.globalAlpha = Math.min(1, w);
+        ctx.beginPath();
+        ctx.moveTo(leftX + 4, yOf(i));
+        ctx.lineTo(rightX - 4, yOf(j));
+        ctx.stroke();
+        if (!best || w > best.w) best = { i, j, w };
+      }));
+      if (best) strongest.push(headName(layer, h) + ": “" + queries[best.i] + "” → “" + keys[best.j] + "” " + best.w.toFixed(2));
+    }
+    ctx.globalAlpha = 1;
+    ctx.font = font + "px " + FAMILY;
+    ctx.textBaseline = "middle";
+    const label2 = (text, x, y, align, active, current) => {
+      ctx.textAlign = align;
+      ctx.fillStyle = active ? "#1f2937" : "#94a3b8";
+      ctx.font = (current ? "700 " : "") + font + "px " + FAMILY;
+      ctx.fillText(text, x, y);
+    };
+    queries.forEach((q, i) => label2(q, leftX - 8, yOf(i), "right", !focus || focus.side === "query" && focus.index === i || focus.side === "key", kind !== "encoder_self" && i === t - 1));
+    keys.forEach((k, j) => label2(k, rightX + 8, yOf(j), "left", !focus || focus.side === "key" && focus.index === j || focus.side === "query", false));
+    hv.geom = { width, top, rowH, queries, keys };
+    const hovered = focus ? " Hovering “" + (focus.side === "query" ? queries : keys)[focus.index] + "” (" + focus.side + " " + focus.index + "): its lines only." : "";
+    canvas.setAttribute("aria-label", KIND_TITLES[kind] + " · layer " + layer + " · head view · heads " + [...on].sort((p, q) => p - q).join(", ") + (kind === "encoder_self" ? "" : " · step " + t) + ". Lines from queries (left) to keys (right)." + hovered + " Strongest: " + (strongest.join("; ") || "none") + ".");
+    return Promise.resolve();
+  }
+  function pngCanvas3(div, header) {
+    const hv = parts2(div);
+    const [trace, state] = hv.last;
+    const shown = hv.canvas, ratio = 2;
+    hv.canvas = document.createElement("canvas");
+    draw3(div, trace, Object.assign({}, state, { ratio }));
+    const lines = hv.canvas;
+    hv.canvas = shown;
+    hv.last = [trace, state];
+    const font = fontSize();
+    const heads = [...hv.on].sort((p, q) => p - q);
+    const key = belowBand(lines, 2 * font + 24, ratio, (ctx) => {
+      ctx.font = "600 " + (font + 1) + "px " + FAMILY;
+      const step = state.kind === "encoder_self" ? "" : " · step " + state.step;
+      ctx.fillText(KIND_TITLES[state.kind] + " · layer " + state.layer + " · head view" + step, 6, font);
+      ctx.font = font + "px " + FAMILY;
+      let x = 6;
+      heads.forEach((h) => {
+        ctx.fillStyle = headColor(h);
+        ctx.fillRect(x, 2 * font + 4, 14, 14);
+        ctx.fillStyle = "#1f2937";
+        ctx.fillText("H" + h, x + 18, 2 * font + 11);
+        x += ctx.measureText("H" + h).width + 34;
+      });
+      ctx.fillText("line opacity = weight", x + 10, 2 * font + 11);
+    });
+    return withHeader(key, header, ratio);
+  }
+  var VIEW2 = {
+    id: "headview",
+    label: "Head view",
+    tip: "As in BertViz: a line from every query token to every key token, as opaque as its weight, one colour per head",
+    className: "ae-headview",
+    controls: ["kind", "layer"],
+    caption: () => "Head view (as in BertViz): each line joins a query token (left) to a key token (right); its opacity is the weight, its colour the head. Weights under 0.01 are not drawn. It shows where each head looked at this step, not what the head passed on (the values) nor how the layers combine it.",
+    draw: (div, context, state) => draw3(div, context.trace, state),
+    png: (div, header) => pngCanvas3(div, header)
+  };
+
+  // plot.js
+  function tokenAxis(labels, title2, font) {
+    return {
+      title: { text: title2 },
+      tickmode: "array",
+      tickvals: labels.map((_, i) => i),
+      ticktext: labels.map(escape),
+      tickfont: { size: font },
+      showgrid: false,
+      zeroline: false,
+      automargin: true
+    };
+  }
+  function tokenTicks(values, texts, room, size) {
+    const font = Math.max(textFloor(), size);
+    const every = Math.max(1, Math.ceil((font + 2) / (room / Math.max(1, values.length))));
+    const kept = values.map((_, i) => i).filter((i) => i % every === 0);
+    return { tickmode: "array", tickvals: kept.map((i) => values[i]), ticktext: kept.map((i) => texts[i]), tickfont: { size: font } };
+  }
+  function layout2(title2, height, font, extra) {
+    return Object.assign({
+      title: { text: title2, x: 0.01, xanchor: "left", font: { size: font + 1 } },
+      font: { size: font },
+      margin: { l: 10, r: 10, t: 34 + font, b: 10 },
+      plot_bgcolor: "white",
+      paper_bgcolor: "white",
+      height
+    }, extra || {});
+  }
+  var CONFIG = {
+    displaylogo: false,
+    responsive: true,
+    modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d"],
+    toImageButtonOptions: { format: "png", scale: 2, filename: "attention" }
+  };
+  var loading = null;
+  function plotly() {
+    if (window.Plotly) return Promise.resolve(window.Plotly);
+    if (!loading) {
+      loading = new Promise((resolve, reject) => {
+        const script = document.createElement("script");
+        script.src = SETTINGS.ASSETS.plotly;
+        script.onload = () => resolve(window.Plotly);
+        script.onerror = () => {
+          loading = null;
+          reject(new Error("plotly.js could not be loaded"));
+        };
+        document.head.appendChild(script);
+      });
+    }
+    return loading;
+  }
+  function react(div, data, chartLayout) {
+    return plotly().then((Plotly) => Plotly.react(div, data, chartLayout, CONFIG));
+  }
+  function drawMessage(div, text, height) {
+    return react(div, [], layout2("", height, fontSize(), {
+      xaxis: { visible: false },
+      yaxis: { visible: false },
+      annotations: [{ text: escape(text), showarrow: false, xref: "paper", yref: "paper", x: 0.5, y: 0.5, font: { size: fontSize() + 2 } }]
+    }));
+  }
+  function plotPng(div, header) {
+    return plotly().then((Plotly) => Plotly.toImage(div, { format: "png", scale: 2 })).then((url) => new Promise((resolve) => {
+      const img = new Image();
+      img.onload = () => resolve(img);
+      img.src = url;
+    })).then((img) => {
+      const c = document.createElement("canvas");
+      c.width = img.width;
+      c.height = img.height;
+      c.getContext("2d").drawImage(img, 0, 0);
+      return withHeader(c, header, 2);
+    });
+  }
+  function textAbovePlot(div, name) {
+    if (!div._textPlot) {
+      const text = el("div", "ae-" + name + "-text");
+      const plot = el("div", "ae-plot ae-" + name + "-plot");
+      div.replaceChildren(text, plot);
+      div._textPlot = { text, plot };
+    }
+    return div._textPlot;
+  }
+
+  // mosaic.js
+  function draw4(div, trace, state) {
+    const { kind, step: t, height } = state;
+    const best = trace.model.best_head;
+    const font = fontSize();
+    const [queries, keys] = trace.labels(kind, t);
+    div._mosaic = { trace, state };
+    if (queries.length === 0) return drawMessage(div, "No target token yet: press → (Next) to produce the first one.", height);
+    const L = trace.nLayers(kind), H = trace.H, q = queries.length, k = keys.length;
+    const rows = L * (q + 1) - 1, cols = H * (k + 1) - 1;
+    const z = [], custom = [];
+    for (let r = 0; r < rows; r++) {
+      z.push(new Array(cols).fill(null));
+      custom.push(new Array(cols).fill(null));
+    }
+    const masked = z.map((row) => row.slice());
+    for (let l = 0; l < L; l++) {
+      for (let h = 0; h < H; h++) {
+        const w = trace.head(kind, l, h, t);
+        for (let i = 0; i < q; i++) {
+          for (let j = 0; j < k; j++) {
+            const r = l * (q + 1) + i, c = h * (k + 1) + j;
+            if (w[i][j] === null) masked[r][c] = 1;
+            else z[r][c] = w[i][j];
+            custom[r][c] = [headName(l, h), escape(queries[i]), escape(keys[j])];
+          }
+        }
+      }
+    }
+    const data = [];
+    if (kind === "decoder_self") {
+      data.push({ type: "heatmap", z: masked, colorscale: [[0, COLORS.masked], [1, COLORS.masked]], showscale: false, hoverinfo: "skip" });
+    }
+    data.push({
+      type: "heatmap",
+      z,
+      customdata: custom,
+      zmin: 0,
+      zmax: 1,
+      colorscale: COLORS.scale,
+      hoverongaps: false,
+      hovertemplate: "%{customdata[0]}<br>query: %{customdata[1]}<br>key: %{customdata[2]}<br>weight %{z:.4f}<extra></extra>",
+      colorbar: { title: { text: "weight", side: "right" }, thickness: 12 }
+    });
+    const annotations = [];
+    for (let h = 0; h < H; h++) annotations.push({ x: h * (k + 1) + (k - 1) / 2, y: 1, yref: "paper", yanchor: "bottom", text: "H" + h, showarrow: false });
+    for (let l = 0; l < L; l++) annotations.push({ x: 0, xref: "paper", xanchor: "right", y: l * (q + 1) + (q - 1) / 2, text: "L" + l, showarrow: false });
+    const chartLayout = layout2(KIND_TITLES[kind] + ": every layer × head" + (kind === "encoder_self" ? "" : " · step " + t), height, font, {
+      xaxis: { showticklabels: false, showgrid: false, zeroline: false, title: { text: "heads 0.." + (H - 1) + " (keys)" }, range: [-0.5, cols - 0.5] },
+      yaxis: { showticklabels: false, showgrid: false, zeroline: false, autorange: "reversed", title: { text: "layers 0.." + (L - 1) + " (queries)" } },
+      annotations,
+      margin: { l: 40, r: 10, t: 50 + font, b: 30 }
+    });
+    if (best && best.kind === kind) {
+      chartLayout.shapes = [{
+        type: "rect",
+        x0: best.head * (k + 1) - 0.5,
+        x1: best.head * (k + 1) + k - 0.5,
+        y0: best.layer * (q + 1) - 0.5,
+        y1: best.layer * (q + 1) + q - 0.5,
+        line: { color: COLORS.chosen, width: 3 }
+      }];
+    }
+    return react(div, data, chartLayout).then(() => bindClicks(div));
+  }
+  function bindClicks(div) {
+    if (div._mosaicClick) div.removeListener("plotly_click", div._mosaicClick);
+    div._mosaicClick = (event) => {
+      const { trace: t, state: s } = div._mosaic;
+      const cell2 = mosaicCell(t, s.kind, s.step, event.points[0]);
+      if (cell2) emit(div, "ae-select", { view: "heatmap", layer: cell2.layer, head: cell2.head });
+    };
+    div.on("plotly_click", div._mosaicClick);
+  }
+  function mosaicCell(trace, kind, t, point) {
+    const [queries, keys] = trace.labels(kind, t);
+    const q = queries.length, k = keys.length;
+    const l = Math.floor(point.y / (q + 1)), h = Math.floor(point.x / (k + 1));
+    if (point.y % (q + 1) === q || point.x % (k + 1) === k) return null;
+    return { layer: l, head: h };
+  }
+  var VIEW3 = {
+    id: "mosaic",
+    label: "All heads",
+    tip: "Every layer × head of one kind as small heatmaps, the best-aligning head outlined; click a tile to open it",
+    className: "ae-plot ae-mosaic",
+    controls: ["kind"],
+    caption: () => "",
+    draw: (div, context, state) => draw4(div, context.trace, state),
+    png: (div, header) => plotPng(div, header)
+  };
+
+  // mask.js
+  var STAGES = ["1. raw scores q·k/√d_k", "2. future set to −∞", "3. softmax weights"];
+  var SHORT2 = ["1. q·k/√d_k", "2. masked", "3. softmax"];
+  function scoreColor(lim) {
+    const ends = { pos: [178, 24, 43], neg: [33, 102, 172] };
+    return (v) => {
+      const f = Math.max(-1, Math.min(1, v / lim)), end = f >= 0 ? ends.pos : ends.neg, a = Math.abs(f);
+      return "rgb(" + end.map((c) => Math.round(255 - a * (255 - c))).join(",") + ")";
+    };
+  }
+  function drawStages(div, trace, layer, head, t, height) {
+    const [rows, columns] = trace.labels("decoder_self", t);
+    const scores = t ? trace.scoresAt(layer, head, t) : [];
+    const weights = t ? trace.head("decoder_self", layer, head, t) : [];
+    let lim = 0;
+    scores.forEach((r) => r.forEach((v) => {
+      lim = Math.max(lim, Math.abs(v));
+    }));
+    lim = Math.ceil((lim || 1) * 10) / 10;
+    const allowed = scores.map((r, i) => r.map((v, j) => j > i ? null : v));
+    const z = [scores, allowed, weights];
+    const what = ["score", "score", "weight"];
+    return draw(div, {
+      titles: [
+        "Decoder self-attention · " + headName(layer, head) + " · step " + t + ": scores → mask → softmax",
+        "Decoder self · " + headName(layer, head) + " · step " + t,
+        headName(layer, head) + " · t=" + t
+      ],
+      rows,
+      columns,
+      panels: STAGES.map((name, k) => ({ name, short: SHORT2[k], z: z[k], scale: k === 2 ? 1 : 0 })),
+      scales: [{
+        label: "score",
+        min: -lim,
+        max: lim,
+        color: scoreColor(lim),
+        masked: false,
+        ticks: [-lim, -lim / 2, 0, lim / 2, lim],
+        format: (v) => v.toFixed(1)
+      }, weightScale(1, true)],
+      rowTitles: ["decoder input → token it produces (query)", "query", ""],
+      columnTitles: ["decoder input so far (key)", "key"],
+      current: t - 1,
+      font: fontSize(),
+      height,
+      empty: "No target position yet: press → (Next).",
+      describe: (p, i, j) => {
+        const k = STAGES.indexOf(p.name), v = p.z[i][j];
+        const value = v === null ? k === 1 ? "−∞ (the future)" : "exactly 0 (masked)" : what[k] + " " + v.toFixed(k === 2 ? 4 : 3);
+        return p.name + " · query: " + rows[i] + " · key: " + columns[j] + " · " + value;
+      },
+      aria: "The look-ahead mask at step " + t + ", layer " + layer + ", head " + head + ": " + STAGES.join(", ") + "."
+    });
+  }
+  function drawCaption(box, trace, layer, head, t) {
+    const swatch = (color) => {
+      const span2 = document.createElement("span");
+      span2.className = "ae-swatch";
+      span2.style.background = color;
+      return span2;
+    };
+    const legend = document.createElement("div");
+    legend.className = "ae-mask-legend";
+    legend.append(
+      swatch(COLORS.masked),
+      "blocked: set to −∞ before the softmax, so its weight is exactly 0; ",
+      "coloured: allowed, the query may look at this key (itself and the positions before it)"
+    );
+    const why = document.createElement("p");
+    why.className = "ae-mask-caption";
+    if (t === 0) {
+      why.textContent = "Why a mask: in training the decoder is given the whole German sentence at once; the mask lets each position look only at itself and the words before it, as when it writes one word at a time.";
+    } else {
+      const labels = trace.decoderInputTokens.slice(0, t);
+      const last = trace.head("decoder_self", layer, head, t)[t - 1];
+      const best = last.indexOf(Math.max(...last));
+      why.textContent = "Why a mask: in training the decoder is given the whole German sentence at once; without the mask position i could read the word it has to predict. At step " + t + " the mask blocks " + t * (t - 1) / 2 + " of the " + t * t + " query–key pairs (every key right of its query). In " + headName(layer, head) + ", the first query “" + labels[0] + "” sees only itself (weight " + trace.head("decoder_self", layer, head, t)[0][0].toFixed(3) + "); the last, “" + labels[t - 1] + "”, sees all " + t + " and puts " + last[best].toFixed(3) + " on “" + labels[best] + "”.";
+    }
+    box.replaceChildren(legend, why);
+  }
+  function draw5(div, trace, state) {
+    if (!div._mask) {
+      const caption = document.createElement("div"), stages = document.createElement("div");
+      caption.className = "ae-mask-text";
+      stages.className = "ae-mask-stages";
+      div.replaceChildren(caption, stages);
+      div._mask = { caption, stages };
+    }
+    const layer = Math.min(state.layer, trace.nLayers("decoder_self") - 1);
+    const head = Number.isInteger(state.head) ? state.head : 0;
+    drawCaption(div._mask.caption, trace, layer, head, state.step);
+    const height = Math.max(260, state.height - div._mask.caption.offsetHeight - 4);
+    return drawStages(div._mask.stages, trace, layer, head, state.step, height);
+  }
+  function pngCanvas4(div, header) {
+    return pngCanvas(div._mask.stages, header, 2);
+  }
+  var VIEW4 = {
+    id: "mask",
+    label: "Look-ahead mask",
+    tip: "The decoder's mask in three stages: the scores q·k/√d_k, the future set to −∞, the softmax",
+    className: "ae-mask",
+    controls: ["layer", "head"],
+    caption: () => "",
+    draw: (div, context, state) => draw5(div, context.trace, state),
+    png: (div, header) => pngCanvas4(div, header)
+  };
+
+  // compare.js
+  var COMPARE_CAPTION = "Two decodes at the same step, kind, layer and head, and their difference A − B where the maps have the same shape. A difference compares weights position by position: it says nothing about tokens that moved (a different word order puts the same relation in another cell).";
+  function parts3(div) {
+    if (!div._cmp) {
+      const input = el("input", "ae-compare-sentence");
+      input.type = "text";
+      input.placeholder = "second sentence (empty: the same sentence)";
+      const model = el("select", "ae-compare-model");
+      const choices = [["same", "same model"]].concat(SETTINGS.MODELS.map((m) => [m.key, m.name]), [["own", "the model trained here"]]);
+      choices.forEach(([v, text]) => {
+        const o = el("option", "", text);
+        o.value = v;
+        model.appendChild(o);
+      });
+      const go = el("button", "ae-btn ae-primary", "Compare");
+      go.type = "button";
+      const ask = () => emit(div, "ae-compare", { sentence: input.value, model: model.value });
+      go.addEventListener("click", ask);
+      input.addEventListener("keydown", (e) => {
+        if (e.key === "Enter") ask();
+      });
+      const bar = el("div", "ae-compare-bar");
+      bar.append(el("span", "ae-row-label", "B:"), input, model, go);
+      const pair = el("div", "ae-compare-pair");
+      const a = el("div", "ae-compare-map ae-compare-a"), b = el("div", "ae-compare-map ae-compare-b");
+      pair.append(a, b);
+      const note = el("div", "ae-panel-note ae-compare-note");
+      const diff = el("div", "ae-compare-diff");
+      div.replaceChildren(bar, pair, diff, note);
+      div._cmp = { bar, input, model, a, b, note, diff };
+    }
+    return div._cmp;
+  }
+  function drawDiff(div, rows, columns, values, titles, height, current, bare) {
+    return draw(div, {
+      titles,
+      rows,
+      columns,
+      panels: [{ name: "A − B", z: values, scale: 0 }],
+      scales: [{
+        label: "A − B",
+        min: -1,
+        max: 1,
+        color: (v) => blendOverWhite(signedFill(v, 1)),
+        masked: values.some((r) => r.includes(null)),
+        ticks: [-1, -0.5, 0, 0.5, 1],
+        format: (v) => (v > 0 ? "+" : v < 0 ? "−" : "") + Math.abs(v).toFixed(1) + (v === 1 ? " A more" : v === -1 ? " B more" : "")
+      }],
+      rowTitles: ["query", ""],
+      columnTitles: ["key", ""],
+      current,
+      font: fontSize() - 1,
+      height,
+      bare,
+      describe: (p, i, j) => "query: " + rows[i] + " · key: " + columns[j] + " · " + (values[i][j] === null ? "masked" : "A − B = " + (values[i][j] >= 0 ? "+" : "") + values[i][j].toFixed(4)),
+      aria: titles[0] + ". Rows: " + rows.join(" ") + ". Columns: " + columns.join(" ") + "."
+    });
+  }
+  function blendOverWhite(rgba) {
+    const [r, g, b, a] = rgba.match(/[\d.]+/g).map(Number);
+    return "rgb(" + [r, g, b].map((c) => Math.round(255 - a * (255 - c))).join(",") + ")";
+  }
+  function compareCanvas(div, header) {
+    const shown = (sel) => {
+      const d = div.querySelector(sel);
+      return d && !d.hidden && d._heat && d._heat.spec ? d : null;
+    };
+    const [a, b, diff] = [".ae-compare-a", ".ae-compare-b", ".ae-compare-diff"].map((sel) => shown(sel));
+    const pics = [a && pngCanvas(a, header, 2), b && pngCanvas(b, [], 2), diff && pngCanvas(diff, [], 2)];
+    const [pa, pb, pd] = pics;
+    const out = document.createElement("canvas");
+    const top = Math.max(pa ? pa.height : 0, pb ? pb.height : 0);
+    out.width = Math.max((pa ? pa.width : 0) + (pb ? pb.width : 0), pd ? pd.width : 0);
+    out.height = top + (pd ? pd.height : 0);
+    const ctx = out.getContext("2d");
+    ctx.fillStyle = "white";
+    ctx.fillRect(0, 0, out.width, out.height);
+    if (pa) ctx.drawImage(pa, 0, 0);
+    if (pb) ctx.drawImage(pb, pa ? pa.width : 0, top - pb.height);
+    if (pd) ctx.drawImage(pd, 0, top);
+    return out;
+  }
+  function draw6(div, pair, state) {
+    const c = parts3(div);
+    const drawn = drawPair(c, pair, state);
+    c.note.classList.toggle("ae-panel-error", Boolean(pair.error));
+    if (pair.error) c.note.textContent = pair.error;
+    return drawn;
+  }
+  var STACK_BELOW = 900;
+  function drawPair(c, pair, state) {
+    const s = state, A = pair.a, B = pair.b, height = state.height;
+    const head = s.head === "all" ? "mean" : s.head;
+    const pairBox = c.a.parentNode;
+    const stepB = B ? Math.min(s.step, B.T) : 0;
+    const problems = [];
+    if (B && s.layer >= B.nLayers(s.kind)) problems.push("B's model has no " + s.kind + " layer " + s.layer);
+    if (B && Number.isInteger(head) && head >= B.H) problems.push("B's model has no head " + head);
+    const showB = Boolean(B) && !problems.length;
+    const [qa, ka] = A.labels(s.kind, s.step), [qb, kb] = showB ? B.labels(s.kind, stepB) : [[], []];
+    const showDiff = showB && qa.length === qb.length && ka.length === kb.length && qa.length > 0;
+    const label2 = B ? "B: “" + B.request.sentence + "” (" + B.model.name + ")" : "";
+    const stacked = showB && pairBox.clientWidth < STACK_BELOW;
+    c.note.title = stacked && showDiff ? COMPARE_CAPTION : "";
+    if (!B) {
+      c.note.textContent = "Type a second sentence (or choose the other model) and press Compare: B is decoded once, then both follow the same step, kind, layer and head.";
+    } else if (!showB) {
+      c.note.textContent = "Cannot show B here: " + problems.join("; ") + ". Choose a layer and head both models have.";
+    } else if (!showDiff) {
+      c.note.textContent = label2 + ". No difference map: A is " + qa.length + " × " + ka.length + " here and B " + qb.length + " × " + kb.length + " (queries × keys); the two can only be compared side by side.";
+    } else c.note.textContent = label2 + (stacked ? ". Hover here for how to read A − B." : ". " + COMPARE_CAPTION);
+    pairBox.classList.toggle("ae-compare-single", !showB);
+    pairBox.classList.toggle("ae-compare-stacked", stacked);
+    c.b.hidden = !showB;
+    c.diff.hidden = !showDiff;
+    const maps = showDiff ? 3 : 2;
+    const room = height - c.bar.offsetHeight - c.note.offsetHeight - 14;
+    const each = Math.max(150, Math.floor((room - 8 * (maps - 1)) / maps));
+    const half = !showB ? Math.max(150, room) : stacked ? each : Math.max(220, Math.round(height * 0.55));
+    const drawn = [draw2(c.a, A, Object.assign({}, s, { head, height: half, label: "A", bare: stacked }))];
+    if (!showB) return Promise.all(drawn);
+    drawn.push(draw2(c.b, B, Object.assign({}, s, { head, step: stepB, height: half, label: "B", hideScale: !stacked, bare: stacked })));
+    if (!showDiff) return Promise.all(drawn);
+    const wa = A.weights(s.kind, s.layer, head, s.step), wb = B.weights(s.kind, s.layer, head, stepB);
+    const values = wa.map((row, i) => row.map((v, j) => v === null || wb[i][j] === null ? null : v - wb[i][j]));
+    const rows = qa.map((q, i) => q === qb[i] ? q : q + " / " + qb[i]);
+    const columns = ka.map((k, j) => k === kb[j] ? k : k + " / " + kb[j]);
+    const which = Number.isInteger(head) ? "H" + head : head === "mean" ? "mean of heads" : head;
+    const titles = ["A − B · " + KIND_TITLES[s.kind] + " · L" + s.layer + "·" + which, "A − B · L" + s.layer + "·" + which];
+    const diffHeight = stacked ? each : Math.max(200, height - half - 8);
+    drawn.push(drawDiff(c.diff, rows, columns, values, titles, diffHeight, s.kind === "encoder_self" ? -1 : s.step - 1, stacked));
+    return Promise.all(drawn);
+  }
+  var VIEW5 = {
+    id: "compare",
+    label: "Compare two",
+    tip: "Two decodes side by side at the same step and head (another sentence, or another model), and A − B",
+    className: "ae-compare",
+    controls: ["kind", "layer", "head"],
+    caption: () => "",
+    draw: (div, context, state) => {
+      const b = context.compare();
+      return draw6(div, { a: context.trace, b: b.trace, error: b.error }, state);
+    },
+    png: (div, header) => compareCanvas(div, header)
+  };
+
+  // maskless.js
+  var CAPTION = "The same small model trained twice, with and without the look-ahead mask. Without it, training lets each position read the next word, the one it must predict: the loss falls far lower, but when translating that word does not exist yet, and the model has learnt nothing else.";
+  function parts4(div) {
+    return textAbovePlot(div, "maskless");
+  }
+  function draw7(div, context, state) {
+    const { text, plot } = parts4(div);
+    const font = fontSize(), height = state.height;
+    const answer2 = context.ask({ what: "maskless" });
+    if (!answer2 || answer2.error) {
+      text.replaceChildren();
+      const waiting = "Asking the server for the models trained with and without the look-ahead mask…";
+      return drawMessage(plot, answer2 ? answer2.error : waiting, height);
+    }
+    const runs = answer2.runs, forced = answer2.forced;
+    const line = (label2, value, className) => {
+      const row = el("div", "ae-maskless-line " + (className || ""));
+      row.append(el("b", "", label2 + " "), el("span", "", value));
+      return row;
+    };
+    const said = (text2, run2) => (text2 ? "“" + text2 + "”" : "nothing: its first word is </s>") + " · training loss at the end " + run2.final_loss + ", validation loss " + run2.valid_loss + ", chrF " + run2.chrf;
+    text.replaceChildren(
+      line("With the mask:", said(answer2.translations.with_mask, runs.with_mask)),
+      line("Without the mask:", said(answer2.translations.without_mask, runs.without_mask), "ae-maskless-bad"),
+      line("Teacher-forced, as in training:", "the maskless model gets " + Math.round(100 * forced.accuracy) + "% of the next words right, reading them: its head " + headName(forced.layer, forced.head) + " puts " + forced.next_weight.toFixed(2) + " of its weight on the next position (outlined).")
+    );
+    const curve = (points, name, color) => ({
+      type: "scatter",
+      mode: "lines",
+      name,
+      x: points.map((p) => p[0]),
+      y: points.map((p) => p[1]),
+      line: { color, width: 2 },
+      xaxis: "x",
+      yaxis: "y"
+    });
+    const T = forced.inputs.length;
+    const rows = forced.inputs.map((token, i) => escape(token + " → " + forced.targets[i]));
+    const heat = {
+      type: "heatmap",
+      z: forced.weights,
+      zmin: 0,
+      zmax: 1,
+      colorscale: COLORS.scale,
+      xaxis: "x2",
+      yaxis: "y2",
+      x: [...Array(T).keys()],
+      y: [...Array(T).keys()],
+      customdata: forced.weights.map((r, i) => r.map((_, j) => [rows[i], escape(forced.inputs[j])])),
+      hovertemplate: "query: %{customdata[0]}<br>key: %{customdata[1]}<br>weight %{z:.4f}<extra></extra>",
+      colorbar: { title: { text: "weight", side: "right" }, thickness: 12, x: 1 }
+    };
+    const next = [...Array(T - 1).keys()].map((i) => ({
+      type: "rect",
+      xref: "x2",
+      yref: "y2",
+      x0: i + 0.5,
+      x1: i + 1.5,
+      y0: i - 0.5,
+      y1: i + 0.5,
+      line: { color: COLORS.chosen, width: 2 }
+    }));
+    const positions = [...Array(T).keys()];
+    const tickFont = Math.max(8, Math.min(font - 3, Math.floor(plot.clientWidth * 0.38 / T * 0.7)));
+    const chartLayout = layout2("Training loss · without the mask: decoder self-attention, " + headName(
+      forced.layer,
+      forced.head
+    ), Math.max(240, height - text.offsetHeight - 6), font, {
+      // the legend in the loss chart's empty corner: top right (the curves start high on the left and fall)
+      showlegend: true,
+      legend: { x: 0.3, y: 1, xanchor: "right", yanchor: "top", bgcolor: "rgba(255,255,255,0.8)" },
+      xaxis: { domain: [0, 0.3], title: { text: "training step" }, zeroline: false },
+      yaxis: { title: { text: "loss" }, zeroline: false, rangemode: "tozero" },
+      xaxis2: Object.assign({
+        domain: [0.55, 0.93],
+        anchor: "y2",
+        tickangle: -90,
+        automargin: true,
+        title: { text: "decoder input (key)", standoff: 6 }
+      }, tokenTicks(positions, forced.inputs.map(escape), plot.clientWidth * 0.38, tickFont)),
+      yaxis2: Object.assign(
+        { anchor: "x2", autorange: "reversed", automargin: true },
+        tokenTicks(positions, rows, Math.max(240, height - text.offsetHeight - 6) * 0.6, tickFont)
+      ),
+      shapes: next,
+      margin: { l: 50, r: 10, t: 40 + font, b: 40 }
+    });
+    const data = [
+      curve(answer2.losses.with_mask, "with the mask", COLORS.other),
+      curve(answer2.losses.without_mask, "without the mask", COLORS.chosen),
+      heat
+    ];
+    return react(plot, data, chartLayout);
+  }
+  var VIEW6 = {
+    id: "maskless",
+    label: "Without the mask",
+    tip: "The same small model trained without the look-ahead mask: its loss, its translations, and how it cheats",
+    className: "ae-maskless",
+    controls: [],
+    caption: () => CAPTION,
+    draw: draw7,
+    png: (div, header) => plotPng(parts4(div).plot, header)
+  };
+
+  // valuepath.js
+  var DIVERGING = [[0, "#2166ac"], [0.25, "#67a9cf"], [0.5, "#f7f7f7"], [0.75, "#ef8a62"], [1, "#b2182b"]];
+  var WEIGHTS = [[0, "#f7fbff"], [1, "#08306b"]];
+  var CAPTION2 = "One head, one query, left to right: what the query reads (x, then LN(x)), where it looks (q against every key: the weights), what it carries (the values, summed with those weights into z), and how that joins the other heads (concatenated, through W_o, added back to x).";
+  function parts5(div) {
+    if (!div._vp) {
+      const bar = el("div", "ae-valuepath-bar");
+      const label2 = el("span", "ae-row-label", "Query (source token):");
+      const select = el("select", "ae-valuepath-row");
+      select.addEventListener("change", () => emit(div, "ae-redraw", {}));
+      bar.append(label2, select);
+      const plot = el("div", "ae-plot ae-valuepath-plot");
+      div.replaceChildren(bar, plot);
+      div._vp = { bar, select, plot };
+    }
+    return div._vp;
+  }
+  function queryRow(trace, state, select) {
+    if (state.kind !== "encoder_self") return state.step - 1;
+    const tokens = trace.sourceTokens;
+    if (select.options.length !== tokens.length || select.dataset.trace !== trace.wire.request.sentence) {
+      select.replaceChildren(...tokens.map((t, i) => {
+        const o = el("option", "", i + ": " + t);
+        o.value = i;
+        return o;
+      }));
+      select.dataset.trace = trace.wire.request.sentence;
+    }
+    return Number(select.value) || 0;
+  }
+  var GAP2 = { desk: 2.4, projector: 1.7 };
+  function strip(values, x, span2, name) {
+    const peak = Math.max(1e-12, ...values.map(Math.abs));
+    const n = values.length;
+    return {
+      type: "heatmap",
+      x0: x,
+      dx: 1,
+      y0: span2 / n / 2,
+      dy: span2 / n,
+      z: values.map((v) => [v / peak]),
+      customdata: values.map((v, i) => [[name, i, v]]),
+      zmin: -1,
+      zmax: 1,
+      colorscale: DIVERGING,
+      showscale: false,
+      hovertemplate: "%{customdata[0]} [%{customdata[1]}] = %{customdata[2]:.4f}<extra></extra>"
+    };
+  }
+  function block(rows, x, span2, name, tokens) {
+    const n = rows[0].length, peak = Math.max(1e-12, ...rows.flat().map(Math.abs));
+    const z = [...Array(n).keys()].map((d) => rows.map((r) => r[d] / peak));
+    const custom = [...Array(n).keys()].map((d) => rows.map((r, j) => [name + " of " + escape(tokens[j]), d, r[d]]));
+    return {
+      type: "heatmap",
+      x0: x,
+      dx: 1,
+      y0: span2 / n / 2,
+      dy: span2 / n,
+      z,
+      customdata: custom,
+      zmin: -1,
+      zmax: 1,
+      colorscale: DIVERGING,
+      showscale: false,
+      hovertemplate: "%{customdata[0]} [%{customdata[1]}] = %{customdata[2]:.4f}<extra></extra>"
+    };
+  }
+  function draw8(div, context, state) {
+    const { bar, select, plot } = parts5(div);
+    const trace = context.trace, font = fontSize(), height = state.height;
+    bar.hidden = state.kind !== "encoder_self";
+    if (!Number.isInteger(state.head)) return drawMessage(plot, "The value path is one head's: choose a head (0–" + (trace.H - 1) + ").", height);
+    if (state.kind !== "encoder_self" && state.step === 0) return drawMessage(plot, "No query yet: press → (Next) to take the first step.", height);
+    const row = queryRow(trace, state, select);
+    const answer2 = context.ask({ what: "value_path", kind: state.kind, layer: state.layer, head: state.head, row });
+    if (!answer2 || answer2.error) return drawMessage(plot, answer2 ? answer2.error : "Asking the server for the head's tensors…", height);
+    const D = answer2.d_model, Dh = answer2.d_head, K = answer2.keys.length, span2 = 100;
+    const small = Math.max(9, font - 4), labelFont = Math.max(10, font - 2);
+    const gap = presenting() ? GAP2.projector : GAP2.desk;
+    const data = [], annotations = [];
+    let x = 0;
+    let titles = 0;
+    const title2 = (at, text) => annotations.push({
+      x: at,
+      y: 0,
+      yanchor: "bottom",
+      text,
+      showarrow: false,
+      font: { size: labelFont },
+      yshift: titles++ % 3 * (labelFont + 6)
+    });
+    const column = (values, name, size, hoverName) => {
+      data.push(strip(values, x, span2, hoverName || name));
+      title2(x, escape(name) + " (" + size + ")");
+      x += 1;
+    };
+    const then = (text) => {
+      if (text) annotations.push({ x: x - 0.5 + gap / 2, y: span2 / 2, text: escape(text), textangle: -90, showarrow: false, font: { size: labelFont } });
+      x += gap;
+    };
+    if (answer2.embedding) {
+      column(answer2.embedding, "emb·√d", D, "embedding · √d_model");
+      then("+");
+      column(answer2.position, "PE", D, "positional encoding PE(" + row + ")");
+      then("=");
+    }
+    column(answer2.x, "x", D);
+    if (answer2.norm_first) {
+      then("LayerNorm");
+      column(answer2.normed, "LN(x)", D);
+    }
+    then("× W_q of H" + answer2.head);
+    column(answer2.query, "q", Dh, "query of head " + answer2.head);
+    then("q·k / √" + Dh);
+    const keysAt = x;
+    data.push(block(answer2.keys, x, span2, "key", answer2.key_tokens));
+    title2(x + (K - 1) / 2, "keys k (" + K + " × " + Dh + ")");
+    x += K;
+    then("softmax → weights");
+    const valuesAt = x;
+    data.push(block(answer2.values, x, span2, "value", answer2.key_tokens));
+    title2(x + (K - 1) / 2, "values v (" + K + " × " + Dh + ")");
+    x += K;
+    then("Σ w·v");
+    column(answer2.z, "z", Dh, "z = Σ w·v of head " + answer2.head);
+    then("with the other heads");
+    const concatAt = x;
+    column(answer2.concat, "heads", D, "the heads concatenated");
+    then("× W_o + b");
+    column(answer2.out, "out", D, "W_o · heads + b");
+    then(answer2.norm_first ? "+ x" : "+ x, LayerNorm");
+    column(answer2.residual, answer2.norm_first ? "x+out" : "LN(x+out)", D, "the residual stream after the sublayer");
+    data.push({
+      type: "heatmap",
+      x0: valuesAt,
+      dx: 1,
+      y0: span2 * 1.24,
+      dy: span2 * 0.06,
+      z: [answer2.weights],
+      zmin: 0,
+      zmax: 1,
+      colorscale: WEIGHTS,
+      showscale: false,
+      customdata: [answer2.key_tokens.map(escape)],
+      hovertemplate: "weight on %{customdata}: %{z:.4f}<extra></extra>"
+    });
+    const columnPx = (plot.clientWidth - 20) / (x + 0.4);
+    const keyFont = Math.min(small, Math.floor(columnPx * 0.9));
+    if (keyFont >= textFloor()) {
+      answer2.weights.forEach((w, j) => {
+        annotations.push({ x: valuesAt + j, y: span2 * 1.02, yanchor: "top", text: w.toFixed(2).replace(/^0/, ""), textangle: -90, showarrow: false, font: { size: keyFont } });
+        annotations.push({ x: keysAt + j, y: span2 * 1.02, yanchor: "top", text: escape(answer2.key_tokens[j]), textangle: -90, showarrow: false, font: { size: keyFont } });
+      });
+    }
+    const slice = { type: "rect", x0: concatAt - 0.5, x1: concatAt + 0.5, y0: answer2.head * span2 / answer2.x.length * Dh, y1: (answer2.head + 1) * span2 / answer2.x.length * Dh, line: { color: "#D55E00", width: 2 } };
+    const where = state.kind === "encoder_self" ? "source token " + escape(answer2.row_token) : "step " + state.step + " (→ " + escape(answer2.row_token) + ")";
+    const chartLayout = layout2("Value path · " + state.kind + " " + headName(answer2.layer, answer2.head) + " · query: " + where, height, font, {
+      xaxis: { visible: false, range: [-0.7, x - 0.3] },
+      // x: just past the last column
+      yaxis: { visible: false, autorange: false, range: [span2 * 1.3, -span2 * 0.28] },
+      annotations,
+      shapes: [slice],
+      margin: { l: 24, r: 40, t: 40 + font, b: 10 }
+    });
+    return react(plot, data, chartLayout);
+  }
+  var VIEW7 = {
+    id: "valuepath",
+    label: "Value path",
+    tip: "What one head carries for one query: x, LN(x), q, k, the weights, v and z = Σ w·v back into the residual",
+    className: "ae-valuepath",
+    controls: ["kind", "layer", "head"],
+    caption: () => CAPTION2,
+    draw: draw8,
+    png: (div, header) => plotPng(parts5(div).plot, header)
+  };
+
+  // lens.js
+  var CAPTION3 = "Each decoder layer's output, read as if it were the last: through the final LayerNorm and the output projection. Outlined: the token the model finally chose. The row where it first leads is where the model has decided; the last row is its own next-token distribution.";
+  function lensOf(trace, ask) {
+    const lens = trace.wire.lens || ask({ what: "lens" });
+    if (lens && !lens.error) trace.wire.lens = lens;
+    return lens;
+  }
+  function draw9(div, context, state) {
+    const trace = context.trace, t = state.step, font = fontSize(), height = state.height;
+    const lens = lensOf(trace, context.ask);
+    if (!lens || lens.error) return drawMessage(div, lens ? lens.error : "Asking the server for the logit lens…", height);
+    if (t === 0) return drawMessage(div, "No step yet: press → (Next) to see what each layer would predict.", height);
+    const L = lens.top_probs.length, K = lens.top_probs[0][0].length, chosen = trace.steps[t - 1];
+    const rows = [...Array(L).keys()].map((l) => "layer " + l + (l === L - 1 ? " (the output)" : ""));
+    const z = [], text = [], custom = [], shapes = [];
+    for (let l = 0; l < L; l++) {
+      const probs = lens.top_probs[l][t - 1], tokens = lens.top_tokens[l][t - 1], ids = lens.top_ids[l][t - 1];
+      z.push(probs.concat([lens.chosen[l][t - 1]]));
+      text.push(tokens.map((tok, r) => escape(tok) + "<br>" + probs[r].toFixed(2)).concat([escape(chosen.token) + "<br>" + lens.chosen[l][t - 1].toFixed(2)]));
+      custom.push(tokens.map((tok) => escape(tok)).concat([escape(chosen.token)]));
+      ids.forEach((id, r) => {
+        if (id === chosen.id) shapes.push({ type: "rect", x0: r - 0.5, x1: r + 0.5, y0: l - 0.5, y1: l + 0.5, line: { color: COLORS.chosen, width: 3 } });
+      });
+    }
+    const columns = [...Array(K).keys()].map((r) => "#" + (r + 1)).concat(["chosen"]);
+    const data = [{
+      type: "heatmap",
+      z,
+      text,
+      texttemplate: "%{text}",
+      customdata: custom,
+      zmin: 0,
+      zmax: 1,
+      colorscale: COLORS.scale,
+      textfont: { size: Math.max(10, font - 2) },
+      xgap: 2,
+      ygap: 2,
+      hovertemplate: "%{y} · %{x}: %{customdata} %{z:.4f}<extra></extra>",
+      colorbar: { title: { text: "probability", side: "right" }, thickness: 12 }
+    }];
+    const chartLayout = layout2("Logit lens · step " + t + " · chosen: " + escape(chosen.token), height, font, {
+      xaxis: { tickmode: "array", tickvals: [...Array(K + 1).keys()], ticktext: columns, side: "bottom", showgrid: false, zeroline: false, automargin: true },
+      yaxis: { tickmode: "array", tickvals: [...Array(L).keys()], ticktext: rows, autorange: "reversed", showgrid: false, zeroline: false, automargin: true },
+      shapes: shapes.concat([{ type: "line", x0: K - 0.5, x1: K - 0.5, y0: -0.5, y1: L - 0.5, line: { color: "#333", width: 2 } }]),
+      margin: { l: 10, r: 10, t: 40 + font, b: 10 }
+    });
+    return react(div, data, chartLayout);
+  }
+  var VIEW8 = {
+    id: "lens",
+    label: "Logit lens",
+    tip: "What each decoder layer would write if it were the last, and from which layer the chosen token leads",
+    className: "ae-plot ae-lens",
+    controls: [],
+    caption: () => CAPTION3,
+    draw: draw9,
+    png: (div, header) => plotPng(div, header)
+  };
+
+  // qkspace.js
+  var LINES = 3;
+  var CAPTION4 = "The head's queries (vermillion circles; this step's is the large one) and keys (blue diamonds) projected together onto their two main directions. Lines: this step's query to its strongest keys, as thick as their weights (hover any point for its token). Nearness is only part of the story: the weight is the dot product q·k, which the plane shows only in part.";
+  function draw10(div, context, state) {
+    const trace = context.trace, font = fontSize(), height = state.height;
+    if (!Number.isInteger(state.head)) return drawMessage(div, "Queries and keys are one head's: choose a head (0–" + (trace.H - 1) + ").", height);
+    const answer2 = context.ask({ what: "qk_space", kind: state.kind, layer: state.layer, head: state.head });
+    if (!answer2 || answer2.error) return drawMessage(div, answer2 ? answer2.error : "Asking the server for the head's queries and keys…", height);
+    const encoder = state.kind === "encoder_self";
+    const row = encoder ? null : state.step - 1;
+    const rows = encoder ? answer2.query_points.length : Math.max(0, state.step);
+    const weights = row === null || row < 0 ? null : answer2.weights[row];
+    const keyText = answer2.key_tokens.map((t, j) => escape(t) + (weights ? " " + weights[j].toFixed(2) : ""));
+    const data = [
+      {
+        type: "scatter",
+        mode: "markers",
+        name: "keys",
+        x: answer2.key_points.map((p) => p[0]),
+        y: answer2.key_points.map((p) => p[1]),
+        marker: { symbol: "diamond", size: 10, color: COLORS.other },
+        customdata: keyText,
+        hovertemplate: "key %{customdata}<extra></extra>"
+      },
+      {
+        type: "scatter",
+        mode: "markers",
+        name: "queries",
+        x: answer2.query_points.slice(0, rows).map((p) => p[0]),
+        y: answer2.query_points.slice(0, rows).map((p) => p[1]),
+        text: answer2.query_tokens.slice(0, rows).map(escape),
+        marker: { symbol: "circle", size: 8, color: COLORS.chosen, opacity: 0.55 },
+        hovertemplate: "query %{text}<extra></extra>"
+      }
+    ];
+    const shapes = [], labels = [];
+    if (weights) {
+      const q = answer2.query_points[row];
+      const strongest = weights.map((w, j) => [w, j]).sort((a, b) => b[0] - a[0]).slice(0, LINES);
+      strongest.forEach(([w, j]) => {
+        const k = answer2.key_points[j];
+        shapes.push({ type: "line", x0: q[0], y0: q[1], x1: k[0], y1: k[1], line: { color: COLORS.chosen, width: 1 + 8 * w }, layer: "below" });
+      });
+      labels.push(...strongest.map(([w, j]) => ({
+        x: answer2.key_points[j][0],
+        y: answer2.key_points[j][1],
+        text: escape(answer2.key_tokens[j]) + " " + w.toFixed(2),
+        showarrow: false,
+        yshift: 12,
+        font: { size: Math.max(10, font - 2), color: COLORS.other }
+      })));
+      labels.push({ x: q[0], y: q[1], text: escape(answer2.query_tokens[row]), showarrow: false, yshift: -16, font: { size: Math.max(10, font - 2), color: COLORS.chosen } });
+      data.push({
+        type: "scatter",
+        mode: "markers",
+        name: "this step's query",
+        x: [q[0]],
+        y: [q[1]],
+        marker: { symbol: "circle", size: 16, color: COLORS.chosen, line: { color: "black", width: 2 } },
+        hovertemplate: "query " + escape(answer2.query_tokens[row]) + " (this step)<extra></extra>"
+      });
+    }
+    const share = answer2.explained.map((v) => Math.round(100 * v) + "%");
+    const chartLayout = layout2("Q·K space · " + state.kind + " " + headName(answer2.layer, answer2.head) + (weights ? " · step " + state.step : ""), height, font, {
+      xaxis: { title: { text: "direction 1 (" + share[0] + " of the variance)", standoff: 8 }, zeroline: false, automargin: true },
+      yaxis: { title: { text: "direction 2 (" + share[1] + ")", standoff: 8 }, zeroline: false, scaleanchor: "x", automargin: true },
+      shapes,
+      annotations: labels,
+      showlegend: false,
+      margin: { l: 10, r: 10, t: 40 + font, b: 10 }
+    });
+    return react(div, data, chartLayout);
+  }
+  var VIEW9 = {
+    id: "qkspace",
+    label: "Q·K space",
+    tip: "One head's queries and keys in one plane: a query lies near the keys it attends to",
+    className: "ae-plot ae-qkspace",
+    controls: ["kind", "layer", "head"],
+    caption: () => CAPTION4,
+    draw: draw10,
+    png: (div, header) => plotPng(div, header)
+  };
+
+  // nopos.js
+  var CAPTION5 = "Attention alone ignores order: without the positional encoding, reversing the sentence only reverses the rows and columns of every encoder map (permutation equivariance). The encoding is the model's only sense of word order.";
+  function parts6(div) {
+    return textAbovePlot(div, "nopos");
+  }
+  function draw11(div, context, state) {
+    const { text, plot } = parts6(div);
+    const font = fontSize(), height = state.height;
+    const answer2 = context.ask({ what: "no_position" });
+    if (!answer2 || answer2.error) {
+      text.replaceChildren();
+      return drawMessage(plot, answer2 ? answer2.error : "Asking the server for the encoder without its positions…", height);
+    }
+    const layer = Math.min(state.layer, answer2.original.length - 1);
+    const head = Number.isInteger(state.head) ? state.head : 0;
+    const t = answer2.translations;
+    const line = (label2, value) => {
+      const row = el("div", "ae-maskless-line");
+      row.append(el("b", "", label2 + " "), el("span", "", value ? "“" + value + "”" : "nothing (</s> first)"));
+      return row;
+    };
+    text.replaceChildren(
+      line("With positions:", t.with),
+      line("Without positions:", t.without),
+      line("Reversed, without positions:", t.reversed_without),
+      el("div", "ae-maskless-line", "Without positions, the reversed sentence's maps are the original maps reversed, to within " + answer2.gap_without.toExponential(1) + "; with positions they differ by up to " + answer2.gap_with.toFixed(2) + ".")
+    );
+    const tokens = answer2.source_tokens.map(escape);
+    const reversed = answer2.order.map((i) => tokens[i]);
+    const tickFont = Math.max(8, Math.min(font - 3, Math.floor(plot.clientWidth * 0.4 / tokens.length * 0.7)));
+    const heat = (z, axis2, rows, columns) => ({
+      type: "heatmap",
+      z,
+      zmin: 0,
+      zmax: 1,
+      colorscale: COLORS.scale,
+      xaxis: "x" + axis2,
+      yaxis: "y" + axis2,
+      x: columns,
+      y: rows,
+      showscale: axis2 === "2",
+      colorbar: { title: { text: "weight", side: "right" }, thickness: 12 },
+      hovertemplate: "query %{y} · key %{x}: %{z:.4f}<extra></extra>"
+    });
+    const named = (list) => list.map((tok, i) => i + " " + tok);
+    const data = [
+      heat(answer2.original[layer][head], "", named(tokens), named(tokens)),
+      heat(answer2.reversed[layer][head], "2", named(reversed), named(reversed))
+    ];
+    const ticks = (list, room2) => tokenTicks(named(list), named(list), room2, tickFont);
+    const room = plot.clientWidth * 0.4, tall = Math.max(240, height - text.offsetHeight - 6) * 0.6;
+    const axis = (domain, anchor, list) => Object.assign({ domain, anchor, tickangle: -90, automargin: true }, ticks(list, room));
+    const chartLayout = layout2(
+      "Encoder self-attention without positions · " + headName(layer, head) + ": as typed | reversed",
+      Math.max(240, height - text.offsetHeight - 6),
+      font,
+      {
+        xaxis: axis([0, 0.42], "y", tokens),
+        yaxis: Object.assign({ autorange: "reversed", automargin: true }, ticks(tokens, tall)),
+        xaxis2: axis([0.55, 0.95], "y2", reversed),
+        yaxis2: Object.assign({ anchor: "x2", autorange: "reversed", automargin: true }, ticks(reversed, tall)),
+        margin: { l: 10, r: 10, t: 40 + font, b: 10 }
+      }
+    );
+    return react(plot, data, chartLayout);
+  }
+  var VIEW10 = {
+    id: "nopos",
+    label: "No positions",
+    tip: "The encoder without its positional encoding: the sentence as typed and reversed, and what the model writes",
+    className: "ae-nopos",
+    controls: ["layer", "head"],
+    caption: () => CAPTION5,
+    draw: draw11,
+    png: (div, header) => plotPng(parts6(div).plot, header)
+  };
+
+  // views.js
+  var VIEWS = [VIEW, VIEW2, VIEW3, VIEW4, VIEW5, VIEW8, VIEW7, VIEW9, VIEW10, VIEW6];
+  function viewOf(id) {
+    return VIEWS.find((v) => v.id === id) || VIEWS[0];
+  }
+
+  // exports.js
+  function copyLink(viewer, button2) {
+    const t = viewer.trace, s = viewer.state;
+    const url = linkUrl(t.request, s);
+    if (viewer.online) {
+      try {
+        window.history.replaceState(null, "", placeUrl(t.request, s));
+      } catch (e) {
+      }
+    }
+    const say2 = (text) => {
+      button2.textContent = text;
+      setTimeout(() => {
+        button2.textContent = "Copy link";
+      }, 2e3);
+    };
+    copyText(url).then(() => say2("✓ Copied"), () => say2("In the address bar"));
+    return url;
+  }
+  function exportPng(viewer, chart) {
+    const s = viewer.state, t = viewer.trace;
+    const name = filename(t.request.sentence, "") + "-" + s.view + "-step" + s.step;
+    const header = [
+      "“" + t.request.sentence + "” → “" + (t.wire.outputs[s.step] || "") + "”",
+      "Step " + s.step + " of " + t.T + " · model: " + t.model.name + " · Attention Explorer"
+    ];
+    return Promise.resolve(viewOf(s.view).png(chart, header)).then((canvas) => canvasPng(canvas, name + ".png"));
+  }
+  function exportHtml(viewer) {
+    const t = viewer.trace;
+    const place = Object.fromEntries(VIEW_STATE.map((name) => [name, viewer.state[name]]));
+    return standaloneHtml(t.wire, place).then((html) => {
+      download(html, filename(t.request.sentence, ".html"), "text/html");
+      return html.length;
+    }).catch((err) => viewer.say("Export failed: " + err.message));
+  }
+  function exportNpz(viewer) {
+    const a = el("a");
+    a.href = api.npzUrl(viewer.trace.request, viewer.state.step);
+    a.download = "";
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+  }
+
   // keys.js
   var KEY_HELP = "→ / PageDown next · ← / PageUp previous · Home / End first / last · 0–9 head · M mean · A all heads · R rollout · L layer · K kind · V view · G gold alignment · Space play / pause · Esc closes a panel (then the lesson) · in the lesson: → ← move through its stops · in the quiz: [ ] choose a source token, Enter answer, Esc end";
   function typing(target) {
@@ -1133,6 +2293,698 @@
     });
   }
 
+  // toolbar.js
+  var PACES = [0.5, 1, 2, 3];
+  var Toolbar = class {
+    constructor(viewer) {
+      const go = (step) => () => viewer.go(step(), "click");
+      const at = () => viewer.state.step;
+      this.buttons = {
+        reset: button("« First", "First step (Home)", go(() => 0)),
+        prev: button("◀ Previous", "Previous token (← or PageUp)", go(() => at() - 1)),
+        next: button("Next ▶", "Next token (→ or PageDown)", go(() => at() + 1), "ae-primary"),
+        end: button("Run to end »", "Run to end (End)", go(() => viewer.trace.T)),
+        play: button("▶ Play", "Play / pause (Space)", () => viewer.togglePlay())
+      };
+      this.pace = el("select", "ae-pace");
+      this.pace.title = "Autoplay pace";
+      PACES.forEach((p) => {
+        const o = el("option", "", p + " s / token");
+        o.value = p;
+        this.pace.appendChild(o);
+      });
+      this.pace.value = "1";
+      this.pace.addEventListener("change", () => {
+        if (viewer.player.playing()) viewer.player.start(this.seconds());
+      });
+      this.slider = el("input", "ae-slider");
+      Object.assign(this.slider, { type: "range", min: 0, step: 1 });
+      this.slider.addEventListener("input", () => viewer.go(Number(this.slider.value), "slider"));
+      this.stepLabel = el("span", "ae-step");
+      this.element = el("div", "ae-toolbar");
+      this.element.append(...Object.values(this.buttons), this.pace, this.slider, this.stepLabel);
+    }
+    seconds() {
+      return Number(this.pace.value);
+    }
+    // the autoplay pace
+    render(step, T, playing) {
+      this.slider.max = T;
+      this.slider.value = step;
+      this.stepLabel.textContent = "Step " + step + " / " + T;
+      this.buttons.prev.disabled = this.buttons.reset.disabled = step === 0;
+      this.buttons.next.disabled = this.buttons.end.disabled = step === T;
+      this.buttons.play.textContent = playing ? "⏸ Pause" : "▶ Play";
+    }
+  };
+
+  // selectors.js
+  var KIND_NAMES = { encoder_self: "Encoder self", decoder_self: "Decoder self (masked)", cross: "Cross" };
+  function selectorRows() {
+    return { view: el("div", "ae-row ae-view-tabs"), kind: el("div", "ae-row ae-kinds"), layer: el("div", "ae-row ae-layers"), head: el("div", "ae-row ae-heads") };
+  }
+  function drawSelectors(rows, t, s, select) {
+    const row = (box, label2, items, current, name) => {
+      box.replaceChildren(el("span", "ae-row-label", label2), ...items.map(([value, text, title2]) => {
+        const b = button(text, title2, () => select({ [name]: value }), value === current ? "ae-on" : "");
+        b.dataset.value = value;
+        b.setAttribute("aria-pressed", String(value === current));
+        return b;
+      }));
+    };
+    row(rows.view, "View", VIEWS.map((v) => [v.id, v.label, v.tip + " (V cycles the views)"]), s.view, "view");
+    row(rows.kind, "Kind", KINDS.map((k) => [k, KIND_NAMES[k], KIND_TITLES[k] + " (K cycles)"]), s.kind, "kind");
+    const layers = [...Array(t.nLayers(s.kind)).keys()];
+    row(rows.layer, "Layer", layers.map((l) => [l, String(l), "layer " + l + " (L cycles)"]), s.layer, "layer");
+    const best = t.model.best_head;
+    const heads = [...Array(t.H).keys()].map((h) => {
+      const isBest = best && best.kind === s.kind && best.layer === s.layer && best.head === h;
+      return [h, String(h) + (isBest ? " ★" : ""), "head " + h + (isBest ? ": best word alignment" : "") + " (key " + h + ")"];
+    });
+    heads.push(["mean", "mean", "mean of heads (M)"], ["all", "all", "all heads of this layer (A)"]);
+    if (t.hasRollout(s.kind)) heads.push(["rollout", "rollout", "attention rollout through every encoder layer (R)"]);
+    row(rows.head, "Head", heads, s.head, "head");
+    const controls = viewOf(s.view).controls;
+    for (const name of ["kind", "layer", "head"]) rows[name].hidden = !controls.includes(name);
+  }
+
+  // attribution.js
+  var NAMES = { gradient_x_input: "gradient × input", integrated_gradients: "integrated gradients" };
+  function cell(v, peak, token) {
+    const td = el("td", "", v.toFixed(Math.abs(v) < 0.1 ? 3 : 2));
+    td.style.background = signedFill(v, peak);
+    td.style.color = Math.abs(v) / peak > 0.55 ? "white" : "#1f2937";
+    td.title = token + ": " + v.toFixed(4);
+    return td;
+  }
+  function heading(label2, note) {
+    const th = el("th", "", label2);
+    if (note) th.appendChild(el("div", "ae-attr-note", note));
+    return th;
+  }
+  function measuresTable(tokens, measures) {
+    const table = el("table", "ae-attr");
+    const peaks = measures.map((m) => Math.max(...m.values.map(Math.abs), 1e-12));
+    const header = el("tr");
+    header.appendChild(el("th", "", "source"));
+    if (presenting()) {
+      measures.forEach((m) => header.appendChild(heading(m.label, m.short || m.note)));
+      table.appendChild(header);
+      tokens.forEach((token, i) => {
+        const row = el("tr");
+        row.appendChild(el("th", "", token));
+        measures.forEach((m, k) => row.appendChild(cell(m.values[i], peaks[k], token)));
+        table.appendChild(row);
+      });
+      return table;
+    }
+    tokens.forEach((t) => header.appendChild(el("th", "", t)));
+    table.appendChild(header);
+    measures.forEach((m, k) => {
+      const row = el("tr");
+      row.appendChild(heading(m.label, m.note));
+      m.values.forEach((v, i) => row.appendChild(cell(v, peaks[k], tokens[i])));
+      table.appendChild(row);
+    });
+    return table;
+  }
+  function draw12(div, a) {
+    const measures = [{ label: "cross-attention", note: a.attention.which, values: a.attention.weights }];
+    Object.entries(a.methods).forEach(([method, m]) => {
+      const rho = m.rank_correlation === null ? "— (a constant row)" : m.rank_correlation.toFixed(2);
+      measures.push({ label: NAMES[method], note: "Spearman ρ with attention " + rho, short: "ρ with attention " + rho, values: m.scores });
+    });
+    const table = measuresTable(a.source_tokens, measures);
+    const ig = a.methods.integrated_gradients;
+    const caption = "Attention says where this head looked; the attributions say how much each source token's embedding moved log p(“" + a.token + "”) = " + a.methods.gradient_x_input.log_prob.toFixed(3) + ": gradient × input at the input itself, integrated gradients along the straight path from a baseline of all-zero embeddings (no words, positions kept) in " + ig.steps + " steps; its scores add up to log p − log p(baseline) = " + (a.methods.integrated_gradients.log_prob - ig.baseline_log_prob).toFixed(3) + " within " + (100 * ig.completeness_gap).toFixed(1) + " %. A low ρ means the head's attention and the token's sensitivity to its inputs disagree here; neither is the whole reason for the choice.";
+    div.replaceChildren(
+      el("div", "ae-panel-title", "Step " + a.step + ", “" + a.token + "”: attention against attribution"),
+      table,
+      el("div", "ae-caption", caption)
+    );
+  }
+
+  // beamtree.js
+  var COL = 96;
+  var ROW = 34;
+  var PAD = 16;
+  var HALF = 30;
+  var BEAM_CAPTION = "Every hypothesis beam search considered: at each position the best 2 × beam size continuations of the live beams are looked at, the best beam-size non-final ones kept (dark), the rest pruned (grey); a beam that chooses </s> is finished (green). The winner (vermillion) has the best log-probability divided by the length penalty ((5 + length) / 6)^α. Click a node to step through that hypothesis.";
+  function beamPath(nodes, id) {
+    const ids = [];
+    for (let n = nodes[id]; n.parent !== -1; n = nodes[n.parent]) ids.push(n.token_id);
+    return ids.reverse();
+  }
+  function draw13(div, a) {
+    const nodes = a.nodes;
+    const depth = Math.max(...nodes.map((n) => n.step)) + 2;
+    const room = (div.clientWidth || 700) - PAD * 2 - HALF * 2;
+    const col = Math.max(2 * HALF + 10, Math.min(COL, Math.floor(room / depth)));
+    const byStep = {};
+    nodes.forEach((n) => {
+      (byStep[n.step] = byStep[n.step] || []).push(n);
+    });
+    const place = {};
+    Object.values(byStep).forEach((column) => {
+      column.sort((p, q) => q.log_prob - p.log_prob);
+      column.forEach((n, r) => {
+        place[n.id] = [PAD + HALF + (n.step + 1) * col, PAD + r * ROW];
+      });
+    });
+    const winnerPath = /* @__PURE__ */ new Set();
+    for (let n = nodes[a.winner]; n; n = n.parent === -1 ? null : nodes[n.parent]) winnerPath.add(n.id);
+    const rows = Math.max(...Object.values(byStep).map((c) => c.length));
+    const width = PAD * 2 + HALF * 2 + depth * col, height = PAD * 2 + rows * ROW;
+    const canvas = document.createElement("canvas");
+    canvas.setAttribute("role", "img");
+    const ctx = sizeCanvas(canvas, width, height);
+    ctx.fillStyle = "white";
+    ctx.fillRect(0, 0, width, height);
+    const font = Math.min(fontSize(), 14);
+    nodes.forEach((n) => {
+      if (n.parent === -1) return;
+      const [x0, y0] = place[n.parent], [x1, y1] = place[n.id];
+      ctx.strokeStyle = winnerPath.has(n.id) ? COLORS.chosen : n.status === "pruned" ? "#cbd5e1" : "#64748b";
+      ctx.lineWidth = winnerPath.has(n.id) ? 3 : 1.2;
+      ctx.beginPath();
+      ctx.moveTo(x0 + HALF, y0 + ROW / 2);
+      ctx.lineTo(x1 - HALF, y1 + ROW / 2);
+      ctx.stroke();
+    });
+    ctx.textAlign = "center";
+    ctx.textBaseline = "middle";
+    nodes.forEach((n) => {
+      const [x, y] = place[n.id];
+      const pruned = n.status === "pruned";
+      ctx.fillStyle = winnerPath.has(n.id) ? "#fde7d9" : pruned ? "#f8fafc" : "#e2e8f0";
+      ctx.strokeStyle = n.status === "finished" ? "#047857" : winnerPath.has(n.id) ? COLORS.chosen : pruned ? "#e2e8f0" : "#94a3b8";
+      ctx.lineWidth = n.status === "finished" || winnerPath.has(n.id) ? 2.5 : 1;
+      ctx.beginPath();
+      ctx.rect(x - HALF, y + 3, 2 * HALF, ROW - 6);
+      ctx.fill();
+      ctx.stroke();
+      ctx.fillStyle = pruned ? "#94a3b8" : "#1f2937";
+      ctx.font = (winnerPath.has(n.id) ? "700 " : "") + font + "px " + FAMILY;
+      ctx.fillText(n.token.length > 9 ? n.token.slice(0, 8) + "…" : n.token, x, y + ROW / 2 - 5);
+      ctx.font = font - 3 + "px " + FAMILY;
+      ctx.fillText(n.log_prob.toFixed(2), x, y + ROW / 2 + 8);
+    });
+    canvas.setAttribute("aria-label", "Beam search tree: " + nodes.length + " hypotheses, beam size " + a.beam_size + ", winner “" + a.translation + "”.");
+    const scroller = el("div", "ae-beamtree");
+    scroller.appendChild(canvas);
+    nodes.forEach((n) => {
+      if (n.parent === -1) return;
+      const [x, y] = place[n.id];
+      const b = el("button", "ae-beam-node");
+      b.type = "button";
+      b.style.left = x - HALF + "px";
+      b.style.top = y + 3 + "px";
+      b.style.width = 2 * HALF + "px";
+      b.style.height = ROW - 6 + "px";
+      b.setAttribute("aria-label", "Step " + n.step + ": “" + n.token + "”, log p " + n.log_prob.toFixed(2) + ", " + n.status + (winnerPath.has(n.id) ? ", on the winner's path" : "") + ". Step through this hypothesis.");
+      b.title = b.getAttribute("aria-label");
+      b.addEventListener("click", () => emit(b, "ae-follow", { forced_ids: beamPath(nodes, n.id) }));
+      scroller.appendChild(b);
+    });
+    const steps = depth - 1, fits = width <= (div.clientWidth || 700);
+    const note = fits ? "" : "All " + steps + " steps: scroll sideways for the later ones.";
+    div.replaceChildren(
+      el("div", "ae-panel-title", "Beam search tree (beam " + a.beam_size + ", α " + a.alpha + "): winner “" + a.translation + "”"),
+      ...note ? [el("div", "ae-panel-note ae-beam-scroll-note", note)] : [],
+      scroller,
+      el("div", "ae-caption", BEAM_CAPTION)
+    );
+  }
+
+  // explain.js
+  var fmt = (v, digits) => v === null ? "−∞" : Number(v).toFixed(digits === void 0 ? 3 : digits);
+  function strip2(values, peak, label2) {
+    const row = el("div", "ae-strip");
+    row.title = label2 + ": " + values.map((v) => fmt(v, 2)).join(", ");
+    values.forEach((v) => {
+      const cell2 = el("span", "ae-strip-cell");
+      cell2.style.background = signedFill(v, peak);
+      row.appendChild(cell2);
+    });
+    return row;
+  }
+  var EXPLAIN_CAPTION = "How one weight is computed, from this head's own projections of the two tokens: q·k / √d_k for every key of the row, the mask, then the softmax. It explains the arithmetic of the weight, not why the model learned these vectors, nor what the head's output does with it.";
+  function draw14(div, a, state) {
+    const shown = a.kind === "decoder_self" ? state.step : null;
+    const peak = Math.max(...a.query.map(Math.abs), ...a.key.map(Math.abs), 1e-9);
+    const title2 = el(
+      "div",
+      "ae-panel-title",
+      "Why " + headName(a.layer, a.head) + " puts weight " + fmt(a.weight, 4) + " on “" + a.column_token + "” from “" + a.row_token + "”"
+    );
+    const vectors = el("div", "ae-explain-vectors");
+    vectors.append(
+      el("span", "ae-strip-label", "q (“" + a.row_token + "”, " + a.query.length + " values)"),
+      strip2(a.query, peak, "q"),
+      el("span", "ae-strip-label", "k (“" + a.column_token + "”)"),
+      strip2(a.key, peak, "k")
+    );
+    const arithmetic = el(
+      "div",
+      "ae-explain-math",
+      "q·k = " + fmt(a.dot) + "   ÷ √d_k = √" + a.query.length + " = " + fmt(a.scale, 2) + "   → score " + fmt(a.dot / a.scale) + "   (the row's largest allowed score m = " + fmt(a.max_score) + ")"
+    );
+    const table = el("table", "ae-explain-row");
+    const header = el("tr"), scores = el("tr"), weights = el("tr");
+    header.appendChild(el("th", "", "key"));
+    scores.appendChild(el("th", "", "score"));
+    weights.appendChild(el("th", "", "softmax"));
+    const listed = Math.min(a.column_tokens.length, shown || a.column_tokens.length);
+    a.column_tokens.slice(0, listed).forEach((token, j) => {
+      const on = j === a.column ? "ae-on" : "";
+      header.appendChild(el("td", on, token));
+      scores.appendChild(el("td", on + (a.scores[j] === null ? " ae-masked" : ""), fmt(a.scores[j], 2)));
+      weights.appendChild(el("td", on, a.scores[j] === null ? "0" : fmt(a.weights[j], 3)));
+    });
+    table.append(header, scores, weights);
+    const masked = a.scores.filter((s) => s === null).length;
+    const later = a.column_tokens.length - listed;
+    const softmax = el(
+      "div",
+      "ae-explain-math",
+      (masked === later && later ? "The " + later + " later key(s), not produced yet, are masked (−∞: weight exactly 0). " : masked ? masked + " key(s) masked (set to −∞: weight exactly 0). " : "") + "softmax: exp(" + fmt(a.scores[a.column]) + " − " + fmt(a.max_score) + ") / Σ exp(score − m) = " + fmt(Math.exp(a.scores[a.column] - a.max_score), 4) + " / " + fmt(a.denominator, 4) + " = " + fmt(a.weight, 4)
+    );
+    div.replaceChildren(title2, vectors, arithmetic, table, softmax, el("div", "ae-caption", EXPLAIN_CAPTION));
+  }
+
+  // heads.js
+  var EXACT_CAPTION = "Exact: each tile is how much log-probability the translation above loses when that one head is switched off (its output zeroed) and every other head stays on; one batched pass over all heads. It measures heads one at a time: two heads that can stand in for each other both look unimportant alone. A negative number means the translation became more likely without that head (it stays white). Click a tile to switch that head off in the viewer.";
+  var ESTIMATE_CAPTION = "Estimate: a gate multiplies each head's output (1: on, 0: off), and one forward and one backward pass give the slope of log p along every gate at once. Switching a head off moves its gate from 1 to 0, so the slope is the drop to first order (Michel, Levy and Neubig 2019). Where log p is not a straight line in the gate (heads that make up for each other, or matter only together) the estimate is off: press Exact to see where.";
+  function draw15(div, a) {
+    const shown = a.estimate ? [a.estimate, a.drops] : [a.drops];
+    const all = shown.map((d) => Object.values(d).flat(2)).flat().filter((v) => v !== null);
+    const peak = Math.max(...all.map(Math.abs), 1e-9);
+    const grids = el("div", "ae-heads-grids");
+    KINDS.forEach((kind) => {
+      const box = el("div", "ae-heads-kind");
+      box.appendChild(el("div", "ae-label", KIND_TITLES[kind]));
+      const pair = el("div", "ae-heads-pair");
+      if (a.estimate) {
+        pair.append(
+          labelled("estimate (one pass)", grid(kind, a.estimate[kind], peak, "estimated")),
+          labelled("exact (each head switched off)", grid(kind, a.drops[kind], peak, "exact"))
+        );
+      } else pair.appendChild(grid(kind, a.drops[kind], peak, "estimated"));
+      box.appendChild(pair);
+      grids.appendChild(box);
+    });
+    const title2 = "Which heads matter for “" + a.translation + "” (log p = " + a.log_prob.toFixed(2) + ")" + (a.method === "exact" ? " · estimate against exact: Spearman ρ = " + (a.rho === null ? "–" : a.rho.toFixed(2)) : " · estimated in one pass");
+    const parts9 = [el("div", "ae-panel-title", title2), grids];
+    if (a.method === "estimate") {
+      parts9.push(button(
+        "Exact: switch each head off",
+        "Ask for the exact drops (one pass per head, batched), shown beside this estimate",
+        () => emit(div, "ae-ask", { what: "heads", method: "exact" }),
+        "ae-heads-exact"
+      ));
+    }
+    parts9.push(el("div", "ae-caption", a.method === "exact" ? EXACT_CAPTION + " " + ESTIMATE_CAPTION : ESTIMATE_CAPTION));
+    div.replaceChildren(...parts9);
+  }
+  function labelled(text, table) {
+    const box = el("div", "ae-heads-one");
+    box.append(el("div", "ae-heads-method", text), table);
+    return box;
+  }
+  function grid(kind, drops, peak, word) {
+    const best = Math.max(...drops.flat().filter((v) => v !== null));
+    const table = el("table", "ae-heads-grid");
+    table.dataset.kind = kind;
+    table.dataset.method = word === "exact" ? "exact" : "estimate";
+    const header = el("tr");
+    header.appendChild(el("th", "", ""));
+    drops[0].forEach((_, h) => header.appendChild(el("th", "", "H" + h)));
+    table.appendChild(header);
+    drops.forEach((row, layer) => {
+      const tr = el("tr");
+      tr.appendChild(el("th", "", "L" + layer));
+      row.forEach((drop, head) => {
+        if (drop === null) {
+          const off = el("td", "ae-off", "off");
+          off.title = KIND_TITLES[kind] + ", " + headName(layer, head) + ": switched off in this trace";
+          return tr.appendChild(off);
+        }
+        const td = el("td", drop === best ? "ae-top" : "", drop.toFixed(2));
+        const share = Math.max(0, drop) / peak;
+        td.style.background = signedFill(share, 1);
+        td.style.color = share > 0.55 ? "white" : "#1f2937";
+        const change = drop >= 0 ? "loses " + drop.toFixed(3) : "gains " + (-drop).toFixed(3);
+        td.title = KIND_TITLES[kind] + ", " + headName(layer, head) + ": the translation " + change + " log-probability without it (" + word + "; click to switch it off)";
+        td.dataset.layer = layer;
+        td.dataset.head = head;
+        td.addEventListener("click", () => emit(td, "ae-switch-off", { kind, layer, head }));
+        tr.appendChild(td);
+      });
+      table.appendChild(tr);
+    });
+    return table;
+  }
+
+  // panels.js
+  var VIEWS2 = { explain: draw14, heads: draw15, attribution: draw12, beam_tree: draw13 };
+  function question(what, trace, state, cell2, extra) {
+    if (what === "explain") {
+      if (!Number.isInteger(cell2.head)) {
+        return { note: "Choose one head (0–" + (trace.H - 1) + ") to see how a weight is computed: the mean of heads and the rollout are not one softmax." };
+      }
+      if (cell2.weight === null) {
+        return { note: "That key lies in the future of the query: the look-ahead mask sets its score to −∞ before the softmax, so its weight is exactly 0." };
+      }
+      return {
+        question: { what: "explain", kind: state.kind, layer: state.layer, head: cell2.head, row: cell2.row, column: cell2.column },
+        waiting: "Computing q and k for this cell…"
+      };
+    }
+    if (what === "heads") {
+      const method = extra && extra.method || "estimate";
+      return {
+        question: { what: "heads", method },
+        waiting: method === "exact" ? "Switching each head off in turn…" : "Estimating every head in one pass…"
+      };
+    }
+    if (what === "beam_tree") return { question: { what: "beam_tree" }, waiting: "Searching with every hypothesis recorded…" };
+    if (what === "attribution") {
+      if (state.step === 0) return { note: "Step forward first: at step 0 no token has been produced to attribute." };
+      const [, , layer, head] = trace.crossRow(state);
+      return {
+        question: { what: "attribution", step: state.step, layer, head },
+        waiting: "Integrating gradients for “" + trace.targetTokens[state.step - 1] + "”…"
+      };
+    }
+    throw new Error("no such question: " + what);
+  }
+  function draw16(div, content, state) {
+    div.hidden = !content;
+    if (!content) return;
+    const close = button("✕", "Close this panel", () => emit(div, "ae-close-panel", {}), "ae-panel-close");
+    const body = el("div", "ae-panel-body");
+    div.replaceChildren(close, body);
+    if (content.answer && content.answer.error) body.appendChild(el("div", "ae-panel-error", content.answer.error));
+    else if (content.answer) VIEWS2[content.what](body, content.answer, state);
+    else body.appendChild(el("div", "ae-panel-note", content.note));
+    for (const caption of body.querySelectorAll(".ae-caption")) {
+      const fold = el("details", "ae-panel-fold");
+      fold.open = !document.body.classList.contains("presentation");
+      caption.replaceWith(fold);
+      fold.append(el("summary", "", "How to read this"), caption);
+    }
+  }
+
+  // layout.js
+  var MIN_CHART = 190;
+  var ChartArea = class {
+    constructor(refresh) {
+      this.refresh = refresh;
+      this.element = el("div", "ae-right");
+      this.charts = Object.fromEntries(VIEWS.map((view) => [view.id, el("div", view.className)]));
+      this.caption = el("div", "ae-caption");
+      this.panel = el("div", "ae-panel");
+      this.panel.hidden = true;
+      this.panel.addEventListener("toggle", () => {
+        this.panelNeed = null;
+        refresh();
+      }, true);
+      this.element.append(...Object.values(this.charts), this.caption, this.panel);
+      this.captionText = null;
+      this.captionFolded = false;
+      this.captionHeight = null;
+      this.shown = null;
+      this.panelNeed = null;
+    }
+    resized() {
+      this.captionHeight = this.panelNeed = null;
+    }
+    // text wraps anew
+    // The room for the chart: what is left of the window below where it starts. Normal mode: as the page scrolled to
+    // the top lays it out. Presentation mode: with the viewer at the top of the window (it scrolls there when the mode
+    // is switched on and when a new sentence arrives).
+    height(root, presenting2) {
+      const chartTop = this.element.getBoundingClientRect().top;
+      const top = presenting2 ? chartTop - root.getBoundingClientRect().top : chartTop + window.scrollY;
+      const room = window.innerHeight - top - 12;
+      return Math.max(280, Math.min(900, room > 0 ? room : 460));
+    }
+    // Lay out the caption and the panel (`content`: {what, note} or {what, answer}, or null) for state `s`; returns the
+    // chart's height.
+    fit(s, t, height, presenting2, content) {
+      const caption = s.panel ? "" : viewOf(s.view).caption(s, t);
+      if (caption !== this.captionText || presenting2 !== this.captionFolded) this.drawCaption(caption, presenting2);
+      this.caption.hidden = !caption;
+      if (presenting2 && caption && this.captionHeight === null) this.captionHeight = this.caption.offsetHeight + 10;
+      let chart = presenting2 && caption ? Math.max(MIN_CHART, height - this.captionHeight) : height;
+      const shown = s.panel ? content : null;
+      const same = shown && this.shown && shown.what === this.shown.what && shown.answer === this.shown.answer && shown.note === this.shown.note;
+      if (!same) {
+        this.shown = shown;
+        this.panelNeed = null;
+        draw16(this.panel, shown, s);
+      }
+      if (shown) {
+        if (this.panelNeed === null) {
+          this.panel.style.maxHeight = "";
+          this.panelNeed = this.panel.scrollHeight + this.panel.offsetHeight - this.panel.clientHeight;
+        }
+        chart = Math.max(MIN_CHART, height - this.panelNeed - 10);
+        this.panel.style.maxHeight = Math.max(160, height - chart - 10) + "px";
+      } else this.panel.style.maxHeight = "";
+      for (const [id, div] of Object.entries(this.charts)) div.hidden = id !== s.view;
+      return chart;
+    }
+    // The caption's text at a desk; on a projector folded under "How to read this view", so the chart keeps the window.
+    drawCaption(text, presenting2) {
+      this.captionText = text;
+      this.captionFolded = presenting2;
+      this.captionHeight = null;
+      if (!presenting2) {
+        this.caption.textContent = text;
+        return;
+      }
+      const fold = el("details", "ae-caption-fold");
+      fold.append(el("summary", "", "How to read this view"), el("span", "", text));
+      fold.addEventListener("toggle", () => {
+        this.captionHeight = null;
+        this.refresh();
+      });
+      this.caption.replaceChildren(fold);
+    }
+  };
+
+  // ablation.js
+  var tab = null;
+  function mount(element) {
+    const groups = el("div", "ae-ablate-groups");
+    const before = output("All heads", "ablate-before"), after = output("With the chosen heads off", "ablate-after");
+    const note = el("div", "ae-ablate-note");
+    const run2 = button(
+      "Re-translate with these heads off",
+      "Trace the sentence on screen again with the ticked heads off",
+      () => retranslate(ticked()),
+      "ae-ablate-run"
+    );
+    run2.id = "ablate-btn";
+    const clear = button(
+      "Switch all heads back on",
+      "Trace the sentence on screen again with every head on",
+      () => retranslate([])
+    );
+    element.replaceChildren(groups, el("div", "ae-ablate-buttons"), el("div", "ae-ablate-outputs"), note);
+    element.children[1].append(run2, clear);
+    element.children[2].append(before.box, after.box);
+    tab = { groups, before: before.text, after: after.text, note };
+    if (window.aeViewer && window.aeViewer.trace) show(window.aeViewer.trace);
+  }
+  function output(label2, id) {
+    const box = el("label", "ae-ablate-output"), text = el("output", "", "");
+    text.id = id;
+    box.append(el("span", "ae-row-label", label2), text);
+    return { box, text };
+  }
+  function show(trace) {
+    if (!tab) return;
+    const off = new Set(trace.request.ablation.map((h) => h.join(".")));
+    tab.groups.replaceChildren(...KINDS.map((kind) => {
+      const group = el("fieldset", "ae-ablate-group");
+      group.id = "ablate-" + kind;
+      group.append(el("legend", "", KIND_TITLES[kind]));
+      for (let layer = 0; layer < trace.nLayers(kind); layer++) {
+        for (let head = 0; head < trace.H; head++) {
+          const box = el("input");
+          box.type = "checkbox";
+          box.value = [kind, layer, head].join(".");
+          box.checked = off.has(box.value);
+          const label2 = el("label", "ae-ablate-head");
+          label2.append(box, document.createTextNode(headName(layer, head)));
+          group.append(label2);
+        }
+      }
+      return group;
+    }));
+  }
+  function ticked() {
+    return [...tab.groups.querySelectorAll("input:checked")].map((box) => {
+      const [kind, layer, head] = box.value.split(".");
+      return [kind, Number(layer), Number(head)];
+    });
+  }
+  function retranslate(heads) {
+    const viewer = window.aeViewer, trace = viewer && viewer.trace;
+    if (!trace) return Promise.resolve();
+    const request = Object.assign({}, trace.request, { ablation: heads });
+    tab.note.textContent = "Translating…";
+    const all = api.translate(Object.assign({}, request, { ablation: [] }));
+    return Promise.all([viewer.requestTrace(request), all]).then(([wire, whole]) => {
+      if (!wire) {
+        tab.note.textContent = "The trace was refused: the message is above the viewer.";
+        return;
+      }
+      const off = wire.outputs[wire.outputs.length - 1];
+      tab.before.textContent = whole.translation;
+      tab.after.textContent = off;
+      tab.note.textContent = !heads.length ? "All heads are on: both translations are the same model." : off === whole.translation ? "Switching off " + heads.length + " head(s) did not change the translation." : "Switching off " + heads.length + " head(s) changed the translation.";
+    }, (error) => {
+      tab.note.textContent = error.message;
+    });
+  }
+
+  // page.js
+  function agree(trace) {
+    label();
+    document.querySelectorAll(".ae-model-name").forEach((node) => {
+      node.textContent = trace.model.name;
+    });
+    showSentence(trace.request.sentence);
+    show(trace);
+  }
+  function showSentence(sentence) {
+    const box = document.querySelector("#sentence textarea");
+    if (!box || box.value === sentence || document.activeElement === box) return;
+    box.value = sentence;
+    box.dispatchEvent(new Event("input", { bubbles: true }));
+  }
+  function exampleAgrees(sentence, example) {
+    window.setTimeout(label, 50);
+    return example && String(sentence).trim() === String(example).trim() ? example : null;
+  }
+  function label() {
+    const input = document.querySelector("#example input");
+    if (input && !input.placeholder) input.placeholder = "Examples…";
+  }
+  function openOptions() {
+    const options = document.querySelector("#options");
+    if (!options) return;
+    const strategy = () => document.querySelector("#opt-strategy");
+    const open = () => strategy() && strategy().offsetParent !== null;
+    if (!open()) options.querySelector("button").click();
+    const show2 = () => {
+      options.scrollIntoView({ block: "center" });
+      const first = strategy() && strategy().querySelector("input:checked, input");
+      if (first) first.focus({ preventScroll: true });
+    };
+    requestAnimationFrame(() => requestAnimationFrame(show2));
+  }
+
+  // frame.js
+  function buildFrame(viewer) {
+    const online = viewer.online, hooked = (name) => viewer.hooked(name);
+    const f = { toolbar: new Toolbar(viewer), rows: selectorRows(), area: new ChartArea(() => viewer.refresh()) };
+    const tools = f.tools = el("div", "ae-row ae-tools");
+    tools.appendChild(el("span", "ae-row-label", "Tools"));
+    const copy = button("Copy link", "Copy a link to exactly this view", () => copyLink(viewer, copy));
+    if (online) {
+      f.decoding = button("Decoding: greedy ▾", "Beam search, sampling and a what-if prefix: open the decoding options", () => openOptions());
+      f.decoding.classList.add("ae-decoding");
+      tools.append(f.decoding);
+    }
+    const html = button("⬇ HTML", "Download this sentence as one HTML file that works offline", () => exportHtml(viewer));
+    html.classList.add("ae-desk-only");
+    const png = button("⬇ PNG", "Download the chart on the right as a PNG image", () => exportPng(viewer, f.area.charts[viewer.state.view]));
+    tools.append(copy, png, html, ...hooked("tools").flatMap((c) => c.tools(online)));
+    if (online) {
+      tools.append(
+        button("Attention vs attribution", "The current step's cross-attention row beside gradient attributions (asks the server)", () => viewer.openPanel("attribution")),
+        button("Beam tree", "Beam search as a tree of hypotheses (asks the server)", () => viewer.openPanel("beam_tree")),
+        button("Heads that matter", "How much the translation loses with each head off alone: estimated in one pass, exact on request (asks the server)", () => viewer.openPanel("heads")),
+        button("⬇ .npz", "Download every attention tensor of this sentence up to this step", () => exportNpz(viewer), "ae-desk-only")
+      );
+    }
+    f.status = el("div", "ae-status");
+    f.message = el("div", "ae-message");
+    f.message.hidden = true;
+    f.notes = el("ul", "ae-notes");
+    f.sourceLabel = el("div", "ae-label");
+    f.sourceBox = el("div", "ae-chips ae-source-chips");
+    f.sourceBox.addEventListener("click", (event) => {
+      const chip2 = event.target.closest(".ae-chip[data-index]");
+      if (chip2) hooked("answer").some((c) => c.answer(Number(chip2.dataset.index)));
+    });
+    for (const name of ["targetBox", "output", "topk", "beams"]) f[name] = el("div", { targetBox: "ae-chips ae-target-chips", output: "ae-output", topk: "ae-topk", beams: "ae-beams" }[name]);
+    const left = el("div", "ae-left");
+    left.append(
+      ...hooked("bar").map((c) => c.bar),
+      f.notes,
+      ...Object.values(f.rows),
+      ...hooked("selectorRow").map((c) => c.selectorRow),
+      tools,
+      f.sourceLabel,
+      f.sourceBox,
+      el("div", "ae-label", "Target so far"),
+      f.targetBox,
+      f.output,
+      f.topk,
+      f.beams
+    );
+    const body = el("div", "ae-body");
+    body.append(left, f.area.element);
+    const help = el("div", "ae-keys", "Keys: " + KEY_HELP + ". " + (online ? "Click a candidate bar to force it; click a tile of All heads to select it; click a cell of a head's heatmap to see how its weight is computed." : "Click a tile of All heads to select it. This page works offline: forcing a candidate and the questions that compute from the model need the app."));
+    const frame = el("div", "ae-viewer");
+    frame.append(f.toolbar.element, f.message, f.status, ...hooked("banner").map((c) => c.banner), body, help);
+    viewer.root.replaceChildren(frame);
+    f.place = () => presenting() ? f.toolbar.element.after(tools) : left.insertBefore(tools, f.sourceLabel);
+    f.place();
+    return f;
+  }
+
+  // answers.js
+  var NEEDS_SERVER = "This needs the server (it computes from the model): open the app rather than the exported page.";
+  function keyOf(question2) {
+    return JSON.stringify(question2);
+  }
+  var Answers = class {
+    // `store`: the viewer's store; `online`: a server to ask; `ownModel()`: the key of the model this page trained.
+    constructor(store, online, ownModel) {
+      this.store = store;
+      this.online = online;
+      this.ownModel = ownModel;
+      this.asking = /* @__PURE__ */ new Set();
+      this.about = null;
+    }
+    // The answer to `question` about the trace on screen, or null while it is asked (asked now if it was not).
+    get(question2) {
+      const s = this.store.get(), key = keyOf(question2);
+      if (key in s.answers) return s.answers[key];
+      if (!this.online) return { error: NEEDS_SERVER };
+      if (this.about !== s.trace) {
+        this.about = s.trace;
+        this.asking.clear();
+      }
+      if (this.asking.has(key)) return null;
+      this.asking.add(key);
+      const trace = s.trace;
+      api.ask(trace.request, question2, this.ownModel()).catch((error) => ({ what: question2.what, error: error.message })).then((answer2) => {
+        const now = this.store.get();
+        if (now.trace !== trace) return;
+        this.asking.delete(key);
+        this.store.set({ answers: Object.assign({}, now.answers, { [key]: answer2 }) }, "answer");
+      });
+      return null;
+    }
+  };
+
   // player.js
   var Player = class {
     constructor(viewer) {
@@ -1147,9 +2999,11 @@
       const v = this.viewer;
       if (v.store.get().step >= v.trace.T) v.go(0, "play");
       this.timer = setInterval(() => {
-        if (v.store.get().step >= v.trace.T) this.stop();
-        else v.go(v.store.get().step + 1, "play");
-        v.renderToolbar();
+        if (v.store.get().step < v.trace.T) v.go(v.store.get().step + 1, "play");
+        else {
+          this.stop();
+          v.refresh();
+        }
       }, pace * 1e3);
     }
     stop() {
@@ -1168,7 +3022,7 @@
       return answer2;
     }));
   }
-  function viewOf(viewer) {
+  function viewOf2(viewer) {
     const s = viewer.state;
     const trace = toBody(Object.assign({}, viewer.trace.request, { model: viewer.modelKey }));
     return { trace, step: s.step, kind: s.kind, layer: s.layer, head: s.head, view: s.view, lesson: s.lesson };
@@ -1237,7 +3091,7 @@
     // The lecturer's view to the room: the newest only, one request at a time.
     send() {
       if (!this.key || !this.viewer.trace || this.adopting) return;
-      const view = viewOf(this.viewer);
+      const view = viewOf2(this.viewer);
       if (JSON.stringify(view) === this.sent) return;
       if (this.sending) {
         this.queued = view;
@@ -1302,8 +3156,7 @@
       const same = v.trace && sameDecode(v.trace.request, request);
       if (same) v.select(state, "room");
       else {
-        v.pendingView = { sentence: request.sentence, view: state };
-        v.requestTrace(request, true);
+        v.requestTrace(request, { byRoom: true, opensAt: { sentence: request.sentence, view: state } });
       }
     }
     // A student leaves the class's view by a trace of their own (a sentence, a candidate, a head off, a hypothesis).
@@ -1519,150 +3372,6 @@
       });
       document.body.appendChild(overlay);
     }
-  };
-
-  // plot.js
-  function tokenAxis(labels, title2, font) {
-    return {
-      title: { text: title2 },
-      tickmode: "array",
-      tickvals: labels.map((_, i) => i),
-      ticktext: labels.map(escape),
-      tickfont: { size: font },
-      showgrid: false,
-      zeroline: false,
-      automargin: true
-    };
-  }
-  function tokenTicks(values, texts, room, size) {
-    const font = Math.max(textFloor(), size);
-    const every = Math.max(1, Math.ceil((font + 2) / (room / Math.max(1, values.length))));
-    const kept = values.map((_, i) => i).filter((i) => i % every === 0);
-    return { tickmode: "array", tickvals: kept.map((i) => values[i]), ticktext: kept.map((i) => texts[i]), tickfont: { size: font } };
-  }
-  function layout2(title2, height, font, extra) {
-    return Object.assign({
-      title: { text: title2, x: 0.01, xanchor: "left", font: { size: font + 1 } },
-      font: { size: font },
-      margin: { l: 10, r: 10, t: 34 + font, b: 10 },
-      plot_bgcolor: "white",
-      paper_bgcolor: "white",
-      height
-    }, extra || {});
-  }
-  var CONFIG = {
-    displaylogo: false,
-    responsive: true,
-    modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d"],
-    toImageButtonOptions: { format: "png", scale: 2, filename: "attention" }
-  };
-  var loading = null;
-  function plotly() {
-    if (window.Plotly) return Promise.resolve(window.Plotly);
-    if (!loading) {
-      loading = new Promise((resolve, reject) => {
-        const script = document.createElement("script");
-        script.src = SETTINGS.ASSETS.plotly;
-        script.onload = () => resolve(window.Plotly);
-        script.onerror = () => {
-          loading = null;
-          reject(new Error("plotly.js could not be loaded"));
-        };
-        document.head.appendChild(script);
-      });
-    }
-    return loading;
-  }
-  function react(div, data, chartLayout) {
-    return plotly().then((Plotly) => Plotly.react(div, data, chartLayout, CONFIG));
-  }
-  function drawMessage(div, text, height) {
-    return react(div, [], layout2("", height, fontSize(), {
-      xaxis: { visible: false },
-      yaxis: { visible: false },
-      annotations: [{ text: escape(text), showarrow: false, xref: "paper", yref: "paper", x: 0.5, y: 0.5, font: { size: fontSize() + 2 } }]
-    }));
-  }
-  function plotPng(div, header) {
-    return plotly().then((Plotly) => Plotly.toImage(div, { format: "png", scale: 2 })).then((url) => new Promise((resolve) => {
-      const img = new Image();
-      img.onload = () => resolve(img);
-      img.src = url;
-    })).then((img) => {
-      const c = document.createElement("canvas");
-      c.width = img.width;
-      c.height = img.height;
-      c.getContext("2d").drawImage(img, 0, 0);
-      return withHeader(c, header, 2);
-    });
-  }
-  function textAbovePlot(div, name) {
-    if (!div._textPlot) {
-      const text = el("div", "ae-" + name + "-text");
-      const plot = el("div", "ae-plot ae-" + name + "-plot");
-      div.replaceChildren(text, plot);
-      div._textPlot = { text, plot };
-    }
-    return div._textPlot;
-  }
-
-  // lens.js
-  var CAPTION = "Each decoder layer's output, read as if it were the last: through the final LayerNorm and the output projection. Outlined: the token the model finally chose. The row where it first leads is where the model has decided; the last row is its own next-token distribution.";
-  function lensOf(trace, ask) {
-    const lens = trace.wire.lens || ask({ what: "lens" });
-    if (lens && !lens.error) trace.wire.lens = lens;
-    return lens;
-  }
-  function draw3(div, context, state) {
-    const trace = context.trace, t = state.step, font = fontSize(), height = state.height;
-    const lens = lensOf(trace, context.ask);
-    if (!lens || lens.error) return drawMessage(div, lens ? lens.error : "Asking the server for the logit lens…", height);
-    if (t === 0) return drawMessage(div, "No step yet: press → (Next) to see what each layer would predict.", height);
-    const L = lens.top_probs.length, K = lens.top_probs[0][0].length, chosen = trace.steps[t - 1];
-    const rows = [...Array(L).keys()].map((l) => "layer " + l + (l === L - 1 ? " (the output)" : ""));
-    const z = [], text = [], custom = [], shapes = [];
-    for (let l = 0; l < L; l++) {
-      const probs = lens.top_probs[l][t - 1], tokens = lens.top_tokens[l][t - 1], ids = lens.top_ids[l][t - 1];
-      z.push(probs.concat([lens.chosen[l][t - 1]]));
-      text.push(tokens.map((tok, r) => escape(tok) + "<br>" + probs[r].toFixed(2)).concat([escape(chosen.token) + "<br>" + lens.chosen[l][t - 1].toFixed(2)]));
-      custom.push(tokens.map((tok) => escape(tok)).concat([escape(chosen.token)]));
-      ids.forEach((id, r) => {
-        if (id === chosen.id) shapes.push({ type: "rect", x0: r - 0.5, x1: r + 0.5, y0: l - 0.5, y1: l + 0.5, line: { color: COLORS.chosen, width: 3 } });
-      });
-    }
-    const columns = [...Array(K).keys()].map((r) => "#" + (r + 1)).concat(["chosen"]);
-    const data = [{
-      type: "heatmap",
-      z,
-      text,
-      texttemplate: "%{text}",
-      customdata: custom,
-      zmin: 0,
-      zmax: 1,
-      colorscale: COLORS.scale,
-      textfont: { size: Math.max(10, font - 2) },
-      xgap: 2,
-      ygap: 2,
-      hovertemplate: "%{y} · %{x}: %{customdata} %{z:.4f}<extra></extra>",
-      colorbar: { title: { text: "probability", side: "right" }, thickness: 12 }
-    }];
-    const chartLayout = layout2("Logit lens · step " + t + " · chosen: " + escape(chosen.token), height, font, {
-      xaxis: { tickmode: "array", tickvals: [...Array(K + 1).keys()], ticktext: columns, side: "bottom", showgrid: false, zeroline: false, automargin: true },
-      yaxis: { tickmode: "array", tickvals: [...Array(L).keys()], ticktext: rows, autorange: "reversed", showgrid: false, zeroline: false, automargin: true },
-      shapes: shapes.concat([{ type: "line", x0: K - 0.5, x1: K - 0.5, y0: -0.5, y1: L - 0.5, line: { color: "#333", width: 2 } }]),
-      margin: { l: 10, r: 10, t: 40 + font, b: 10 }
-    });
-    return react(div, data, chartLayout);
-  }
-  var VIEW2 = {
-    id: "lens",
-    label: "Logit lens",
-    tip: "What each decoder layer would write if it were the last, and from which layer the chosen token leads",
-    className: "ae-plot ae-lens",
-    controls: [],
-    caption: () => CAPTION,
-    draw: draw3,
-    png: (div, header) => plotPng(div, header)
   };
 
   // lesson.js
@@ -2007,7 +3716,7 @@
       head.children[1].disabled = s.lesson === 1;
       head.children[2].disabled = s.lesson === STOPS.length;
       const text = el("div", "ae-lesson-text");
-      stop.say(t, s, (question2) => this.viewer.viewAnswer(question2)).forEach((sentence) => text.appendChild(el("p", "", sentence)));
+      stop.say(t, s, (question2) => this.viewer.answers.get(question2)).forEach((sentence) => text.appendChild(el("p", "", sentence)));
       this.bar.replaceChildren(head, text);
     }
   };
@@ -2177,15 +3886,11 @@
         });
       }
       v.explore();
-      const seq = ++v.traceSeq;
-      return this.traces[sentence].then((recorded) => {
-        if (seq !== v.traceSeq) return;
-        const last = i === recorded.steps.length - 1;
-        this.shown = last ? null : recorded.steps[i];
-        v.load(recorded.traces[i], { keepView: true });
-      }, (error) => {
-        if (seq === v.traceSeq) v.say(error.message);
+      const point = this.traces[sentence].then((recorded) => {
+        this.shown = i === recorded.steps.length - 1 ? null : recorded.steps[i];
+        return recorded.traces[i];
       });
+      return v.show(point, { keepView: true });
     }
   };
 
@@ -2249,1391 +3954,20 @@
       return item;
     }));
   }
-
-  // headview.js
-  function parts2(div) {
-    if (!div._hv) {
-      const chips = el("div", "ae-hv-chips");
-      const canvas = document.createElement("canvas");
-      canvas.setAttribute("role", "img");
-      div.replaceChildren(chips, canvas);
-      div._hv = { chips, canvas, focus: null, geom: null, on: null, last: null };
-      const redraw = () => {
-        if (div._hv.last) draw4(div, ...div._hv.last);
-      };
-      canvas.addEventListener("mousemove", (e) => {
-        const g = div._hv.geom;
-        if (!g) return;
-        const box = canvas.getBoundingClientRect();
-        const x = e.clientX - box.left, y = e.clientY - box.top;
-        const side = x < g.width / 2 ? "query" : "key";
-        const n = Math.floor((y - g.top) / g.rowH);
-        const count = side === "query" ? g.queries.length : g.keys.length;
-        const focus = n >= 0 && n < count ? { side, index: n } : null;
-        if (JSON.stringify(focus) !== JSON.stringify(div._hv.focus)) {
-          div._hv.focus = focus;
-          redraw();
-        }
-      });
-      canvas.addEventListener("mouseleave", () => {
-        div._hv.focus = null;
-        redraw();
-      });
-      chips.addEventListener("click", (e) => {
-        const chip2 = e.target.closest(".ae-hv-chip");
-        if (!chip2) return;
-        const h = Number(chip2.dataset.head), on = div._hv.on;
-        if (on.has(h)) on.delete(h);
-        else on.add(h);
-        redraw();
-      });
-    }
-    return div._hv;
-  }
-  function draw4(div, trace, state) {
-    const { kind, layer, step: t } = state;
-    const hv = parts2(div);
-    hv.last = [trace, state];
-    if (!hv.on || [...hv.on].some((h) => h >= trace.H)) hv.on = /* @__PURE__ */ new Set([...Array(trace.H).keys()]);
-    const on = hv.on;
-    const font = fontSize();
-    const [queries, keys] = trace.labels(kind, t);
-    hv.chips.replaceChildren(el("span", "ae-row-label", "Heads"), ...[...Array(trace.H).keys()].map((h) => {
-      const chip2 = el("button", "ae-btn ae-hv-chip" + (on.has(h) ? " ae-on" : ""), "H" + h);
-      chip2.type = "button";
-      chip2.style.borderColor = headColor(h);
-      chip2.style.background = on.has(h) ? headColor(h) : "white";
-      chip2.style.color = on.has(h) && h % HEAD_COLORS.length !== 6 ? "white" : "#1f2937";
-      chip2.dataset.head = h;
-      chip2.title = "show or hide head " + h + "'s lines";
-      return chip2;
-    }));
-    const top = font + 16, rowCount = Math.max(queries.length, keys.length, 1);
-    const chipsH = hv.chips.offsetHeight || font + 16;
-    const rowH = Math.max(font + 4, (state.height - chipsH - top - 8) / rowCount);
-    const height = top + rowCount * rowH + 8;
-    const width = Math.max(320, div.clientWidth || 600);
-    const canvas = hv.canvas;
-    const ctx = sizeCanvas(canvas, width, height, state.ratio);
-    ctx.fillStyle = "white";
-    ctx.fillRect(0, 0, width, height);
-    const leftX = width * 0.32, rightX = width * 0.68;
-    const yOf = (n) => top + (n + 0.5) * rowH;
-    ctx.font = "600 " + (font - 1) + "px " + FAMILY;
-    ctx.fillStyle = "#475569";
-    ctx.textAlign = "right";
-    const queriesTitle = AXIS_TITLES[kind][0].replace(" (query)", "");
-    ctx.fillText(ctx.measureText(queriesTitle).width <= leftX - 12 ? queriesTitle : "query", leftX - 8, font);
-    ctx.textAlign = "left";
-    ctx.fillText(AXIS_TITLES[kind][1].replace(" (key)", ""), rightX + 8, font);
-    const focus = hv.focus;
-    const strongest = [];
-    const rows = [...Array(trace.H).keys()].filter((h) => on.has(h)).map((h) => [h, trace.weights(kind, layer, h, t)]);
-    ctx.lineWidth = 2;
-    for (const [h, weights] of rows) {
-      ctx.strokeStyle = headColor(h);
-      let best = null;
-      weights.forEach((row, i) => row.forEach((w, j) => {
-        if (w === null || w < 0.01) return;
-        if (focus && !(focus.side === "query" && focus.index === i || focus.side === "key" && focus.index === j)) return;
-        ctx.globalAlpha = Math.min(1, w);
-        ctx.beginPath();
-        ctx.moveTo(leftX + 4, yOf(i));
-        ctx.lineTo(rightX - 4, yOf(j));
-        ctx.stroke();
-        if (!best || w > best.w) best = { i, j, w };
-      }));
-      if (best) strongest.push(headName(layer, h) + ": “" + queries[best.i] + "” → “" + keys[best.j] + "” " + best.w.toFixed(2));
-    }
-    ctx.globalAlpha = 1;
-    ctx.font = font + "px " + FAMILY;
-    ctx.textBaseline = "middle";
-    const label2 = (text, x, y, align, active, current) => {
-      ctx.textAlign = align;
-      ctx.fillStyle = active ? "#1f2937" : "#94a3b8";
-      ctx.font = (current ? "700 " : "") + font + "px " + FAMILY;
-      ctx.fillText(text, x, y);
-    };
-    queries.forEach((q, i) => label2(q, leftX - 8, yOf(i), "right", !focus || focus.side === "query" && focus.index === i || focus.side === "key", kind !== "encoder_self" && i === t - 1));
-    keys.forEach((k, j) => label2(k, rightX + 8, yOf(j), "left", !focus || focus.side === "key" && focus.index === j || focus.side === "query", false));
-    hv.geom = { width, top, rowH, queries, keys };
-    const hovered = focus ? " Hovering “" + (focus.side === "query" ? queries : keys)[focus.index] + "” (" + focus.side + " " + focus.index + "): its lines only." : "";
-    canvas.setAttribute("aria-label", KIND_TITLES[kind] + " · layer " + layer + " · head view · heads " + [...on].sort((p, q) => p - q).join(", ") + (kind === "encoder_self" ? "" : " · step " + t) + ". Lines from queries (left) to keys (right)." + hovered + " Strongest: " + (strongest.join("; ") || "none") + ".");
-    return Promise.resolve();
-  }
-  function pngCanvas3(div, header) {
-    const hv = parts2(div);
-    const [trace, state] = hv.last;
-    const shown = hv.canvas, ratio = 2;
-    hv.canvas = document.createElement("canvas");
-    draw4(div, trace, Object.assign({}, state, { ratio }));
-    const lines = hv.canvas;
-    hv.canvas = shown;
-    hv.last = [trace, state];
-    const font = fontSize();
-    const heads = [...hv.on].sort((p, q) => p - q);
-    const key = belowBand(lines, 2 * font + 24, ratio, (ctx) => {
-      ctx.font = "600 " + (font + 1) + "px " + FAMILY;
-      const step = state.kind === "encoder_self" ? "" : " · step " + state.step;
-      ctx.fillText(KIND_TITLES[state.kind] + " · layer " + state.layer + " · head view" + step, 6, font);
-      ctx.font = font + "px " + FAMILY;
-      let x = 6;
-      heads.forEach((h) => {
-        ctx.fillStyle = headColor(h);
-        ctx.fillRect(x, 2 * font + 4, 14, 14);
-        ctx.fillStyle = "#1f2937";
-        ctx.fillText("H" + h, x + 18, 2 * font + 11);
-        x += ctx.measureText("H" + h).width + 34;
-      });
-      ctx.fillText("line opacity = weight", x + 10, 2 * font + 11);
-    });
-    return withHeader(key, header, ratio);
-  }
-  var VIEW3 = {
-    id: "headview",
-    label: "Head view",
-    tip: "As in BertViz: a line from every query token to every key token, as opaque as its weight, one colour per head",
-    className: "ae-headview",
-    controls: ["kind", "layer"],
-    caption: () => "Head view (as in BertViz): each line joins a query token (left) to a key token (right); its opacity is the weight, its colour the head. Weights under 0.01 are not drawn. It shows where each head looked at this step, not what the head passed on (the values) nor how the layers combine it.",
-    draw: (div, context, state) => draw4(div, context.trace, state),
-    png: (div, header) => pngCanvas3(div, header)
-  };
-
-  // mosaic.js
-  function draw5(div, trace, state) {
-    const { kind, step: t, height } = state;
-    const best = trace.model.best_head;
-    const font = fontSize();
-    const [queries, keys] = trace.labels(kind, t);
-    div._mosaic = { trace, state };
-    if (queries.length === 0) return drawMessage(div, "No target token yet: press → (Next) to produce the first one.", height);
-    const L = trace.nLayers(kind), H = trace.H, q = queries.length, k = keys.length;
-    const rows = L * (q + 1) - 1, cols = H * (k + 1) - 1;
-    const z = [], custom = [];
-    for (let r = 0; r < rows; r++) {
-      z.push(new Array(cols).fill(null));
-      custom.push(new Array(cols).fill(null));
-    }
-    const masked = z.map((row) => row.slice());
-    for (let l = 0; l < L; l++) {
-      for (let h = 0; h < H; h++) {
-        const w = trace.head(kind, l, h, t);
-        for (let i = 0; i < q; i++) {
-          for (let j = 0; j < k; j++) {
-            const r = l * (q + 1) + i, c = h * (k + 1) + j;
-            if (w[i][j] === null) masked[r][c] = 1;
-            else z[r][c] = w[i][j];
-            custom[r][c] = [headName(l, h), escape(queries[i]), escape(keys[j])];
-          }
-        }
-      }
-    }
-    const data = [];
-    if (kind === "decoder_self") {
-      data.push({ type: "heatmap", z: masked, colorscale: [[0, COLORS.masked], [1, COLORS.masked]], showscale: false, hoverinfo: "skip" });
-    }
-    data.push({
-      type: "heatmap",
-      z,
-      customdata: custom,
-      zmin: 0,
-      zmax: 1,
-      colorscale: COLORS.scale,
-      hoverongaps: false,
-      hovertemplate: "%{customdata[0]}<br>query: %{customdata[1]}<br>key: %{customdata[2]}<br>weight %{z:.4f}<extra></extra>",
-      colorbar: { title: { text: "weight", side: "right" }, thickness: 12 }
-    });
-    const annotations = [];
-    for (let h = 0; h < H; h++) annotations.push({ x: h * (k + 1) + (k - 1) / 2, y: 1, yref: "paper", yanchor: "bottom", text: "H" + h, showarrow: false });
-    for (let l = 0; l < L; l++) annotations.push({ x: 0, xref: "paper", xanchor: "right", y: l * (q + 1) + (q - 1) / 2, text: "L" + l, showarrow: false });
-    const chartLayout = layout2(KIND_TITLES[kind] + ": every layer × head" + (kind === "encoder_self" ? "" : " · step " + t), height, font, {
-      xaxis: { showticklabels: false, showgrid: false, zeroline: false, title: { text: "heads 0.." + (H - 1) + " (keys)" }, range: [-0.5, cols - 0.5] },
-      yaxis: { showticklabels: false, showgrid: false, zeroline: false, autorange: "reversed", title: { text: "layers 0.." + (L - 1) + " (queries)" } },
-      annotations,
-      margin: { l: 40, r: 10, t: 50 + font, b: 30 }
-    });
-    if (best && best.kind === kind) {
-      chartLayout.shapes = [{
-        type: "rect",
-        x0: best.head * (k + 1) - 0.5,
-        x1: best.head * (k + 1) + k - 0.5,
-        y0: best.layer * (q + 1) - 0.5,
-        y1: best.layer * (q + 1) + q - 0.5,
-        line: { color: COLORS.chosen, width: 3 }
-      }];
-    }
-    return react(div, data, chartLayout).then(() => bindClicks(div));
-  }
-  function bindClicks(div) {
-    if (div._mosaicClick) div.removeListener("plotly_click", div._mosaicClick);
-    div._mosaicClick = (event) => {
-      const { trace: t, state: s } = div._mosaic;
-      const cell2 = mosaicCell(t, s.kind, s.step, event.points[0]);
-      if (cell2) emit(div, "ae-select", { view: "heatmap", layer: cell2.layer, head: cell2.head });
-    };
-    div.on("plotly_click", div._mosaicClick);
-  }
-  function mosaicCell(trace, kind, t, point) {
-    const [queries, keys] = trace.labels(kind, t);
-    const q = queries.length, k = keys.length;
-    const l = Math.floor(point.y / (q + 1)), h = Math.floor(point.x / (k + 1));
-    if (point.y % (q + 1) === q || point.x % (k + 1) === k) return null;
-    return { layer: l, head: h };
-  }
-  var VIEW4 = {
-    id: "mosaic",
-    label: "All heads",
-    tip: "Every layer × head of one kind as small heatmaps, the best-aligning head outlined; click a tile to open it",
-    className: "ae-plot ae-mosaic",
-    controls: ["kind"],
-    caption: () => "",
-    draw: (div, context, state) => draw5(div, context.trace, state),
-    png: (div, header) => plotPng(div, header)
-  };
-
-  // mask.js
-  var STAGES = ["1. raw scores q·k/√d_k", "2. future set to −∞", "3. softmax weights"];
-  var SHORT2 = ["1. q·k/√d_k", "2. masked", "3. softmax"];
-  function scoreColor(lim) {
-    const ends = { pos: [178, 24, 43], neg: [33, 102, 172] };
-    return (v) => {
-      const f = Math.max(-1, Math.min(1, v / lim)), end = f >= 0 ? ends.pos : ends.neg, a = Math.abs(f);
-      return "rgb(" + end.map((c) => Math.round(255 - a * (255 - c))).join(",") + ")";
-    };
-  }
-  function drawStages(div, trace, layer, head, t, height) {
-    const [rows, columns] = trace.labels("decoder_self", t);
-    const scores = t ? trace.scoresAt(layer, head, t) : [];
-    const weights = t ? trace.head("decoder_self", layer, head, t) : [];
-    let lim = 0;
-    scores.forEach((r) => r.forEach((v) => {
-      lim = Math.max(lim, Math.abs(v));
-    }));
-    lim = Math.ceil((lim || 1) * 10) / 10;
-    const allowed = scores.map((r, i) => r.map((v, j) => j > i ? null : v));
-    const z = [scores, allowed, weights];
-    const what = ["score", "score", "weight"];
-    return draw(div, {
-      titles: [
-        "Decoder self-attention · " + headName(layer, head) + " · step " + t + ": scores → mask → softmax",
-        "Decoder self · " + headName(layer, head) + " · step " + t,
-        headName(layer, head) + " · t=" + t
-      ],
-      rows,
-      columns,
-      panels: STAGES.map((name, k) => ({ name, short: SHORT2[k], z: z[k], scale: k === 2 ? 1 : 0 })),
-      scales: [{
-        label: "score",
-        min: -lim,
-        max: lim,
-        color: scoreColor(lim),
-        masked: false,
-        ticks: [-lim, -lim / 2, 0, lim / 2, lim],
-        format: (v) => v.toFixed(1)
-      }, weightScale(1, true)],
-      rowTitles: ["decoder input → token it produces (query)", "query", ""],
-      columnTitles: ["decoder input so far (key)", "key"],
-      current: t - 1,
-      font: fontSize(),
-      height,
-      empty: "No target position yet: press → (Next).",
-      describe: (p, i, j) => {
-        const k = STAGES.indexOf(p.name), v = p.z[i][j];
-        const value = v === null ? k === 1 ? "−∞ (the future)" : "exactly 0 (masked)" : what[k] + " " + v.toFixed(k === 2 ? 4 : 3);
-        return p.name + " · query: " + rows[i] + " · key: " + columns[j] + " · " + value;
-      },
-      aria: "The look-ahead mask at step " + t + ", layer " + layer + ", head " + head + ": " + STAGES.join(", ") + "."
-    });
-  }
-  function drawCaption(box, trace, layer, head, t) {
-    const swatch = (color) => {
-      const span2 = document.createElement("span");
-      span2.className = "ae-swatch";
-      span2.style.background = color;
-      return span2;
-    };
-    const legend = document.createElement("div");
-    legend.className = "ae-mask-legend";
-    legend.append(
-      swatch(COLORS.masked),
-      "blocked: set to −∞ before the softmax, so its weight is exactly 0; ",
-      "coloured: allowed, the query may look at this key (itself and the positions before it)"
-    );
-    const why = document.createElement("p");
-    why.className = "ae-mask-caption";
-    if (t === 0) {
-      why.textContent = "Why a mask: in training the decoder is given the whole German sentence at once; the mask lets each position look only at itself and the words before it, as when it writes one word at a time.";
-    } else {
-      const labels = trace.decoderInputTokens.slice(0, t);
-      const last = trace.head("decoder_self", layer, head, t)[t - 1];
-      const best = last.indexOf(Math.max(...last));
-      why.textContent = "Why a mask: in training the decoder is given the whole German sentence at once; without the mask position i could read the word it has to predict. At step " + t + " the mask blocks " + t * (t - 1) / 2 + " of the " + t * t + " query–key pairs (every key right of its query). In " + headName(layer, head) + ", the first query “" + labels[0] + "” sees only itself (weight " + trace.head("decoder_self", layer, head, t)[0][0].toFixed(3) + "); the last, “" + labels[t - 1] + "”, sees all " + t + " and puts " + last[best].toFixed(3) + " on “" + labels[best] + "”.";
-    }
-    box.replaceChildren(legend, why);
-  }
-  function draw6(div, trace, state) {
-    if (!div._mask) {
-      const caption = document.createElement("div"), stages = document.createElement("div");
-      caption.className = "ae-mask-text";
-      stages.className = "ae-mask-stages";
-      div.replaceChildren(caption, stages);
-      div._mask = { caption, stages };
-    }
-    const layer = Math.min(state.layer, trace.nLayers("decoder_self") - 1);
-    const head = Number.isInteger(state.head) ? state.head : 0;
-    drawCaption(div._mask.caption, trace, layer, head, state.step);
-    const height = Math.max(260, state.height - div._mask.caption.offsetHeight - 4);
-    return drawStages(div._mask.stages, trace, layer, head, state.step, height);
-  }
-  function pngCanvas4(div, header) {
-    return pngCanvas(div._mask.stages, header, 2);
-  }
-  var VIEW5 = {
-    id: "mask",
-    label: "Look-ahead mask",
-    tip: "The decoder's mask in three stages: the scores q·k/√d_k, the future set to −∞, the softmax",
-    className: "ae-mask",
-    controls: ["layer", "head"],
-    caption: () => "",
-    draw: (div, context, state) => draw6(div, context.trace, state),
-    png: (div, header) => pngCanvas4(div, header)
-  };
-
-  // compare.js
-  var COMPARE_CAPTION = "Two decodes at the same step, kind, layer and head, and their difference A − B where the maps have the same shape. A difference compares weights position by position: it says nothing about tokens that moved (a different word order puts the same relation in another cell).";
-  function parts3(div) {
-    if (!div._cmp) {
-      const input = el("input", "ae-compare-sentence");
-      input.type = "text";
-      input.placeholder = "second sentence (empty: the same sentence)";
-      const model = el("select", "ae-compare-model");
-      const choices = [["same", "same model"]].concat(SETTINGS.MODELS.map((m) => [m.key, m.name]), [["own", "the model trained here"]]);
-      choices.forEach(([v, text]) => {
-        const o = el("option", "", text);
-        o.value = v;
-        model.appendChild(o);
-      });
-      const go = el("button", "ae-btn ae-primary", "Compare");
-      go.type = "button";
-      const ask = () => emit(div, "ae-compare", { sentence: input.value, model: model.value });
-      go.addEventListener("click", ask);
-      input.addEventListener("keydown", (e) => {
-        if (e.key === "Enter") ask();
-      });
-      const bar = el("div", "ae-compare-bar");
-      bar.append(el("span", "ae-row-label", "B:"), input, model, go);
-      const pair = el("div", "ae-compare-pair");
-      const a = el("div", "ae-compare-map ae-compare-a"), b = el("div", "ae-compare-map ae-compare-b");
-      pair.append(a, b);
-      const note = el("div", "ae-panel-note ae-compare-note");
-      const diff = el("div", "ae-compare-diff");
-      div.replaceChildren(bar, pair, diff, note);
-      div._cmp = { bar, input, model, a, b, note, diff };
-    }
-    return div._cmp;
-  }
-  function drawDiff(div, rows, columns, values, titles, height, current, bare) {
-    return draw(div, {
-      titles,
-      rows,
-      columns,
-      panels: [{ name: "A − B", z: values, scale: 0 }],
-      scales: [{
-        label: "A − B",
-        min: -1,
-        max: 1,
-        color: (v) => blendOverWhite(signedFill(v, 1)),
-        masked: values.some((r) => r.includes(null)),
-        ticks: [-1, -0.5, 0, 0.5, 1],
-        format: (v) => (v > 0 ? "+" : v < 0 ? "−" : "") + Math.abs(v).toFixed(1) + (v === 1 ? " A more" : v === -1 ? " B more" : "")
-      }],
-      rowTitles: ["query", ""],
-      columnTitles: ["key", ""],
-      current,
-      font: fontSize() - 1,
-      height,
-      bare,
-      describe: (p, i, j) => "query: " + rows[i] + " · key: " + columns[j] + " · " + (values[i][j] === null ? "masked" : "A − B = " + (values[i][j] >= 0 ? "+" : "") + values[i][j].toFixed(4)),
-      aria: titles[0] + ". Rows: " + rows.join(" ") + ". Columns: " + columns.join(" ") + "."
-    });
-  }
-  function blendOverWhite(rgba) {
-    const [r, g, b, a] = rgba.match(/[\d.]+/g).map(Number);
-    return "rgb(" + [r, g, b].map((c) => Math.round(255 - a * (255 - c))).join(",") + ")";
-  }
-  function compareCanvas(div, header) {
-    const shown = (sel) => {
-      const d = div.querySelector(sel);
-      return d && !d.hidden && d._heat && d._heat.spec ? d : null;
-    };
-    const [a, b, diff] = [".ae-compare-a", ".ae-compare-b", ".ae-compare-diff"].map((sel) => shown(sel));
-    const pics = [a && pngCanvas(a, header, 2), b && pngCanvas(b, [], 2), diff && pngCanvas(diff, [], 2)];
-    const [pa, pb, pd] = pics;
-    const out = document.createElement("canvas");
-    const top = Math.max(pa ? pa.height : 0, pb ? pb.height : 0);
-    out.width = Math.max((pa ? pa.width : 0) + (pb ? pb.width : 0), pd ? pd.width : 0);
-    out.height = top + (pd ? pd.height : 0);
-    const ctx = out.getContext("2d");
-    ctx.fillStyle = "white";
-    ctx.fillRect(0, 0, out.width, out.height);
-    if (pa) ctx.drawImage(pa, 0, 0);
-    if (pb) ctx.drawImage(pb, pa ? pa.width : 0, top - pb.height);
-    if (pd) ctx.drawImage(pd, 0, top);
-    return out;
-  }
-  function draw7(div, pair, state) {
-    const c = parts3(div);
-    const drawn = drawPair(c, pair, state);
-    c.note.classList.toggle("ae-panel-error", Boolean(pair.error));
-    if (pair.error) c.note.textContent = pair.error;
-    return drawn;
-  }
-  var STACK_BELOW = 900;
-  function drawPair(c, pair, state) {
-    const s = state, A = pair.a, B = pair.b, height = state.height;
-    const head = s.head === "all" ? "mean" : s.head;
-    const pairBox = c.a.parentNode;
-    const stepB = B ? Math.min(s.step, B.T) : 0;
-    const problems = [];
-    if (B && s.layer >= B.nLayers(s.kind)) problems.push("B's model has no " + s.kind + " layer " + s.layer);
-    if (B && Number.isInteger(head) && head >= B.H) problems.push("B's model has no head " + head);
-    const showB = Boolean(B) && !problems.length;
-    const [qa, ka] = A.labels(s.kind, s.step), [qb, kb] = showB ? B.labels(s.kind, stepB) : [[], []];
-    const showDiff = showB && qa.length === qb.length && ka.length === kb.length && qa.length > 0;
-    const label2 = B ? "B: “" + B.request.sentence + "” (" + B.model.name + ")" : "";
-    const stacked = showB && pairBox.clientWidth < STACK_BELOW;
-    c.note.title = stacked && showDiff ? COMPARE_CAPTION : "";
-    if (!B) {
-      c.note.textContent = "Type a second sentence (or choose the other model) and press Compare: B is decoded once, then both follow the same step, kind, layer and head.";
-    } else if (!showB) {
-      c.note.textContent = "Cannot show B here: " + problems.join("; ") + ". Choose a layer and head both models have.";
-    } else if (!showDiff) {
-      c.note.textContent = label2 + ". No difference map: A is " + qa.length + " × " + ka.length + " here and B " + qb.length + " × " + kb.length + " (queries × keys); the two can only be compared side by side.";
-    } else c.note.textContent = label2 + (stacked ? ". Hover here for how to read A − B." : ". " + COMPARE_CAPTION);
-    pairBox.classList.toggle("ae-compare-single", !showB);
-    pairBox.classList.toggle("ae-compare-stacked", stacked);
-    c.b.hidden = !showB;
-    c.diff.hidden = !showDiff;
-    const maps = showDiff ? 3 : 2;
-    const room = height - c.bar.offsetHeight - c.note.offsetHeight - 14;
-    const each = Math.max(150, Math.floor((room - 8 * (maps - 1)) / maps));
-    const half = !showB ? Math.max(150, room) : stacked ? each : Math.max(220, Math.round(height * 0.55));
-    const drawn = [draw2(c.a, A, Object.assign({}, s, { head, height: half, label: "A", bare: stacked }))];
-    if (!showB) return Promise.all(drawn);
-    drawn.push(draw2(c.b, B, Object.assign({}, s, { head, step: stepB, height: half, label: "B", hideScale: !stacked, bare: stacked })));
-    if (!showDiff) return Promise.all(drawn);
-    const wa = A.weights(s.kind, s.layer, head, s.step), wb = B.weights(s.kind, s.layer, head, stepB);
-    const values = wa.map((row, i) => row.map((v, j) => v === null || wb[i][j] === null ? null : v - wb[i][j]));
-    const rows = qa.map((q, i) => q === qb[i] ? q : q + " / " + qb[i]);
-    const columns = ka.map((k, j) => k === kb[j] ? k : k + " / " + kb[j]);
-    const which = Number.isInteger(head) ? "H" + head : head === "mean" ? "mean of heads" : head;
-    const titles = ["A − B · " + KIND_TITLES[s.kind] + " · L" + s.layer + "·" + which, "A − B · L" + s.layer + "·" + which];
-    const diffHeight = stacked ? each : Math.max(200, height - half - 8);
-    drawn.push(drawDiff(c.diff, rows, columns, values, titles, diffHeight, s.kind === "encoder_self" ? -1 : s.step - 1, stacked));
-    return Promise.all(drawn);
-  }
-  var VIEW6 = {
-    id: "compare",
-    label: "Compare two",
-    tip: "Two decodes side by side at the same step and head (another sentence, or another model), and A − B",
-    className: "ae-compare",
-    controls: ["kind", "layer", "head"],
-    caption: () => "",
-    draw: (div, context, state) => draw7(div, { a: context.trace, b: context.compare.trace, error: context.compare.error }, state),
-    png: (div, header) => compareCanvas(div, header)
-  };
-
-  // maskless.js
-  var CAPTION2 = "The same small model trained twice, with and without the look-ahead mask. Without it, training lets each position read the next word, the one it must predict: the loss falls far lower, but when translating that word does not exist yet, and the model has learnt nothing else.";
-  function parts4(div) {
-    return textAbovePlot(div, "maskless");
-  }
-  function draw8(div, context, state) {
-    const { text, plot } = parts4(div);
-    const font = fontSize(), height = state.height;
-    const answer2 = context.ask({ what: "maskless" });
-    if (!answer2 || answer2.error) {
-      text.replaceChildren();
-      const waiting = "Asking the server for the models trained with and without the look-ahead mask…";
-      return drawMessage(plot, answer2 ? answer2.error : waiting, height);
-    }
-    const runs = answer2.runs, forced = answer2.forced;
-    const line = (label2, value, className) => {
-      const row = el("div", "ae-maskless-line " + (className || ""));
-      row.append(el("b", "", label2 + " "), el("span", "", value));
-      return row;
-    };
-    const said = (text2, run2) => (text2 ? "“" + text2 + "”" : "nothing: its first word is </s>") + " · training loss at the end " + run2.final_loss + ", validation loss " + run2.valid_loss + ", chrF " + run2.chrf;
-    text.replaceChildren(
-      line("With the mask:", said(answer2.translations.with_mask, runs.with_mask)),
-      line("Without the mask:", said(answer2.translations.without_mask, runs.without_mask), "ae-maskless-bad"),
-      line("Teacher-forced, as in training:", "the maskless model gets " + Math.round(100 * forced.accuracy) + "% of the next words right, reading them: its head " + headName(forced.layer, forced.head) + " puts " + forced.next_weight.toFixed(2) + " of its weight on the next position (outlined).")
-    );
-    const curve = (points, name, color) => ({
-      type: "scatter",
-      mode: "lines",
-      name,
-      x: points.map((p) => p[0]),
-      y: points.map((p) => p[1]),
-      line: { color, width: 2 },
-      xaxis: "x",
-      yaxis: "y"
-    });
-    const T = forced.inputs.length;
-    const rows = forced.inputs.map((token, i) => escape(token + " → " + forced.targets[i]));
-    const heat = {
-      type: "heatmap",
-      z: forced.weights,
-      zmin: 0,
-      zmax: 1,
-      colorscale: COLORS.scale,
-      xaxis: "x2",
-      yaxis: "y2",
-      x: [...Array(T).keys()],
-      y: [...Array(T).keys()],
-      customdata: forced.weights.map((r, i) => r.map((_, j) => [rows[i], escape(forced.inputs[j])])),
-      hovertemplate: "query: %{customdata[0]}<br>key: %{customdata[1]}<br>weight %{z:.4f}<extra></extra>",
-      colorbar: { title: { text: "weight", side: "right" }, thickness: 12, x: 1 }
-    };
-    const next = [...Array(T - 1).keys()].map((i) => ({
-      type: "rect",
-      xref: "x2",
-      yref: "y2",
-      x0: i + 0.5,
-      x1: i + 1.5,
-      y0: i - 0.5,
-      y1: i + 0.5,
-      line: { color: COLORS.chosen, width: 2 }
-    }));
-    const positions = [...Array(T).keys()];
-    const tickFont = Math.max(8, Math.min(font - 3, Math.floor(plot.clientWidth * 0.38 / T * 0.7)));
-    const chartLayout = layout2("Training loss · without the mask: decoder self-attention, " + headName(
-      forced.layer,
-      forced.head
-    ), Math.max(240, height - text.offsetHeight - 6), font, {
-      // the legend in the loss chart's empty corner: top right (the curves start high on the left and fall)
-      showlegend: true,
-      legend: { x: 0.3, y: 1, xanchor: "right", yanchor: "top", bgcolor: "rgba(255,255,255,0.8)" },
-      xaxis: { domain: [0, 0.3], title: { text: "training step" }, zeroline: false },
-      yaxis: { title: { text: "loss" }, zeroline: false, rangemode: "tozero" },
-      xaxis2: Object.assign({
-        domain: [0.55, 0.93],
-        anchor: "y2",
-        tickangle: -90,
-        automargin: true,
-        title: { text: "decoder input (key)", standoff: 6 }
-      }, tokenTicks(positions, forced.inputs.map(escape), plot.clientWidth * 0.38, tickFont)),
-      yaxis2: Object.assign(
-        { anchor: "x2", autorange: "reversed", automargin: true },
-        tokenTicks(positions, rows, Math.max(240, height - text.offsetHeight - 6) * 0.6, tickFont)
-      ),
-      shapes: next,
-      margin: { l: 50, r: 10, t: 40 + font, b: 40 }
-    });
-    const data = [
-      curve(answer2.losses.with_mask, "with the mask", COLORS.other),
-      curve(answer2.losses.without_mask, "without the mask", COLORS.chosen),
-      heat
-    ];
-    return react(plot, data, chartLayout);
-  }
-  var VIEW7 = {
-    id: "maskless",
-    label: "Without the mask",
-    tip: "The same small model trained without the look-ahead mask: its loss, its translations, and how it cheats",
-    className: "ae-maskless",
-    controls: [],
-    caption: () => CAPTION2,
-    draw: draw8,
-    png: (div, header) => plotPng(parts4(div).plot, header)
-  };
-
-  // valuepath.js
-  var DIVERGING = [[0, "#2166ac"], [0.25, "#67a9cf"], [0.5, "#f7f7f7"], [0.75, "#ef8a62"], [1, "#b2182b"]];
-  var WEIGHTS = [[0, "#f7fbff"], [1, "#08306b"]];
-  var CAPTION3 = "One head, one query, left to right: what the query reads (x, then LN(x)), where it looks (q against every key: the weights), what it carries (the values, summed with those weights into z), and how that joins the other heads (concatenated, through W_o, added back to x).";
-  function parts5(div) {
-    if (!div._vp) {
-      const bar = el("div", "ae-valuepath-bar");
-      const label2 = el("span", "ae-row-label", "Query (source token):");
-      const select = el("select", "ae-valuepath-row");
-      select.addEventListener("change", () => emit(div, "ae-redraw", {}));
-      bar.append(label2, select);
-      const plot = el("div", "ae-plot ae-valuepath-plot");
-      div.replaceChildren(bar, plot);
-      div._vp = { bar, select, plot };
-    }
-    return div._vp;
-  }
-  function queryRow(trace, state, select) {
-    if (state.kind !== "encoder_self") return state.step - 1;
-    const tokens = trace.sourceTokens;
-    if (select.options.length !== tokens.length || select.dataset.trace !== trace.wire.request.sentence) {
-      select.replaceChildren(...tokens.map((t, i) => {
-        const o = el("option", "", i + ": " + t);
-        o.value = i;
-        return o;
-      }));
-      select.dataset.trace = trace.wire.request.sentence;
-    }
-    return Number(select.value) || 0;
-  }
-  var GAP2 = { desk: 2.4, projector: 1.7 };
-  function strip(values, x, span2, name) {
-    const peak = Math.max(1e-12, ...values.map(Math.abs));
-    const n = values.length;
-    return {
-      type: "heatmap",
-      x0: x,
-      dx: 1,
-      y0: span2 / n / 2,
-      dy: span2 / n,
-      z: values.map((v) => [v / peak]),
-      customdata: values.map((v, i) => [[name, i, v]]),
-      zmin: -1,
-      zmax: 1,
-      colorscale: DIVERGING,
-      showscale: false,
-      hovertemplate: "%{customdata[0]} [%{customdata[1]}] = %{customdata[2]:.4f}<extra></extra>"
-    };
-  }
-  function block(rows, x, span2, name, tokens) {
-    const n = rows[0].length, peak = Math.max(1e-12, ...rows.flat().map(Math.abs));
-    const z = [...Array(n).keys()].map((d) => rows.map((r) => r[d] / peak));
-    const custom = [...Array(n).keys()].map((d) => rows.map((r, j) => [name + " of " + escape(tokens[j]), d, r[d]]));
-    return {
-      type: "heatmap",
-      x0: x,
-      dx: 1,
-      y0: span2 / n / 2,
-      dy: span2 / n,
-      z,
-      customdata: custom,
-      zmin: -1,
-      zmax: 1,
-      colorscale: DIVERGING,
-      showscale: false,
-      hovertemplate: "%{customdata[0]} [%{customdata[1]}] = %{customdata[2]:.4f}<extra></extra>"
-    };
-  }
-  function draw9(div, context, state) {
-    const { bar, select, plot } = parts5(div);
-    const trace = context.trace, font = fontSize(), height = state.height;
-    bar.hidden = state.kind !== "encoder_self";
-    if (!Number.isInteger(state.head)) return drawMessage(plot, "The value path is one head's: choose a head (0–" + (trace.H - 1) + ").", height);
-    if (state.kind !== "encoder_self" && state.step === 0) return drawMessage(plot, "No query yet: press → (Next) to take the first step.", height);
-    const row = queryRow(trace, state, select);
-    const answer2 = context.ask({ what: "value_path", kind: state.kind, layer: state.layer, head: state.head, row });
-    if (!answer2 || answer2.error) return drawMessage(plot, answer2 ? answer2.error : "Asking the server for the head's tensors…", height);
-    const D = answer2.d_model, Dh = answer2.d_head, K = answer2.keys.length, span2 = 100;
-    const small = Math.max(9, font - 4), labelFont = Math.max(10, font - 2);
-    const gap = presenting() ? GAP2.projector : GAP2.desk;
-    const data = [], annotations = [];
-    let x = 0;
-    let titles = 0;
-    const title2 = (at, text) => annotations.push({
-      x: at,
-      y: 0,
-      yanchor: "bottom",
-      text,
-      showarrow: false,
-      font: { size: labelFont },
-      yshift: titles++ % 3 * (labelFont + 6)
-    });
-    const column = (values, name, size, hoverName) => {
-      data.push(strip(values, x, span2, hoverName || name));
-      title2(x, escape(name) + " (" + size + ")");
-      x += 1;
-    };
-    const then = (text) => {
-      if (text) annotations.push({ x: x - 0.5 + gap / 2, y: span2 / 2, text: escape(text), textangle: -90, showarrow: false, font: { size: labelFont } });
-      x += gap;
-    };
-    if (answer2.embedding) {
-      column(answer2.embedding, "emb·√d", D, "embedding · √d_model");
-      then("+");
-      column(answer2.position, "PE", D, "positional encoding PE(" + row + ")");
-      then("=");
-    }
-    column(answer2.x, "x", D);
-    if (answer2.norm_first) {
-      then("LayerNorm");
-      column(answer2.normed, "LN(x)", D);
-    }
-    then("× W_q of H" + answer2.head);
-    column(answer2.query, "q", Dh, "query of head " + answer2.head);
-    then("q·k / √" + Dh);
-    const keysAt = x;
-    data.push(block(answer2.keys, x, span2, "key", answer2.key_tokens));
-    title2(x + (K - 1) / 2, "keys k (" + K + " × " + Dh + ")");
-    x += K;
-    then("softmax → weights");
-    const valuesAt = x;
-    data.push(block(answer2.values, x, span2, "value", answer2.key_tokens));
-    title2(x + (K - 1) / 2, "values v (" + K + " × " + Dh + ")");
-    x += K;
-    then("Σ w·v");
-    column(answer2.z, "z", Dh, "z = Σ w·v of head " + answer2.head);
-    then("with the other heads");
-    const concatAt = x;
-    column(answer2.concat, "heads", D, "the heads concatenated");
-    then("× W_o + b");
-    column(answer2.out, "out", D, "W_o · heads + b");
-    then(answer2.norm_first ? "+ x" : "+ x, LayerNorm");
-    column(answer2.residual, answer2.norm_first ? "x+out" : "LN(x+out)", D, "the residual stream after the sublayer");
-    data.push({
-      type: "heatmap",
-      x0: valuesAt,
-      dx: 1,
-      y0: span2 * 1.24,
-      dy: span2 * 0.06,
-      z: [answer2.weights],
-      zmin: 0,
-      zmax: 1,
-      colorscale: WEIGHTS,
-      showscale: false,
-      customdata: [answer2.key_tokens.map(escape)],
-      hovertemplate: "weight on %{customdata}: %{z:.4f}<extra></extra>"
-    });
-    const columnPx = (plot.clientWidth - 20) / (x + 0.4);
-    const keyFont = Math.min(small, Math.floor(columnPx * 0.9));
-    if (keyFont >= textFloor()) {
-      answer2.weights.forEach((w, j) => {
-        annotations.push({ x: valuesAt + j, y: span2 * 1.02, yanchor: "top", text: w.toFixed(2).replace(/^0/, ""), textangle: -90, showarrow: false, font: { size: keyFont } });
-        annotations.push({ x: keysAt + j, y: span2 * 1.02, yanchor: "top", text: escape(answer2.key_tokens[j]), textangle: -90, showarrow: false, font: { size: keyFont } });
-      });
-    }
-    const slice = { type: "rect", x0: concatAt - 0.5, x1: concatAt + 0.5, y0: answer2.head * span2 / answer2.x.length * Dh, y1: (answer2.head + 1) * span2 / answer2.x.length * Dh, line: { color: "#D55E00", width: 2 } };
-    const where = state.kind === "encoder_self" ? "source token " + escape(answer2.row_token) : "step " + state.step + " (→ " + escape(answer2.row_token) + ")";
-    const chartLayout = layout2("Value path · " + state.kind + " " + headName(answer2.layer, answer2.head) + " · query: " + where, height, font, {
-      xaxis: { visible: false, range: [-0.7, x - 0.3] },
-      // x: just past the last column
-      yaxis: { visible: false, autorange: false, range: [span2 * 1.3, -span2 * 0.28] },
-      annotations,
-      shapes: [slice],
-      margin: { l: 24, r: 40, t: 40 + font, b: 10 }
-    });
-    return react(plot, data, chartLayout);
-  }
-  var VIEW8 = {
-    id: "valuepath",
-    label: "Value path",
-    tip: "What one head carries for one query: x, LN(x), q, k, the weights, v and z = Σ w·v back into the residual",
-    className: "ae-valuepath",
-    controls: ["kind", "layer", "head"],
-    caption: () => CAPTION3,
-    draw: draw9,
-    png: (div, header) => plotPng(parts5(div).plot, header)
-  };
-
-  // qkspace.js
-  var LINES = 3;
-  var CAPTION4 = "The head's queries (vermillion circles; this step's is the large one) and keys (blue diamonds) projected together onto their two main directions. Lines: this step's query to its strongest keys, as thick as their weights (hover any point for its token). Nearness is only part of the story: the weight is the dot product q·k, which the plane shows only in part.";
-  function draw10(div, context, state) {
-    const trace = context.trace, font = fontSize(), height = state.height;
-    if (!Number.isInteger(state.head)) return drawMessage(div, "Queries and keys are one head's: choose a head (0–" + (trace.H - 1) + ").", height);
-    const answer2 = context.ask({ what: "qk_space", kind: state.kind, layer: state.layer, head: state.head });
-    if (!answer2 || answer2.error) return drawMessage(div, answer2 ? answer2.error : "Asking the server for the head's queries and keys…", height);
-    const encoder = state.kind === "encoder_self";
-    const row = encoder ? null : state.step - 1;
-    const rows = encoder ? answer2.query_points.length : Math.max(0, state.step);
-    const weights = row === null || row < 0 ? null : answer2.weights[row];
-    const keyText = answer2.key_tokens.map((t, j) => escape(t) + (weights ? " " + weights[j].toFixed(2) : ""));
-    const data = [
-      {
-        type: "scatter",
-        mode: "markers",
-        name: "keys",
-        x: answer2.key_points.map((p) => p[0]),
-        y: answer2.key_points.map((p) => p[1]),
-        marker: { symbol: "diamond", size: 10, color: COLORS.other },
-        customdata: keyText,
-        hovertemplate: "key %{customdata}<extra></extra>"
-      },
-      {
-        type: "scatter",
-        mode: "markers",
-        name: "queries",
-        x: answer2.query_points.slice(0, rows).map((p) => p[0]),
-        y: answer2.query_points.slice(0, rows).map((p) => p[1]),
-        text: answer2.query_tokens.slice(0, rows).map(escape),
-        marker: { symbol: "circle", size: 8, color: COLORS.chosen, opacity: 0.55 },
-        hovertemplate: "query %{text}<extra></extra>"
-      }
-    ];
-    const shapes = [], labels = [];
-    if (weights) {
-      const q = answer2.query_points[row];
-      const strongest = weights.map((w, j) => [w, j]).sort((a, b) => b[0] - a[0]).slice(0, LINES);
-      strongest.forEach(([w, j]) => {
-        const k = answer2.key_points[j];
-        shapes.push({ type: "line", x0: q[0], y0: q[1], x1: k[0], y1: k[1], line: { color: COLORS.chosen, width: 1 + 8 * w }, layer: "below" });
-      });
-      labels.push(...strongest.map(([w, j]) => ({
-        x: answer2.key_points[j][0],
-        y: answer2.key_points[j][1],
-        text: escape(answer2.key_tokens[j]) + " " + w.toFixed(2),
-        showarrow: false,
-        yshift: 12,
-        font: { size: Math.max(10, font - 2), color: COLORS.other }
-      })));
-      labels.push({ x: q[0], y: q[1], text: escape(answer2.query_tokens[row]), showarrow: false, yshift: -16, font: { size: Math.max(10, font - 2), color: COLORS.chosen } });
-      data.push({
-        type: "scatter",
-        mode: "markers",
-        name: "this step's query",
-        x: [q[0]],
-        y: [q[1]],
-        marker: { symbol: "circle", size: 16, color: COLORS.chosen, line: { color: "black", width: 2 } },
-        hovertemplate: "query " + escape(answer2.query_tokens[row]) + " (this step)<extra></extra>"
-      });
-    }
-    const share = answer2.explained.map((v) => Math.round(100 * v) + "%");
-    const chartLayout = layout2("Q·K space · " + state.kind + " " + headName(answer2.layer, answer2.head) + (weights ? " · step " + state.step : ""), height, font, {
-      xaxis: { title: { text: "direction 1 (" + share[0] + " of the variance)", standoff: 8 }, zeroline: false, automargin: true },
-      yaxis: { title: { text: "direction 2 (" + share[1] + ")", standoff: 8 }, zeroline: false, scaleanchor: "x", automargin: true },
-      shapes,
-      annotations: labels,
-      showlegend: false,
-      margin: { l: 10, r: 10, t: 40 + font, b: 10 }
-    });
-    return react(div, data, chartLayout);
-  }
-  var VIEW9 = {
-    id: "qkspace",
-    label: "Q·K space",
-    tip: "One head's queries and keys in one plane: a query lies near the keys it attends to",
-    className: "ae-plot ae-qkspace",
-    controls: ["kind", "layer", "head"],
-    caption: () => CAPTION4,
-    draw: draw10,
-    png: (div, header) => plotPng(div, header)
-  };
-
-  // nopos.js
-  var CAPTION5 = "Attention alone ignores order: without the positional encoding, reversing the sentence only reverses the rows and columns of every encoder map (permutation equivariance). The encoding is the model's only sense of word order.";
-  function parts6(div) {
-    return textAbovePlot(div, "nopos");
-  }
-  function draw11(div, context, state) {
-    const { text, plot } = parts6(div);
-    const font = fontSize(), height = state.height;
-    const answer2 = context.ask({ what: "no_position" });
-    if (!answer2 || answer2.error) {
-      text.replaceChildren();
-      return drawMessage(plot, answer2 ? answer2.error : "Asking the server for the encoder without its positions…", height);
-    }
-    const layer = Math.min(state.layer, answer2.original.length - 1);
-    const head = Number.isInteger(state.head) ? state.head : 0;
-    const t = answer2.translations;
-    const line = (label2, value) => {
-      const row = el("div", "ae-maskless-line");
-      row.append(el("b", "", label2 + " "), el("span", "", value ? "“" + value + "”" : "nothing (</s> first)"));
-      return row;
-    };
-    text.replaceChildren(
-      line("With positions:", t.with),
-      line("Without positions:", t.without),
-      line("Reversed, without positions:", t.reversed_without),
-      el("div", "ae-maskless-line", "Without positions, the reversed sentence's maps are the original maps reversed, to within " + answer2.gap_without.toExponential(1) + "; with positions they differ by up to " + answer2.gap_with.toFixed(2) + ".")
-    );
-    const tokens = answer2.source_tokens.map(escape);
-    const reversed = answer2.order.map((i) => tokens[i]);
-    const tickFont = Math.max(8, Math.min(font - 3, Math.floor(plot.clientWidth * 0.4 / tokens.length * 0.7)));
-    const heat = (z, axis2, rows, columns) => ({
-      type: "heatmap",
-      z,
-      zmin: 0,
-      zmax: 1,
-      colorscale: COLORS.scale,
-      xaxis: "x" + axis2,
-      yaxis: "y" + axis2,
-      x: columns,
-      y: rows,
-      showscale: axis2 === "2",
-      colorbar: { title: { text: "weight", side: "right" }, thickness: 12 },
-      hovertemplate: "query %{y} · key %{x}: %{z:.4f}<extra></extra>"
-    });
-    const named = (list) => list.map((tok, i) => i + " " + tok);
-    const data = [
-      heat(answer2.original[layer][head], "", named(tokens), named(tokens)),
-      heat(answer2.reversed[layer][head], "2", named(reversed), named(reversed))
-    ];
-    const ticks = (list, room2) => tokenTicks(named(list), named(list), room2, tickFont);
-    const room = plot.clientWidth * 0.4, tall = Math.max(240, height - text.offsetHeight - 6) * 0.6;
-    const axis = (domain, anchor, list) => Object.assign({ domain, anchor, tickangle: -90, automargin: true }, ticks(list, room));
-    const chartLayout = layout2(
-      "Encoder self-attention without positions · " + headName(layer, head) + ": as typed | reversed",
-      Math.max(240, height - text.offsetHeight - 6),
-      font,
-      {
-        xaxis: axis([0, 0.42], "y", tokens),
-        yaxis: Object.assign({ autorange: "reversed", automargin: true }, ticks(tokens, tall)),
-        xaxis2: axis([0.55, 0.95], "y2", reversed),
-        yaxis2: Object.assign({ anchor: "x2", autorange: "reversed", automargin: true }, ticks(reversed, tall)),
-        margin: { l: 10, r: 10, t: 40 + font, b: 10 }
-      }
-    );
-    return react(plot, data, chartLayout);
-  }
-  var VIEW10 = {
-    id: "nopos",
-    label: "No positions",
-    tip: "The encoder without its positional encoding: the sentence as typed and reversed, and what the model writes",
-    className: "ae-nopos",
-    controls: ["layer", "head"],
-    caption: () => CAPTION5,
-    draw: draw11,
-    png: (div, header) => plotPng(parts6(div).plot, header)
-  };
-
-  // views.js
-  var VIEWS = [VIEW, VIEW3, VIEW4, VIEW5, VIEW6, VIEW2, VIEW8, VIEW9, VIEW10, VIEW7];
-  function viewOf2(id) {
-    return VIEWS.find((v) => v.id === id) || VIEWS[0];
-  }
-
-  // ablation.js
-  var tab = null;
-  function mount(element) {
-    const groups = el("div", "ae-ablate-groups");
-    const before = output("All heads", "ablate-before"), after = output("With the chosen heads off", "ablate-after");
-    const note = el("div", "ae-ablate-note");
-    const run2 = button(
-      "Re-translate with these heads off",
-      "Trace the sentence on screen again with the ticked heads off",
-      () => retranslate(ticked()),
-      "ae-ablate-run"
-    );
-    run2.id = "ablate-btn";
-    const clear = button(
-      "Switch all heads back on",
-      "Trace the sentence on screen again with every head on",
-      () => retranslate([])
-    );
-    element.replaceChildren(groups, el("div", "ae-ablate-buttons"), el("div", "ae-ablate-outputs"), note);
-    element.children[1].append(run2, clear);
-    element.children[2].append(before.box, after.box);
-    tab = { groups, before: before.text, after: after.text, note };
-    if (window.aeViewer && window.aeViewer.trace) show(window.aeViewer.trace);
-  }
-  function output(label2, id) {
-    const box = el("label", "ae-ablate-output"), text = el("output", "", "");
-    text.id = id;
-    box.append(el("span", "ae-row-label", label2), text);
-    return { box, text };
-  }
-  function show(trace) {
-    if (!tab) return;
-    const off = new Set(trace.request.ablation.map((h) => h.join(".")));
-    tab.groups.replaceChildren(...KINDS.map((kind) => {
-      const group = el("fieldset", "ae-ablate-group");
-      group.id = "ablate-" + kind;
-      group.append(el("legend", "", KIND_TITLES[kind]));
-      for (let layer = 0; layer < trace.nLayers(kind); layer++) {
-        for (let head = 0; head < trace.H; head++) {
-          const box = el("input");
-          box.type = "checkbox";
-          box.value = [kind, layer, head].join(".");
-          box.checked = off.has(box.value);
-          const label2 = el("label", "ae-ablate-head");
-          label2.append(box, document.createTextNode(headName(layer, head)));
-          group.append(label2);
-        }
-      }
-      return group;
-    }));
-  }
-  function ticked() {
-    return [...tab.groups.querySelectorAll("input:checked")].map((box) => {
-      const [kind, layer, head] = box.value.split(".");
-      return [kind, Number(layer), Number(head)];
-    });
-  }
-  function retranslate(heads) {
-    const viewer = window.aeViewer, trace = viewer && viewer.trace;
-    if (!trace) return Promise.resolve();
-    const request = Object.assign({}, trace.request, { ablation: heads });
-    tab.note.textContent = "Translating…";
-    const all = api.translate(Object.assign({}, request, { ablation: [] }));
-    return Promise.all([viewer.requestTrace(request), all]).then(([wire, whole]) => {
-      if (!wire) {
-        tab.note.textContent = "The trace was refused: the message is above the viewer.";
-        return;
-      }
-      const off = wire.outputs[wire.outputs.length - 1];
-      tab.before.textContent = whole.translation;
-      tab.after.textContent = off;
-      tab.note.textContent = !heads.length ? "All heads are on: both translations are the same model." : off === whole.translation ? "Switching off " + heads.length + " head(s) did not change the translation." : "Switching off " + heads.length + " head(s) changed the translation.";
-    }, (error) => {
-      tab.note.textContent = error.message;
-    });
-  }
-
-  // page.js
-  function agree(trace) {
-    label();
-    document.querySelectorAll(".ae-model-name").forEach((node) => {
-      node.textContent = trace.model.name;
-    });
-    showSentence(trace.request.sentence);
-    show(trace);
-  }
-  function showSentence(sentence) {
-    const box = document.querySelector("#sentence textarea");
-    if (!box || box.value === sentence || document.activeElement === box) return;
-    box.value = sentence;
-    box.dispatchEvent(new Event("input", { bubbles: true }));
-  }
-  function exampleAgrees(sentence, example) {
-    window.setTimeout(label, 50);
-    return example && String(sentence).trim() === String(example).trim() ? example : null;
-  }
-  function label() {
-    const input = document.querySelector("#example input");
-    if (input && !input.placeholder) input.placeholder = "Examples…";
-  }
-  function openOptions() {
-    const options = document.querySelector("#options");
-    if (!options) return;
-    const strategy = () => document.querySelector("#opt-strategy");
-    const open = () => strategy() && strategy().offsetParent !== null;
-    if (!open()) options.querySelector("button").click();
-    const show2 = () => {
-      options.scrollIntoView({ block: "center" });
-      const first = strategy() && strategy().querySelector("input:checked, input");
-      if (first) first.focus({ preventScroll: true });
-    };
-    requestAnimationFrame(() => requestAnimationFrame(show2));
-  }
-
-  // attribution.js
-  var NAMES = { gradient_x_input: "gradient × input", integrated_gradients: "integrated gradients" };
-  function cell(v, peak, token) {
-    const td = el("td", "", v.toFixed(Math.abs(v) < 0.1 ? 3 : 2));
-    td.style.background = signedFill(v, peak);
-    td.style.color = Math.abs(v) / peak > 0.55 ? "white" : "#1f2937";
-    td.title = token + ": " + v.toFixed(4);
-    return td;
-  }
-  function heading(label2, note) {
-    const th = el("th", "", label2);
-    if (note) th.appendChild(el("div", "ae-attr-note", note));
-    return th;
-  }
-  function measuresTable(tokens, measures) {
-    const table = el("table", "ae-attr");
-    const peaks = measures.map((m) => Math.max(...m.values.map(Math.abs), 1e-12));
-    const header = el("tr");
-    header.appendChild(el("th", "", "source"));
-    if (presenting()) {
-      measures.forEach((m) => header.appendChild(heading(m.label, m.short || m.note)));
-      table.appendChild(header);
-      tokens.forEach((token, i) => {
-        const row = el("tr");
-        row.appendChild(el("th", "", token));
-        measures.forEach((m, k) => row.appendChild(cell(m.values[i], peaks[k], token)));
-        table.appendChild(row);
-      });
-      return table;
-    }
-    tokens.forEach((t) => header.appendChild(el("th", "", t)));
-    table.appendChild(header);
-    measures.forEach((m, k) => {
-      const row = el("tr");
-      row.appendChild(heading(m.label, m.note));
-      m.values.forEach((v, i) => row.appendChild(cell(v, peaks[k], tokens[i])));
-      table.appendChild(row);
-    });
-    return table;
-  }
-  function draw12(div, a) {
-    const measures = [{ label: "cross-attention", note: a.attention.which, values: a.attention.weights }];
-    Object.entries(a.methods).forEach(([method, m]) => {
-      const rho = m.rank_correlation === null ? "— (a constant row)" : m.rank_correlation.toFixed(2);
-      measures.push({ label: NAMES[method], note: "Spearman ρ with attention " + rho, short: "ρ with attention " + rho, values: m.scores });
-    });
-    const table = measuresTable(a.source_tokens, measures);
-    const ig = a.methods.integrated_gradients;
-    const caption = "Attention says where this head looked; the attributions say how much each source token's embedding moved log p(“" + a.token + "”) = " + a.methods.gradient_x_input.log_prob.toFixed(3) + ": gradient × input at the input itself, integrated gradients along the straight path from a baseline of all-zero embeddings (no words, positions kept) in " + ig.steps + " steps; its scores add up to log p − log p(baseline) = " + (a.methods.integrated_gradients.log_prob - ig.baseline_log_prob).toFixed(3) + " within " + (100 * ig.completeness_gap).toFixed(1) + " %. A low ρ means the head's attention and the token's sensitivity to its inputs disagree here; neither is the whole reason for the choice.";
-    div.replaceChildren(
-      el("div", "ae-panel-title", "Step " + a.step + ", “" + a.token + "”: attention against attribution"),
-      table,
-      el("div", "ae-caption", caption)
-    );
-  }
-
-  // beamtree.js
-  var COL = 96;
-  var ROW = 34;
-  var PAD = 16;
-  var HALF = 30;
-  var BEAM_CAPTION = "Every hypothesis beam search considered: at each position the best 2 × beam size continuations of the live beams are looked at, the best beam-size non-final ones kept (dark), the rest pruned (grey); a beam that chooses </s> is finished (green). The winner (vermillion) has the best log-probability divided by the length penalty ((5 + length) / 6)^α. Click a node to step through that hypothesis.";
-  function beamPath(nodes, id) {
-    const ids = [];
-    for (let n = nodes[id]; n.parent !== -1; n = nodes[n.parent]) ids.push(n.token_id);
-    return ids.reverse();
-  }
-  function draw13(div, a) {
-    const nodes = a.nodes;
-    const depth = Math.max(...nodes.map((n) => n.step)) + 2;
-    const room = (div.clientWidth || 700) - PAD * 2 - HALF * 2;
-    const col = Math.max(2 * HALF + 10, Math.min(COL, Math.floor(room / depth)));
-    const byStep = {};
-    nodes.forEach((n) => {
-      (byStep[n.step] = byStep[n.step] || []).push(n);
-    });
-    const place = {};
-    Object.values(byStep).forEach((column) => {
-      column.sort((p, q) => q.log_prob - p.log_prob);
-      column.forEach((n, r) => {
-        place[n.id] = [PAD + HALF + (n.step + 1) * col, PAD + r * ROW];
-      });
-    });
-    const winnerPath = /* @__PURE__ */ new Set();
-    for (let n = nodes[a.winner]; n; n = n.parent === -1 ? null : nodes[n.parent]) winnerPath.add(n.id);
-    const rows = Math.max(...Object.values(byStep).map((c) => c.length));
-    const width = PAD * 2 + HALF * 2 + depth * col, height = PAD * 2 + rows * ROW;
-    const canvas = document.createElement("canvas");
-    canvas.setAttribute("role", "img");
-    const ctx = sizeCanvas(canvas, width, height);
-    ctx.fillStyle = "white";
-    ctx.fillRect(0, 0, width, height);
-    const font = Math.min(fontSize(), 14);
-    nodes.forEach((n) => {
-      if (n.parent === -1) return;
-      const [x0, y0] = place[n.parent], [x1, y1] = place[n.id];
-      ctx.strokeStyle = winnerPath.has(n.id) ? COLORS.chosen : n.status === "pruned" ? "#cbd5e1" : "#64748b";
-      ctx.lineWidth = winnerPath.has(n.id) ? 3 : 1.2;
-      ctx.beginPath();
-      ctx.moveTo(x0 + HALF, y0 + ROW / 2);
-      ctx.lineTo(x1 - HALF, y1 + ROW / 2);
-      ctx.stroke();
-    });
-    ctx.textAlign = "center";
-    ctx.textBaseline = "middle";
-    nodes.forEach((n) => {
-      const [x, y] = place[n.id];
-      const pruned = n.status === "pruned";
-      ctx.fillStyle = winnerPath.has(n.id) ? "#fde7d9" : pruned ? "#f8fafc" : "#e2e8f0";
-      ctx.strokeStyle = n.status === "finished" ? "#047857" : winnerPath.has(n.id) ? COLORS.chosen : pruned ? "#e2e8f0" : "#94a3b8";
-      ctx.lineWidth = n.status === "finished" || winnerPath.has(n.id) ? 2.5 : 1;
-      ctx.beginPath();
-      ctx.rect(x - HALF, y + 3, 2 * HALF, ROW - 6);
-      ctx.fill();
-      ctx.stroke();
-      ctx.fillStyle = pruned ? "#94a3b8" : "#1f2937";
-      ctx.font = (winnerPath.has(n.id) ? "700 " : "") + font + "px " + FAMILY;
-      ctx.fillText(n.token.length > 9 ? n.token.slice(0, 8) + "…" : n.token, x, y + ROW / 2 - 5);
-      ctx.font = font - 3 + "px " + FAMILY;
-      ctx.fillText(n.log_prob.toFixed(2), x, y + ROW / 2 + 8);
-    });
-    canvas.setAttribute("aria-label", "Beam search tree: " + nodes.length + " hypotheses, beam size " + a.beam_size + ", winner “" + a.translation + "”.");
-    const scroller = el("div", "ae-beamtree");
-    scroller.appendChild(canvas);
-    nodes.forEach((n) => {
-      if (n.parent === -1) return;
-      const [x, y] = place[n.id];
-      const b = el("button", "ae-beam-node");
-      b.type = "button";
-      b.style.left = x - HALF + "px";
-      b.style.top = y + 3 + "px";
-      b.style.width = 2 * HALF + "px";
-      b.style.height = ROW - 6 + "px";
-      b.setAttribute("aria-label", "Step " + n.step + ": “" + n.token + "”, log p " + n.log_prob.toFixed(2) + ", " + n.status + (winnerPath.has(n.id) ? ", on the winner's path" : "") + ". Step through this hypothesis.");
-      b.title = b.getAttribute("aria-label");
-      b.addEventListener("click", () => emit(b, "ae-follow", { forced_ids: beamPath(nodes, n.id) }));
-      scroller.appendChild(b);
-    });
-    const steps = depth - 1, fits = width <= (div.clientWidth || 700);
-    const note = fits ? "" : "All " + steps + " steps: scroll sideways for the later ones.";
-    div.replaceChildren(
-      el("div", "ae-panel-title", "Beam search tree (beam " + a.beam_size + ", α " + a.alpha + "): winner “" + a.translation + "”"),
-      ...note ? [el("div", "ae-panel-note ae-beam-scroll-note", note)] : [],
-      scroller,
-      el("div", "ae-caption", BEAM_CAPTION)
-    );
-  }
-
-  // explain.js
-  var fmt = (v, digits) => v === null ? "−∞" : Number(v).toFixed(digits === void 0 ? 3 : digits);
-  function strip2(values, peak, label2) {
-    const row = el("div", "ae-strip");
-    row.title = label2 + ": " + values.map((v) => fmt(v, 2)).join(", ");
-    values.forEach((v) => {
-      const cell2 = el("span", "ae-strip-cell");
-      cell2.style.background = signedFill(v, peak);
-      row.appendChild(cell2);
-    });
-    return row;
-  }
-  var EXPLAIN_CAPTION = "How one weight is computed, from this head's own projections of the two tokens: q·k / √d_k for every key of the row, the mask, then the softmax. It explains the arithmetic of the weight, not why the model learned these vectors, nor what the head's output does with it.";
-  function draw14(div, a, state) {
-    const shown = a.kind === "decoder_self" ? state.step : null;
-    const peak = Math.max(...a.query.map(Math.abs), ...a.key.map(Math.abs), 1e-9);
-    const title2 = el(
-      "div",
-      "ae-panel-title",
-      "Why " + headName(a.layer, a.head) + " puts weight " + fmt(a.weight, 4) + " on “" + a.column_token + "” from “" + a.row_token + "”"
-    );
-    const vectors = el("div", "ae-explain-vectors");
-    vectors.append(
-      el("span", "ae-strip-label", "q (“" + a.row_token + "”, " + a.query.length + " values)"),
-      strip2(a.query, peak, "q"),
-      el("span", "ae-strip-label", "k (“" + a.column_token + "”)"),
-      strip2(a.key, peak, "k")
-    );
-    const arithmetic = el(
-      "div",
-      "ae-explain-math",
-      "q·k = " + fmt(a.dot) + "   ÷ √d_k = √" + a.query.length + " = " + fmt(a.scale, 2) + "   → score " + fmt(a.dot / a.scale) + "   (the row's largest allowed score m = " + fmt(a.max_score) + ")"
-    );
-    const table = el("table", "ae-explain-row");
-    const header = el("tr"), scores = el("tr"), weights = el("tr");
-    header.appendChild(el("th", "", "key"));
-    scores.appendChild(el("th", "", "score"));
-    weights.appendChild(el("th", "", "softmax"));
-    const listed = Math.min(a.column_tokens.length, shown || a.column_tokens.length);
-    a.column_tokens.slice(0, listed).forEach((token, j) => {
-      const on = j === a.column ? "ae-on" : "";
-      header.appendChild(el("td", on, token));
-      scores.appendChild(el("td", on + (a.scores[j] === null ? " ae-masked" : ""), fmt(a.scores[j], 2)));
-      weights.appendChild(el("td", on, a.scores[j] === null ? "0" : fmt(a.weights[j], 3)));
-    });
-    table.append(header, scores, weights);
-    const masked = a.scores.filter((s) => s === null).length;
-    const later = a.column_tokens.length - listed;
-    const softmax = el(
-      "div",
-      "ae-explain-math",
-      (masked === later && later ? "The " + later + " later key(s), not produced yet, are masked (−∞: weight exactly 0). " : masked ? masked + " key(s) masked (set to −∞: weight exactly 0). " : "") + "softmax: exp(" + fmt(a.scores[a.column]) + " − " + fmt(a.max_score) + ") / Σ exp(score − m) = " + fmt(Math.exp(a.scores[a.column] - a.max_score), 4) + " / " + fmt(a.denominator, 4) + " = " + fmt(a.weight, 4)
-    );
-    div.replaceChildren(title2, vectors, arithmetic, table, softmax, el("div", "ae-caption", EXPLAIN_CAPTION));
-  }
-
-  // heads.js
-  var EXACT_CAPTION = "Exact: each tile is how much log-probability the translation above loses when that one head is switched off (its output zeroed) and every other head stays on; one batched pass over all heads. It measures heads one at a time: two heads that can stand in for each other both look unimportant alone. A negative number means the translation became more likely without that head (it stays white). Click a tile to switch that head off in the viewer.";
-  var ESTIMATE_CAPTION = "Estimate: a gate multiplies each head's output (1: on, 0: off), and one forward and one backward pass give the slope of log p along every gate at once. Switching a head off moves its gate from 1 to 0, so the slope is the drop to first order (Michel, Levy and Neubig 2019). Where log p is not a straight line in the gate (heads that make up for each other, or matter only together) the estimate is off: press Exact to see where.";
-  function draw15(div, a) {
-    const shown = a.estimate ? [a.estimate, a.drops] : [a.drops];
-    const all = shown.map((d) => Object.values(d).flat(2)).flat().filter((v) => v !== null);
-    const peak = Math.max(...all.map(Math.abs), 1e-9);
-    const grids = el("div", "ae-heads-grids");
-    KINDS.forEach((kind) => {
-      const box = el("div", "ae-heads-kind");
-      box.appendChild(el("div", "ae-label", KIND_TITLES[kind]));
-      const pair = el("div", "ae-heads-pair");
-      if (a.estimate) {
-        pair.append(
-          labelled("estimate (one pass)", grid(kind, a.estimate[kind], peak, "estimated")),
-          labelled("exact (each head switched off)", grid(kind, a.drops[kind], peak, "exact"))
-        );
-      } else pair.appendChild(grid(kind, a.drops[kind], peak, "estimated"));
-      box.appendChild(pair);
-      grids.appendChild(box);
-    });
-    const title2 = "Which heads matter for “" + a.translation + "” (log p = " + a.log_prob.toFixed(2) + ")" + (a.method === "exact" ? " · estimate against exact: Spearman ρ = " + (a.rho === null ? "–" : a.rho.toFixed(2)) : " · estimated in one pass");
-    const parts9 = [el("div", "ae-panel-title", title2), grids];
-    if (a.method === "estimate") {
-      parts9.push(button(
-        "Exact: switch each head off",
-        "Ask for the exact drops (one pass per head, batched), shown beside this estimate",
-        () => emit(div, "ae-ask", { what: "heads", method: "exact" }),
-        "ae-heads-exact"
-      ));
-    }
-    parts9.push(el("div", "ae-caption", a.method === "exact" ? EXACT_CAPTION + " " + ESTIMATE_CAPTION : ESTIMATE_CAPTION));
-    div.replaceChildren(...parts9);
-  }
-  function labelled(text, table) {
-    const box = el("div", "ae-heads-one");
-    box.append(el("div", "ae-heads-method", text), table);
-    return box;
-  }
-  function grid(kind, drops, peak, word) {
-    const best = Math.max(...drops.flat().filter((v) => v !== null));
-    const table = el("table", "ae-heads-grid");
-    table.dataset.kind = kind;
-    table.dataset.method = word === "exact" ? "exact" : "estimate";
-    const header = el("tr");
-    header.appendChild(el("th", "", ""));
-    drops[0].forEach((_, h) => header.appendChild(el("th", "", "H" + h)));
-    table.appendChild(header);
-    drops.forEach((row, layer) => {
+  function drawBeams(box, trace) {
+    const beams = trace.wire.beams;
+    box.hidden = !beams.length;
+    if (!beams.length) return;
+    const table = el("table", "ae-beam-table");
+    const head = el("tr");
+    ["rank", "translation", "score", "log-prob", "finished"].forEach((h) => head.appendChild(el("th", "", h)));
+    table.appendChild(head);
+    beams.forEach((b, i) => {
       const tr = el("tr");
-      tr.appendChild(el("th", "", "L" + layer));
-      row.forEach((drop, head) => {
-        if (drop === null) {
-          const off = el("td", "ae-off", "off");
-          off.title = KIND_TITLES[kind] + ", " + headName(layer, head) + ": switched off in this trace";
-          return tr.appendChild(off);
-        }
-        const td = el("td", drop === best ? "ae-top" : "", drop.toFixed(2));
-        const share = Math.max(0, drop) / peak;
-        td.style.background = signedFill(share, 1);
-        td.style.color = share > 0.55 ? "white" : "#1f2937";
-        const change = drop >= 0 ? "loses " + drop.toFixed(3) : "gains " + (-drop).toFixed(3);
-        td.title = KIND_TITLES[kind] + ", " + headName(layer, head) + ": the translation " + change + " log-probability without it (" + word + "; click to switch it off)";
-        td.dataset.layer = layer;
-        td.dataset.head = head;
-        td.addEventListener("click", () => emit(td, "ae-switch-off", { kind, layer, head }));
-        tr.appendChild(td);
-      });
+      [String(i + 1), b.text, b.score.toFixed(3), b.log_prob.toFixed(3), b.finished ? "yes" : "cut off"].forEach((c) => tr.appendChild(el("td", "", c)));
       table.appendChild(tr);
     });
-    return table;
-  }
-
-  // panels.js
-  var VIEWS2 = { explain: draw14, heads: draw15, attribution: draw12, beam_tree: draw13 };
-  function question(what, trace, state, cell2, extra) {
-    if (what === "explain") {
-      if (!Number.isInteger(cell2.head)) {
-        return { note: "Choose one head (0–" + (trace.H - 1) + ") to see how a weight is computed: the mean of heads and the rollout are not one softmax." };
-      }
-      if (cell2.weight === null) {
-        return { note: "That key lies in the future of the query: the look-ahead mask sets its score to −∞ before the softmax, so its weight is exactly 0." };
-      }
-      return {
-        question: { what: "explain", kind: state.kind, layer: state.layer, head: cell2.head, row: cell2.row, column: cell2.column },
-        waiting: "Computing q and k for this cell…"
-      };
-    }
-    if (what === "heads") {
-      const method = extra && extra.method || "estimate";
-      return {
-        question: { what: "heads", method },
-        waiting: method === "exact" ? "Switching each head off in turn…" : "Estimating every head in one pass…"
-      };
-    }
-    if (what === "beam_tree") return { question: { what: "beam_tree" }, waiting: "Searching with every hypothesis recorded…" };
-    if (what === "attribution") {
-      if (state.step === 0) return { note: "Step forward first: at step 0 no token has been produced to attribute." };
-      const [, , layer, head] = trace.crossRow(state);
-      return {
-        question: { what: "attribution", step: state.step, layer, head },
-        waiting: "Integrating gradients for “" + trace.targetTokens[state.step - 1] + "”…"
-      };
-    }
-    throw new Error("no such question: " + what);
-  }
-  function draw16(div, content, state) {
-    div.hidden = !content;
-    if (!content || div._content === content) return;
-    div._content = content;
-    const close = button("✕", "Close this panel", () => emit(div, "ae-close-panel", {}), "ae-panel-close");
-    const body = el("div", "ae-panel-body");
-    div.replaceChildren(close, body);
-    if (content.answer && content.answer.error) body.appendChild(el("div", "ae-panel-error", content.answer.error));
-    else if (content.answer) VIEWS2[content.what](body, content.answer, state);
-    else body.appendChild(el("div", "ae-panel-note", content.note));
-    for (const caption of body.querySelectorAll(".ae-caption")) {
-      const fold = el("details", "ae-panel-fold");
-      fold.open = !document.body.classList.contains("presentation");
-      caption.replaceWith(fold);
-      fold.append(el("summary", "", "How to read this"), caption);
-    }
+    box.replaceChildren(el("div", "ae-label", "Beams (the best one is stepped through)"), table);
   }
 
   // topk.js
@@ -3673,11 +4007,6 @@
 
   // viewer.js
   var PANELS = ["explain", "heads", "attribution", "beam_tree"];
-  var PACES = [0.5, 1, 2, 3];
-  var OPENING_STEP = 3;
-  var MIN_CHART = 190;
-  var NEEDS_SERVER = "This needs the server (it computes from the model): open the app rather than the exported page.";
-  var KIND_NAMES = { encoder_self: "Encoder self", decoder_self: "Decoder self (masked)", cross: "Cross" };
   function decodingName(request) {
     const how = { beam: "beam search (" + request.beam_size + ")", sample: "sampling (T " + request.temperature + ")" }[request.strategy] || "greedy";
     return how + (request.prefix ? " + what-if prefix" : "");
@@ -3686,42 +4015,36 @@
     constructor(root, online) {
       this.root = root;
       this.online = online;
-      this.trace = null;
       this.ownKey = null;
       this.traceSeq = 0;
-      this.compareTrace = null;
-      this.compareError = null;
-      this.panelContent = null;
-      this.captionHeight = null;
-      this.panelNeed = null;
-      this.captionText = null;
-      this.captionFolded = false;
-      this.store = createStore({ step: 0, kind: "cross", layer: 0, head: 0, view: VIEWS[0].id, panel: null, lesson: null }, (s) => this.clamp(s));
+      const clamps = () => this.hooked("clamp").map((c) => (s) => c.clamp(s));
+      const opening = { step: 0, kind: "cross", layer: 0, head: 0, view: VIEWS[0].id, panel: null, lesson: null };
+      this.store = createStore(opening, (s) => clampToTrace(s, s.trace, VIEWS.map((v) => v.id), PANELS, clamps()));
+      this.answers = new Answers(this.store, online, () => this.ownKey);
       this.store.subscribe(() => this.render());
       this.pendingView = readLink();
       this.player = new Player(this);
-      this.asker = new Asker(online);
       this.companions = COMPANIONS.map((Companion) => new Companion(this));
-      this.build();
+      this.f = buildFrame(this);
       this.listen();
       bindKeys(this);
-      this.presenting = document.body.classList.contains("presentation");
+      this.presenting = presenting();
       new MutationObserver(() => {
-        const now = document.body.classList.contains("presentation");
+        const now = presenting();
         if (now !== this.presenting) {
-          this.placeTools();
-          this.panelNeed = null;
+          this.f.place();
+          this.f.area.resized();
         }
         if (now && !this.presenting) this.root.scrollIntoView({ block: "start" });
         this.presenting = now;
         this.refresh();
       }).observe(document.body, { attributes: true, attributeFilter: ["class"] });
       window.addEventListener("resize", () => {
-        this.captionHeight = this.panelNeed = null;
+        this.f.area.resized();
         this.refresh();
       });
       new ResizeObserver(() => {
-        if (this.trace && this.height() !== this.drawnHeight) this.refresh();
+        if (this.trace && this.f.area.height(this.root, this.presenting) !== this.drawnHeight) this.refresh();
       }).observe(document.body);
     }
     // The companions (companions.js) that have hook `name`, in their order.
@@ -3736,210 +4059,62 @@
       return this.store.get();
     }
     // read-only: changes go through store.set (the actions below)
+    get trace() {
+      return this.opening || this.store.get().trace;
+    }
+    // while one opens (load), the companions see it
     get modelKey() {
       return this.trace ? this.trace.modelKey : DEFAULT_MODEL;
     }
     // the model of the trace on screen
-    build() {
-      const r = el("div", "ae-viewer");
-      const bar = el("div", "ae-toolbar");
-      this.buttons = {
-        reset: button("« First", "First step (Home)", () => this.go(0, "click")),
-        prev: button("◀ Previous", "Previous token (← or PageUp)", () => this.go(this.state.step - 1, "click")),
-        next: button("Next ▶", "Next token (→ or PageDown)", () => this.go(this.state.step + 1, "click"), "ae-primary"),
-        end: button("Run to end »", "Run to end (End)", () => this.go(this.trace.T, "click")),
-        play: button("▶ Play", "Play / pause (Space)", () => this.togglePlay())
-      };
-      this.pace = el("select", "ae-pace");
-      this.pace.title = "Autoplay pace";
-      PACES.forEach((p) => {
-        const o = el("option", "", p + " s / token");
-        o.value = p;
-        this.pace.appendChild(o);
-      });
-      this.pace.value = "1";
-      this.pace.addEventListener("change", () => {
-        if (this.player.playing()) this.player.start(Number(this.pace.value));
-      });
-      this.slider = el("input", "ae-slider");
-      this.slider.type = "range";
-      this.slider.min = 0;
-      this.slider.step = 1;
-      this.slider.addEventListener("input", () => this.go(Number(this.slider.value), "slider"));
-      this.stepLabel = el("span", "ae-step");
-      const tools = this.tools = el("div", "ae-row ae-tools");
-      tools.appendChild(el("span", "ae-row-label", "Tools"));
-      this.copyButton = button("Copy link", "Copy a link to exactly this view", () => this.copyLink());
-      if (this.online) {
-        this.decoding = button("Decoding: greedy ▾", "Beam search, sampling and a what-if prefix: open the decoding options", () => openOptions());
-        this.decoding.classList.add("ae-decoding");
-        tools.append(this.decoding);
-      }
-      const html = button("⬇ HTML", "Download this sentence as one HTML file that works offline", () => this.exportHtml());
-      html.classList.add("ae-desk-only");
-      tools.append(this.copyButton, button("⬇ PNG", "Download the chart on the right as a PNG image", () => this.exportPng()), html);
-      tools.append(...this.hooked("tools").flatMap((c) => c.tools(this.online)));
-      if (this.online) {
-        tools.append(
-          button("Attention vs attribution", "The current step's cross-attention row beside gradient attributions (asks the server)", () => this.ask("attribution")),
-          button("Beam tree", "Beam search as a tree of hypotheses (asks the server)", () => this.ask("beam_tree")),
-          button("Heads that matter", "How much the translation loses with each head off alone: estimated in one pass, exact on request (asks the server)", () => this.ask("heads")),
-          button("⬇ .npz", "Download every attention tensor of this sentence up to this step", () => this.exportNpz(), "ae-desk-only")
-        );
-      }
-      bar.append(this.buttons.reset, this.buttons.prev, this.buttons.next, this.buttons.end, this.buttons.play, this.pace, this.slider, this.stepLabel);
-      this.status = el("div", "ae-status");
-      this.message = el("div", "ae-message");
-      this.message.hidden = true;
-      const body = el("div", "ae-body");
-      const left = el("div", "ae-left");
-      this.notes = el("ul", "ae-notes");
-      this.sourceLabel = el("div", "ae-label");
-      this.sourceBox = el("div", "ae-chips ae-source-chips");
-      this.sourceBox.addEventListener("click", (event) => {
-        const chip2 = event.target.closest(".ae-chip[data-index]");
-        if (chip2) this.hooked("answer").some((c) => c.answer(Number(chip2.dataset.index)));
-      });
-      this.targetBox = el("div", "ae-chips ae-target-chips");
-      this.output = el("div", "ae-output");
-      this.topk = el("div", "ae-topk");
-      this.beams = el("div", "ae-beams");
-      this.viewTabs = el("div", "ae-row ae-view-tabs");
-      this.kindRow = el("div", "ae-row ae-kinds");
-      this.layerRow = el("div", "ae-row ae-layers");
-      this.headRow = el("div", "ae-row ae-heads");
-      left.append(
-        ...this.hooked("bar").map((c) => c.bar),
-        this.notes,
-        this.viewTabs,
-        this.kindRow,
-        this.layerRow,
-        this.headRow,
-        ...this.hooked("selectorRow").map((c) => c.selectorRow),
-        tools,
-        this.sourceLabel,
-        this.sourceBox,
-        el("div", "ae-label", "Target so far"),
-        this.targetBox,
-        this.output,
-        this.topk,
-        this.beams
-      );
-      const right = this.right = el("div", "ae-right");
-      this.charts = Object.fromEntries(VIEWS.map((view) => [view.id, el("div", view.className)]));
-      this.caption = el("div", "ae-caption");
-      this.panel = el("div", "ae-panel");
-      this.panel.hidden = true;
-      this.panel.addEventListener("toggle", () => {
-        this.panelNeed = null;
-        this.refresh();
-      }, true);
-      right.append(...Object.values(this.charts), this.caption, this.panel);
-      body.append(left, right);
-      const help = el("div", "ae-keys", "Keys: " + KEY_HELP + ". " + (this.online ? "Click a candidate bar to force it; click a tile of All heads to select it; click a cell of a head's heatmap to see how its weight is computed." : "Click a tile of All heads to select it. This page works offline: forcing a candidate and the questions that compute from the model need the app."));
-      r.append(bar, this.message, this.status, ...this.hooked("banner").map((c) => c.banner), body, help);
-      this.root.replaceChildren(r);
-      this.toolsHome = [left, this.sourceLabel];
-      this.placeTools();
-    }
-    // Presentation mode: the tools join the top bar (under the step controls), so the lecturer reaches Lesson, Present
-    // to class, PNG and the questions without scrolling; otherwise they sit among the selectors.
-    placeTools() {
-      const presenting2 = document.body.classList.contains("presentation");
-      if (presenting2) this.root.querySelector(".ae-toolbar").after(this.tools);
-      else this.toolsHome[0].insertBefore(this.tools, this.toolsHome[1]);
-    }
     // What the views ask for, as the events they emit.
     listen() {
       const on = (name, handle) => this.root.addEventListener(name, (event) => handle(event.detail));
-      on("ae-cell", (cell2) => this.ask("explain", cell2));
+      on("ae-cell", (cell2) => this.openPanel("explain", cell2));
       on("ae-select", (change) => this.select(change, "click"));
       on("ae-force", (candidate) => this.force(candidate));
       on("ae-switch-off", (head) => this.switchOff(head.kind, head.layer, head.head));
-      on("ae-follow", (path) => this.followHypothesis(path.forced_ids));
-      on("ae-compare", (b) => this.askCompare(b.sentence, b.model));
+      on("ae-follow", (path) => this.decodeWith({ strategy: "greedy", forced_ids: path.forced_ids, prefix: "" }));
+      on("ae-compare", (b) => this.store.set({ compare: { what: "compare", sentence: b.sentence.trim(), model: b.model } }, "click"));
       on("ae-close-panel", () => this.store.set({ panel: null }, "click"));
-      on("ae-ask", (q) => this.ask(q.what, null, q));
+      on("ae-ask", (q) => this.openPanel(q.what, null, q));
       on("ae-redraw", () => this.refresh());
     }
-    // A new trace from the server: keep the kind/layer/head where they exist; open where the link or the request says.
-    // `options.keepView`: the same sentence from another model (a training step): keep the step too.
+    // A new trace from the server, opened where opening.js says. `options`: keepView (the same sentence from another
+    // model, a training step: keep the step too); link (the decode a link or Back asked for); opensAt ({sentence,
+    // view}: where it opens, instead of the page's link).
     load(wire, options) {
       if (!wire || !wire.attention) return;
-      const opts = options || {};
-      const previous = this.trace;
-      this.trace = new Trace(wire);
-      if (!isShipped(this.trace.modelKey)) this.ownKey = this.trace.modelKey;
-      this.message.hidden = true;
+      const opts = options || {}, previous = this.trace, trace = this.opening = new Trace(wire);
+      if (!isShipped(trace.modelKey)) this.ownKey = trace.modelKey;
+      this.f.message.hidden = true;
       this.player.stop();
-      this.panelContent = null;
-      this.asker.forget();
-      this.hooked("loading").forEach((c) => c.loading(this.trace, opts));
-      const s = Object.assign({}, this.state, { panel: null });
-      const best = wire.model.best_head;
-      if (!previous && best) Object.assign(s, { kind: best.kind, layer: best.layer, head: best.head });
-      const pending2 = this.pendingView;
-      let link = null;
-      if (pending2 && (!pending2.own || opts.link) && (pending2.sentence === null || pending2.sentence === wire.request.sentence)) {
-        this.pendingView = null;
-        link = pending2.view;
-        Object.assign(s, link);
-      } else if (!previous) {
-        s.step = Math.min(OPENING_STEP, this.trace.T);
-      } else if (!opts.keepView) {
-        const forced = wire.request.forced_ids.length;
-        const sameSentence = previous.request.sentence === wire.request.sentence;
-        s.step = forced && sameSentence ? forced : 0;
+      try {
+        this.hooked("loading").forEach((c) => c.loading(trace, opts));
+      } finally {
+        this.opening = null;
       }
-      drawNotes(this.notes, this.trace);
-      if (this.online) agree(this.trace);
-      if (this.decoding) this.decoding.textContent = "Decoding: " + decodingName(wire.request) + " ▾";
+      const pending2 = "opensAt" in opts ? opts.opensAt : this.pendingView;
+      const { change, link } = openingOf(trace, previous, pending2, opts);
+      if (link) this.pendingView = null;
+      drawNotes(this.f.notes, trace);
+      if (this.online) agree(trace);
+      if (this.f.decoding) this.f.decoding.textContent = "Decoding: " + decodingName(wire.request) + " ▾";
       if (this.presenting && previous && !opts.keepView) this.root.scrollIntoView({ block: "start" });
-      this.store.set(s, "trace", true);
-      if (link && pending2.own) this.sayUnused(link, pending2.unread || []);
-      this.hooked("opened").forEach((c) => c.opened(link));
-    }
-    // A link's values this trace could not take, named (the rest of the link applies): a value that is not a number,
-    // a kind or view this page does not have, a step, layer or head beyond this sentence and model.
-    sayUnused(link, unread) {
-      const got = this.state, t = this.trace;
-      const ranges = {
-        step: "0–" + t.T,
-        layer: "0–" + (t.nLayers(got.kind) - 1),
-        head: "0–" + (t.H - 1) + ", mean, all",
-        kind: KINDS.join(", "),
-        view: VIEWS.map((v) => v.id).join(", ")
-      };
-      const unused = unread.map((item) => item + " (not a number)");
-      for (const name of Object.keys(ranges)) {
-        if (link[name] !== void 0 && link[name] !== got[name]) unused.push(name + "=" + String(link[name]).slice(0, 40) + " (this page has " + ranges[name] + ")");
-      }
+      this.store.set(change, "trace", true);
+      const unused = link && pending2.own ? unusedOfLink(link, pending2.unread || [], this.state, trace, VIEWS.map((v) => v.id)) : [];
       if (unused.length) this.say("This link asks for what this sentence cannot show, so it was left out: " + unused.join("; ") + ". The rest of the link applies.");
-    }
-    // The state as the trace on screen allows it: a known kind and view, the step, layer and head in range.
-    clamp(s) {
-      const t = this.trace;
-      if (!t) return s;
-      const out = Object.assign({}, s);
-      if (!KINDS.includes(out.kind)) out.kind = "cross";
-      out.view = viewOf2(out.view).id;
-      if (!PANELS.includes(out.panel)) out.panel = null;
-      this.hooked("clamp").forEach((c) => c.clamp(out));
-      out.step = Math.max(0, Math.min(t.T, Number(out.step) || 0));
-      out.layer = Math.max(0, Math.min(t.nLayers(out.kind) - 1, Number(out.layer) || 0));
-      const named = out.head === "mean" || out.head === "all" || out.head === "rollout" && t.hasRollout(out.kind);
-      if (!(named || Number.isInteger(out.head) && out.head >= 0 && out.head < t.H)) out.head = "mean";
-      return out;
+      this.hooked("opened").forEach((c) => c.opened(link));
     }
     isVisible() {
       return this.root.offsetParent !== null || document.body.classList.contains("ae-standalone");
     }
-    // ---- actions: the only ways the view state changes
+    // ---- actions: the only ways what is shown changes
     go(step, source) {
       if (!this.trace) return;
       if (source !== "play") this.player.stop();
-      this.store.set({ step }, source);
-      if (source !== "play") this.renderToolbar();
+      const s = this.store.set({ step }, source);
+      this.f.toolbar.render(s.step, this.trace.T, this.player.playing());
     }
     select(change, source, force) {
       if (this.trace) this.store.set(change, source || "click", force);
@@ -3948,157 +4123,86 @@
       const s = this.state, t = this.trace;
       if (what === "layer") this.select({ layer: (s.layer + 1) % t.nLayers(s.kind) }, "key");
       if (what === "kind") this.select({ kind: KINDS[(KINDS.indexOf(s.kind) + 1) % KINDS.length] }, "key");
-      if (what === "view") this.select({ view: VIEWS[(VIEWS.indexOf(viewOf2(s.view)) + 1) % VIEWS.length].id }, "key");
+      if (what === "view") this.select({ view: VIEWS[(VIEWS.indexOf(viewOf(s.view)) + 1) % VIEWS.length].id }, "key");
     }
     togglePlay() {
       if (this.player.playing()) this.player.stop();
-      else this.player.start(Number(this.pace.value));
-      this.renderToolbar();
+      else this.player.start(this.f.toolbar.seconds());
+      this.refresh();
     }
     // Draw again with the same state (the page's mode or size changed, the quiz moved its cursor).
     refresh() {
       if (this.trace) this.render();
     }
+    // Open panel `what` and ask its question about the trace on screen (`cell`: the clicked cell, for "explain";
+    // `extra`: the question's own choices, e.g. {method: "exact"}).
+    openPanel(what, cell2, extra) {
+      const q = question(what, this.trace, this.state, cell2, extra);
+      this.store.set({ panel: what, panelContent: Object.assign({ what, cell: cell2 || null }, q) }, "click", true);
+    }
+    // The panel's content now: its note, the wait for its answer, or the answer (asked once per trace, answers.js).
+    panelShown() {
+      const c = this.state.panelContent;
+      if (!c || !c.question) return c;
+      const answer2 = this.online ? this.answers.get(c.question) : null;
+      return answer2 ? { what: c.what, answer: answer2 } : { what: c.what, note: this.online ? c.waiting : this.answers.get(c.question).error };
+    }
     // ---- drawing
-    renderToolbar() {
-      const s = this.state, T = this.trace.T;
-      this.slider.max = T;
-      this.slider.value = s.step;
-      this.stepLabel.textContent = "Step " + s.step + " / " + T;
-      this.buttons.prev.disabled = this.buttons.reset.disabled = s.step === 0;
-      this.buttons.next.disabled = this.buttons.end.disabled = s.step === T;
-      this.buttons.play.textContent = this.player.playing() ? "⏸ Pause" : "▶ Play";
-    }
-    renderSelectors() {
-      const s = this.state, t = this.trace;
-      const row = (box, label2, items, current, pick) => {
-        box.replaceChildren(el("span", "ae-row-label", label2), ...items.map(([value, text, title2]) => {
-          const b = button(text, title2, () => pick(value), value === current ? "ae-on" : "");
-          b.dataset.value = value;
-          return b;
-        }));
-      };
-      row(this.viewTabs, "View", VIEWS.map((v) => [v.id, v.label, v.tip + " (V cycles the views)"]), s.view, (v) => this.select({ view: v }));
-      row(this.kindRow, "Kind", KINDS.map((k) => [k, KIND_NAMES[k], KIND_TITLES[k] + " (K cycles)"]), s.kind, (k) => this.select({ kind: k }));
-      const layers = [...Array(t.nLayers(s.kind)).keys()];
-      row(this.layerRow, "Layer", layers.map((l) => [l, String(l), "layer " + l + " (L cycles)"]), s.layer, (l) => this.select({ layer: l }));
-      const best = t.model.best_head;
-      const heads = [...Array(t.H).keys()].map((h) => {
-        const isBest = best && best.kind === s.kind && best.layer === s.layer && best.head === h;
-        return [h, String(h) + (isBest ? " ★" : ""), "head " + h + (isBest ? ": best word alignment" : "") + " (key " + h + ")"];
-      });
-      heads.push(["mean", "mean", "mean of heads (M)"], ["all", "all", "all heads of this layer (A)"]);
-      if (t.hasRollout(s.kind)) heads.push(["rollout", "rollout", "attention rollout through every encoder layer (R)"]);
-      row(this.headRow, "Head", heads, s.head, (h) => this.select({ head: h }));
-      const controls = viewOf2(s.view).controls;
-      this.kindRow.hidden = !controls.includes("kind");
-      this.layerRow.hidden = !controls.includes("layer");
-      this.headRow.hidden = !controls.includes("head");
-    }
-    // The chart's height: what is left of the window below where the chart starts, so the step controls, the status
-    // line and the chart are seen together; read before drawing. Normal mode: as the page scrolled to the top lays it
-    // out. Presentation mode: with the viewer scrolled to the top of the window (it scrolls there when the mode is
-    // switched on and when a new sentence arrives): the chart takes the whole window below the controls.
-    height() {
-      const chartTop = this.right.getBoundingClientRect().top;
-      const top = this.presenting ? chartTop - this.root.getBoundingClientRect().top : chartTop + window.scrollY;
-      const room = window.innerHeight - top - 12;
-      return Math.max(280, Math.min(900, room > 0 ? room : 460));
-    }
     render() {
-      if (!this.trace) return Promise.resolve();
-      const s = this.state, t = this.trace;
-      const height = this.drawnHeight = this.height();
-      this.renderToolbar();
-      this.renderSelectors();
-      drawStatus(this.status, t, s.step);
+      const s = this.state, t = s.trace;
+      if (!t) return Promise.resolve();
+      const height = this.drawnHeight = this.f.area.height(this.root, this.presenting);
+      this.f.toolbar.render(s.step, t.T, this.player.playing());
+      drawSelectors(this.f.rows, t, s, (change) => this.select(change));
+      drawStatus(this.f.status, t, s.step);
       const [row, which] = t.crossRow(s);
-      this.sourceLabel.textContent = "Source" + (which ? " (shaded by cross-attention, " + which + ", at step " + s.step + ")" : "");
-      drawSourceChips(this.sourceBox, t, row);
-      this.hooked("render").forEach((c) => c.render(t, s, this.sourceBox));
-      drawTargetChips(this.targetBox, t, s.step);
-      this.output.textContent = "Output so far: " + (t.wire.outputs[s.step] || "—");
-      this.renderBeams();
+      this.f.sourceLabel.textContent = "Source" + (which ? " (shaded by cross-attention, " + which + ", at step " + s.step + ")" : "");
+      drawSourceChips(this.f.sourceBox, t, row);
+      this.hooked("render").forEach((c) => c.render(t, s, this.f.sourceBox));
+      drawTargetChips(this.f.targetBox, t, s.step);
+      this.f.output.textContent = "Output so far: " + (t.wire.outputs[s.step] || "—");
+      drawBeams(this.f.beams, t);
       const drawn = [];
-      const topkKey = s.step + "|" + fontSize();
-      if (t !== this.topkTrace || topkKey !== this.topkKey) {
-        this.topkTrace = t;
+      const topkKey = [t, s.step, fontSize()];
+      if (!this.topkKey || topkKey.some((x, i) => x !== this.topkKey[i])) {
         this.topkKey = topkKey;
-        drawn.push(draw17(this.topk, t, Object.assign({ online: this.online }, s)));
+        drawn.push(draw17(this.f.topk, t, Object.assign({ online: this.online }, s)));
       }
-      const view = viewOf2(s.view);
-      const caption = s.panel ? "" : view.caption(s, t);
-      if (caption !== this.captionText || this.presenting !== this.captionFolded) this.drawCaption(caption);
-      this.caption.hidden = !caption;
-      if (this.presenting && caption && this.captionHeight === null) this.captionHeight = this.caption.offsetHeight + 10;
-      let chartHeight = this.presenting && caption ? Math.max(MIN_CHART, height - this.captionHeight) : height;
-      draw16(this.panel, s.panel ? this.panelContent : null, s);
-      if (s.panel) {
-        if (!this.panelNeed || this.panelNeed.content !== this.panelContent) {
-          this.panel.style.maxHeight = "";
-          const border = this.panel.offsetHeight - this.panel.clientHeight;
-          this.panelNeed = { content: this.panelContent, px: this.panel.scrollHeight + border };
-        }
-        chartHeight = Math.max(MIN_CHART, height - this.panelNeed.px - 10);
-        this.panel.style.maxHeight = Math.max(160, height - chartHeight - 10) + "px";
-      } else this.panel.style.maxHeight = "";
-      const shown = Object.assign({}, s, { height: chartHeight });
-      for (const [id, chart2] of Object.entries(this.charts)) chart2.hidden = id !== s.view;
-      const chart = this.charts[view.id];
-      const context = { trace: t, compare: { trace: this.compareTrace, error: this.compareError }, ask: (q) => this.viewAnswer(q) };
+      const view = viewOf(s.view), chart = this.f.area.charts[view.id];
+      const shown = Object.assign({}, s, { height: this.f.area.fit(s, t, height, this.presenting, this.panelShown()) });
+      const context = { trace: t, compare: () => this.second(), ask: (q) => this.answers.get(q) };
       drawn.push(view.draw(chart, context, shown));
-      const cell2 = this.panelCell;
+      const cell2 = s.panelContent && s.panelContent.cell;
       if (s.panel === "explain" && cell2 && view.focus) view.focus(chart, cell2);
-      this.rendered = Promise.all(drawn);
-      return this.rendered;
+      return this.drawing(Promise.all(drawn));
     }
-    // The caption under the chart: its text at a desk; on a projector (presentation mode) folded under "How to read
-    // this view", so the chart keeps the window (opened, the chart makes room for it).
-    drawCaption(text) {
-      this.captionText = text;
-      this.captionFolded = this.presenting;
-      this.captionHeight = null;
-      if (!this.presenting) {
-        this.caption.textContent = text;
-        return;
-      }
-      const fold = el("details", "ae-caption-fold");
-      fold.append(el("summary", "", "How to read this view"), el("span", "", text));
-      fold.addEventListener("toggle", () => {
-        this.captionHeight = null;
-        this.refresh();
-      });
-      this.caption.replaceChildren(fold);
+    // Compare two's second trace ({trace, error}; none before its question is asked), made once per answer.
+    second() {
+      const asked = this.state.compare, answer2 = asked ? this.answers.get(asked) : null;
+      if (!answer2 || !answer2.wire) return { trace: null, error: answer2 ? answer2.error : null };
+      if (!this.compared || this.compared.answer !== answer2) this.compared = { answer: answer2, trace: new Trace(answer2.wire) };
+      return { trace: this.compared.trace, error: null };
     }
-    renderBeams() {
-      const beams = this.trace.wire.beams;
-      this.beams.hidden = !beams.length;
-      if (!beams.length) return;
-      const table = el("table", "ae-beam-table");
-      const head = el("tr");
-      ["rank", "translation", "score", "log-prob", "finished"].forEach((h) => head.appendChild(el("th", "", h)));
-      table.appendChild(head);
-      beams.forEach((b, i) => {
-        const tr = el("tr");
-        [String(i + 1), b.text, b.score.toFixed(3), b.log_prob.toFixed(3), b.finished ? "yes" : "cut off"].forEach((c) => tr.appendChild(el("td", "", c)));
-        table.appendChild(tr);
-      });
-      this.beams.replaceChildren(el("div", "ae-label", "Beams (the best one is stepped through)"), table);
+    // The viewer is busy (aria-busy: a screen reader and a test know) until `promise` settles and no other is pending.
+    drawing(promise) {
+      const mark = this.busy = (this.busy || 0) + 1;
+      this.root.setAttribute("aria-busy", "true");
+      const done = () => {
+        if (this.busy === mark) this.root.setAttribute("aria-busy", "false");
+      };
+      promise.then(done, done);
+      return promise;
     }
     // ---- requests to the server
-    // Ask the server for the trace of `request` (request.js; without a model, the model on screen's) and show it; a
-    // refusal is said in words above the status line. Returns the promise (the tests wait for it).
-    // `byRoom`: the classroom's own request; any other is the person's, and a student following a room explores.
-    // `options`: load's (keepView: the view stays where it is; link: the decode a link or Back asked for).
-    requestTrace(request, byRoom, options) {
-      if (!this.online) return Promise.resolve(null);
-      if (!byRoom) this.explore();
+    // Show the trace a promise brings (the server's wire form), unless another was asked for meanwhile; a refusal is said
+    // in words above the status line. `options`: load's. Returns the promise of the wire (null if refused).
+    show(wire, options) {
       const seq = ++this.traceSeq;
       this.root.classList.add("ae-busy");
-      return api.trace(traceRequest(Object.assign({ model: this.modelKey }, request))).then(
-        (wire) => {
-          if (seq === this.traceSeq) this.load(wire, options);
-          return wire;
+      return this.drawing(Promise.resolve(wire).then(
+        (got) => {
+          if (seq === this.traceSeq && got) this.load(got, options);
+          return got;
         },
         (error) => {
           if (seq === this.traceSeq) {
@@ -4109,17 +4213,27 @@
         }
       ).finally(() => {
         if (seq === this.traceSeq) this.root.classList.remove("ae-busy");
-      });
+      }));
+    }
+    // Ask the server for the trace of `request` (request.js; without a model, the model on screen's) and show it.
+    // `options`: load's, and byRoom (the classroom's own request; any other is the person's: a student following a
+    // room explores).
+    requestTrace(request, options) {
+      if (!this.online) return Promise.resolve(null);
+      const opts = options || {};
+      if (!opts.byRoom) this.explore();
+      if ("opensAt" in opts) this.pendingView = opts.opensAt;
+      return this.show(api.trace(traceRequest(Object.assign({ model: this.modelKey }, request))), opts);
+    }
+    // The trace on screen decoded again with `change` to its request.
+    decodeWith(change, options) {
+      return this.requestTrace(Object.assign({}, this.trace.request, change), options);
     }
     // Force `candidate` at the current step: the tokens before it stay, the model continues after it (a new trace).
     force(candidate) {
       const s = this.state, t = this.trace;
       if (!candidate || !this.online || s.step === 0) return;
-      const forced = t.steps.slice(0, s.step - 1).map((x) => x.id).concat([candidate.id]);
-      this.requestTrace(Object.assign({}, t.request, { forced_ids: forced, prefix: "" }));
-    }
-    followHypothesis(ids) {
-      this.requestTrace(Object.assign({}, this.trace.request, { strategy: "greedy", forced_ids: ids, prefix: "" }));
+      this.decodeWith({ forced_ids: t.steps.slice(0, s.step - 1).map((x) => x.id).concat([candidate.id]), prefix: "" });
     }
     // The sentence's hand alignment in `view` (the heatmap's goldView): shown at once when the trace wrote the gold
     // translation, else a new trace that writes it (its pieces forced), shown when it arrives.
@@ -4134,119 +4248,24 @@
         this.select(view, "key");
         return;
       }
-      this.pendingView = { sentence: t.request.sentence, view: Object.assign({ step: gold.target_ids.length }, view) };
-      this.requestTrace(Object.assign({}, t.request, { strategy: "greedy", forced_ids: gold.target_ids, prefix: "" }));
+      const opensAt = { sentence: t.request.sentence, view: Object.assign({ step: gold.target_ids.length }, view) };
+      this.decodeWith({ strategy: "greedy", forced_ids: gold.target_ids, prefix: "" }, { opensAt });
     }
     // Switch one more head off (a new trace) and show that head.
     switchOff(kind, layer, head) {
       const t = this.trace;
       const off = (t.request.ablation || []).filter(([k, l, h]) => !(k === kind && l === layer && h === head));
-      this.pendingView = { sentence: t.request.sentence, view: { kind, layer, head } };
-      this.requestTrace(Object.assign({}, t.request, { ablation: off.concat([[kind, layer, head]]) }));
-    }
-    // Open panel `what` and ask its question about the trace on screen (`cell`: the clicked cell, for "explain";
-    // `extra`: the question's own choices, e.g. {method: "exact"}).
-    ask(what, cell2, extra) {
-      this.panelCell = cell2 || null;
-      const q = question(what, this.trace, this.state, cell2, extra);
-      const asked = q.question && this.asker.ask(this.trace.request, q.question, this.ownKey, (answer2) => {
-        this.panelContent = { what, answer: answer2 };
-        this.store.set({ panel: what }, "answer", true);
-      });
-      const note = q.note || (asked ? q.waiting : NEEDS_SERVER);
-      this.panelContent = { what, note };
-      this.store.set({ panel: what }, "click", true);
-    }
-    // The answer a view needs to a question about the trace on screen (the maskless view's, the value path's): null
-    // while it is asked, {error} when refused or when there is no server. Each question is asked once per trace and
-    // drawn again when its answer arrives; of one kind only the newest is awaited (the Asker drops the others').
-    viewAnswer(question2) {
-      const t = this.trace;
-      if (!this.viewAnswers || this.viewAnswers.trace !== t) this.viewAnswers = { trace: t, got: {}, asking: {} };
-      const answers = this.viewAnswers, key = JSON.stringify(question2), what = question2.what;
-      if (key in answers.got) return answers.got[key];
-      if (answers.asking[what] === key) return null;
-      answers.asking[what] = key;
-      const asked = this.asker.ask(t.request, question2, this.ownKey, (answer2) => {
-        if (this.viewAnswers !== answers) return;
-        answers.got[key] = answer2;
-        delete answers.asking[what];
-        this.refresh();
-      });
-      if (asked) return null;
-      delete answers.asking[what];
-      return answers.got[key] = { error: NEEDS_SERVER };
-    }
-    // Compare two: a second trace (another sentence, or the other model), then both are drawn.
-    askCompare(sentence, model) {
-      const question2 = { what: "compare", sentence: sentence.trim(), model };
-      const asked = this.asker.ask(this.trace.request, question2, this.ownKey, (answer2) => {
-        this.compareError = answer2.error || null;
-        if (!answer2.error) this.compareTrace = new Trace(answer2.wire);
-        this.refresh();
-      });
-      if (!asked) {
-        this.compareError = NEEDS_SERVER;
-        this.refresh();
-      }
+      const opensAt = { sentence: t.request.sentence, view: { kind, layer, head } };
+      this.decodeWith({ ablation: off.concat([[kind, layer, head]]) }, { opensAt });
     }
     say(text) {
-      this.message.textContent = text;
-      this.message.hidden = false;
+      this.f.message.textContent = text;
+      this.f.message.hidden = false;
     }
     // After a new sentence, the keys step again (focus leaves the sentence box, where → would move the cursor).
     focus() {
       const active = document.activeElement;
       if (active && active !== document.body && this.root.closest("body") && active.blur) active.blur();
-    }
-    // ---- exports
-    exportNpz() {
-      const a = el("a");
-      a.href = api.npzUrl(this.trace.request, this.state.step);
-      a.download = "";
-      document.body.appendChild(a);
-      a.click();
-      a.remove();
-    }
-    // The link to this view: copied, and put in the address bar too (where it can be copied by hand if the browser
-    // refuses the clipboard); the button says which.
-    copyLink() {
-      const url = linkUrl(this.trace.request, this.state);
-      if (this.online) {
-        try {
-          window.history.replaceState(null, "", placeUrl(this.trace.request, this.state));
-        } catch (e) {
-        }
-      }
-      const say2 = (text) => {
-        this.copyButton.textContent = text;
-        setTimeout(() => {
-          this.copyButton.textContent = "Copy link";
-        }, 2e3);
-      };
-      copyText(url).then(() => say2("✓ Copied"), () => say2("In the address bar"));
-      return url;
-    }
-    // The chart on screen as a PNG for a slide: at twice the screen's size, with the sentence, the output so far and
-    // the step above it.
-    exportPng() {
-      const s = this.state, t = this.trace;
-      const name = filename(t.request.sentence, "") + "-" + s.view + "-step" + s.step;
-      const header = [
-        "“" + t.request.sentence + "” → “" + (t.wire.outputs[s.step] || "") + "”",
-        "Step " + s.step + " of " + t.T + " · model: " + t.model.name + " · Attention Explorer"
-      ];
-      const view = viewOf2(s.view);
-      const picture = Promise.resolve(view.png(this.charts[view.id], header));
-      return picture.then((canvas) => canvasPng(canvas, name + ".png"));
-    }
-    exportHtml() {
-      return standaloneHtml(this.trace.wire, this.state).then((html) => {
-        download(html, filename(this.trace.request.sentence, ".html"), "text/html");
-        return html.length;
-      }).catch((err) => {
-        this.status.textContent = "Export failed: " + err.message;
-      });
     }
   };
 
@@ -4473,9 +4492,8 @@
       if (!link || !link.sentence) return;
       const request = requestOfLink();
       link.own = true;
-      viewer.pendingView = link;
       entry = null;
-      viewer.requestTrace(request, false, { link: true });
+      viewer.requestTrace(request, { link: true, opensAt: link });
     });
   }
 
@@ -4489,7 +4507,7 @@
     const following = new URLSearchParams(window.location.search).has("room");
     if (link && link.sentence && !following) {
       link.own = true;
-      viewer.requestTrace(requestOfLink(), false, { link: true });
+      viewer.requestTrace(requestOfLink(), { link: true });
     } else if (following) viewer.pendingView = null;
     return viewer;
   }
@@ -4510,13 +4528,13 @@
     const request = fromForm(Object.assign({}, form, { sentence: form.sentence || "" }), model, same ? viewer.trace.request.ablation : []);
     const t = viewer.trace, s = viewer.state;
     const switched = t && !same && t.request.sentence === request.sentence;
-    viewer.pendingView = switched ? { sentence: request.sentence, view: { step: s.step, kind: s.kind, layer: s.layer, head: s.head, view: s.view } } : null;
-    return viewer.requestTrace(request).then(() => viewer.focus());
+    const opensAt = switched ? { sentence: request.sentence, view: { step: s.step, kind: s.kind, layer: s.layer, head: s.head, view: s.view } } : null;
+    return viewer.requestTrace(request, { opensAt }).then(() => viewer.focus());
   }
   function standalone(element) {
     const viewer = new Viewer(element, false);
-    viewer.pendingView = { sentence: null, view: JSON.parse(document.getElementById("ae-state").textContent) };
-    viewer.load(JSON.parse(document.getElementById("ae-trace").textContent));
+    const view = JSON.parse(document.getElementById("ae-state").textContent);
+    viewer.load(JSON.parse(document.getElementById("ae-trace").textContent), { opensAt: { sentence: null, view } });
     window.aeViewer = viewer;
     return viewer;
   }
