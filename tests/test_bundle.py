@@ -123,3 +123,20 @@ def test_the_javascript_tests_fixtures_are_what_todays_server_sends(mini_handle)
     assert shape(fixture).keys() == shape(wire).keys()
     for key in ("model", "request", "attention", "scores", "rollout"):
         assert shape(fixture[key]) == shape(wire[key]), key
+
+
+def test_every_panel_the_browser_registers_is_a_question_the_server_registers():
+    """panels.js's registry (read with Node) against explorer/app/questions': a panel asks a question that exists, and
+    neither the viewer nor its frame names a panel."""
+    from explorer.app.questions import QUESTIONS
+
+    if not shutil.which("node"):
+        pytest.skip("node is not installed here: `python tests/run.py` says what to install")
+    script = "const { PANELS } = await import('./panels.js'); console.log(JSON.stringify(PANELS.map((p) => p.what)))"
+    done = subprocess.run(["node", "--input-type=module", "-e", script], cwd=STATIC, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    panels = json.loads(done.stdout)
+    assert set(panels) <= set(QUESTIONS) and len(panels) == 4, panels
+    for module in ("viewer.js", "frame.js"):
+        source = (STATIC / module).read_text(encoding="utf-8")
+        assert not [what for what in panels if f'"{what}"' in source], module

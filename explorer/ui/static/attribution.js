@@ -70,3 +70,19 @@ export function draw(div, a) {
   div.replaceChildren(el("div", "ae-panel-title", "Step " + a.step + ", “" + a.token + "”: attention against attribution"),
     table, el("div", "ae-caption", caption));
 }
+
+// The panel, as panels.js registers it: the current step's token, beside the selected cross-attention head (else the
+// best one).
+export const PANEL = {
+  what: "attribution",
+  button: ["Attention vs attribution", "The current step's cross-attention row beside gradient attributions (asks the server)"],
+  question(trace, state) {
+    if (state.step === 0) return { note: "Step forward first: at step 0 no token has been produced to attribute." };
+    const [, , layer, head] = trace.crossRow(state);
+    return {
+      question: { what: "attribution", step: state.step, layer: layer, head: head },
+      waiting: "Integrating gradients for “" + trace.targetTokens[state.step - 1] + "”…",
+    };
+  },
+  draw: draw,
+};

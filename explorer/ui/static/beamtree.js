@@ -99,3 +99,11 @@ export function draw(div, a) {
     el("div", "ae-panel-title", "Beam search tree (beam " + a.beam_size + ", α " + a.alpha + "): winner “" + a.translation + "”"),
     ...(note ? [el("div", "ae-panel-note ae-beam-scroll-note", note)] : []), scroller, el("div", "ae-caption", BEAM_CAPTION));
 }
+
+// The panel, as panels.js registers it.
+export const PANEL = {
+  what: "beam_tree",
+  button: ["Beam tree", "Beam search as a tree of hypotheses (asks the server)"],
+  question: () => ({ question: { what: "beam_tree" }, waiting: "Searching with every hypothesis recorded…" }),
+  draw: draw,
+};

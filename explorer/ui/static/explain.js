@@ -62,3 +62,26 @@ export function draw(div, a, state) {
     fmt(Math.exp(a.scores[a.column] - a.max_score), 4) + " / " + fmt(a.denominator, 4) + " = " + fmt(a.weight, 4));
   div.replaceChildren(title, vectors, arithmetic, table, softmax, el("div", "ae-caption", EXPLAIN_CAPTION));
 }
+
+// The panel, as panels.js registers it: a click on a heatmap's cell asks it (no Tools button). One head's weight is
+// one softmax; the mean, the rollout and a masked cell say why they are not explained.
+export const PANEL = {
+  what: "explain",
+  button: null,
+  onCell: true,
+  question(trace, state, cell) {
+    if (!Number.isInteger(cell.head)) {
+      return { note: "Choose one head (0–" + (trace.H - 1) + ") to see how a weight is computed: the mean of heads " +
+        "and the rollout are not one softmax." };
+    }
+    if (cell.weight === null) {
+      return { note: "That key lies in the future of the query: the look-ahead mask sets its score to −∞ before " +
+        "the softmax, so its weight is exactly 0." };
+    }
+    return {
+      question: { what: "explain", kind: state.kind, layer: state.layer, head: cell.head, row: cell.row, column: cell.column },
+      waiting: "Computing q and k for this cell…",
+    };
+  },
+  draw: draw,
+};

@@ -9,6 +9,7 @@ import { Toolbar } from "./toolbar.js";
 import { selectorRows } from "./selectors.js";
 import { ChartArea } from "./layout.js";
 import * as page from "./page.js";
+import { PANELS } from "./panels.js";
 
 // The viewer's parts, in `viewer.root`: {toolbar, tools, decoding, status, message, notes, rows, sourceLabel,
 // sourceBox, targetBox, output, topk, beams, area, place()}.
@@ -29,9 +30,7 @@ export function buildFrame(viewer) {
   tools.append(copy, png, html, ...hooked("tools").flatMap((c) => c.tools(online)));
   if (online) {
     tools.append(
-      button("Attention vs attribution", "The current step's cross-attention row beside gradient attributions (asks the server)", () => viewer.openPanel("attribution")),
-      button("Beam tree", "Beam search as a tree of hypotheses (asks the server)", () => viewer.openPanel("beam_tree")),
-      button("Heads that matter", "How much the translation loses with each head off alone: estimated in one pass, exact on request (asks the server)", () => viewer.openPanel("heads")),
+      ...PANELS.filter((p) => p.button).map((p) => button(p.button[0], p.button[1], () => viewer.openPanel(p.what))),
       button("⬇ .npz", "Download every attention tensor of this sentence up to this step", () => exportNpz(viewer), "ae-desk-only"));
   }
   f.status = el("div", "ae-status");

@@ -88,3 +88,18 @@ function grid(kind, drops, peak, word) {
   });
   return table;
 }
+
+// The panel, as panels.js registers it: the one-pass estimate first and at once; the exact answer when asked (its
+// button asks again with {method: "exact"}).
+export const PANEL = {
+  what: "heads",
+  button: ["Heads that matter", "How much the translation loses with each head off alone: estimated in one pass, exact on request (asks the server)"],
+  question(trace, state, cell, extra) {
+    const method = (extra && extra.method) || "estimate";
+    return {
+      question: { what: "heads", method: method },
+      waiting: method === "exact" ? "Switching each head off in turn…" : "Estimating every head in one pass…",
+    };
+  },
+  draw: draw,
+};

@@ -27,7 +27,6 @@ import * as page from "./page.js";
 import * as panels from "./panels.js";
 import * as topk from "./topk.js";
 
-const PANELS = ["explain", "heads", "attribution", "beam_tree"];
 
 // How the trace on screen was decoded, in a few words ("greedy", "beam search (4)", "sampling (T 0.8)", "+ what-if").
 function decodingName(request) {
@@ -43,7 +42,8 @@ export class Viewer {
     this.traceSeq = 0; // the number of the last trace asked for: an older answer arriving late is dropped
     const clamps = () => this.hooked("clamp").map((c) => (s) => c.clamp(s));
     const opening = { step: 0, kind: "cross", layer: 0, head: 0, view: VIEWS[0].id, panel: null, lesson: null };
-    this.store = createStore(opening, (s) => clampToTrace(s, s.trace, VIEWS.map((v) => v.id), PANELS, clamps()));
+    const panelIds = panels.PANELS.map((p) => p.what);
+    this.store = createStore(opening, (s) => clampToTrace(s, s.trace, VIEWS.map((v) => v.id), panelIds, clamps()));
     this.answers = new Answers(this.store, online, () => this.ownKey);
     this.store.subscribe(() => this.render());
     this.pendingView = readLink(); // {sentence, view}: where the next trace of that sentence opens (a deep link)
@@ -81,7 +81,7 @@ export class Viewer {
   // What the views ask for, as the events they emit.
   listen() {
     const on = (name, handle) => this.root.addEventListener(name, (event) => handle(event.detail));
-    on("ae-cell", (cell) => this.openPanel("explain", cell));
+    on("ae-cell", (cell) => this.openPanel(panels.ON_CELL.what, cell)); // the panel a clicked cell asks
     on("ae-select", (change) => this.select(change, "click"));
     on("ae-force", (candidate) => this.force(candidate));
     on("ae-switch-off", (head) => this.switchOff(head.kind, head.layer, head.head));
@@ -150,7 +150,7 @@ export class Viewer {
   // Draw again with the same state (the page's mode or size changed, the quiz moved its cursor).
   refresh() { if (this.trace) this.render(); }
 
-  // Open panel `what` and ask its question about the trace on screen (`cell`: the clicked cell, for "explain";
+  // Open panel `what` and ask its question about the trace on screen (`cell`: the clicked cell, for the cell's panel;
   // `extra`: the question's own choices, e.g. {method: "exact"}).
   openPanel(what, cell, extra) {
     const q = panels.question(what, this.trace, this.state, cell, extra);
@@ -192,7 +192,7 @@ export class Viewer {
     const context = { trace: t, compare: () => this.second(), ask: (q) => this.answers.get(q) }; // asked where drawn
     drawn.push(view.draw(chart, context, shown));
     const cell = s.panelContent && s.panelContent.cell;
-    if (s.panel === "explain" && cell && view.focus) view.focus(chart, cell); // the explained cell stays in view
+    if (s.panel && cell && view.focus) view.focus(chart, cell); // the explained cell stays in view
     return this.drawing(Promise.all(drawn));
   }
 

@@ -2423,6 +2423,19 @@
       el("div", "ae-caption", caption)
     );
   }
+  var PANEL = {
+    what: "attribution",
+    button: ["Attention vs attribution", "The current step's cross-attention row beside gradient attributions (asks the server)"],
+    question(trace, state) {
+      if (state.step === 0) return { note: "Step forward first: at step 0 no token has been produced to attribute." };
+      const [, , layer, head] = trace.crossRow(state);
+      return {
+        question: { what: "attribution", step: state.step, layer, head },
+        waiting: "Integrating gradients for “" + trace.targetTokens[state.step - 1] + "”…"
+      };
+    },
+    draw: draw12
+  };
 
   // beamtree.js
   var COL = 96;
@@ -2515,6 +2528,12 @@
       el("div", "ae-caption", BEAM_CAPTION)
     );
   }
+  var PANEL2 = {
+    what: "beam_tree",
+    button: ["Beam tree", "Beam search as a tree of hypotheses (asks the server)"],
+    question: () => ({ question: { what: "beam_tree" }, waiting: "Searching with every hypothesis recorded…" }),
+    draw: draw13
+  };
 
   // explain.js
   var fmt = (v, digits) => v === null ? "−∞" : Number(v).toFixed(digits === void 0 ? 3 : digits);
@@ -2571,6 +2590,24 @@
     );
     div.replaceChildren(title2, vectors, arithmetic, table, softmax, el("div", "ae-caption", EXPLAIN_CAPTION));
   }
+  var PANEL3 = {
+    what: "explain",
+    button: null,
+    onCell: true,
+    question(trace, state, cell2) {
+      if (!Number.isInteger(cell2.head)) {
+        return { note: "Choose one head (0–" + (trace.H - 1) + ") to see how a weight is computed: the mean of heads and the rollout are not one softmax." };
+      }
+      if (cell2.weight === null) {
+        return { note: "That key lies in the future of the query: the look-ahead mask sets its score to −∞ before the softmax, so its weight is exactly 0." };
+      }
+      return {
+        question: { what: "explain", kind: state.kind, layer: state.layer, head: cell2.head, row: cell2.row, column: cell2.column },
+        waiting: "Computing q and k for this cell…"
+      };
+    },
+    draw: draw14
+  };
 
   // heads.js
   var EXACT_CAPTION = "Exact: each tile is how much log-probability the translation above loses when that one head is switched off (its output zeroed) and every other head stays on; one batched pass over all heads. It measures heads one at a time: two heads that can stand in for each other both look unimportant alone. A negative number means the translation became more likely without that head (it stays white). Click a tile to switch that head off in the viewer.";
@@ -2644,39 +2681,29 @@
     });
     return table;
   }
-
-  // panels.js
-  var VIEWS2 = { explain: draw14, heads: draw15, attribution: draw12, beam_tree: draw13 };
-  function question(what, trace, state, cell2, extra) {
-    if (what === "explain") {
-      if (!Number.isInteger(cell2.head)) {
-        return { note: "Choose one head (0–" + (trace.H - 1) + ") to see how a weight is computed: the mean of heads and the rollout are not one softmax." };
-      }
-      if (cell2.weight === null) {
-        return { note: "That key lies in the future of the query: the look-ahead mask sets its score to −∞ before the softmax, so its weight is exactly 0." };
-      }
-      return {
-        question: { what: "explain", kind: state.kind, layer: state.layer, head: cell2.head, row: cell2.row, column: cell2.column },
-        waiting: "Computing q and k for this cell…"
-      };
-    }
-    if (what === "heads") {
+  var PANEL4 = {
+    what: "heads",
+    button: ["Heads that matter", "How much the translation loses with each head off alone: estimated in one pass, exact on request (asks the server)"],
+    question(trace, state, cell2, extra) {
       const method = extra && extra.method || "estimate";
       return {
         question: { what: "heads", method },
         waiting: method === "exact" ? "Switching each head off in turn…" : "Estimating every head in one pass…"
       };
-    }
-    if (what === "beam_tree") return { question: { what: "beam_tree" }, waiting: "Searching with every hypothesis recorded…" };
-    if (what === "attribution") {
-      if (state.step === 0) return { note: "Step forward first: at step 0 no token has been produced to attribute." };
-      const [, , layer, head] = trace.crossRow(state);
-      return {
-        question: { what: "attribution", step: state.step, layer, head },
-        waiting: "Integrating gradients for “" + trace.targetTokens[state.step - 1] + "”…"
-      };
-    }
-    throw new Error("no such question: " + what);
+    },
+    draw: draw15
+  };
+
+  // panels.js
+  var PANELS = [PANEL, PANEL2, PANEL4, PANEL3];
+  var ON_CELL = PANELS.find((p) => p.onCell);
+  function panelOf(what) {
+    const panel = PANELS.find((p) => p.what === what);
+    if (!panel) throw new Error("no such panel: " + what);
+    return panel;
+  }
+  function question(what, trace, state, cell2, extra) {
+    return panelOf(what).question(trace, state, cell2, extra);
   }
   function draw16(div, content, state) {
     div.hidden = !content;
@@ -2685,7 +2712,7 @@
     const body = el("div", "ae-panel-body");
     div.replaceChildren(close, body);
     if (content.answer && content.answer.error) body.appendChild(el("div", "ae-panel-error", content.answer.error));
-    else if (content.answer) VIEWS2[content.what](body, content.answer, state);
+    else if (content.answer) panelOf(content.what).draw(body, content.answer, state);
     else body.appendChild(el("div", "ae-panel-note", content.note));
     for (const caption of body.querySelectorAll(".ae-caption")) {
       const fold = el("details", "ae-panel-fold");
@@ -2906,9 +2933,7 @@
     tools.append(copy, png, html, ...hooked("tools").flatMap((c) => c.tools(online)));
     if (online) {
       tools.append(
-        button("Attention vs attribution", "The current step's cross-attention row beside gradient attributions (asks the server)", () => viewer.openPanel("attribution")),
-        button("Beam tree", "Beam search as a tree of hypotheses (asks the server)", () => viewer.openPanel("beam_tree")),
-        button("Heads that matter", "How much the translation loses with each head off alone: estimated in one pass, exact on request (asks the server)", () => viewer.openPanel("heads")),
+        ...PANELS.filter((p) => p.button).map((p) => button(p.button[0], p.button[1], () => viewer.openPanel(p.what))),
         button("⬇ .npz", "Download every attention tensor of this sentence up to this step", () => exportNpz(viewer), "ae-desk-only")
       );
     }
@@ -4006,7 +4031,6 @@
   }
 
   // viewer.js
-  var PANELS = ["explain", "heads", "attribution", "beam_tree"];
   function decodingName(request) {
     const how = { beam: "beam search (" + request.beam_size + ")", sample: "sampling (T " + request.temperature + ")" }[request.strategy] || "greedy";
     return how + (request.prefix ? " + what-if prefix" : "");
@@ -4019,7 +4043,8 @@
       this.traceSeq = 0;
       const clamps = () => this.hooked("clamp").map((c) => (s) => c.clamp(s));
       const opening = { step: 0, kind: "cross", layer: 0, head: 0, view: VIEWS[0].id, panel: null, lesson: null };
-      this.store = createStore(opening, (s) => clampToTrace(s, s.trace, VIEWS.map((v) => v.id), PANELS, clamps()));
+      const panelIds = PANELS.map((p) => p.what);
+      this.store = createStore(opening, (s) => clampToTrace(s, s.trace, VIEWS.map((v) => v.id), panelIds, clamps()));
       this.answers = new Answers(this.store, online, () => this.ownKey);
       this.store.subscribe(() => this.render());
       this.pendingView = readLink();
@@ -4070,7 +4095,7 @@
     // What the views ask for, as the events they emit.
     listen() {
       const on = (name, handle) => this.root.addEventListener(name, (event) => handle(event.detail));
-      on("ae-cell", (cell2) => this.openPanel("explain", cell2));
+      on("ae-cell", (cell2) => this.openPanel(ON_CELL.what, cell2));
       on("ae-select", (change) => this.select(change, "click"));
       on("ae-force", (candidate) => this.force(candidate));
       on("ae-switch-off", (head) => this.switchOff(head.kind, head.layer, head.head));
@@ -4134,7 +4159,7 @@
     refresh() {
       if (this.trace) this.render();
     }
-    // Open panel `what` and ask its question about the trace on screen (`cell`: the clicked cell, for "explain";
+    // Open panel `what` and ask its question about the trace on screen (`cell`: the clicked cell, for the cell's panel;
     // `extra`: the question's own choices, e.g. {method: "exact"}).
     openPanel(what, cell2, extra) {
       const q = question(what, this.trace, this.state, cell2, extra);
@@ -4173,7 +4198,7 @@
       const context = { trace: t, compare: () => this.second(), ask: (q) => this.answers.get(q) };
       drawn.push(view.draw(chart, context, shown));
       const cell2 = s.panelContent && s.panelContent.cell;
-      if (s.panel === "explain" && cell2 && view.focus) view.focus(chart, cell2);
+      if (s.panel && cell2 && view.focus) view.focus(chart, cell2);
       return this.drawing(Promise.all(drawn));
     }
     // Compare two's second trace ({trace, error}; none before its question is asked), made once per answer.
