@@ -256,3 +256,18 @@ def test_a_student_who_reloads_follows_the_room_again(browser, app_url):
         lecturer.keyboard.press("ArrowRight")
         at_step(student, shown(lecturer)["step"])
         expect(student.locator(".ae-room-count")).to_have_text("following the lecturer")
+
+
+def test_a_student_keeps_following_when_a_view_asks_the_server(browser, app_url):
+    """A review of session 30: a view that asks the server (the logit lens) put its answer in the student's store, and
+    the student's page took that for the student exploring: it stopped following. An answer is not a step."""
+    from playwright.sync_api import expect
+
+    with room(browser, app_url) as (lecturer, student, _):
+        lecturer.locator(".ae-view-tabs button", has_text="Logit lens").click()
+        expect(student.locator(".ae-lens .main-svg").first).to_be_attached(timeout=30_000)  # its answer arrived
+        settle(student)
+        expect(student.locator(".ae-room-count")).to_have_text("following the lecturer")
+        lecturer.keyboard.press("ArrowRight")
+        at_step(student, shown(lecturer)["step"])  # the lecturer's next step still reaches the student
+        expect(student.locator(".ae-room-count")).to_have_text("following the lecturer")

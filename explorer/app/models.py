@@ -9,6 +9,7 @@ under an unguessable key that only its trainer's page learns (the run's state na
 
 from __future__ import annotations
 
+import asyncio
 import re
 import secrets
 import threading
@@ -212,7 +213,7 @@ class ModelRegistry:
         answered by them."""
         entry = questions.REGISTRY[asked.question.what]
         if entry.asks_models:
-            return questions.encoded(await entry.compute(self, asked))
+            return await asyncio.to_thread(questions.encoded, await entry.compute(self, asked))  # off the event loop
         handle = self.get(asked.trace.model)
         key = ("answer", *self.cache_key(handle, asked.trace), asked.question)  # questions are frozen: hashable
         cached = self.cache.peek(key)

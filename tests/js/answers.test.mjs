@@ -49,11 +49,26 @@ test("an answer about a trace no longer on screen is dropped", async () => {
 });
 
 test("a refusal is the answer, in the server's words", async () => {
-  answerWith({ "POST /ae/api/ask/heads": () => [429, { error: "This browser already has 4 requests running" }] });
+  answerWith({ "POST /ae/api/ask/heads": () => [400, { error: "The viewer asked for layer 9, which does not exist (0 to 2)." }] });
   const { answers } = setup();
   answers.get(heads);
   await settle(); await settle();
-  assert.deepEqual(answers.get(heads), { what: "heads", error: "This browser already has 4 requests running" });
+  assert.deepEqual(answers.get(heads), { what: "heads", error: "The viewer asked for layer 9, which does not exist (0 to 2)." });
+  assert.equal(asked().length, 1); // kept: not asked again
+});
+
+test("a busy server's refusal is shown, then asked again at a drawing a second later", async (t) => {
+  let n = 0;
+  answerWith({ "POST /ae/api/ask/heads": () => (++n === 1 ? [429, { error: "This browser already has 4 requests running" }] : [200, { what: "heads" }]) });
+  const { answers } = setup();
+  answers.get(heads);
+  await settle(); await settle();
+  assert.equal(answers.get(heads).error, "This browser already has 4 requests running");
+  assert.equal(asked().length, 1); // not at once: a busy server is not asked in a loop
+  t.mock.method(Date, "now", () => performance.timeOrigin + performance.now() + 1500);
+  assert.equal(answers.get(heads), null); // a second later: asked again
+  await settle(); await settle();
+  assert.deepEqual(answers.get(heads), { what: "heads" });
 });
 
 test("without a server every answer is that it needs one, and nothing is asked", () => {
@@ -61,4 +76,19 @@ test("without a server every answer is that it needs one, and nothing is asked",
   const store = createStore({ trace: new Trace(wire) });
   assert.deepEqual(new Answers(store, false, () => null).get(heads), { error: NEEDS_SERVER });
   assert.equal(fetched.length, 0);
+});
+
+test("asked again, a refusal is asked anew; an answer is kept", async () => {
+  let n = 0;
+  answerWith({ "POST /ae/api/ask/heads": () => (++n === 1 ? [400, { error: "busy" }] : [200, { what: "heads", n: n }]) });
+  const { answers } = setup();
+  answers.get(heads);
+  await settle(); await settle();
+  assert.equal(answers.get(heads).error, "busy");
+  answers.again(heads);
+  assert.equal(answers.get(heads), null); // asked anew
+  await settle(); await settle();
+  assert.equal(answers.get(heads).n, 2);
+  answers.again(heads); // an answer stays
+  assert.equal(answers.get(heads).n, 2);
 });

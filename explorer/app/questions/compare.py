@@ -3,6 +3,7 @@ sentence with another model. It asks the model registry for that trace (from its
 
 from __future__ import annotations
 
+import asyncio
 from typing import Literal
 
 from pydantic import Field
@@ -35,7 +36,8 @@ class CompareAnswer(Answer):
 async def compare(models, asked) -> CompareAnswer:
     second = compared(models, asked.trace, asked.question, asked.own_model)
     wire = (await models.atraced(models.get(second.model), second)).wire
-    return CompareAnswer(what="compare", wire=Wire.model_validate(wire))
+    # a whole wire trace: checked in a thread, never on the event loop that serves the class
+    return await asyncio.to_thread(CompareAnswer.model_validate, {"what": "compare", "wire": wire})
 
 
 def compared(models, query: TraceRequest, question: Compare, own_model: str | None) -> TraceRequest:

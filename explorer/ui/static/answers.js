@@ -5,6 +5,7 @@
 // it, drawn again when it arrives. On the exported offline page (no server) every answer is that it needs the server.
 import { api } from "./api.js";
 
+const BUSY_RETRY_MS = 1000;
 export const NEEDS_SERVER = "This needs the server (it computes from the model): open the app rather than the exported page.";
 
 // The key a question's answer is kept under: the question itself.
@@ -20,17 +21,29 @@ export class Answers {
     this.about = null; // the trace they are about
   }
 
-  // The answer to `question` about the trace on screen, or null while it is asked (asked now if it was not).
+  // Asked again (a person pressed the button again): a refusal is not kept, since it may have been a busy server's;
+  // an answer is.
+  again(question) {
+    const s = this.store.get(), key = keyOf(question), answer = s.answers[key];
+    if (answer && answer.error) {
+      const answers = Object.assign({}, s.answers);
+      delete answers[key];
+      this.store.set({ answers: answers }, "again");
+    }
+  }
+
+  // The answer to `question` about the trace on screen, or null while it is asked (asked now if it was not). A busy
+  // server's refusal (429: too many at once) is asked again at the next drawing a second or more later.
   get(question) {
-    const s = this.store.get(), key = keyOf(question);
-    if (key in s.answers) return s.answers[key];
+    const s = this.store.get(), key = keyOf(question), kept = s.answers[key];
+    if (kept && !(kept.busy && Date.now() - kept.busy >= BUSY_RETRY_MS && !this.asking.has(key))) return kept;
     if (!this.online) return { error: NEEDS_SERVER };
     if (this.about !== s.trace) { this.about = s.trace; this.asking.clear(); }
     if (this.asking.has(key)) return null;
     this.asking.add(key);
     const trace = s.trace;
     api.ask(trace.request, question, this.ownModel())
-      .catch((error) => ({ what: question.what, error: error.message }))
+      .catch((error) => Object.assign({ what: question.what, error: error.message }, error.status === 429 ? { busy: Date.now() } : {}))
       .then((answer) => {
         const now = this.store.get();
         if (now.trace !== trace) return; // an answer about a trace no longer on screen

@@ -25,7 +25,7 @@ function clientId() {
 function answer(response) {
   return response.json().catch(() => ({ error: "The server answered " + response.status + " without a message." }))
     .then((body) => {
-      if (!response.ok || body.error) throw new Error(body.error || "HTTP " + response.status);
+      if (!response.ok || body.error) throw Object.assign(new Error(body.error || "HTTP " + response.status), { status: response.status });
       return body;
     });
 }

@@ -68,7 +68,7 @@ export function formFromLink(form, p) {
   const request = fromQuery(p);
   const out = Object.assign({}, form);
   for (const name of Object.keys(form)) {
-    if (name === "model") out.model = isShipped(request.model) && request.model !== "shipped" ? request.model : DEFAULT_MODEL;
+    if (name === "model") out.model = request.model && isShipped(request.model) && request.model !== "shipped" ? request.model : DEFAULT_MODEL;
     else if (name === "use_own") out.use_own = false;
     else if (name === "sentence") out.sentence = request.sentence;
     else if (name in FIELDS && !isList(name) && p.has(name)) {

@@ -7,6 +7,7 @@
 // beside the actual row, each student's own guess against it, and a running class score on the lecturer's screen.
 // A lecturer's reload, second tab or waking laptop drives the room again (its key stays in sessionStorage), and a
 // student's page says when the lecturer's page is away and when it is back.
+import { VIEW_STATE } from "./store.js";
 import { SETTINGS } from "./settings.js";
 import { button, el } from "./dom.js";
 import { clientHeaders } from "./api.js";
@@ -128,8 +129,10 @@ export class Room {
   join(code) {
     this.code = code.toUpperCase();
     // a student who steps or switches on their own explores on their own: the room's next change does not undo it
+    // (an answer arriving, or a new trace, changes what is shown without the student: not exploring)
     this.viewer.store.subscribe((state, changed, source) => {
-      if (this.code && this.following && source !== "room" && source !== "trace") this.detach();
+      const moved = changed.some((name) => VIEW_STATE.includes(name));
+      if (this.code && this.following && moved && source !== "room" && source !== "trace") this.detach();
     });
     this.listen();
   }

@@ -86,7 +86,11 @@ export class Viewer {
     on("ae-force", (candidate) => this.force(candidate));
     on("ae-switch-off", (head) => this.switchOff(head.kind, head.layer, head.head));
     on("ae-follow", (path) => this.decodeWith({ strategy: "greedy", forced_ids: path.forced_ids, prefix: "" }));
-    on("ae-compare", (b) => this.store.set({ compare: { what: "compare", sentence: b.sentence.trim(), model: b.model } }, "click"));
+    on("ae-compare", (b) => {
+      const compare = { what: "compare", sentence: b.sentence.trim(), model: b.model };
+      this.answers.again(compare);
+      this.store.set({ compare: compare }, "click");
+    });
     on("ae-close-panel", () => this.store.set({ panel: null }, "click"));
     on("ae-ask", (q) => this.openPanel(q.what, null, q)); // a panel's follow-up question (the exact heads after the estimate)
     on("ae-redraw", () => this.refresh()); // a view's own control changed what it shows (the value path's query)
@@ -154,6 +158,7 @@ export class Viewer {
   // `extra`: the question's own choices, e.g. {method: "exact"}).
   openPanel(what, cell, extra) {
     const q = panels.question(what, this.trace, this.state, cell, extra);
+    if (q.question) this.answers.again(q.question);
     this.store.set({ panel: what, panelContent: Object.assign({ what: what, cell: cell || null }, q) }, "click", true);
   }
 

@@ -54,7 +54,7 @@
     const request = fromQuery(p);
     const out = Object.assign({}, form);
     for (const name of Object.keys(form)) {
-      if (name === "model") out.model = isShipped(request.model) && request.model !== "shipped" ? request.model : DEFAULT_MODEL;
+      if (name === "model") out.model = request.model && isShipped(request.model) && request.model !== "shipped" ? request.model : DEFAULT_MODEL;
       else if (name === "use_own") out.use_own = false;
       else if (name === "sentence") out.sentence = request.sentence;
       else if (name in FIELDS && !isList(name) && p.has(name)) {
@@ -454,7 +454,7 @@
   }
   function answer(response) {
     return response.json().catch(() => ({ error: "The server answered " + response.status + " without a message." })).then((body) => {
-      if (!response.ok || body.error) throw new Error(body.error || "HTTP " + response.status);
+      if (!response.ok || body.error) throw Object.assign(new Error(body.error || "HTTP " + response.status), { status: response.status });
       return body;
     });
   }
@@ -2975,6 +2975,7 @@
   }
 
   // answers.js
+  var BUSY_RETRY_MS = 1e3;
   var NEEDS_SERVER = "This needs the server (it computes from the model): open the app rather than the exported page.";
   function keyOf(question2) {
     return JSON.stringify(question2);
@@ -2988,10 +2989,21 @@
       this.asking = /* @__PURE__ */ new Set();
       this.about = null;
     }
-    // The answer to `question` about the trace on screen, or null while it is asked (asked now if it was not).
+    // Asked again (a person pressed the button again): a refusal is not kept, since it may have been a busy server's;
+    // an answer is.
+    again(question2) {
+      const s = this.store.get(), key = keyOf(question2), answer2 = s.answers[key];
+      if (answer2 && answer2.error) {
+        const answers = Object.assign({}, s.answers);
+        delete answers[key];
+        this.store.set({ answers }, "again");
+      }
+    }
+    // The answer to `question` about the trace on screen, or null while it is asked (asked now if it was not). A busy
+    // server's refusal (429: too many at once) is asked again at the next drawing a second or more later.
     get(question2) {
-      const s = this.store.get(), key = keyOf(question2);
-      if (key in s.answers) return s.answers[key];
+      const s = this.store.get(), key = keyOf(question2), kept = s.answers[key];
+      if (kept && !(kept.busy && Date.now() - kept.busy >= BUSY_RETRY_MS && !this.asking.has(key))) return kept;
       if (!this.online) return { error: NEEDS_SERVER };
       if (this.about !== s.trace) {
         this.about = s.trace;
@@ -3000,7 +3012,7 @@
       if (this.asking.has(key)) return null;
       this.asking.add(key);
       const trace = s.trace;
-      api.ask(trace.request, question2, this.ownModel()).catch((error) => ({ what: question2.what, error: error.message })).then((answer2) => {
+      api.ask(trace.request, question2, this.ownModel()).catch((error) => Object.assign({ what: question2.what, error: error.message }, error.status === 429 ? { busy: Date.now() } : {})).then((answer2) => {
         const now = this.store.get();
         if (now.trace !== trace) return;
         this.asking.delete(key);
@@ -3154,7 +3166,8 @@
     join(code) {
       this.code = code.toUpperCase();
       this.viewer.store.subscribe((state, changed, source) => {
-        if (this.code && this.following && source !== "room" && source !== "trace") this.detach();
+        const moved = changed.some((name) => VIEW_STATE.includes(name));
+        if (this.code && this.following && moved && source !== "room" && source !== "trace") this.detach();
       });
       this.listen();
     }
@@ -4100,7 +4113,11 @@
       on("ae-force", (candidate) => this.force(candidate));
       on("ae-switch-off", (head) => this.switchOff(head.kind, head.layer, head.head));
       on("ae-follow", (path) => this.decodeWith({ strategy: "greedy", forced_ids: path.forced_ids, prefix: "" }));
-      on("ae-compare", (b) => this.store.set({ compare: { what: "compare", sentence: b.sentence.trim(), model: b.model } }, "click"));
+      on("ae-compare", (b) => {
+        const compare = { what: "compare", sentence: b.sentence.trim(), model: b.model };
+        this.answers.again(compare);
+        this.store.set({ compare }, "click");
+      });
       on("ae-close-panel", () => this.store.set({ panel: null }, "click"));
       on("ae-ask", (q) => this.openPanel(q.what, null, q));
       on("ae-redraw", () => this.refresh());
@@ -4163,6 +4180,7 @@
     // `extra`: the question's own choices, e.g. {method: "exact"}).
     openPanel(what, cell2, extra) {
       const q = question(what, this.trace, this.state, cell2, extra);
+      if (q.question) this.answers.again(q.question);
       this.store.set({ panel: what, panelContent: Object.assign({ what, cell: cell2 || null }, q) }, "click", true);
     }
     // The panel's content now: its note, the wait for its answer, or the answer (asked once per trace, answers.js).
