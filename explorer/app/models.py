@@ -171,8 +171,8 @@ class ModelRegistry:
         def run_batch(plans):
             return [Traced(t, to_wire(t, handle) | {"model_key": key}) for t in build_traces(handle, plans)]
 
-        return dict(key=self.cache_key(handle, request), job=plan, run_batch=run_batch, group=handle.fingerprint,
-                    encode=Traced.encode)  # fmt: skip
+        cached_as = (handle.fingerprint, request)  # as `cache_key` makes it, the model's key looked up once
+        return dict(key=cached_as, job=plan, run_batch=run_batch, group=handle.fingerprint, encode=Traced.encode)
 
     def cache_key(self, handle: ModelHandle, request: TraceRequest) -> tuple:
         """The trace cache's key of `request` with `handle`'s model: its fingerprint and the request as its key names

@@ -16,7 +16,7 @@ export class Player {
       if (v.store.get().step < v.trace.T) v.go(v.store.get().step + 1, "play");
       else {
         this.stop();
-        v.refresh(); // the play button says so
+        v.showPlaying(); // the play button says so
       }
     }, pace * 1000);
   }

@@ -130,8 +130,8 @@ export class Viewer {
   go(step, source) {
     if (!this.trace) return;
     if (source !== "play") this.player.stop();
-    const s = this.store.set({ step: step }, source);
-    this.f.toolbar.render(s.step, this.trace.T, this.player.playing()); // the play button, when the step stays
+    const before = this.store.get();
+    if (this.store.set({ step: step }, source) === before) this.showPlaying(); // unchanged: not drawn, the button is
   }
 
   select(change, source, force) {
@@ -148,8 +148,11 @@ export class Viewer {
   togglePlay() {
     if (this.player.playing()) this.player.stop();
     else this.player.start(this.f.toolbar.seconds());
-    this.refresh();
+    this.showPlaying();
   }
+
+  // The step controls as they stand (the play button says whether it plays), without drawing the views again.
+  showPlaying() { if (this.trace) this.f.toolbar.render(this.state.step, this.trace.T, this.player.playing()); }
 
   // Draw again with the same state (the page's mode or size changed, the quiz moved its cursor).
   refresh() { if (this.trace) this.render(); }
@@ -166,8 +169,9 @@ export class Viewer {
   panelShown() {
     const c = this.state.panelContent;
     if (!c || !c.question) return c;
-    const answer = this.online ? this.answers.get(c.question) : null;
-    return answer ? { what: c.what, answer: answer } : { what: c.what, note: this.online ? c.waiting : this.answers.get(c.question).error };
+    const answer = this.answers.get(c.question); // without a server: its refusal, said as the panel's note
+    if (!answer) return { what: c.what, note: c.waiting };
+    return this.online ? { what: c.what, answer: answer } : { what: c.what, note: answer.error };
   }
 
   // ---- drawing

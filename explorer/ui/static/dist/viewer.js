@@ -3039,7 +3039,7 @@
         if (v.store.get().step < v.trace.T) v.go(v.store.get().step + 1, "play");
         else {
           this.stop();
-          v.refresh();
+          v.showPlaying();
         }
       }, pace * 1e3);
     }
@@ -4155,8 +4155,8 @@
     go(step, source) {
       if (!this.trace) return;
       if (source !== "play") this.player.stop();
-      const s = this.store.set({ step }, source);
-      this.f.toolbar.render(s.step, this.trace.T, this.player.playing());
+      const before = this.store.get();
+      if (this.store.set({ step }, source) === before) this.showPlaying();
     }
     select(change, source, force) {
       if (this.trace) this.store.set(change, source || "click", force);
@@ -4170,7 +4170,11 @@
     togglePlay() {
       if (this.player.playing()) this.player.stop();
       else this.player.start(this.f.toolbar.seconds());
-      this.refresh();
+      this.showPlaying();
+    }
+    // The step controls as they stand (the play button says whether it plays), without drawing the views again.
+    showPlaying() {
+      if (this.trace) this.f.toolbar.render(this.state.step, this.trace.T, this.player.playing());
     }
     // Draw again with the same state (the page's mode or size changed, the quiz moved its cursor).
     refresh() {
@@ -4187,8 +4191,9 @@
     panelShown() {
       const c = this.state.panelContent;
       if (!c || !c.question) return c;
-      const answer2 = this.online ? this.answers.get(c.question) : null;
-      return answer2 ? { what: c.what, answer: answer2 } : { what: c.what, note: this.online ? c.waiting : this.answers.get(c.question).error };
+      const answer2 = this.answers.get(c.question);
+      if (!answer2) return { what: c.what, note: c.waiting };
+      return this.online ? { what: c.what, answer: answer2 } : { what: c.what, note: answer2.error };
     }
     // ---- drawing
     render() {
