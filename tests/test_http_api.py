@@ -20,8 +20,9 @@ from explorer.app.questions import ANSWERS, QUESTIONS
 from explorer.app.rate_limits import ADDRESS_IN_FLIGHT, MAX_IN_FLIGHT, Busy, Fairness, Rates, shares
 from explorer.app.schemas import Refusal, Translation, Wire
 from explorer.app.wire import WEIGHT_ERROR, unpack
+from explorer.errors import UserError
 from explorer.interpret.handle import ModelHandle
-from explorer.interpret.request import TraceRequest, UserError
+from explorer.interpret.request import TraceRequest
 from explorer.model.transformer import Transformer
 from explorer.ui.body_limit import BodyLimit
 

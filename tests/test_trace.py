@@ -13,10 +13,11 @@ import torch
 from explorer.app.schemas import trace_request, validate
 from explorer.app.trace_cache import Slots, TraceCache
 from explorer.app.wire import WEIGHT_ERROR, to_wire, unpack
+from explorer.errors import UserError
 from explorer.interpret.decoding import Stepper, StepperOptions, beam_search, greedy_decode, prepare_source
 from explorer.interpret.handle import ModelHandle
 from explorer.interpret.hooks import AttentionRecorder
-from explorer.interpret.request import LIMITS, TraceRequest, UserError
+from explorer.interpret.request import LIMITS, TraceRequest
 from explorer.interpret.rollout import cross_rollout, encoder_rollout
 from explorer.interpret.trace import build_trace, build_traces, plan_trace
 from explorer.model.config import BOS_ID, EOS_ID, PAD_ID, ModelConfig

@@ -13,7 +13,8 @@ from explorer.app.models import ModelRegistry
 from explorer.app.positional import positional_figures
 from explorer.app.schemas import TrainRequest
 from explorer.app.training_job import TrainingBusy, TrainingRun, TrainingRuns, TrainingSlot, UnknownRun
-from explorer.interpret.request import UserError, clean_text
+from explorer.errors import UserError
+from explorer.interpret.request import clean_text
 
 
 def test_a_trained_model_lives_while_it_is_used_and_goes_after_its_lifetime(mini_handle):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from explorer.app.uploads import MAX_UPLOAD_BYTES, UnknownUpload, Uploads, UploadTooLarge
-from explorer.interpret.request import UserError
+from explorer.errors import UserError
 
 
 def test_a_file_is_kept_under_its_content_id_and_read_back():

@@ -16,7 +16,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from ..interpret.request import UserError
+from ..errors import UserError
 from .schemas import Refusal, refusal
 
 log = logging.getLogger("explorer.api")

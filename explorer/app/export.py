@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import UserError, shown
 from ..interpret.lens import Lens
-from ..interpret.request import UserError, shown
 from ..interpret.trace import DecodeTrace
 from ..model.config import ATTENTION_KINDS
 

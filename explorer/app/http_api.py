@@ -24,7 +24,8 @@ from starlette.concurrency import run_in_threadpool
 from starlette.responses import FileResponse, Response
 from starlette.routing import Mount
 
-from ..interpret.request import TraceRequest, UserError
+from ..errors import UserError
+from ..interpret.request import TraceRequest
 from . import room_api
 from .callers import ClientIds, address_of, trusted_proxies
 from .encoded import Encoded

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import UserError
 from ..interpret.decoding import greedy_decode, prepare_source
 from ..interpret.hooks import record
-from ..interpret.request import UserError
 from ..model.checkpoint import Checkpoint, CheckpointError, load_checkpoint
 from ..model.config import BOS_ID, EOS_ID
 from . import SHIPPED_CHECKPOINT

@@ -18,8 +18,9 @@ from pathlib import Path
 
 from cachetools import TTLCache
 
+from ..errors import UserError
 from ..interpret.handle import ModelHandle, load_handle
-from ..interpret.request import TraceRequest, UserError
+from ..interpret.request import TraceRequest
 from ..interpret.trace import DecodeTrace, build_traces, plan_trace
 from . import questions
 from .encoded import Encoded

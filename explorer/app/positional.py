@@ -3,8 +3,8 @@ encoding tab's figures of it."""
 
 from __future__ import annotations
 
+from ..errors import UserError, shown
 from ..interpret.handle import ModelHandle
-from ..interpret.request import UserError, shown
 from . import figures
 from .schemas import Positional, PositionalQuery
 

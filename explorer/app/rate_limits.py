@@ -19,7 +19,7 @@ from limits import parse
 from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
 
-from ..interpret.request import UserError
+from ..errors import UserError
 from .callers import ASKING, Caller, caller_of
 
 MAX_IN_FLIGHT = 4  # requests one browser tab may have running at once

@@ -16,7 +16,7 @@ from fastapi import APIRouter, Header, Path, Query, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response, StreamingResponse
 
-from ..interpret.request import UserError
+from ..errors import UserError
 from .callers import address_of
 from .errors import REFUSED
 from .rate_limits import ADMITTED, rate_setting

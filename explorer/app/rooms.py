@@ -27,7 +27,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from ..interpret.request import UserError
+from ..errors import UserError
 
 MAX_ROOMS = 50
 # a lecturer's room and a spare or two; a department whose lecturers share one address sets AE_ROOMS_PER_ADDRESS

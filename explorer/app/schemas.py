@@ -20,6 +20,7 @@ from pydantic import (
     ValidationError,
 )
 
+from ..errors import UserError, shown
 from ..interpret.request import (
     LIMITS,
     MAX_CHARS,
@@ -28,8 +29,6 @@ from ..interpret.request import (
     Index,
     Kind,
     TraceRequest,
-    UserError,
-    shown,
 )
 from ..model.config import ATTENTION_KINDS
 from .limits import MINUTES

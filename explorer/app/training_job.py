@@ -22,9 +22,9 @@ from pathlib import Path
 
 from cachetools import TTLCache
 
+from ..errors import UserError
 from ..interpret.handle import ModelHandle, device_label
 from ..interpret.hooks import record
-from ..interpret.request import UserError
 from ..model.checkpoint import load_checkpoint
 from ..model.config import BOS_ID, ModelConfig
 from ..training.data import MINI_CORPUS, clean, read_tsv, split_by_source

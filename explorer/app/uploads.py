@@ -17,7 +17,7 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 
-from ..interpret.request import UserError
+from ..errors import UserError
 
 MAX_UPLOAD_BYTES = 2 * 2**20  # what one upload may weigh
 PER_OWNER = 4  # uploads one address keeps: its newest; the oldest of its own is dropped first

@@ -1,5 +1,5 @@
 """What the core is asked to decode: `TraceRequest`, the one trace request of the whole app, with the text it takes
-(`clean_text`) and `UserError`, the refusal whose message a person reads as is.
+(`clean_text`); what cannot be used is refused with a `UserError` (`explorer/errors.py`).
 
 `TraceRequest` is a frozen pydantic model. Each field carries its own limits, default and title, and the validators
 normalise it: a sentence is cleaned, switched-off heads are sorted, and the options the strategy does not read are
@@ -16,6 +16,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
+from ..errors import UserError, shown
 from ..model.tokenizer import normalize
 
 MAX_CHARS = 1000  # longer pastes are refused with a message
@@ -28,10 +29,6 @@ MODEL_KEY = r"^[A-Za-z0-9_-]{1,64}$"  # a shipped model's key ("shipped": the de
 SHIPPED = "shipped"
 # the options each strategy reads; the others are reset to their defaults
 READS = {"sample": ("temperature", "top_k", "seed"), "beam": ("beam_size", "alpha"), "greedy": ()}
-
-
-class UserError(ValueError):
-    """Something the person typed or chose that cannot be used; the message is shown to them as is."""
 
 
 def clean_text(text, what: str = "an English sentence") -> str:
@@ -53,15 +50,6 @@ def _too_long(n: int) -> str:
         f"That text is {n:,} characters long; the explorer takes up to {MAX_CHARS:,} characters "
         "(a sentence or two). Shorten it and try again."
     )
-
-
-def shown(value) -> str:
-    """A value as a message quotes it: its repr, cut to 40 characters."""
-    try:
-        text = repr(value)
-    except ValueError:  # an int too long to print
-        text = f"a {type(value).__name__} too long to show"
-    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def _head(value):

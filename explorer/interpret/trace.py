@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from ..errors import UserError
 from ..model.config import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 from ..model.transformer import Ablation
 from .decoding import (
@@ -40,7 +41,7 @@ from .decoding import (
 )
 from .handle import ModelHandle
 from .hooks import record
-from .request import READS, TOP_CANDIDATES, TraceRequest, UserError
+from .request import READS, TOP_CANDIDATES, TraceRequest
 
 
 @dataclass

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import math
 
+from ...errors import UserError, shown
 from ...interpret.handle import ModelHandle
-from ...interpret.request import TraceRequest, UserError, shown
+from ...interpret.request import TraceRequest
 from ...model.transformer import Ablation
 
 DIGITS = 5  # decimals of the numbers sent (the panel shows 3 or 4; the browser test compares to 1e-5)

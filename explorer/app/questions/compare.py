@@ -8,7 +8,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from ...interpret.request import MAX_CHARS, MODEL_KEY, TraceRequest, UserError
+from ...errors import UserError
+from ...interpret.request import MAX_CHARS, MODEL_KEY, TraceRequest
 from ..schemas import Wire, validate
 from . import Answer, Question, register
 
