@@ -66,8 +66,8 @@ def test_every_module_says_its_job_and_the_bundle_is_valid_javascript():
 
 
 def test_views_draw_what_they_are_given_and_never_reach_the_viewer_or_the_store():
-    views = [p for p in MODULES if "draw" in exports_of(p)]
-    assert {"heatmap", "headview", "mosaic", "mask", "compare", "topk", "explain", "heads", "attribution"} <= {
+    views = [p for p in MODULES if exports_of(p) & {"VIEW", "PANEL", "Candidates", "Grid"}]
+    assert {"heatmap", "headview", "mosaic", "mask", "compare", "topk", "explain", "heads", "attribution", "grid"} <= {
         p.stem for p in views
     }
     for path in views:
@@ -78,6 +78,14 @@ def test_views_draw_what_they_are_given_and_never_reach_the_viewer_or_the_store(
     assert [p.name for p in MODULES if "AttentionExplorerSettings" in p.read_text()] == ["export.js", "settings.js"]
     assert [p.name for p in MODULES if "window.AttentionExplorer " in p.read_text()] == ["main.js"]
 
+
+
+def test_no_module_keeps_state_on_an_element():
+    """Issue 52: views kept their state in eleven kinds of DOM property (`div._heat`, `_hv`, `_mask`, ...); a view is
+    now an instance that owns it (views.js `create`), and the store holds what is shown."""
+    for path in MODULES:
+        found = re.findall(r"\b(?!this\b)[A-Za-z]\w*\._[A-Za-z]\w*", path.read_text(encoding="utf-8"))
+        assert not found, f"{path.name} keeps state on an object it does not own: {sorted(set(found))}"
 
 def test_the_viewer_names_no_view_each_is_registered_once_in_views_js():
     """Issue 37 #5: each view's name was switched on in seven places in viewer.js; now the viewer builds its tabs,
@@ -93,7 +101,7 @@ def test_the_viewer_names_no_view_each_is_registered_once_in_views_js():
         source = (static / f"{module}.js").read_text(encoding="utf-8")
         view = source[source.index("export const VIEW = {") :]
         ids.append(re.search(r'id: "([\w-]+)"', view).group(1))
-        for member in ("label:", "className:", "controls:", "caption:", "draw:", "png:"):
+        for member in ("label:", "className:", "controls:", "caption:", "create:"):
             assert member in view, f"{module}.js's VIEW has no {member}"
     viewer = (static / "viewer.js").read_text(encoding="utf-8")
     viewer = re.sub(r'what: "\w+"', "", viewer)  # the questions asked of the server ("compare": B's trace)

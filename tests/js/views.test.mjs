@@ -1,4 +1,5 @@
-// The registry of the viewer's views (views.js): every view says what it is and can draw and export itself.
+// The registry of the viewer's views (views.js): every view says what it is and makes itself in its box (the instance
+// that draws and exports is made in the page: the browser tests).
 import "./setup.mjs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -6,13 +7,15 @@ import { VIEWS, viewOf } from "../../explorer/ui/static/views.js";
 import { weightScale } from "../../explorer/ui/static/heatmap.js";
 import { beamPath } from "../../explorer/ui/static/beamtree.js";
 
-test("every view has an id, a label, a tip, its controls, and draws and exports itself", () => {
+test("every view has an id, a label, a tip, its controls, its caption and makes itself in its box", () => {
   for (const view of VIEWS) {
     assert.match(view.id, /^[a-z_]+$/, view.id);
     assert.equal(typeof view.label, "string", view.id);
     assert.ok(view.tip.length > 20, view.id + ": a tip that says what it shows");
-    assert.equal(typeof view.draw, "function", view.id);
-    assert.equal(typeof view.png, "function", view.id);
+    assert.equal(typeof view.create, "function", view.id);
+    assert.equal(view.create.length, 1, view.id + ": create(div)");
+    assert.equal(typeof view.caption, "function", view.id);
+    assert.equal(view.draw, undefined, view.id + ": drawn by its instance, which owns its state");
     assert.ok(view.controls && typeof view.controls === "object", view.id);
   }
 });

@@ -5,7 +5,6 @@ import { api } from "./api.js";
 import { canvasPng, copyText, download, el, filename } from "./dom.js";
 import { standaloneHtml } from "./export.js";
 import { linkUrl, placeUrl } from "./link.js";
-import { viewOf } from "./views.js";
 import { VIEW_STATE } from "./store.js";
 
 // The link to this view: copied, and put in the address bar too (where it can be copied by hand if the browser refuses
@@ -26,12 +25,12 @@ export function copyLink(viewer, button) {
 
 // The chart on screen as a PNG for a slide: at twice the screen's size, with the sentence, the output so far and the
 // step above it.
-export function exportPng(viewer, chart) {
+export function exportPng(viewer) {
   const s = viewer.state, t = viewer.trace;
   const name = filename(t.request.sentence, "") + "-" + s.view + "-step" + s.step;
   const header = ["“" + t.request.sentence + "” → “" + (t.wire.outputs[s.step] || "") + "”",
     "Step " + s.step + " of " + t.T + " · model: " + t.model.name + " · Attention Explorer"];
-  return Promise.resolve(viewOf(s.view).png(chart, header)).then((canvas) => canvasPng(canvas, name + ".png"));
+  return Promise.resolve(viewer.f.area.view(s.view).png(header)).then((canvas) => canvasPng(canvas, name + ".png"));
 }
 
 export function exportHtml(viewer) {

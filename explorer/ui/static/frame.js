@@ -10,9 +10,10 @@ import { selectorRows } from "./selectors.js";
 import { ChartArea } from "./layout.js";
 import * as page from "./page.js";
 import { PANELS } from "./panels.js";
+import { Candidates } from "./topk.js";
 
 // The viewer's parts, in `viewer.root`: {toolbar, tools, decoding, status, message, notes, rows, sourceLabel,
-// sourceBox, targetBox, output, topk, beams, area, place()}.
+// sourceBox, targetBox, output, topk (the candidates), beams, area, place()}.
 export function buildFrame(viewer) {
   const online = viewer.online, hooked = (name) => viewer.hooked(name);
   const f = { toolbar: new Toolbar(viewer), rows: selectorRows(), area: new ChartArea(() => viewer.refresh()) };
@@ -26,7 +27,7 @@ export function buildFrame(viewer) {
   }
   const html = button("⬇ HTML", "Download this sentence as one HTML file that works offline", () => exportHtml(viewer));
   html.classList.add("ae-desk-only"); // a download for the desk, not the projector's top bar
-  const png = button("⬇ PNG", "Download the chart on the right as a PNG image", () => exportPng(viewer, f.area.charts[viewer.state.view]));
+  const png = button("⬇ PNG", "Download the chart on the right as a PNG image", () => exportPng(viewer));
   tools.append(copy, png, html, ...hooked("tools").flatMap((c) => c.tools(online)));
   if (online) {
     tools.append(
@@ -43,13 +44,14 @@ export function buildFrame(viewer) {
     const chip = event.target.closest(".ae-chip[data-index]"); // a companion made the chips answers
     if (chip) hooked("answer").some((c) => c.answer(Number(chip.dataset.index)));
   });
-  for (const name of ["targetBox", "output", "topk", "beams"]) f[name] = el("div", { targetBox: "ae-chips ae-target-chips", output: "ae-output", topk: "ae-topk", beams: "ae-beams" }[name]);
+  for (const name of ["targetBox", "output", "beams"]) f[name] = el("div", { targetBox: "ae-chips ae-target-chips", output: "ae-output", beams: "ae-beams" }[name]);
+  f.topk = new Candidates(online);
   const left = el("div", "ae-left");
   // the companions' bars (the room's code, the lesson's sentences) head the left column, beside the chart they speak
   // of: the chart keeps its height
   left.append(...hooked("bar").map((c) => c.bar), f.notes, ...Object.values(f.rows),
     ...hooked("selectorRow").map((c) => c.selectorRow), tools, f.sourceLabel, f.sourceBox,
-    el("div", "ae-label", "Target so far"), f.targetBox, f.output, f.topk, f.beams);
+    el("div", "ae-label", "Target so far"), f.targetBox, f.output, f.topk.element, f.beams);
   const body = el("div", "ae-body");
   body.append(left, f.area.element);
   const help = el("div", "ae-keys", "Keys: " + KEY_HELP + ". " + (online ? "Click a candidate bar to force it; click " +

@@ -4,7 +4,8 @@
 // is text in the page, so a screen reader reads it, a student can select it and a test can find it. No label is
 // ever dropped: labels shrink down to a floor size, and below that the grid grows and scrolls inside its box, the
 // current row kept in view and the row labels pinned at the left while it scrolls sideways. Panels' names have
-// shorter forms for a narrow box. `pngCanvas` paints the same layout, labels included, at twice the size for a slide.
+// shorter forms for a narrow box. `png` paints the same layout, labels included, at twice the size for a slide.
+// A `Grid` is made once per box (`new Grid(div)`): its parts, the spec it drew and where its cells are are its own.
 //
 // spec: {titles: [text, shorter, ...], rows, columns, panels: [{name, short (optional: its name where the full one
 // does not fit), head, z (rows x columns, null: masked), scale (index into scales)}], scales: [{label, min, max, color(v) -> css, ticks: [v], masked, format(v)}],
@@ -21,49 +22,217 @@ const SCROLLBAR = 16;
 // The floor under which labels never shrink: the grid grows instead.
 export function labelFloor(font) { return Math.max(11, textFloor(), Math.round(font * 0.8)); }
 
-// The parts of a grid div, made once.
-function parts(div) {
-  if (!div._heat) {
-    const title = el("div", "ae-grid-title");
-    const scroll = el("div", "ae-grid-scroll");
-    const sheet = el("div", "ae-grid-sheet");
-    const canvas = document.createElement("canvas");
+// A labelled grid in `div`: its parts made once, then drawn from a spec (`draw`) as often as the view changes.
+export class Grid {
+  constructor(div) {
+    this.div = div;
+    const title = (this.title = el("div", "ae-grid-title"));
+    const scroll = (this.scroll = el("div", "ae-grid-scroll"));
+    const sheet = (this.sheet = el("div", "ae-grid-sheet"));
+    const canvas = (this.canvas = document.createElement("canvas"));
     canvas.setAttribute("role", "img");
-    const labels = el("div", "ae-grid-labels");
-    const pin = el("div", "ae-grid-pin"); // the row labels: they stay at the left when the sheet scrolls sideways
-    const tip = el("div", "ae-tip");
+    this.labels = el("div", "ae-grid-labels");
+    const pin = (this.pin = el("div", "ae-grid-pin")); // the row labels: they stay at the left when the sheet scrolls sideways
+    const tip = (this.tip = el("div", "ae-tip"));
     tip.hidden = true;
-    sheet.append(canvas, labels, pin, tip);
+    sheet.append(canvas, this.labels, pin, tip);
     scroll.appendChild(sheet);
     // the column labels below the rows, in a strip that follows the grid's horizontal scroll, never its vertical one
     // and the panels' names above them, in a strip that follows the horizontal scroll too
-    const strip = el("div", "ae-grid-strip"), columns = el("div", "ae-grid-columns");
-    const headStrip = el("div", "ae-grid-strip"), names = el("div", "ae-grid-columns");
-    strip.appendChild(columns);
-    headStrip.appendChild(names);
+    const strip = (this.strip = el("div", "ae-grid-strip")), headStrip = (this.headStrip = el("div", "ae-grid-strip"));
+    this.columns = el("div", "ae-grid-columns");
+    this.names = el("div", "ae-grid-columns");
+    strip.appendChild(this.columns);
+    headStrip.appendChild(this.names);
     scroll.addEventListener("scroll", () => {
       strip.scrollLeft = headStrip.scrollLeft = scroll.scrollLeft;
       pin.style.transform = "translateX(" + scroll.scrollLeft + "px)";
     });
     const stack = el("div", "ae-grid-stack");
     stack.append(headStrip, scroll, strip);
-    const scales = el("div", "ae-grid-scales");
-    const yTitle = el("div", "ae-tick-axis ae-tick-axis-y"), xTitle = el("div", "ae-tick-axis ae-tick-axis-x");
+    this.scales = el("div", "ae-grid-scales");
+    this.yTitle = el("div", "ae-tick-axis ae-tick-axis-y");
+    this.xTitle = el("div", "ae-tick-axis ae-tick-axis-x");
     const body = el("div", "ae-grid-body");
-    body.append(yTitle, stack, scales);
-    div.replaceChildren(title, body, xTitle);
-    div._heat = {
-      canvas: canvas, tip: tip, title: title, scroll: scroll, sheet: sheet, labels: labels, pin: pin, scales: scales, yTitle: yTitle,
-      xTitle: xTitle, strip: strip, columns: columns, headStrip: headStrip, names: names, geom: null, spec: null,
-    };
-    canvas.addEventListener("mousemove", (e) => hover(div, e));
+    body.append(this.yTitle, stack, this.scales);
+    div.replaceChildren(title, body, this.xTitle);
+    this.spec = null; // the spec drawn last
+    this.geom = null; // where its cells are (null: nothing drawn, or an empty grid)
+    canvas.addEventListener("mousemove", (e) => this.hover(e));
     canvas.addEventListener("click", (e) => { // the viewer explains a clicked cell ("ae-cell" on the div)
-      const cell = cellAt(div, e);
+      const cell = this.cellAt(e);
       if (cell) emit(div, "ae-cell", cell);
     });
     canvas.addEventListener("mouseleave", () => { tip.hidden = true; });
   }
-  return div._heat;
+
+  // Draw spec into the grid's box. Returns a resolved promise.
+  draw(spec) {
+    const g = this, div = this.div;
+    g.spec = spec;
+    g.tip.hidden = true;
+    const font = spec.font;
+    const width = Math.max(300, div.clientWidth || 600);
+    const scaleW = scaleWidth(spec);
+    const titleH = font + 12, axisW = font + 10; // the axis titles sit outside the scrolling sheet: always in view
+    const namesH = spec.panels.length > 1 && spec.rows.length ? font + 8 : 0; // the panels' names
+    const xTitleH = spec.bare ? 0 : titleH;
+    const boxW = width - scaleW - axisW, boxH = Math.max(120, spec.height - titleH - xTitleH - namesH);
+    g.title.style.fontSize = font + 1 + "px";
+    g.title.style.height = g.title.style.lineHeight = titleH + "px";
+    g.title.textContent = fitted(spec.titles, width - 8, font + 1, "600");
+    g.title.title = spec.titles[0] + (spec.titleTip ? "\n" + spec.titleTip : ""); // the hover says what it names
+    g.scroll.style.width = g.strip.style.width = g.headStrip.style.width = boxW + "px";
+    g.headStrip.style.height = g.names.style.height = namesH + "px";
+    g.scroll.style.height = boxH + "px";
+    g.strip.style.height = "0";
+    g.yTitle.style.width = axisW + "px";
+    g.yTitle.style.height = boxH + "px";
+    g.xTitle.style.height = g.xTitle.style.lineHeight = xTitleH + "px";
+    g.xTitle.hidden = Boolean(spec.bare);
+    for (const t of [g.yTitle, g.xTitle]) t.style.fontSize = font + "px";
+    if (!spec.rows.length || !spec.columns.length) {
+      g.geom = null;
+      sizeCanvas(g.canvas, boxW - 4, boxH - 4).clearRect(0, 0, boxW, boxH);
+      g.sheet.style.width = boxW - 4 + "px"; // the message's box is the chart's, not the last grid's sheet
+      g.sheet.style.height = boxH - 4 + "px";
+      g.scroll.scrollLeft = 0;
+      g.columns.replaceChildren();
+      g.names.replaceChildren();
+      g.pin.replaceChildren();
+      g.pin.style.width = "0"; // its white would cover the message's start
+      g.labels.replaceChildren(span("ae-grid-empty", spec.empty || "", { left: "0", right: "0", top: boxH / 2 - font + "px", fontSize: font + 1 + "px" }));
+      g.scales.replaceChildren();
+      g.xTitle.textContent = g.yTitle.textContent = "";
+      g.canvas.setAttribute("aria-label", spec.empty || "");
+      return Promise.resolve();
+    }
+    let L = layout(spec, boxW, boxH);
+    if (L.width > boxW) L = layout(spec, boxW, boxH - SCROLLBAR); // a horizontal scroll bar takes its height
+    if (L.height > boxH) L = layout(spec, boxW - SCROLLBAR, L.width > boxW ? boxH - SCROLLBAR : boxH);
+    const sheetW = Math.max(L.width, 300), sheetH = Math.ceil(L.top + spec.rows.length * L.ch + 2);
+    const scrollH = Math.min(sheetH + (L.width > boxW ? SCROLLBAR : 0), boxH - L.bottom);
+    g.scroll.style.height = scrollH + "px";
+    g.strip.style.height = L.bottom + "px";
+    g.sheet.style.width = g.columns.style.width = g.names.style.width = sheetW + "px";
+    g.sheet.style.height = sheetH + "px";
+    g.columns.style.height = L.bottom + "px";
+    const ctx = sizeCanvas(g.canvas, sheetW, sheetH);
+    paintCells(ctx, spec, L, sheetW, sheetH);
+    const [rowSpans, columnSpans, nameSpans] = labelSpans(spec, L, sheetW);
+    g.columns.replaceChildren(...columnSpans);
+    g.names.replaceChildren(...nameSpans);
+    g.labels.replaceChildren(); // the empty grid's message, if it said one
+    g.pin.replaceChildren(...rowSpans);
+    g.pin.style.width = L.left + "px";
+    g.pin.style.height = sheetH + "px";
+    const seenW = Math.min(boxW, sheetW) - L.left, seenH = scrollH - L.top;
+    g.xTitle.style.paddingLeft = axisW + L.left + "px";
+    g.xTitle.style.width = axisW + L.left + seenW + "px";
+    g.xTitle.textContent = fitted(spec.columnTitles, seenW, font);
+    g.yTitle.textContent = fitted(spec.rowTitles.concat([""]), seenH, font);
+    g.scales.replaceChildren(...(spec.hideScales ? [] : scaleBlocks(spec, font, L.top, seenH)));
+    g.geom = {
+      panels: spec.panels.map((p, k) => Object.assign({ x0: L.x0[k] }, p)), top: L.top, left: L.left, cw: L.cw, ch: L.ch,
+      queries: spec.rows, keys: spec.columns, width: sheetW, height: namesH + sheetH + L.bottom, bottom: L.bottom, namesH: namesH,
+      labels: { font: L.size, rotated: L.rotate },
+    };
+    g.canvas.setAttribute("aria-label", spec.aria);
+    this.keepInView(spec.current);
+    g.pin.style.transform = "translateX(" + g.scroll.scrollLeft + "px)";
+    return Promise.resolve();
+  }
+
+  // Scroll the grid so that row i (and column j, if given) is in view; nothing moves if it already is.
+  keepInView(i, j) {
+    const g = this, geom = g.geom;
+    if (!geom || i === undefined || i < 0) return;
+    const s = g.scroll, y0 = geom.top + i * geom.ch, y1 = y0 + geom.ch;
+    if (y0 < s.scrollTop || y1 > s.scrollTop + s.clientHeight) s.scrollTop = Math.max(0, y1 - s.clientHeight / 2);
+    if (j === undefined || j < 0) return;
+    const x0 = geom.panels[0].x0 + j * geom.cw, x1 = x0 + geom.cw;
+    if (x0 < s.scrollLeft || x1 > s.scrollLeft + s.clientWidth) s.scrollLeft = Math.max(0, x1 - s.clientWidth / 2);
+  }
+
+  // The cell under a mouse event: {row, column, head, weight, x, y, panel}, or null outside the cells.
+  cellAt(event) {
+    const { canvas, geom } = this;
+    if (!geom) return null;
+    const box = canvas.getBoundingClientRect();
+    const x = event.clientX - box.left, y = event.clientY - box.top;
+    const i = Math.floor((y - geom.top) / geom.ch);
+    const panel = geom.panels.find((p) => x >= p.x0 && x < p.x0 + geom.keys.length * geom.cw);
+    const j = panel ? Math.floor((x - panel.x0) / geom.cw) : -1;
+    if (!panel || i < 0 || i >= geom.queries.length || j < 0 || j >= geom.keys.length) return null;
+    return { row: i, column: j, head: panel.head, weight: panel.z[i][j], x: x, y: y, panel: panel };
+  }
+
+  hover(event) {
+    const { tip, sheet, spec } = this;
+    const cell = this.cellAt(event);
+    if (!cell) {
+      tip.hidden = true;
+      return;
+    }
+    tip.textContent = spec.describe(cell.panel, cell.row, cell.column);
+    tip.hidden = false;
+    tip.style.left = Math.max(0, Math.min(cell.x + 12, sheet.clientWidth - tip.offsetWidth - 4)) + "px";
+    tip.style.top = cell.y + 14 + "px";
+  }
+
+  // The grid as a picture for a slide: `header` lines (the sentence, the step) above the title, the cells, every
+  // label and the colour scales, at `scale` times the size on screen.
+  png(header, scale) {
+    const g = this, spec = g.spec, geom = g.geom, k = scale || 2;
+    const font = spec.font;
+    const scaleW = scaleWidth(spec), axisW = font + 10, titleH = font + 12;
+    const W = axisW + (geom ? geom.width : g.scroll.clientWidth) + scaleW;
+    // the header lines and the title, each wrapped to the picture's width: a slide never cuts its own header
+    const lines = wrapLines((header || []).map((text, n) => [text, n === 0 ? "600 " + font : String(font)])
+      .concat([[spec.titles[0], "600 " + (font + 1)]]), W - 12);
+    const headH = lines.length * (font + 8) + 8;
+    const H = headH + (geom ? geom.height : g.scroll.clientHeight) + titleH;
+    const out = document.createElement("canvas");
+    out.width = Math.round(W * k);
+    out.height = Math.round(H * k);
+    const ctx = out.getContext("2d");
+    ctx.scale(k, k);
+    ctx.fillStyle = "white";
+    ctx.fillRect(0, 0, W, H);
+    ctx.fillStyle = "#1f2937";
+    ctx.textBaseline = "middle";
+    lines.forEach(([text, style], n) => {
+      ctx.font = style + "px " + FAMILY;
+      ctx.fillText(text, 6, (n + 0.5) * (font + 8) + 4);
+    });
+    if (!geom) return out;
+    const gridW = geom.panels.length * geom.cw * geom.keys.length + GAP * (geom.panels.length - 1), gridH = geom.queries.length * geom.ch;
+    ctx.fillStyle = "white";
+    ctx.save();
+    ctx.translate(axisW, headH);
+    paintLabels(ctx, g.names, g.names);
+    ctx.translate(0, geom.namesH);
+    const L = { top: geom.top, cw: geom.cw, ch: geom.ch, panelW: geom.cw * geom.keys.length, x0: geom.panels.map((p) => p.x0) };
+    paintCells(ctx, spec, L, geom.width, geom.height);
+    const pinned = g.pin.style.transform;
+    g.pin.style.transform = ""; // the row labels where they belong on the whole sheet
+    paintLabels(ctx, g.pin, g.sheet);
+    g.pin.style.transform = pinned;
+    ctx.translate(0, geom.height - geom.namesH - geom.bottom);
+    paintLabels(ctx, g.columns, g.columns);
+    ctx.restore();
+    ctx.font = font + "px " + FAMILY;
+    ctx.fillStyle = "#1f2937";
+    ctx.textAlign = "center";
+    ctx.fillText(spec.columnTitles[0], axisW + geom.left + gridW / 2, headH + geom.height + titleH / 2);
+    ctx.save();
+    ctx.translate(axisW / 2, headH + geom.namesH + geom.top + gridH / 2);
+    ctx.rotate(-Math.PI / 2);
+    ctx.fillText(fitted(spec.rowTitles.concat([""]), gridH, font), 0, 0); // as long as the rows are tall, never into the header
+    ctx.restore();
+    paintScales(ctx, g.scales, axisW + geom.width, headH, font);
+    return out;
+  }
 }
 
 function measurer() {
@@ -116,94 +285,6 @@ function span(className, text, style) {
   const s = el("span", "ae-tick " + className, text);
   Object.assign(s.style, style);
   return s;
-}
-
-// Draw spec into div. Returns a resolved promise.
-export function draw(div, spec) {
-  const g = parts(div);
-  g.spec = spec;
-  g.tip.hidden = true;
-  const font = spec.font;
-  const width = Math.max(300, div.clientWidth || 600);
-  const scaleW = scaleWidth(spec);
-  const titleH = font + 12, axisW = font + 10; // the axis titles sit outside the scrolling sheet: always in view
-  const namesH = spec.panels.length > 1 && spec.rows.length ? font + 8 : 0; // the panels' names
-  const xTitleH = spec.bare ? 0 : titleH;
-  const boxW = width - scaleW - axisW, boxH = Math.max(120, spec.height - titleH - xTitleH - namesH);
-  g.title.style.fontSize = font + 1 + "px";
-  g.title.style.height = g.title.style.lineHeight = titleH + "px";
-  g.title.textContent = fitted(spec.titles, width - 8, font + 1, "600");
-  g.title.title = spec.titles[0] + (spec.titleTip ? "\n" + spec.titleTip : ""); // the hover says what it names
-  g.scroll.style.width = g.strip.style.width = g.headStrip.style.width = boxW + "px";
-  g.headStrip.style.height = g.names.style.height = namesH + "px";
-  g.scroll.style.height = boxH + "px";
-  g.strip.style.height = "0";
-  g.yTitle.style.width = axisW + "px";
-  g.yTitle.style.height = boxH + "px";
-  g.xTitle.style.height = g.xTitle.style.lineHeight = xTitleH + "px";
-  g.xTitle.hidden = Boolean(spec.bare);
-  for (const t of [g.yTitle, g.xTitle]) t.style.fontSize = font + "px";
-  if (!spec.rows.length || !spec.columns.length) {
-    div._heat.geom = null;
-    sizeCanvas(g.canvas, boxW - 4, boxH - 4).clearRect(0, 0, boxW, boxH);
-    g.sheet.style.width = boxW - 4 + "px"; // the message's box is the chart's, not the last grid's sheet
-    g.sheet.style.height = boxH - 4 + "px";
-    g.scroll.scrollLeft = 0;
-    g.columns.replaceChildren();
-    g.names.replaceChildren();
-    g.pin.replaceChildren();
-    g.pin.style.width = "0"; // its white would cover the message's start
-    g.labels.replaceChildren(span("ae-grid-empty", spec.empty || "", { left: "0", right: "0", top: boxH / 2 - font + "px", fontSize: font + 1 + "px" }));
-    g.scales.replaceChildren();
-    g.xTitle.textContent = g.yTitle.textContent = "";
-    g.canvas.setAttribute("aria-label", spec.empty || "");
-    return Promise.resolve();
-  }
-  let L = layout(spec, boxW, boxH);
-  if (L.width > boxW) L = layout(spec, boxW, boxH - SCROLLBAR); // a horizontal scroll bar takes its height
-  if (L.height > boxH) L = layout(spec, boxW - SCROLLBAR, L.width > boxW ? boxH - SCROLLBAR : boxH);
-  const sheetW = Math.max(L.width, 300), sheetH = Math.ceil(L.top + spec.rows.length * L.ch + 2);
-  const scrollH = Math.min(sheetH + (L.width > boxW ? SCROLLBAR : 0), boxH - L.bottom);
-  g.scroll.style.height = scrollH + "px";
-  g.strip.style.height = L.bottom + "px";
-  g.sheet.style.width = g.columns.style.width = g.names.style.width = sheetW + "px";
-  g.sheet.style.height = sheetH + "px";
-  g.columns.style.height = L.bottom + "px";
-  const ctx = sizeCanvas(g.canvas, sheetW, sheetH);
-  paintCells(ctx, spec, L, sheetW, sheetH);
-  const [rowSpans, columnSpans, nameSpans] = labelSpans(spec, L, sheetW);
-  g.columns.replaceChildren(...columnSpans);
-  g.names.replaceChildren(...nameSpans);
-  g.labels.replaceChildren(); // the empty grid's message, if it said one
-  g.pin.replaceChildren(...rowSpans);
-  g.pin.style.width = L.left + "px";
-  g.pin.style.height = sheetH + "px";
-  const seenW = Math.min(boxW, sheetW) - L.left, seenH = scrollH - L.top;
-  g.xTitle.style.paddingLeft = axisW + L.left + "px";
-  g.xTitle.style.width = axisW + L.left + seenW + "px";
-  g.xTitle.textContent = fitted(spec.columnTitles, seenW, font);
-  g.yTitle.textContent = fitted(spec.rowTitles.concat([""]), seenH, font);
-  g.scales.replaceChildren(...(spec.hideScales ? [] : scaleBlocks(spec, font, L.top, seenH)));
-  div._heat.geom = {
-    panels: spec.panels.map((p, k) => Object.assign({ x0: L.x0[k] }, p)), top: L.top, left: L.left, cw: L.cw, ch: L.ch,
-    queries: spec.rows, keys: spec.columns, width: sheetW, height: namesH + sheetH + L.bottom, bottom: L.bottom, namesH: namesH,
-    labels: { font: L.size, rotated: L.rotate },
-  };
-  g.canvas.setAttribute("aria-label", spec.aria);
-  keepInView(div, spec.current);
-  g.pin.style.transform = "translateX(" + g.scroll.scrollLeft + "px)";
-  return Promise.resolve();
-}
-
-// Scroll the grid so that row i (and column j, if given) is in view; nothing moves if it already is.
-export function keepInView(div, i, j) {
-  const g = div._heat, geom = g && g.geom;
-  if (!geom || i === undefined || i < 0) return;
-  const s = g.scroll, y0 = geom.top + i * geom.ch, y1 = y0 + geom.ch;
-  if (y0 < s.scrollTop || y1 > s.scrollTop + s.clientHeight) s.scrollTop = Math.max(0, y1 - s.clientHeight / 2);
-  if (j === undefined || j < 0) return;
-  const x0 = geom.panels[0].x0 + j * geom.cw, x1 = x0 + geom.cw;
-  if (x0 < s.scrollLeft || x1 > s.scrollLeft + s.clientWidth) s.scrollLeft = Math.max(0, x1 - s.clientWidth / 2);
 }
 
 function paintCells(ctx, spec, L, sheetW, sheetH) {
@@ -315,32 +396,6 @@ function scaleBlocks(spec, font, top, height) {
   });
 }
 
-// The cell under a mouse event: {row, column, head, weight, x, y, panel}, or null outside the cells.
-function cellAt(div, event) {
-  const { canvas, geom } = div._heat;
-  if (!geom) return null;
-  const box = canvas.getBoundingClientRect();
-  const x = event.clientX - box.left, y = event.clientY - box.top;
-  const i = Math.floor((y - geom.top) / geom.ch);
-  const panel = geom.panels.find((p) => x >= p.x0 && x < p.x0 + geom.keys.length * geom.cw);
-  const j = panel ? Math.floor((x - panel.x0) / geom.cw) : -1;
-  if (!panel || i < 0 || i >= geom.queries.length || j < 0 || j >= geom.keys.length) return null;
-  return { row: i, column: j, head: panel.head, weight: panel.z[i][j], x: x, y: y, panel: panel };
-}
-
-function hover(div, event) {
-  const { tip, sheet, spec } = div._heat;
-  const cell = cellAt(div, event);
-  if (!cell) {
-    tip.hidden = true;
-    return;
-  }
-  tip.textContent = spec.describe(cell.panel, cell.row, cell.column);
-  tip.hidden = false;
-  tip.style.left = Math.max(0, Math.min(cell.x + 12, sheet.clientWidth - tip.offsetWidth - 4)) + "px";
-  tip.style.top = cell.y + 14 + "px";
-}
-
 // [text, font style ("600 15")] lines broken at spaces so that none is wider than `width` pixels.
 function wrapLines(lines, width) {
   const ctx = document.createElement("canvas").getContext("2d");
@@ -357,60 +412,6 @@ function wrapLines(lines, width) {
     }
     out.push([line, style]);
   });
-  return out;
-}
-
-// The grid as a picture for a slide: `header` lines (the sentence, the step) above the title, the cells, every
-// label and the colour scales, at `scale` times the size on screen.
-export function pngCanvas(div, header, scale) {
-  const g = div._heat, spec = g.spec, geom = g.geom, k = scale || 2;
-  const font = spec.font;
-  const scaleW = scaleWidth(spec), axisW = font + 10, titleH = font + 12;
-  const W = axisW + (geom ? geom.width : g.scroll.clientWidth) + scaleW;
-  // the header lines and the title, each wrapped to the picture's width: a slide never cuts its own header
-  const lines = wrapLines((header || []).map((text, n) => [text, n === 0 ? "600 " + font : String(font)])
-    .concat([[spec.titles[0], "600 " + (font + 1)]]), W - 12);
-  const headH = lines.length * (font + 8) + 8;
-  const H = headH + (geom ? geom.height : g.scroll.clientHeight) + titleH;
-  const out = document.createElement("canvas");
-  out.width = Math.round(W * k);
-  out.height = Math.round(H * k);
-  const ctx = out.getContext("2d");
-  ctx.scale(k, k);
-  ctx.fillStyle = "white";
-  ctx.fillRect(0, 0, W, H);
-  ctx.fillStyle = "#1f2937";
-  ctx.textBaseline = "middle";
-  lines.forEach(([text, style], n) => {
-    ctx.font = style + "px " + FAMILY;
-    ctx.fillText(text, 6, (n + 0.5) * (font + 8) + 4);
-  });
-  if (!geom) return out;
-  const gridW = geom.panels.length * geom.cw * geom.keys.length + GAP * (geom.panels.length - 1), gridH = geom.queries.length * geom.ch;
-  ctx.fillStyle = "white";
-  ctx.save();
-  ctx.translate(axisW, headH);
-  paintLabels(ctx, g.names, g.names);
-  ctx.translate(0, geom.namesH);
-  const L = { top: geom.top, cw: geom.cw, ch: geom.ch, panelW: geom.cw * geom.keys.length, x0: geom.panels.map((p) => p.x0) };
-  paintCells(ctx, spec, L, geom.width, geom.height);
-  const pinned = g.pin.style.transform;
-  g.pin.style.transform = ""; // the row labels where they belong on the whole sheet
-  paintLabels(ctx, g.pin, g.sheet);
-  g.pin.style.transform = pinned;
-  ctx.translate(0, geom.height - geom.namesH - geom.bottom);
-  paintLabels(ctx, g.columns, g.columns);
-  ctx.restore();
-  ctx.font = font + "px " + FAMILY;
-  ctx.fillStyle = "#1f2937";
-  ctx.textAlign = "center";
-  ctx.fillText(spec.columnTitles[0], axisW + geom.left + gridW / 2, headH + geom.height + titleH / 2);
-  ctx.save();
-  ctx.translate(axisW / 2, headH + geom.namesH + geom.top + gridH / 2);
-  ctx.rotate(-Math.PI / 2);
-  ctx.fillText(spec.rowTitles[0], 0, 0);
-  ctx.restore();
-  paintScales(ctx, g.scales, axisW + geom.width, headH, font);
   return out;
 }
 

@@ -7,7 +7,7 @@
 import { AXIS_TITLES, KIND_TITLES, headName } from "./trace.js";
 import { weightColor } from "./colors.js";
 import { fontSize } from "./dom.js";
-import * as grid from "./grid.js";
+import { Grid } from "./grid.js";
 
 // The weight scale of the grids: 0..1, or 0..peak for the rollout; `masked`: the grey of the future is in its key.
 export function weightScale(peak, masked) {
@@ -17,9 +17,20 @@ export function weightScale(peak, masked) {
   };
 }
 
-// Draw state's kind/layer/head at state.step into div (head: a number, "mean", "rollout" or "all"), state.height
-// pixels tall; state.label names the map ("A", "B" in Compare two). Returns a resolved promise.
-export function draw(div, trace, state) {
+// The heatmap in one box: its grid made once (Compare two shows two of them).
+export class Heatmap {
+  constructor(div) { this.grid = new Grid(div); }
+
+  // Draw state's kind/layer/head at state.step (head: a number, "mean", "rollout" or "all"), state.height pixels tall;
+  // state.label names the map ("A", "B" in Compare two). Returns a resolved promise.
+  draw(trace, state) { return this.grid.draw(spec(trace, state)); }
+
+  // The heatmap as a picture for a slide: the header lines above it, labels and colour scale included, at 2x.
+  png(header) { return this.grid.png(header, 2); }
+}
+
+// What the grid draws for state's kind/layer/head at state.step.
+function spec(trace, state) {
   const { kind, layer, head, step: t } = state;
   const [queries, keys] = trace.labels(kind, t);
   const heads = head === "all" ? [...Array(trace.H).keys()] : [head];
@@ -37,7 +48,7 @@ export function draw(div, trace, state) {
   // rollout's products are small and even: its colours span 0 to its largest value (the colour bar says so)
   const peak = head === "rollout" ? Math.max(1e-6, ...panels.flatMap((p) => p.z.flat())) : 1;
   const [rowTitle, columnTitle] = AXIS_TITLES[kind];
-  return grid.draw(div, {
+  return {
     titles: (state.label ? titles.map((x) => state.label + " · " + x) : []).concat(titles),
     titleTip: aer !== null || panels.some((p) => p.aer !== null) ? AER_TIP : "", // an AER shown is explained
     rows: queries, columns: keys, panels: panels,
@@ -53,7 +64,7 @@ export function draw(div, trace, state) {
         (v === null ? "masked: weight exactly 0" : "weight " + v.toFixed(4)) + linked;
     },
     aria: title(kind, layer, head, t) + off + ". Rows (queries): " + queries.join(" ") + ". Columns (keys): " + keys.join(" ") + ".",
-  });
+  };
 }
 
 const SHORT = { encoder_self: "Encoder self", decoder_self: "Decoder self", cross: "Cross" }; // narrow charts
@@ -80,9 +91,6 @@ function title(kind, layer, head, t, length) {
   if (length) return SHORT[kind] + " · " + which + step;
   return KIND_TITLES[kind] + " · " + (head === "rollout" ? "L" + layer + " · attention rollout" : which) + step;
 }
-
-// The heatmap as a picture for a slide: the header lines above it, labels and colour scale included, at 2x.
-export function pngCanvas(div, header) { return grid.pngCanvas(div, header, 2); }
 
 const ROLLOUT = "Attention rollout (Abnar & Zuidema, 2020): each encoder layer taken as ½·attention + ½·identity " +
   "(the residual), averaged over heads, multiplied through the layers; for cross-attention, this layer's " +
@@ -116,11 +124,16 @@ export function goldView(state) {
   return { view: VIEW.id, kind: "cross", head: typeof state.head === "number" ? state.head : 0 };
 }
 
-// The view, as the viewer's registry (views.js) knows it. `focus`: keep a clicked cell in view.
+// The view, as the viewer's registry (views.js) knows it; its `focus` keeps a clicked cell in view.
 export const VIEW = {
   id: "heatmap", label: "Heatmap", tip: "One head's attention as a grid: each row a query token, each column a key token, each cell the weight (0–1)", className: "ae-heat", controls: ["kind", "layer", "head"],
   caption: (state, trace) => (state.head === "rollout" ? ROLLOUT : goldCaption(trace, state)),
-  draw: (div, context, state) => draw(div, context.trace, state),
-  png: (div, header) => pngCanvas(div, header),
-  focus: (div, cell) => grid.keepInView(div, cell.row, cell.column),
+  create: (div) => {
+    const map = new Heatmap(div);
+    return {
+      draw: (context, state) => map.draw(context.trace, state),
+      png: (header) => map.png(header),
+      focus: (cell) => map.grid.keepInView(cell.row, cell.column),
+    };
+  },
 };

@@ -1,4 +1,5 @@
-// layout.js: the right column: one chart per view (only the one on screen shown), the caption under it and the panel
+// layout.js: the right column: one chart per view (only the one on screen shown; each view made in its chart the first
+// time it is shown), the caption under it and the panel
 // that answers a question. It sizes the chart to the window, so the step controls, the status line and the chart are
 // seen together. A panel open takes the lower part of the window, as much as it needs (the chart keeps MIN_CHART px):
 // it covers nothing. In presentation mode the caption is folded under "How to read this view" and, opened, the chart
@@ -14,6 +15,7 @@ export class ChartArea {
     this.refresh = refresh;
     this.element = el("div", "ae-right");
     this.charts = Object.fromEntries(VIEWS.map((view) => [view.id, el("div", view.className)])); // one per view
+    this.made = {}; // the views made so far, by id (views.js: each owns its state)
     this.caption = el("div", "ae-caption");
     this.panel = el("div", "ae-panel");
     this.panel.hidden = true;
@@ -24,6 +26,13 @@ export class ChartArea {
     this.captionHeight = null;
     this.shown = null; // the panel's content drawn, and the height it needs
     this.panelNeed = null;
+  }
+
+  // The view `id` in its chart, made the first time it is asked for.
+  view(id) {
+    const view = viewOf(id);
+    if (!this.made[view.id]) this.made[view.id] = view.create(this.charts[view.id]);
+    return this.made[view.id];
   }
 
   resized() { this.captionHeight = this.panelNeed = null; } // text wraps anew

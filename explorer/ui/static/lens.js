@@ -58,6 +58,5 @@ function draw(div, context, state) {
 export const VIEW = {
   id: "lens", label: "Logit lens", tip: "What each decoder layer would write if it were the last, and from which layer the chosen token leads", className: "ae-plot ae-lens", controls: [],
   caption: () => CAPTION,
-  draw: draw,
-  png: (div, header) => plotPng(div, header),
+  create: (div) => ({ draw: (context, state) => draw(div, context, state), png: (header) => plotPng(div, header) }),
 };

@@ -5,7 +5,7 @@
 // caption with this step's own numbers above.
 import { COLORS } from "./colors.js";
 import { fontSize } from "./dom.js";
-import * as grid from "./grid.js";
+import { Grid } from "./grid.js";
 import { weightScale } from "./heatmap.js";
 import { headName } from "./trace.js";
 
@@ -21,7 +21,7 @@ function scoreColor(lim) {
   };
 }
 
-function drawStages(div, trace, layer, head, t, height) {
+function stagesSpec(trace, layer, head, t, height) {
   const [rows, columns] = trace.labels("decoder_self", t);
   const scores = t ? trace.scoresAt(layer, head, t) : [];
   const weights = t ? trace.head("decoder_self", layer, head, t) : [];
@@ -31,7 +31,7 @@ function drawStages(div, trace, layer, head, t, height) {
   const allowed = scores.map((r, i) => r.map((v, j) => (j > i ? null : v)));
   const z = [scores, allowed, weights];
   const what = ["score", "score", "weight"];
-  return grid.draw(div, {
+  return {
     titles: ["Decoder self-attention · " + headName(layer, head) + " · step " + t + ": scores → mask → softmax",
       "Decoder self · " + headName(layer, head) + " · step " + t, headName(layer, head) + " · t=" + t],
     rows: rows, columns: columns,
@@ -49,7 +49,7 @@ function drawStages(div, trace, layer, head, t, height) {
       return p.name + " · query: " + rows[i] + " · key: " + columns[j] + " · " + value;
     },
     aria: "The look-ahead mask at step " + t + ", layer " + layer + ", head " + head + ": " + STAGES.join(", ") + ".",
-  });
+  };
 }
 
 // What the colours mean and why the mask is there, with this step's numbers: how many pairs it blocks, what the
@@ -84,30 +84,35 @@ function drawCaption(box, trace, layer, head, t) {
   box.replaceChildren(legend, why);
 }
 
-// For state.layer's decoder self-attention and state.head (head 0 unless one head is chosen) the three stages, with
-// their legend and caption above; made once.
-export function draw(div, trace, state) {
-  if (!div._mask) {
-    const caption = document.createElement("div"), stages = document.createElement("div");
-    caption.className = "ae-mask-text";
+// The view in one box: the legend and caption above, the three stages' grid below, made once.
+class MaskView {
+  constructor(div) {
+    this.caption = document.createElement("div");
+    this.caption.className = "ae-mask-text";
+    const stages = document.createElement("div");
     stages.className = "ae-mask-stages";
-    div.replaceChildren(caption, stages);
-    div._mask = { caption: caption, stages: stages };
+    div.replaceChildren(this.caption, stages);
+    this.stages = new Grid(stages);
   }
-  const layer = Math.min(state.layer, trace.nLayers("decoder_self") - 1);
-  const head = Number.isInteger(state.head) ? state.head : 0;
-  drawCaption(div._mask.caption, trace, layer, head, state.step);
-  const height = Math.max(260, state.height - div._mask.caption.offsetHeight - 4); // the stages take what is left
-  return drawStages(div._mask.stages, trace, layer, head, state.step, height);
-}
 
-// The three stages as a picture for a slide, labels and scales included, at 2x, below `header`.
-export function pngCanvas(div, header) { return grid.pngCanvas(div._mask.stages, header, 2); }
+  // For state.layer's decoder self-attention and state.head (head 0 unless one head is chosen) the three stages, with
+  // their legend and caption above.
+  draw(context, state) {
+    const trace = context.trace;
+    const layer = Math.min(state.layer, trace.nLayers("decoder_self") - 1);
+    const head = Number.isInteger(state.head) ? state.head : 0;
+    drawCaption(this.caption, trace, layer, head, state.step);
+    const height = Math.max(260, state.height - this.caption.offsetHeight - 4); // the stages take what is left
+    return this.stages.draw(stagesSpec(trace, layer, head, state.step, height));
+  }
+
+  // The three stages as a picture for a slide, labels and scales included, at 2x, below `header`.
+  png(header) { return this.stages.png(header, 2); }
+}
 
 // The view, as the viewer's registry (views.js) knows it.
 export const VIEW = {
   id: "mask", label: "Look-ahead mask", tip: "The decoder's mask in three stages: the scores q·k/√d_k, the future set to −∞, the softmax", className: "ae-mask", controls: ["layer", "head"],
   caption: () => "",
-  draw: (div, context, state) => draw(div, context.trace, state),
-  png: (div, header) => pngCanvas(div, header),
+  create: (div) => new MaskView(div),
 };

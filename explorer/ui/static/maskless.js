@@ -13,12 +13,8 @@ const CAPTION = "The same small model trained twice, with and without the look-a
   "lets each position read the next word, the one it must predict: the loss falls far lower, but when translating " +
   "that word does not exist yet, and the model has learnt nothing else.";
 
-function parts(div) {
-  return textAbovePlot(div, "maskless");
-}
-
-function draw(div, context, state) {
-  const { text, plot } = parts(div);
+function draw(parts, context, state) {
+  const { text, plot } = parts;
   const font = fontSize(), height = state.height;
   const answer = context.ask({ what: "maskless" });
   if (!answer || answer.error) {
@@ -83,6 +79,8 @@ function draw(div, context, state) {
 export const VIEW = {
   id: "maskless", label: "Without the mask", tip: "The same small model trained without the look-ahead mask: its loss, its translations, and how it cheats", className: "ae-maskless", controls: [],
   caption: () => CAPTION,
-  draw: draw,
-  png: (div, header) => plotPng(parts(div).plot, header),
+  create: (div) => {
+    const parts = textAbovePlot(div, "maskless");
+    return { draw: (context, state) => draw(parts, context, state), png: (header) => plotPng(parts.plot, header) };
+  },
 };

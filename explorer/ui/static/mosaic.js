@@ -7,12 +7,11 @@ import { emit, escape, fontSize } from "./dom.js";
 import { drawMessage, layout, plotPng, react } from "./plot.js";
 
 // Draw state.kind at state.step, state.height pixels tall; the best-aligning head (the trace's model) outlined.
-export function draw(div, trace, state) {
+function draw(div, trace, state) {
   const { kind, step: t, height } = state;
   const best = trace.model.best_head;
   const font = fontSize();
   const [queries, keys] = trace.labels(kind, t);
-  div._mosaic = { trace: trace, state: state };
   if (queries.length === 0) return drawMessage(div, "No target token yet: press → (Next) to produce the first one.", height);
   const L = trace.nLayers(kind), H = trace.H, q = queries.length, k = keys.length;
   const rows = L * (q + 1) - 1, cols = H * (k + 1) - 1;
@@ -56,19 +55,7 @@ export function draw(div, trace, state) {
       y0: best.layer * (q + 1) - 0.5, y1: best.layer * (q + 1) + q - 0.5, line: { color: COLORS.chosen, width: 3 },
     }];
   }
-  return react(div, data, chartLayout).then(() => bindClicks(div));
-}
-
-// A click on a tile asks for that layer and head in the heatmap ("ae-select"). Bound after Plotly.react has made
-// `div` a chart (before it, div.on does not exist), and again after every draw: one listener, never a stale one.
-function bindClicks(div) {
-  if (div._mosaicClick) div.removeListener("plotly_click", div._mosaicClick);
-  div._mosaicClick = (event) => {
-    const { trace: t, state: s } = div._mosaic;
-    const cell = mosaicCell(t, s.kind, s.step, event.points[0]);
-    if (cell) emit(div, "ae-select", { view: "heatmap", layer: cell.layer, head: cell.head });
-  };
-  div.on("plotly_click", div._mosaicClick);
+  return react(div, data, chartLayout);
 }
 
 // The (layer, head) of a clicked mosaic cell, or null for a gap.
@@ -80,10 +67,37 @@ function mosaicCell(trace, kind, t, point) {
   return { layer: l, head: h };
 }
 
+// The view in one box: a Plotly chart, and what it last drew (a click on a tile is read against it).
+class Mosaic {
+  constructor(div) {
+    this.div = div;
+    this.last = null; // [trace, state]
+    this.onClick = (event) => {
+      const [t, s] = this.last;
+      const cell = mosaicCell(t, s.kind, s.step, event.points[0]);
+      if (cell) emit(this.div, "ae-select", { view: "heatmap", layer: cell.layer, head: cell.head });
+    };
+  }
+
+  draw(context, state) {
+    this.last = [context.trace, state];
+    return draw(this.div, context.trace, state).then(() => this.bindClicks());
+  }
+
+  // A click on a tile asks for that layer and head in the heatmap ("ae-select"). Bound after Plotly.react has made the
+  // div a chart (before it, div.on does not exist), and again after every draw (a new plot drops its listeners): one
+  // listener, never a stale one.
+  bindClicks() {
+    this.div.removeListener("plotly_click", this.onClick);
+    this.div.on("plotly_click", this.onClick);
+  }
+
+  png(header) { return plotPng(this.div, header); }
+}
+
 // The view, as the viewer's registry (views.js) knows it.
 export const VIEW = {
   id: "mosaic", label: "All heads", tip: "Every layer × head of one kind as small heatmaps, the best-aligning head outlined; click a tile to open it", className: "ae-plot ae-mosaic", controls: ["kind"],
   caption: () => "",
-  draw: (div, context, state) => draw(div, context.trace, state),
-  png: (div, header) => plotPng(div, header),
+  create: (div) => new Mosaic(div),
 };

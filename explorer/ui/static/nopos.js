@@ -12,12 +12,8 @@ const CAPTION = "Attention alone ignores order: without the positional encoding,
   "reverses the rows and columns of every encoder map (permutation equivariance). The encoding is the model's " +
   "only sense of word order.";
 
-function parts(div) {
-  return textAbovePlot(div, "nopos");
-}
-
-function draw(div, context, state) {
-  const { text, plot } = parts(div);
+function draw(parts, context, state) {
+  const { text, plot } = parts;
   const font = fontSize(), height = state.height;
   const answer = context.ask({ what: "no_position" });
   if (!answer || answer.error) {
@@ -68,6 +64,8 @@ function draw(div, context, state) {
 export const VIEW = {
   id: "nopos", label: "No positions", tip: "The encoder without its positional encoding: the sentence as typed and reversed, and what the model writes", className: "ae-nopos", controls: ["layer", "head"],
   caption: () => CAPTION,
-  draw: draw,
-  png: (div, header) => plotPng(parts(div).plot, header),
+  create: (div) => {
+    const parts = textAbovePlot(div, "nopos");
+    return { draw: (context, state) => draw(parts, context, state), png: (header) => plotPng(parts.plot, header) };
+  },
 };

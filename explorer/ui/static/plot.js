@@ -86,13 +86,11 @@ export function plotPng(div, header) {
     });
 }
 
-// A view's two parts, made once: a block of sentences above a Plotly chart ({text, plot}; `name` names their classes).
+// A view's two parts in its box, made once by the view: a block of sentences above a Plotly chart ({text, plot};
+// `name` names their classes).
 export function textAbovePlot(div, name) {
-  if (!div._textPlot) {
-    const text = el("div", "ae-" + name + "-text");
-    const plot = el("div", "ae-plot ae-" + name + "-plot");
-    div.replaceChildren(text, plot);
-    div._textPlot = { text: text, plot: plot };
-  }
-  return div._textPlot;
+  const text = el("div", "ae-" + name + "-text");
+  const plot = el("div", "ae-plot ae-" + name + "-plot");
+  div.replaceChildren(text, plot);
+  return { text: text, plot: plot };
 }

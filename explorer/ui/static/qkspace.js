@@ -69,6 +69,5 @@ function draw(div, context, state) {
 export const VIEW = {
   id: "qkspace", label: "Q·K space", tip: "One head's queries and keys in one plane: a query lies near the keys it attends to", className: "ae-plot ae-qkspace", controls: ["kind", "layer", "head"],
   caption: () => CAPTION,
-  draw: draw,
-  png: (div, header) => plotPng(div, header),
+  create: (div) => ({ draw: (context, state) => draw(div, context, state), png: (header) => plotPng(div, header) }),
 };

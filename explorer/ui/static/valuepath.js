@@ -15,27 +15,26 @@ const CAPTION = "One head, one query, left to right: what the query reads (x, th
   "every key: the weights), what it carries (the values, summed with those weights into z), and how that joins " +
   "the other heads (concatenated, through W_o, added back to x).";
 
+// The view's parts in its box, made once: the query's menu (the encoder's source tokens, of the sentence `sentence`)
+// above the chart.
 function parts(div) {
-  if (!div._vp) {
-    const bar = el("div", "ae-valuepath-bar");
-    const label = el("span", "ae-row-label", "Query (source token):");
-    const select = el("select", "ae-valuepath-row");
-    select.addEventListener("change", () => emit(div, "ae-redraw", {}));
-    bar.append(label, select);
-    const plot = el("div", "ae-plot ae-valuepath-plot");
-    div.replaceChildren(bar, plot);
-    div._vp = { bar: bar, select: select, plot: plot };
-  }
-  return div._vp;
+  const bar = el("div", "ae-valuepath-bar");
+  const label = el("span", "ae-row-label", "Query (source token):");
+  const select = el("select", "ae-valuepath-row");
+  select.addEventListener("change", () => emit(div, "ae-redraw", {}));
+  bar.append(label, select);
+  const plot = el("div", "ae-plot ae-valuepath-plot");
+  div.replaceChildren(bar, plot);
+  return { bar: bar, select: select, plot: plot, sentence: null };
 }
 
 // The query row this view explains: the current step's (decoder kinds), or the chosen source token (encoder).
-function queryRow(trace, state, select) {
+function queryRow(trace, state, p) {
   if (state.kind !== "encoder_self") return state.step - 1;
-  const tokens = trace.sourceTokens;
-  if (select.options.length !== tokens.length || select.dataset.trace !== trace.wire.request.sentence) {
+  const tokens = trace.sourceTokens, select = p.select;
+  if (select.options.length !== tokens.length || p.sentence !== trace.wire.request.sentence) {
     select.replaceChildren(...tokens.map((t, i) => { const o = el("option", "", i + ": " + t); o.value = i; return o; }));
-    select.dataset.trace = trace.wire.request.sentence;
+    p.sentence = trace.wire.request.sentence;
   }
   return Number(select.value) || 0;
 }
@@ -67,13 +66,13 @@ function block(rows, x, span, name, tokens) {
   };
 }
 
-function draw(div, context, state) {
-  const { bar, select, plot } = parts(div);
+function draw(p, context, state) {
+  const { bar, plot } = p;
   const trace = context.trace, font = fontSize(), height = state.height;
   bar.hidden = state.kind !== "encoder_self";
   if (!Number.isInteger(state.head)) return drawMessage(plot, "The value path is one head's: choose a head (0–" + (trace.H - 1) + ").", height);
   if (state.kind !== "encoder_self" && state.step === 0) return drawMessage(plot, "No query yet: press → (Next) to take the first step.", height);
-  const row = queryRow(trace, state, select);
+  const row = queryRow(trace, state, p);
   const answer = context.ask({ what: "value_path", kind: state.kind, layer: state.layer, head: state.head, row: row });
   if (!answer || answer.error) return drawMessage(plot, answer ? answer.error : "Asking the server for the head's tensors…", height);
   const D = answer.d_model, Dh = answer.d_head, K = answer.keys.length, span = 100;
@@ -157,6 +156,8 @@ function draw(div, context, state) {
 export const VIEW = {
   id: "valuepath", label: "Value path", tip: "What one head carries for one query: x, LN(x), q, k, the weights, v and z = Σ w·v back into the residual", className: "ae-valuepath", controls: ["kind", "layer", "head"],
   caption: () => CAPTION,
-  draw: draw,
-  png: (div, header) => plotPng(parts(div).plot, header),
+  create: (div) => {
+    const p = parts(div);
+    return { draw: (context, state) => draw(p, context, state), png: (header) => plotPng(p.plot, header) };
+  },
 };

@@ -16,7 +16,7 @@ import { api } from "./api.js";
 import { Answers } from "./answers.js";
 import { traceRequest } from "./request.js";
 import { readLink } from "./link.js";
-import { fontSize, presenting } from "./dom.js";
+import { presenting } from "./dom.js";
 import { bindKeys } from "./keys.js";
 import { drawSelectors } from "./selectors.js";
 import { Player } from "./player.js";
@@ -25,7 +25,6 @@ import { drawNotes, drawSourceChips, drawStatus, drawTargetChips, drawBeams } fr
 import { VIEWS, viewOf } from "./views.js";
 import * as page from "./page.js";
 import * as panels from "./panels.js";
-import * as topk from "./topk.js";
 
 
 // How the trace on screen was decoded, in a few words ("greedy", "beam search (4)", "sampling (T 0.8)", "+ what-if").
@@ -190,18 +189,13 @@ export class Viewer {
     drawTargetChips(this.f.targetBox, t, s.step);
     this.f.output.textContent = "Output so far: " + (t.wire.outputs[s.step] || "—");
     drawBeams(this.f.beams, t);
-    const drawn = [];
-    const topkKey = [t, s.step, fontSize()];
-    if (!this.topkKey || topkKey.some((x, i) => x !== this.topkKey[i])) { // candidates change with the trace and step
-      this.topkKey = topkKey;
-      drawn.push(topk.draw(this.f.topk, t, Object.assign({ online: this.online }, s)));
-    }
-    const view = viewOf(s.view), chart = this.f.area.charts[view.id];
+    const drawn = [this.f.topk.draw(t, s.step)];
+    const view = this.f.area.view(s.view);
     const shown = Object.assign({}, s, { height: this.f.area.fit(s, t, height, this.presenting, this.panelShown()) });
     const context = { trace: t, compare: () => this.second(), ask: (q) => this.answers.get(q) }; // asked where drawn
-    drawn.push(view.draw(chart, context, shown));
+    drawn.push(view.draw(context, shown));
     const cell = s.panelContent && s.panelContent.cell;
-    if (s.panel && cell && view.focus) view.focus(chart, cell); // the explained cell stays in view
+    if (s.panel && cell && view.focus) view.focus(cell); // the explained cell stays in view
     return this.drawing(Promise.all(drawn));
   }
 

@@ -491,20 +491,65 @@
     const names = ["plotly", "bundle"];
     return Promise.all([sourceText("css")].concat(names.map(sourceText))).then(([css, ...scripts]) => {
       const title2 = "Attention Explorer: " + wire.request.sentence;
-      const parts9 = [
+      const parts4 = [
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         "<title>" + escape(title2) + "</title>",
         '<style data-ae-source="css">' + safe(css) + "</style>"
       ];
-      parts9.push("<script>window.AttentionExplorerSettings = " + JSON.stringify({ ASSETS: SETTINGS.ASSETS, FONT: SETTINGS.FONT, REQUEST: SETTINGS.REQUEST }) + ";<\/script>");
-      names.forEach((name, i) => parts9.push('<script data-ae-source="' + name + '">' + safe(scripts[i]) + "<\/script>"));
-      parts9.push('</head><body class="ae-standalone"><div id="ae-root"></div>');
-      parts9.push('<script type="application/json" id="ae-trace">' + safe(JSON.stringify(wire)) + "<\/script>");
-      parts9.push('<script type="application/json" id="ae-state">' + JSON.stringify(state) + "<\/script>");
-      parts9.push('<script>AttentionExplorer.standalone(document.getElementById("ae-root"));<\/script></body></html>');
-      return parts9.join("\n");
+      parts4.push("<script>window.AttentionExplorerSettings = " + JSON.stringify({ ASSETS: SETTINGS.ASSETS, FONT: SETTINGS.FONT, REQUEST: SETTINGS.REQUEST }) + ";<\/script>");
+      names.forEach((name, i) => parts4.push('<script data-ae-source="' + name + '">' + safe(scripts[i]) + "<\/script>"));
+      parts4.push('</head><body class="ae-standalone"><div id="ae-root"></div>');
+      parts4.push('<script type="application/json" id="ae-trace">' + safe(JSON.stringify(wire)) + "<\/script>");
+      parts4.push('<script type="application/json" id="ae-state">' + JSON.stringify(state) + "<\/script>");
+      parts4.push('<script>AttentionExplorer.standalone(document.getElementById("ae-root"));<\/script></body></html>');
+      return parts4.join("\n");
     });
+  }
+
+  // exports.js
+  function copyLink(viewer, button2) {
+    const t = viewer.trace, s = viewer.state;
+    const url = linkUrl(t.request, s);
+    if (viewer.online) {
+      try {
+        window.history.replaceState(null, "", placeUrl(t.request, s));
+      } catch (e) {
+      }
+    }
+    const say2 = (text) => {
+      button2.textContent = text;
+      setTimeout(() => {
+        button2.textContent = "Copy link";
+      }, 2e3);
+    };
+    copyText(url).then(() => say2("✓ Copied"), () => say2("In the address bar"));
+    return url;
+  }
+  function exportPng(viewer) {
+    const s = viewer.state, t = viewer.trace;
+    const name = filename(t.request.sentence, "") + "-" + s.view + "-step" + s.step;
+    const header = [
+      "“" + t.request.sentence + "” → “" + (t.wire.outputs[s.step] || "") + "”",
+      "Step " + s.step + " of " + t.T + " · model: " + t.model.name + " · Attention Explorer"
+    ];
+    return Promise.resolve(viewer.f.area.view(s.view).png(header)).then((canvas) => canvasPng(canvas, name + ".png"));
+  }
+  function exportHtml(viewer) {
+    const t = viewer.trace;
+    const place = Object.fromEntries(VIEW_STATE.map((name) => [name, viewer.state[name]]));
+    return standaloneHtml(t.wire, place).then((html) => {
+      download(html, filename(t.request.sentence, ".html"), "text/html");
+      return html.length;
+    }).catch((err) => viewer.say("Export failed: " + err.message));
+  }
+  function exportNpz(viewer) {
+    const a = el("a");
+    a.href = api.npzUrl(viewer.trace.request, viewer.state.step);
+    a.download = "";
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
   }
 
   // colors.js
@@ -572,63 +617,219 @@
   function labelFloor(font) {
     return Math.max(11, textFloor(), Math.round(font * 0.8));
   }
-  function parts(div) {
-    if (!div._heat) {
-      const title2 = el("div", "ae-grid-title");
-      const scroll = el("div", "ae-grid-scroll");
-      const sheet = el("div", "ae-grid-sheet");
-      const canvas = document.createElement("canvas");
+  var Grid = class {
+    constructor(div) {
+      this.div = div;
+      const title2 = this.title = el("div", "ae-grid-title");
+      const scroll = this.scroll = el("div", "ae-grid-scroll");
+      const sheet = this.sheet = el("div", "ae-grid-sheet");
+      const canvas = this.canvas = document.createElement("canvas");
       canvas.setAttribute("role", "img");
-      const labels = el("div", "ae-grid-labels");
-      const pin = el("div", "ae-grid-pin");
-      const tip = el("div", "ae-tip");
+      this.labels = el("div", "ae-grid-labels");
+      const pin = this.pin = el("div", "ae-grid-pin");
+      const tip = this.tip = el("div", "ae-tip");
       tip.hidden = true;
-      sheet.append(canvas, labels, pin, tip);
+      sheet.append(canvas, this.labels, pin, tip);
       scroll.appendChild(sheet);
-      const strip3 = el("div", "ae-grid-strip"), columns = el("div", "ae-grid-columns");
-      const headStrip = el("div", "ae-grid-strip"), names = el("div", "ae-grid-columns");
-      strip3.appendChild(columns);
-      headStrip.appendChild(names);
+      const strip3 = this.strip = el("div", "ae-grid-strip"), headStrip = this.headStrip = el("div", "ae-grid-strip");
+      this.columns = el("div", "ae-grid-columns");
+      this.names = el("div", "ae-grid-columns");
+      strip3.appendChild(this.columns);
+      headStrip.appendChild(this.names);
       scroll.addEventListener("scroll", () => {
         strip3.scrollLeft = headStrip.scrollLeft = scroll.scrollLeft;
         pin.style.transform = "translateX(" + scroll.scrollLeft + "px)";
       });
       const stack = el("div", "ae-grid-stack");
       stack.append(headStrip, scroll, strip3);
-      const scales = el("div", "ae-grid-scales");
-      const yTitle = el("div", "ae-tick-axis ae-tick-axis-y"), xTitle = el("div", "ae-tick-axis ae-tick-axis-x");
+      this.scales = el("div", "ae-grid-scales");
+      this.yTitle = el("div", "ae-tick-axis ae-tick-axis-y");
+      this.xTitle = el("div", "ae-tick-axis ae-tick-axis-x");
       const body = el("div", "ae-grid-body");
-      body.append(yTitle, stack, scales);
-      div.replaceChildren(title2, body, xTitle);
-      div._heat = {
-        canvas,
-        tip,
-        title: title2,
-        scroll,
-        sheet,
-        labels,
-        pin,
-        scales,
-        yTitle,
-        xTitle,
-        strip: strip3,
-        columns,
-        headStrip,
-        names,
-        geom: null,
-        spec: null
-      };
-      canvas.addEventListener("mousemove", (e) => hover(div, e));
+      body.append(this.yTitle, stack, this.scales);
+      div.replaceChildren(title2, body, this.xTitle);
+      this.spec = null;
+      this.geom = null;
+      canvas.addEventListener("mousemove", (e) => this.hover(e));
       canvas.addEventListener("click", (e) => {
-        const cell2 = cellAt(div, e);
+        const cell2 = this.cellAt(e);
         if (cell2) emit(div, "ae-cell", cell2);
       });
       canvas.addEventListener("mouseleave", () => {
         tip.hidden = true;
       });
     }
-    return div._heat;
-  }
+    // Draw spec into the grid's box. Returns a resolved promise.
+    draw(spec2) {
+      const g = this, div = this.div;
+      g.spec = spec2;
+      g.tip.hidden = true;
+      const font = spec2.font;
+      const width = Math.max(300, div.clientWidth || 600);
+      const scaleW = scaleWidth(spec2);
+      const titleH = font + 12, axisW = font + 10;
+      const namesH = spec2.panels.length > 1 && spec2.rows.length ? font + 8 : 0;
+      const xTitleH = spec2.bare ? 0 : titleH;
+      const boxW = width - scaleW - axisW, boxH = Math.max(120, spec2.height - titleH - xTitleH - namesH);
+      g.title.style.fontSize = font + 1 + "px";
+      g.title.style.height = g.title.style.lineHeight = titleH + "px";
+      g.title.textContent = fitted(spec2.titles, width - 8, font + 1, "600");
+      g.title.title = spec2.titles[0] + (spec2.titleTip ? "\n" + spec2.titleTip : "");
+      g.scroll.style.width = g.strip.style.width = g.headStrip.style.width = boxW + "px";
+      g.headStrip.style.height = g.names.style.height = namesH + "px";
+      g.scroll.style.height = boxH + "px";
+      g.strip.style.height = "0";
+      g.yTitle.style.width = axisW + "px";
+      g.yTitle.style.height = boxH + "px";
+      g.xTitle.style.height = g.xTitle.style.lineHeight = xTitleH + "px";
+      g.xTitle.hidden = Boolean(spec2.bare);
+      for (const t of [g.yTitle, g.xTitle]) t.style.fontSize = font + "px";
+      if (!spec2.rows.length || !spec2.columns.length) {
+        g.geom = null;
+        sizeCanvas(g.canvas, boxW - 4, boxH - 4).clearRect(0, 0, boxW, boxH);
+        g.sheet.style.width = boxW - 4 + "px";
+        g.sheet.style.height = boxH - 4 + "px";
+        g.scroll.scrollLeft = 0;
+        g.columns.replaceChildren();
+        g.names.replaceChildren();
+        g.pin.replaceChildren();
+        g.pin.style.width = "0";
+        g.labels.replaceChildren(span("ae-grid-empty", spec2.empty || "", { left: "0", right: "0", top: boxH / 2 - font + "px", fontSize: font + 1 + "px" }));
+        g.scales.replaceChildren();
+        g.xTitle.textContent = g.yTitle.textContent = "";
+        g.canvas.setAttribute("aria-label", spec2.empty || "");
+        return Promise.resolve();
+      }
+      let L = layout(spec2, boxW, boxH);
+      if (L.width > boxW) L = layout(spec2, boxW, boxH - SCROLLBAR);
+      if (L.height > boxH) L = layout(spec2, boxW - SCROLLBAR, L.width > boxW ? boxH - SCROLLBAR : boxH);
+      const sheetW = Math.max(L.width, 300), sheetH = Math.ceil(L.top + spec2.rows.length * L.ch + 2);
+      const scrollH = Math.min(sheetH + (L.width > boxW ? SCROLLBAR : 0), boxH - L.bottom);
+      g.scroll.style.height = scrollH + "px";
+      g.strip.style.height = L.bottom + "px";
+      g.sheet.style.width = g.columns.style.width = g.names.style.width = sheetW + "px";
+      g.sheet.style.height = sheetH + "px";
+      g.columns.style.height = L.bottom + "px";
+      const ctx = sizeCanvas(g.canvas, sheetW, sheetH);
+      paintCells(ctx, spec2, L, sheetW, sheetH);
+      const [rowSpans, columnSpans, nameSpans] = labelSpans(spec2, L, sheetW);
+      g.columns.replaceChildren(...columnSpans);
+      g.names.replaceChildren(...nameSpans);
+      g.labels.replaceChildren();
+      g.pin.replaceChildren(...rowSpans);
+      g.pin.style.width = L.left + "px";
+      g.pin.style.height = sheetH + "px";
+      const seenW = Math.min(boxW, sheetW) - L.left, seenH = scrollH - L.top;
+      g.xTitle.style.paddingLeft = axisW + L.left + "px";
+      g.xTitle.style.width = axisW + L.left + seenW + "px";
+      g.xTitle.textContent = fitted(spec2.columnTitles, seenW, font);
+      g.yTitle.textContent = fitted(spec2.rowTitles.concat([""]), seenH, font);
+      g.scales.replaceChildren(...spec2.hideScales ? [] : scaleBlocks(spec2, font, L.top, seenH));
+      g.geom = {
+        panels: spec2.panels.map((p, k) => Object.assign({ x0: L.x0[k] }, p)),
+        top: L.top,
+        left: L.left,
+        cw: L.cw,
+        ch: L.ch,
+        queries: spec2.rows,
+        keys: spec2.columns,
+        width: sheetW,
+        height: namesH + sheetH + L.bottom,
+        bottom: L.bottom,
+        namesH,
+        labels: { font: L.size, rotated: L.rotate }
+      };
+      g.canvas.setAttribute("aria-label", spec2.aria);
+      this.keepInView(spec2.current);
+      g.pin.style.transform = "translateX(" + g.scroll.scrollLeft + "px)";
+      return Promise.resolve();
+    }
+    // Scroll the grid so that row i (and column j, if given) is in view; nothing moves if it already is.
+    keepInView(i, j) {
+      const g = this, geom = g.geom;
+      if (!geom || i === void 0 || i < 0) return;
+      const s = g.scroll, y0 = geom.top + i * geom.ch, y1 = y0 + geom.ch;
+      if (y0 < s.scrollTop || y1 > s.scrollTop + s.clientHeight) s.scrollTop = Math.max(0, y1 - s.clientHeight / 2);
+      if (j === void 0 || j < 0) return;
+      const x0 = geom.panels[0].x0 + j * geom.cw, x1 = x0 + geom.cw;
+      if (x0 < s.scrollLeft || x1 > s.scrollLeft + s.clientWidth) s.scrollLeft = Math.max(0, x1 - s.clientWidth / 2);
+    }
+    // The cell under a mouse event: {row, column, head, weight, x, y, panel}, or null outside the cells.
+    cellAt(event) {
+      const { canvas, geom } = this;
+      if (!geom) return null;
+      const box = canvas.getBoundingClientRect();
+      const x = event.clientX - box.left, y = event.clientY - box.top;
+      const i = Math.floor((y - geom.top) / geom.ch);
+      const panel = geom.panels.find((p) => x >= p.x0 && x < p.x0 + geom.keys.length * geom.cw);
+      const j = panel ? Math.floor((x - panel.x0) / geom.cw) : -1;
+      if (!panel || i < 0 || i >= geom.queries.length || j < 0 || j >= geom.keys.length) return null;
+      return { row: i, column: j, head: panel.head, weight: panel.z[i][j], x, y, panel };
+    }
+    hover(event) {
+      const { tip, sheet, spec: spec2 } = this;
+      const cell2 = this.cellAt(event);
+      if (!cell2) {
+        tip.hidden = true;
+        return;
+      }
+      tip.textContent = spec2.describe(cell2.panel, cell2.row, cell2.column);
+      tip.hidden = false;
+      tip.style.left = Math.max(0, Math.min(cell2.x + 12, sheet.clientWidth - tip.offsetWidth - 4)) + "px";
+      tip.style.top = cell2.y + 14 + "px";
+    }
+    // The grid as a picture for a slide: `header` lines (the sentence, the step) above the title, the cells, every
+    // label and the colour scales, at `scale` times the size on screen.
+    png(header, scale) {
+      const g = this, spec2 = g.spec, geom = g.geom, k = scale || 2;
+      const font = spec2.font;
+      const scaleW = scaleWidth(spec2), axisW = font + 10, titleH = font + 12;
+      const W = axisW + (geom ? geom.width : g.scroll.clientWidth) + scaleW;
+      const lines = wrapLines((header || []).map((text, n) => [text, n === 0 ? "600 " + font : String(font)]).concat([[spec2.titles[0], "600 " + (font + 1)]]), W - 12);
+      const headH = lines.length * (font + 8) + 8;
+      const H = headH + (geom ? geom.height : g.scroll.clientHeight) + titleH;
+      const out = document.createElement("canvas");
+      out.width = Math.round(W * k);
+      out.height = Math.round(H * k);
+      const ctx = out.getContext("2d");
+      ctx.scale(k, k);
+      ctx.fillStyle = "white";
+      ctx.fillRect(0, 0, W, H);
+      ctx.fillStyle = "#1f2937";
+      ctx.textBaseline = "middle";
+      lines.forEach(([text, style], n) => {
+        ctx.font = style + "px " + FAMILY;
+        ctx.fillText(text, 6, (n + 0.5) * (font + 8) + 4);
+      });
+      if (!geom) return out;
+      const gridW = geom.panels.length * geom.cw * geom.keys.length + GAP * (geom.panels.length - 1), gridH = geom.queries.length * geom.ch;
+      ctx.fillStyle = "white";
+      ctx.save();
+      ctx.translate(axisW, headH);
+      paintLabels(ctx, g.names, g.names);
+      ctx.translate(0, geom.namesH);
+      const L = { top: geom.top, cw: geom.cw, ch: geom.ch, panelW: geom.cw * geom.keys.length, x0: geom.panels.map((p) => p.x0) };
+      paintCells(ctx, spec2, L, geom.width, geom.height);
+      const pinned = g.pin.style.transform;
+      g.pin.style.transform = "";
+      paintLabels(ctx, g.pin, g.sheet);
+      g.pin.style.transform = pinned;
+      ctx.translate(0, geom.height - geom.namesH - geom.bottom);
+      paintLabels(ctx, g.columns, g.columns);
+      ctx.restore();
+      ctx.font = font + "px " + FAMILY;
+      ctx.fillStyle = "#1f2937";
+      ctx.textAlign = "center";
+      ctx.fillText(spec2.columnTitles[0], axisW + geom.left + gridW / 2, headH + geom.height + titleH / 2);
+      ctx.save();
+      ctx.translate(axisW / 2, headH + geom.namesH + geom.top + gridH / 2);
+      ctx.rotate(-Math.PI / 2);
+      ctx.fillText(fitted(spec2.rowTitles.concat([""]), gridH, font), 0, 0);
+      ctx.restore();
+      paintScales(ctx, g.scales, axisW + geom.width, headH, font);
+      return out;
+    }
+  };
   function measurer() {
     const ctx = measurer.ctx = measurer.ctx || document.createElement("canvas").getContext("2d");
     return (texts, size, weight) => {
@@ -636,17 +837,17 @@
       return Math.max(0, ...texts.map((s) => ctx.measureText(s).width));
     };
   }
-  function layout(spec, boxW, boxH) {
+  function layout(spec2, boxW, boxH) {
     const widest = measurer();
-    const font = spec.font, P = spec.panels.length, n = spec.rows.length, m = spec.columns.length;
+    const font = spec2.font, P = spec2.panels.length, n = spec2.rows.length, m = spec2.columns.length;
     const top = 4;
     const floor = labelFloor(font);
     let size = font, rotate = false, bottom = 0, left = 0, cw = 0, ch = 0;
     for (let pass = 0; pass < 3; pass++) {
-      left = 4 + widest(spec.rows, size, "600") + 8;
+      left = 4 + widest(spec2.rows, size, "600") + 8;
       cw = (boxW - left - 8 - GAP * (P - 1)) / P / m;
-      rotate = P > 1 || m > 8 || widest(spec.columns, size) + 6 > cw;
-      bottom = (rotate ? widest(spec.columns, size) * SIN + size : size + 6) + 8;
+      rotate = P > 1 || m > 8 || widest(spec2.columns, size) + 6 > cw;
+      bottom = (rotate ? widest(spec2.columns, size) * SIN + size : size + 6) + 8;
       ch = (boxH - top - bottom) / n;
       const fits = Math.floor(Math.min(font, ch - 2, rotate ? cw * SIN - 2 : font));
       const next = Math.max(floor, fits);
@@ -655,9 +856,9 @@
     }
     ch = Math.max(ch, size + 2);
     if (rotate) cw = Math.max(cw, (size + 2) / SIN);
-    let names = spec.panels.map((p) => p.name);
+    let names = spec2.panels.map((p) => p.name);
     const nameW = (texts) => (widest(texts, font, "600") + 8) / m;
-    if (P > 1 && nameW(names) > cw && spec.panels.every((p) => p.short)) names = spec.panels.map((p) => p.short);
+    if (P > 1 && nameW(names) > cw && spec2.panels.every((p) => p.short)) names = spec2.panels.map((p) => p.short);
     if (P > 1) cw = Math.max(cw, nameW(names));
     const panelW = cw * m;
     return {
@@ -672,7 +873,7 @@
       panelW,
       width: Math.ceil(left + P * panelW + GAP * (P - 1) + 8),
       height: Math.ceil(top + n * ch + bottom),
-      x0: spec.panels.map((_, k) => left + k * (panelW + GAP))
+      x0: spec2.panels.map((_, k) => left + k * (panelW + GAP))
     };
   }
   function fitted(texts, room, size, weight) {
@@ -684,105 +885,12 @@
     Object.assign(s.style, style);
     return s;
   }
-  function draw(div, spec) {
-    const g = parts(div);
-    g.spec = spec;
-    g.tip.hidden = true;
-    const font = spec.font;
-    const width = Math.max(300, div.clientWidth || 600);
-    const scaleW = scaleWidth(spec);
-    const titleH = font + 12, axisW = font + 10;
-    const namesH = spec.panels.length > 1 && spec.rows.length ? font + 8 : 0;
-    const xTitleH = spec.bare ? 0 : titleH;
-    const boxW = width - scaleW - axisW, boxH = Math.max(120, spec.height - titleH - xTitleH - namesH);
-    g.title.style.fontSize = font + 1 + "px";
-    g.title.style.height = g.title.style.lineHeight = titleH + "px";
-    g.title.textContent = fitted(spec.titles, width - 8, font + 1, "600");
-    g.title.title = spec.titles[0] + (spec.titleTip ? "\n" + spec.titleTip : "");
-    g.scroll.style.width = g.strip.style.width = g.headStrip.style.width = boxW + "px";
-    g.headStrip.style.height = g.names.style.height = namesH + "px";
-    g.scroll.style.height = boxH + "px";
-    g.strip.style.height = "0";
-    g.yTitle.style.width = axisW + "px";
-    g.yTitle.style.height = boxH + "px";
-    g.xTitle.style.height = g.xTitle.style.lineHeight = xTitleH + "px";
-    g.xTitle.hidden = Boolean(spec.bare);
-    for (const t of [g.yTitle, g.xTitle]) t.style.fontSize = font + "px";
-    if (!spec.rows.length || !spec.columns.length) {
-      div._heat.geom = null;
-      sizeCanvas(g.canvas, boxW - 4, boxH - 4).clearRect(0, 0, boxW, boxH);
-      g.sheet.style.width = boxW - 4 + "px";
-      g.sheet.style.height = boxH - 4 + "px";
-      g.scroll.scrollLeft = 0;
-      g.columns.replaceChildren();
-      g.names.replaceChildren();
-      g.pin.replaceChildren();
-      g.pin.style.width = "0";
-      g.labels.replaceChildren(span("ae-grid-empty", spec.empty || "", { left: "0", right: "0", top: boxH / 2 - font + "px", fontSize: font + 1 + "px" }));
-      g.scales.replaceChildren();
-      g.xTitle.textContent = g.yTitle.textContent = "";
-      g.canvas.setAttribute("aria-label", spec.empty || "");
-      return Promise.resolve();
-    }
-    let L = layout(spec, boxW, boxH);
-    if (L.width > boxW) L = layout(spec, boxW, boxH - SCROLLBAR);
-    if (L.height > boxH) L = layout(spec, boxW - SCROLLBAR, L.width > boxW ? boxH - SCROLLBAR : boxH);
-    const sheetW = Math.max(L.width, 300), sheetH = Math.ceil(L.top + spec.rows.length * L.ch + 2);
-    const scrollH = Math.min(sheetH + (L.width > boxW ? SCROLLBAR : 0), boxH - L.bottom);
-    g.scroll.style.height = scrollH + "px";
-    g.strip.style.height = L.bottom + "px";
-    g.sheet.style.width = g.columns.style.width = g.names.style.width = sheetW + "px";
-    g.sheet.style.height = sheetH + "px";
-    g.columns.style.height = L.bottom + "px";
-    const ctx = sizeCanvas(g.canvas, sheetW, sheetH);
-    paintCells(ctx, spec, L, sheetW, sheetH);
-    const [rowSpans, columnSpans, nameSpans] = labelSpans(spec, L, sheetW);
-    g.columns.replaceChildren(...columnSpans);
-    g.names.replaceChildren(...nameSpans);
-    g.labels.replaceChildren();
-    g.pin.replaceChildren(...rowSpans);
-    g.pin.style.width = L.left + "px";
-    g.pin.style.height = sheetH + "px";
-    const seenW = Math.min(boxW, sheetW) - L.left, seenH = scrollH - L.top;
-    g.xTitle.style.paddingLeft = axisW + L.left + "px";
-    g.xTitle.style.width = axisW + L.left + seenW + "px";
-    g.xTitle.textContent = fitted(spec.columnTitles, seenW, font);
-    g.yTitle.textContent = fitted(spec.rowTitles.concat([""]), seenH, font);
-    g.scales.replaceChildren(...spec.hideScales ? [] : scaleBlocks(spec, font, L.top, seenH));
-    div._heat.geom = {
-      panels: spec.panels.map((p, k) => Object.assign({ x0: L.x0[k] }, p)),
-      top: L.top,
-      left: L.left,
-      cw: L.cw,
-      ch: L.ch,
-      queries: spec.rows,
-      keys: spec.columns,
-      width: sheetW,
-      height: namesH + sheetH + L.bottom,
-      bottom: L.bottom,
-      namesH,
-      labels: { font: L.size, rotated: L.rotate }
-    };
-    g.canvas.setAttribute("aria-label", spec.aria);
-    keepInView(div, spec.current);
-    g.pin.style.transform = "translateX(" + g.scroll.scrollLeft + "px)";
-    return Promise.resolve();
-  }
-  function keepInView(div, i, j) {
-    const g = div._heat, geom = g && g.geom;
-    if (!geom || i === void 0 || i < 0) return;
-    const s = g.scroll, y0 = geom.top + i * geom.ch, y1 = y0 + geom.ch;
-    if (y0 < s.scrollTop || y1 > s.scrollTop + s.clientHeight) s.scrollTop = Math.max(0, y1 - s.clientHeight / 2);
-    if (j === void 0 || j < 0) return;
-    const x0 = geom.panels[0].x0 + j * geom.cw, x1 = x0 + geom.cw;
-    if (x0 < s.scrollLeft || x1 > s.scrollLeft + s.clientWidth) s.scrollLeft = Math.max(0, x1 - s.clientWidth / 2);
-  }
-  function paintCells(ctx, spec, L, sheetW, sheetH) {
+  function paintCells(ctx, spec2, L, sheetW, sheetH) {
     ctx.fillStyle = "white";
     ctx.fillRect(0, 0, sheetW, sheetH);
-    const n = spec.rows.length, m = spec.columns.length;
-    spec.panels.forEach((p, k) => {
-      const scale = spec.scales[p.scale || 0];
+    const n = spec2.rows.length, m = spec2.columns.length;
+    spec2.panels.forEach((p, k) => {
+      const scale = spec2.scales[p.scale || 0];
       const x0 = L.x0[k];
       const xs = [...Array(m + 1).keys()].map((j) => Math.round(x0 + j * L.cw));
       const ys = [...Array(n + 1).keys()].map((i) => Math.round(L.top + i * L.ch));
@@ -793,12 +901,12 @@
           ctx.fillRect(xs[j], ys[i], xs[j + 1] - xs[j], ys[i + 1] - ys[i]);
         }
       }
-      if (spec.current >= 0) {
+      if (spec2.current >= 0) {
         ctx.strokeStyle = COLORS.chosen;
         ctx.lineWidth = 3;
-        ctx.strokeRect(x0 + 1.5, L.top + spec.current * L.ch + 1.5, L.panelW - 3, L.ch - 3);
+        ctx.strokeRect(x0 + 1.5, L.top + spec2.current * L.ch + 1.5, L.panelW - 3, L.ch - 3);
       }
-      for (const [i, j] of spec.outlines || []) {
+      for (const [i, j] of spec2.outlines || []) {
         const [w, h] = [xs[j + 1] - xs[j], ys[i + 1] - ys[i]];
         COLORS.gold.forEach((color, k2) => {
           ctx.strokeStyle = color;
@@ -809,10 +917,10 @@
       }
     });
   }
-  function labelSpans(spec, L, sheetW) {
-    const rows = [], columns = [], names = [], size = L.size, line = size + 2, font = spec.font;
-    spec.rows.forEach((text, i) => {
-      rows.push(span("ae-tick-row" + (i === spec.current ? " ae-tick-current" : ""), text, {
+  function labelSpans(spec2, L, sheetW) {
+    const rows = [], columns = [], names = [], size = L.size, line = size + 2, font = spec2.font;
+    spec2.rows.forEach((text, i) => {
+      rows.push(span("ae-tick-row" + (i === spec2.current ? " ae-tick-current" : ""), text, {
         // in the pin, L.left wide
         right: "6px",
         top: L.top + (i + 0.5) * L.ch - line / 2 + "px",
@@ -821,8 +929,8 @@
       }));
     });
     const y = 5;
-    spec.panels.forEach((p, k) => {
-      if (spec.panels.length > 1) {
+    spec2.panels.forEach((p, k) => {
+      if (spec2.panels.length > 1) {
         const name = span("ae-tick-panel", L.names[k], {
           left: L.x0[k] + "px",
           width: L.panelW + "px",
@@ -833,7 +941,7 @@
         name.title = p.name;
         names.push(name);
       }
-      spec.columns.forEach((text, j) => {
+      spec2.columns.forEach((text, j) => {
         const x = L.x0[k] + (j + 0.5) * L.cw;
         const style = L.rotate ? { right: sheetW - x + "px", top: y - line / 2 + "px", transform: "rotate(-60deg)", transformOrigin: "100% 50%" } : { left: x + "px", top: y + "px", transform: "translateX(-50%)" };
         columns.push(span("ae-tick-column" + (L.rotate ? " ae-tick-rotated" : ""), text, Object.assign({ fontSize: size + "px", lineHeight: line + "px" }, style)));
@@ -841,16 +949,16 @@
     });
     return [rows, columns, names];
   }
-  function scaleWidth(spec) {
-    if (!spec.scales.length || spec.hideScales) return 0;
-    const size = Math.max(11, spec.font - 2), widest = measurer();
-    const texts = spec.scales.flatMap((sc) => [sc.label, "masked"].concat(sc.ticks.map(sc.format)));
+  function scaleWidth(spec2) {
+    if (!spec2.scales.length || spec2.hideScales) return 0;
+    const size = Math.max(11, spec2.font - 2), widest = measurer();
+    const texts = spec2.scales.flatMap((sc) => [sc.label, "masked"].concat(sc.ticks.map(sc.format)));
     return Math.ceil(30 + widest(texts, size));
   }
-  function scaleBlocks(spec, font, top, height) {
-    const n = spec.scales.length;
+  function scaleBlocks(spec2, font, top, height) {
+    const n = spec2.scales.length;
     const each = (height - 8 * (n - 1)) / n;
-    return spec.scales.map((scale, k) => {
+    return spec2.scales.map((scale, k) => {
       const block2 = el("div", "ae-scale");
       block2.style.top = top + k * (each + 8) + "px";
       block2.style.fontSize = Math.max(11, font - 2) + "px";
@@ -882,29 +990,6 @@
       return block2;
     });
   }
-  function cellAt(div, event) {
-    const { canvas, geom } = div._heat;
-    if (!geom) return null;
-    const box = canvas.getBoundingClientRect();
-    const x = event.clientX - box.left, y = event.clientY - box.top;
-    const i = Math.floor((y - geom.top) / geom.ch);
-    const panel = geom.panels.find((p) => x >= p.x0 && x < p.x0 + geom.keys.length * geom.cw);
-    const j = panel ? Math.floor((x - panel.x0) / geom.cw) : -1;
-    if (!panel || i < 0 || i >= geom.queries.length || j < 0 || j >= geom.keys.length) return null;
-    return { row: i, column: j, head: panel.head, weight: panel.z[i][j], x, y, panel };
-  }
-  function hover(div, event) {
-    const { tip, sheet, spec } = div._heat;
-    const cell2 = cellAt(div, event);
-    if (!cell2) {
-      tip.hidden = true;
-      return;
-    }
-    tip.textContent = spec.describe(cell2.panel, cell2.row, cell2.column);
-    tip.hidden = false;
-    tip.style.left = Math.max(0, Math.min(cell2.x + 12, sheet.clientWidth - tip.offsetWidth - 4)) + "px";
-    tip.style.top = cell2.y + 14 + "px";
-  }
   function wrapLines(lines, width) {
     const ctx = document.createElement("canvas").getContext("2d");
     const out = [];
@@ -920,55 +1005,6 @@
       }
       out.push([line, style]);
     });
-    return out;
-  }
-  function pngCanvas(div, header, scale) {
-    const g = div._heat, spec = g.spec, geom = g.geom, k = scale || 2;
-    const font = spec.font;
-    const scaleW = scaleWidth(spec), axisW = font + 10, titleH = font + 12;
-    const W = axisW + (geom ? geom.width : g.scroll.clientWidth) + scaleW;
-    const lines = wrapLines((header || []).map((text, n) => [text, n === 0 ? "600 " + font : String(font)]).concat([[spec.titles[0], "600 " + (font + 1)]]), W - 12);
-    const headH = lines.length * (font + 8) + 8;
-    const H = headH + (geom ? geom.height : g.scroll.clientHeight) + titleH;
-    const out = document.createElement("canvas");
-    out.width = Math.round(W * k);
-    out.height = Math.round(H * k);
-    const ctx = out.getContext("2d");
-    ctx.scale(k, k);
-    ctx.fillStyle = "white";
-    ctx.fillRect(0, 0, W, H);
-    ctx.fillStyle = "#1f2937";
-    ctx.textBaseline = "middle";
-    lines.forEach(([text, style], n) => {
-      ctx.font = style + "px " + FAMILY;
-      ctx.fillText(text, 6, (n + 0.5) * (font + 8) + 4);
-    });
-    if (!geom) return out;
-    const gridW = geom.panels.length * geom.cw * geom.keys.length + GAP * (geom.panels.length - 1), gridH = geom.queries.length * geom.ch;
-    ctx.fillStyle = "white";
-    ctx.save();
-    ctx.translate(axisW, headH);
-    paintLabels(ctx, g.names, g.names);
-    ctx.translate(0, geom.namesH);
-    const L = { top: geom.top, cw: geom.cw, ch: geom.ch, panelW: geom.cw * geom.keys.length, x0: geom.panels.map((p) => p.x0) };
-    paintCells(ctx, spec, L, geom.width, geom.height);
-    const pinned = g.pin.style.transform;
-    g.pin.style.transform = "";
-    paintLabels(ctx, g.pin, g.sheet);
-    g.pin.style.transform = pinned;
-    ctx.translate(0, geom.height - geom.namesH - geom.bottom);
-    paintLabels(ctx, g.columns, g.columns);
-    ctx.restore();
-    ctx.font = font + "px " + FAMILY;
-    ctx.fillStyle = "#1f2937";
-    ctx.textAlign = "center";
-    ctx.fillText(spec.columnTitles[0], axisW + geom.left + gridW / 2, headH + geom.height + titleH / 2);
-    ctx.save();
-    ctx.translate(axisW / 2, headH + geom.namesH + geom.top + gridH / 2);
-    ctx.rotate(-Math.PI / 2);
-    ctx.fillText(spec.rowTitles[0], 0, 0);
-    ctx.restore();
-    paintScales(ctx, g.scales, axisW + geom.width, headH, font);
     return out;
   }
   function paintLabels(ctx, labels, sheet) {
@@ -1031,7 +1067,21 @@
       format: (v) => v.toFixed(peak < 1 ? 2 : 1)
     };
   }
-  function draw2(div, trace, state) {
+  var Heatmap = class {
+    constructor(div) {
+      this.grid = new Grid(div);
+    }
+    // Draw state's kind/layer/head at state.step (head: a number, "mean", "rollout" or "all"), state.height pixels tall;
+    // state.label names the map ("A", "B" in Compare two). Returns a resolved promise.
+    draw(trace, state) {
+      return this.grid.draw(spec(trace, state));
+    }
+    // The heatmap as a picture for a slide: the header lines above it, labels and colour scale included, at 2x.
+    png(header) {
+      return this.grid.png(header, 2);
+    }
+  };
+  function spec(trace, state) {
     const { kind, layer, head, step: t } = state;
     const [queries, keys] = trace.labels(kind, t);
     const heads = head === "all" ? [...Array(trace.H).keys()] : [head];
@@ -1047,7 +1097,7 @@
     });
     const peak = head === "rollout" ? Math.max(1e-6, ...panels.flatMap((p) => p.z.flat())) : 1;
     const [rowTitle, columnTitle] = AXIS_TITLES[kind];
-    return draw(div, {
+    return {
       titles: (state.label ? titles.map((x) => state.label + " · " + x) : []).concat(titles),
       titleTip: aer !== null || panels.some((p) => p.aer !== null) ? AER_TIP : "",
       // an AER shown is explained
@@ -1070,7 +1120,7 @@
         return (many ? "H" + p.head + " · " : "") + "query: " + queries[i] + " · key: " + keys[j] + " · " + (v === null ? "masked: weight exactly 0" : "weight " + v.toFixed(4)) + linked;
       },
       aria: title(kind, layer, head, t) + off + ". Rows (queries): " + queries.join(" ") + ". Columns (keys): " + keys.join(" ") + "."
-    });
+    };
   }
   var SHORT = { encoder_self: "Encoder self", decoder_self: "Decoder self", cross: "Cross" };
   var AER_TIP = "AER: the alignment error rate of this head on this sentence, against the word links a person aligned by hand (each German word aligned to the English word it attends to most): 0 is exactly the hand alignment, 1 is none of it.";
@@ -1087,9 +1137,6 @@
     if (length === "shortest") return (named ? "L" + layer + " · " + { mean: "mean", all: "all", rollout: "rollout" }[head] : which) + step.replace(" step ", " t=");
     if (length) return SHORT[kind] + " · " + which + step;
     return KIND_TITLES[kind] + " · " + (head === "rollout" ? "L" + layer + " · attention rollout" : which) + step;
-  }
-  function pngCanvas2(div, header) {
-    return pngCanvas(div, header, 2);
   }
   var ROLLOUT = "Attention rollout (Abnar & Zuidema, 2020): each encoder layer taken as ½·attention + ½·identity (the residual), averaged over heads, multiplied through the layers; for cross-attention, this layer's head-averaged rows times the encoder's rollout, so each row says which source tokens the step drew on through every encoder layer. A model of how attention composes: it ignores the values and the feed-forward layers, so it is not a measurement of what the translation depended on. Its colours span 0 to its largest value (the products are small and even), not the fixed 0–1 scale of the weights.";
   function goldCaption(trace, state) {
@@ -1113,24 +1160,117 @@
     className: "ae-heat",
     controls: ["kind", "layer", "head"],
     caption: (state, trace) => state.head === "rollout" ? ROLLOUT : goldCaption(trace, state),
-    draw: (div, context, state) => draw2(div, context.trace, state),
-    png: (div, header) => pngCanvas2(div, header),
-    focus: (div, cell2) => keepInView(div, cell2.row, cell2.column)
+    create: (div) => {
+      const map = new Heatmap(div);
+      return {
+        draw: (context, state) => map.draw(context.trace, state),
+        png: (header) => map.png(header),
+        focus: (cell2) => map.grid.keepInView(cell2.row, cell2.column)
+      };
+    }
+  };
+
+  // keys.js
+  var KEY_HELP = "→ / PageDown next · ← / PageUp previous · Home / End first / last · 0–9 head · M mean · A all heads · R rollout · L layer · K kind · V view · G gold alignment · Space play / pause · Esc closes a panel (then the lesson) · in the lesson: → ← move through its stops · in the quiz: [ ] choose a source token, Enter answer, Esc end";
+  function typing(target) {
+    if (!target || !target.tagName) return false;
+    const tag = target.tagName.toLowerCase();
+    if (tag === "textarea" || tag === "select" || target.isContentEditable) return true;
+    if (tag !== "input") return false;
+    const type = (target.type || "text").toLowerCase();
+    return !["button", "checkbox", "radio", "range", "submit", "reset"].includes(type);
+  }
+  function bindKeys(viewer) {
+    document.addEventListener("keydown", (event) => {
+      if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || typing(event.target)) return;
+      if (!viewer.trace || !viewer.isVisible()) return;
+      const key = event.key;
+      if (viewer.hooked("onKey").some((c) => c.onKey(key))) {
+        event.preventDefault();
+        return;
+      }
+      let handled = true;
+      if (key === "ArrowRight" || key === "PageDown") viewer.go(viewer.store.get().step + 1, "key");
+      else if (key === "ArrowLeft" || key === "PageUp") viewer.go(viewer.store.get().step - 1, "key");
+      else if (key === "Home") viewer.go(0, "key");
+      else if (key === "End") viewer.go(viewer.trace.T, "key");
+      else if (/^[0-9]$/.test(key) && Number(key) < viewer.trace.H) viewer.select({ head: Number(key) }, "key");
+      else if (key === "m" || key === "M") viewer.select({ head: "mean" }, "key");
+      else if (key === "a" || key === "A") viewer.select({ head: "all" }, "key");
+      else if (key === "r" || key === "R") viewer.select({ head: "rollout" }, "key");
+      else if (key === "l" || key === "L") viewer.cycle("layer");
+      else if (key === "k" || key === "K") viewer.cycle("kind");
+      else if (key === "v" || key === "V") viewer.cycle("view");
+      else if (key === "g" || key === "G") viewer.showGold(goldView(viewer.state));
+      else if (key === " " || key === "Spacebar") viewer.togglePlay();
+      else if (key === "Escape" && viewer.store.get().panel) viewer.select({ panel: null }, "key");
+      else handled = false;
+      if (handled) event.preventDefault();
+    });
+  }
+
+  // toolbar.js
+  var PACES = [0.5, 1, 2, 3];
+  var Toolbar = class {
+    constructor(viewer) {
+      const go = (step) => () => viewer.go(step(), "click");
+      const at = () => viewer.state.step;
+      this.buttons = {
+        reset: button("« First", "First step (Home)", go(() => 0)),
+        prev: button("◀ Previous", "Previous token (← or PageUp)", go(() => at() - 1)),
+        next: button("Next ▶", "Next token (→ or PageDown)", go(() => at() + 1), "ae-primary"),
+        end: button("Run to end »", "Run to end (End)", go(() => viewer.trace.T)),
+        play: button("▶ Play", "Play / pause (Space)", () => viewer.togglePlay())
+      };
+      this.pace = el("select", "ae-pace");
+      this.pace.title = "Autoplay pace";
+      PACES.forEach((p) => {
+        const o = el("option", "", p + " s / token");
+        o.value = p;
+        this.pace.appendChild(o);
+      });
+      this.pace.value = "1";
+      this.pace.addEventListener("change", () => {
+        if (viewer.player.playing()) viewer.player.start(this.seconds());
+      });
+      this.slider = el("input", "ae-slider");
+      Object.assign(this.slider, { type: "range", min: 0, step: 1 });
+      this.slider.addEventListener("input", () => viewer.go(Number(this.slider.value), "slider"));
+      this.stepLabel = el("span", "ae-step");
+      this.element = el("div", "ae-toolbar");
+      this.element.append(...Object.values(this.buttons), this.pace, this.slider, this.stepLabel);
+    }
+    seconds() {
+      return Number(this.pace.value);
+    }
+    // the autoplay pace
+    render(step, T, playing) {
+      this.slider.max = T;
+      this.slider.value = step;
+      this.stepLabel.textContent = "Step " + step + " / " + T;
+      this.buttons.prev.disabled = this.buttons.reset.disabled = step === 0;
+      this.buttons.next.disabled = this.buttons.end.disabled = step === T;
+      this.buttons.play.textContent = playing ? "⏸ Pause" : "▶ Play";
+    }
   };
 
   // headview.js
-  function parts2(div) {
-    if (!div._hv) {
-      const chips = el("div", "ae-hv-chips");
-      const canvas = document.createElement("canvas");
+  var HeadView = class {
+    constructor(div) {
+      this.div = div;
+      this.chips = el("div", "ae-hv-chips");
+      const canvas = this.canvas = document.createElement("canvas");
       canvas.setAttribute("role", "img");
-      div.replaceChildren(chips, canvas);
-      div._hv = { chips, canvas, focus: null, geom: null, on: null, last: null };
+      div.replaceChildren(this.chips, canvas);
+      this.focus = null;
+      this.geom = null;
+      this.on = null;
+      this.last = null;
       const redraw = () => {
-        if (div._hv.last) draw3(div, ...div._hv.last);
+        if (this.last) this.draw({ trace: this.last[0] }, this.last[1]);
       };
       canvas.addEventListener("mousemove", (e) => {
-        const g = div._hv.geom;
+        const g = this.geom;
         if (!g) return;
         const box = canvas.getBoundingClientRect();
         const x = e.clientX - box.left, y = e.clientY - box.top;
@@ -1138,125 +1278,125 @@
         const n = Math.floor((y - g.top) / g.rowH);
         const count = side === "query" ? g.queries.length : g.keys.length;
         const focus = n >= 0 && n < count ? { side, index: n } : null;
-        if (JSON.stringify(focus) !== JSON.stringify(div._hv.focus)) {
-          div._hv.focus = focus;
+        if (JSON.stringify(focus) !== JSON.stringify(this.focus)) {
+          this.focus = focus;
           redraw();
         }
       });
       canvas.addEventListener("mouseleave", () => {
-        div._hv.focus = null;
+        this.focus = null;
         redraw();
       });
-      chips.addEventListener("click", (e) => {
+      this.chips.addEventListener("click", (e) => {
         const chip2 = e.target.closest(".ae-hv-chip");
         if (!chip2) return;
-        const h = Number(chip2.dataset.head), on = div._hv.on;
-        if (on.has(h)) on.delete(h);
-        else on.add(h);
+        const h = Number(chip2.dataset.head);
+        if (this.on.has(h)) this.on.delete(h);
+        else this.on.add(h);
         redraw();
       });
     }
-    return div._hv;
-  }
-  function draw3(div, trace, state) {
-    const { kind, layer, step: t } = state;
-    const hv = parts2(div);
-    hv.last = [trace, state];
-    if (!hv.on || [...hv.on].some((h) => h >= trace.H)) hv.on = /* @__PURE__ */ new Set([...Array(trace.H).keys()]);
-    const on = hv.on;
-    const font = fontSize();
-    const [queries, keys] = trace.labels(kind, t);
-    hv.chips.replaceChildren(el("span", "ae-row-label", "Heads"), ...[...Array(trace.H).keys()].map((h) => {
-      const chip2 = el("button", "ae-btn ae-hv-chip" + (on.has(h) ? " ae-on" : ""), "H" + h);
-      chip2.type = "button";
-      chip2.style.borderColor = headColor(h);
-      chip2.style.background = on.has(h) ? headColor(h) : "white";
-      chip2.style.color = on.has(h) && h % HEAD_COLORS.length !== 6 ? "white" : "#1f2937";
-      chip2.dataset.head = h;
-      chip2.title = "show or hide head " + h + "'s lines";
-      return chip2;
-    }));
-    const top = font + 16, rowCount = Math.max(queries.length, keys.length, 1);
-    const chipsH = hv.chips.offsetHeight || font + 16;
-    const rowH = Math.max(font + 4, (state.height - chipsH - top - 8) / rowCount);
-    const height = top + rowCount * rowH + 8;
-    const width = Math.max(320, div.clientWidth || 600);
-    const canvas = hv.canvas;
-    const ctx = sizeCanvas(canvas, width, height, state.ratio);
-    ctx.fillStyle = "white";
-    ctx.fillRect(0, 0, width, height);
-    const leftX = width * 0.32, rightX = width * 0.68;
-    const yOf = (n) => top + (n + 0.5) * rowH;
-    ctx.font = "600 " + (font - 1) + "px " + FAMILY;
-    ctx.fillStyle = "#475569";
-    ctx.textAlign = "right";
-    const queriesTitle = AXIS_TITLES[kind][0].replace(" (query)", "");
-    ctx.fillText(ctx.measureText(queriesTitle).width <= leftX - 12 ? queriesTitle : "query", leftX - 8, font);
-    ctx.textAlign = "left";
-    ctx.fillText(AXIS_TITLES[kind][1].replace(" (key)", ""), rightX + 8, font);
-    const focus = hv.focus;
-    const strongest = [];
-    const rows = [...Array(trace.H).keys()].filter((h) => on.has(h)).map((h) => [h, trace.weights(kind, layer, h, t)]);
-    ctx.lineWidth = 2;
-    for (const [h, weights] of rows) {
-      ctx.strokeStyle = headColor(h);
-      let best = null;
-      weights.forEach((row, i) => row.forEach((w, j) => {
-        if (w === null || w < 0.01) return;
-        if (focus && !(focus.side === "query" && focus.index === i || focus.side === "key" && focus.index === j)) return;
-        ctx.globalAlpha = Math.min(1, w);
-        ctx.beginPath();
-        ctx.moveTo(leftX + 4, yOf(i));
-        ctx.lineTo(rightX - 4, yOf(j));
-        ctx.stroke();
-        if (!best || w > best.w) best = { i, j, w };
-      }));
-      if (best) strongest.push(headName(layer, h) + ": “" + queries[best.i] + "” → “" + keys[best.j] + "” " + best.w.toFixed(2));
+    // Draw the trace on screen at state. Returns a resolved promise.
+    draw(context, state) {
+      this.last = [context.trace, state];
+      this.paint(this.canvas, context.trace, state);
+      return Promise.resolve();
     }
-    ctx.globalAlpha = 1;
-    ctx.font = font + "px " + FAMILY;
-    ctx.textBaseline = "middle";
-    const label2 = (text, x, y, align, active, current) => {
-      ctx.textAlign = align;
-      ctx.fillStyle = active ? "#1f2937" : "#94a3b8";
-      ctx.font = (current ? "700 " : "") + font + "px " + FAMILY;
-      ctx.fillText(text, x, y);
-    };
-    queries.forEach((q, i) => label2(q, leftX - 8, yOf(i), "right", !focus || focus.side === "query" && focus.index === i || focus.side === "key", kind !== "encoder_self" && i === t - 1));
-    keys.forEach((k, j) => label2(k, rightX + 8, yOf(j), "left", !focus || focus.side === "key" && focus.index === j || focus.side === "query", false));
-    hv.geom = { width, top, rowH, queries, keys };
-    const hovered = focus ? " Hovering “" + (focus.side === "query" ? queries : keys)[focus.index] + "” (" + focus.side + " " + focus.index + "): its lines only." : "";
-    canvas.setAttribute("aria-label", KIND_TITLES[kind] + " · layer " + layer + " · head view · heads " + [...on].sort((p, q) => p - q).join(", ") + (kind === "encoder_self" ? "" : " · step " + t) + ". Lines from queries (left) to keys (right)." + hovered + " Strongest: " + (strongest.join("; ") || "none") + ".");
-    return Promise.resolve();
-  }
-  function pngCanvas3(div, header) {
-    const hv = parts2(div);
-    const [trace, state] = hv.last;
-    const shown = hv.canvas, ratio = 2;
-    hv.canvas = document.createElement("canvas");
-    draw3(div, trace, Object.assign({}, state, { ratio }));
-    const lines = hv.canvas;
-    hv.canvas = shown;
-    hv.last = [trace, state];
-    const font = fontSize();
-    const heads = [...hv.on].sort((p, q) => p - q);
-    const key = belowBand(lines, 2 * font + 24, ratio, (ctx) => {
-      ctx.font = "600 " + (font + 1) + "px " + FAMILY;
-      const step = state.kind === "encoder_self" ? "" : " · step " + state.step;
-      ctx.fillText(KIND_TITLES[state.kind] + " · layer " + state.layer + " · head view" + step, 6, font);
+    // Draw the head view of state.kind and state.layer at state.step on `canvas` (the page's, or one off screen for the
+    // PNG at state.ratio), with the heads switched on in its chips (all, for a new model).
+    paint(canvas, trace, state) {
+      const { kind, layer, step: t } = state;
+      if (!this.on || [...this.on].some((h) => h >= trace.H)) this.on = /* @__PURE__ */ new Set([...Array(trace.H).keys()]);
+      const on = this.on;
+      const font = fontSize();
+      const [queries, keys] = trace.labels(kind, t);
+      this.chips.replaceChildren(el("span", "ae-row-label", "Heads"), ...[...Array(trace.H).keys()].map((h) => {
+        const chip2 = el("button", "ae-btn ae-hv-chip" + (on.has(h) ? " ae-on" : ""), "H" + h);
+        chip2.type = "button";
+        chip2.style.borderColor = headColor(h);
+        chip2.style.background = on.has(h) ? headColor(h) : "white";
+        chip2.style.color = on.has(h) && h % HEAD_COLORS.length !== 6 ? "white" : "#1f2937";
+        chip2.dataset.head = h;
+        chip2.title = "show or hide head " + h + "'s lines";
+        return chip2;
+      }));
+      const top = font + 16, rowCount = Math.max(queries.length, keys.length, 1);
+      const chipsH = this.chips.offsetHeight || font + 16;
+      const rowH = Math.max(font + 4, (state.height - chipsH - top - 8) / rowCount);
+      const height = top + rowCount * rowH + 8;
+      const width = Math.max(320, this.div.clientWidth || 600);
+      const ctx = sizeCanvas(canvas, width, height, state.ratio);
+      ctx.fillStyle = "white";
+      ctx.fillRect(0, 0, width, height);
+      const leftX = width * 0.32, rightX = width * 0.68;
+      const yOf = (n) => top + (n + 0.5) * rowH;
+      ctx.font = "600 " + (font - 1) + "px " + FAMILY;
+      ctx.fillStyle = "#475569";
+      ctx.textAlign = "right";
+      const queriesTitle = AXIS_TITLES[kind][0].replace(" (query)", "");
+      ctx.fillText(ctx.measureText(queriesTitle).width <= leftX - 12 ? queriesTitle : "query", leftX - 8, font);
+      ctx.textAlign = "left";
+      ctx.fillText(AXIS_TITLES[kind][1].replace(" (key)", ""), rightX + 8, font);
+      const focus = this.focus;
+      const strongest = [];
+      const rows = [...Array(trace.H).keys()].filter((h) => on.has(h)).map((h) => [h, trace.weights(kind, layer, h, t)]);
+      ctx.lineWidth = 2;
+      for (const [h, weights] of rows) {
+        ctx.strokeStyle = headColor(h);
+        let best = null;
+        weights.forEach((row, i) => row.forEach((w, j) => {
+          if (w === null || w < 0.01) return;
+          if (focus && !(focus.side === "query" && focus.index === i || focus.side === "key" && focus.index === j)) return;
+          ctx.globalAlpha = Math.min(1, w);
+          ctx.beginPath();
+          ctx.moveTo(leftX + 4, yOf(i));
+          ctx.lineTo(rightX - 4, yOf(j));
+          ctx.stroke();
+          if (!best || w > best.w) best = { i, j, w };
+        }));
+        if (best) strongest.push(headName(layer, h) + ": “" + queries[best.i] + "” → “" + keys[best.j] + "” " + best.w.toFixed(2));
+      }
+      ctx.globalAlpha = 1;
       ctx.font = font + "px " + FAMILY;
-      let x = 6;
-      heads.forEach((h) => {
-        ctx.fillStyle = headColor(h);
-        ctx.fillRect(x, 2 * font + 4, 14, 14);
-        ctx.fillStyle = "#1f2937";
-        ctx.fillText("H" + h, x + 18, 2 * font + 11);
-        x += ctx.measureText("H" + h).width + 34;
+      ctx.textBaseline = "middle";
+      const label2 = (text, x, y, align, active, current) => {
+        ctx.textAlign = align;
+        ctx.fillStyle = active ? "#1f2937" : "#94a3b8";
+        ctx.font = (current ? "700 " : "") + font + "px " + FAMILY;
+        ctx.fillText(text, x, y);
+      };
+      queries.forEach((q, i) => label2(q, leftX - 8, yOf(i), "right", !focus || focus.side === "query" && focus.index === i || focus.side === "key", kind !== "encoder_self" && i === t - 1));
+      keys.forEach((k, j) => label2(k, rightX + 8, yOf(j), "left", !focus || focus.side === "key" && focus.index === j || focus.side === "query", false));
+      this.geom = { width, top, rowH, queries, keys };
+      const hovered = focus ? " Hovering “" + (focus.side === "query" ? queries : keys)[focus.index] + "” (" + focus.side + " " + focus.index + "): its lines only." : "";
+      canvas.setAttribute("aria-label", KIND_TITLES[kind] + " · layer " + layer + " · head view · heads " + [...on].sort((p, q) => p - q).join(", ") + (kind === "encoder_self" ? "" : " · step " + t) + ". Lines from queries (left) to keys (right)." + hovered + " Strongest: " + (strongest.join("; ") || "none") + ".");
+    }
+    // The head view as a picture that explains itself (the PNG button), drawn again at twice the size: `header` lines
+    // (the sentence, the step), a title and a key of the heads' colours above the lines.
+    png(header) {
+      const [trace, state] = this.last, ratio = 2;
+      const lines = document.createElement("canvas");
+      this.paint(lines, trace, Object.assign({}, state, { ratio }));
+      const font = fontSize();
+      const heads = [...this.on].sort((p, q) => p - q);
+      const key = belowBand(lines, 2 * font + 24, ratio, (ctx) => {
+        ctx.font = "600 " + (font + 1) + "px " + FAMILY;
+        const step = state.kind === "encoder_self" ? "" : " · step " + state.step;
+        ctx.fillText(KIND_TITLES[state.kind] + " · layer " + state.layer + " · head view" + step, 6, font);
+        ctx.font = font + "px " + FAMILY;
+        let x = 6;
+        heads.forEach((h) => {
+          ctx.fillStyle = headColor(h);
+          ctx.fillRect(x, 2 * font + 4, 14, 14);
+          ctx.fillStyle = "#1f2937";
+          ctx.fillText("H" + h, x + 18, 2 * font + 11);
+          x += ctx.measureText("H" + h).width + 34;
+        });
+        ctx.fillText("line opacity = weight", x + 10, 2 * font + 11);
       });
-      ctx.fillText("line opacity = weight", x + 10, 2 * font + 11);
-    });
-    return withHeader(key, header, ratio);
-  }
+      return withHeader(key, header, ratio);
+    }
+  };
   var VIEW2 = {
     id: "headview",
     label: "Head view",
@@ -1264,8 +1404,7 @@
     className: "ae-headview",
     controls: ["kind", "layer"],
     caption: () => "Head view (as in BertViz): each line joins a query token (left) to a key token (right); its opacity is the weight, its colour the head. Weights under 0.01 are not drawn. It shows where each head looked at this step, not what the head passed on (the values) nor how the layers combine it.",
-    draw: (div, context, state) => draw3(div, context.trace, state),
-    png: (div, header) => pngCanvas3(div, header)
+    create: (div) => new HeadView(div)
   };
 
   // plot.js
@@ -1344,22 +1483,18 @@
     });
   }
   function textAbovePlot(div, name) {
-    if (!div._textPlot) {
-      const text = el("div", "ae-" + name + "-text");
-      const plot = el("div", "ae-plot ae-" + name + "-plot");
-      div.replaceChildren(text, plot);
-      div._textPlot = { text, plot };
-    }
-    return div._textPlot;
+    const text = el("div", "ae-" + name + "-text");
+    const plot = el("div", "ae-plot ae-" + name + "-plot");
+    div.replaceChildren(text, plot);
+    return { text, plot };
   }
 
   // mosaic.js
-  function draw4(div, trace, state) {
+  function draw(div, trace, state) {
     const { kind, step: t, height } = state;
     const best = trace.model.best_head;
     const font = fontSize();
     const [queries, keys] = trace.labels(kind, t);
-    div._mosaic = { trace, state };
     if (queries.length === 0) return drawMessage(div, "No target token yet: press → (Next) to produce the first one.", height);
     const L = trace.nLayers(kind), H = trace.H, q = queries.length, k = keys.length;
     const rows = L * (q + 1) - 1, cols = H * (k + 1) - 1;
@@ -1416,16 +1551,7 @@
         line: { color: COLORS.chosen, width: 3 }
       }];
     }
-    return react(div, data, chartLayout).then(() => bindClicks(div));
-  }
-  function bindClicks(div) {
-    if (div._mosaicClick) div.removeListener("plotly_click", div._mosaicClick);
-    div._mosaicClick = (event) => {
-      const { trace: t, state: s } = div._mosaic;
-      const cell2 = mosaicCell(t, s.kind, s.step, event.points[0]);
-      if (cell2) emit(div, "ae-select", { view: "heatmap", layer: cell2.layer, head: cell2.head });
-    };
-    div.on("plotly_click", div._mosaicClick);
+    return react(div, data, chartLayout);
   }
   function mosaicCell(trace, kind, t, point) {
     const [queries, keys] = trace.labels(kind, t);
@@ -1434,6 +1560,31 @@
     if (point.y % (q + 1) === q || point.x % (k + 1) === k) return null;
     return { layer: l, head: h };
   }
+  var Mosaic = class {
+    constructor(div) {
+      this.div = div;
+      this.last = null;
+      this.onClick = (event) => {
+        const [t, s] = this.last;
+        const cell2 = mosaicCell(t, s.kind, s.step, event.points[0]);
+        if (cell2) emit(this.div, "ae-select", { view: "heatmap", layer: cell2.layer, head: cell2.head });
+      };
+    }
+    draw(context, state) {
+      this.last = [context.trace, state];
+      return draw(this.div, context.trace, state).then(() => this.bindClicks());
+    }
+    // A click on a tile asks for that layer and head in the heatmap ("ae-select"). Bound after Plotly.react has made the
+    // div a chart (before it, div.on does not exist), and again after every draw (a new plot drops its listeners): one
+    // listener, never a stale one.
+    bindClicks() {
+      this.div.removeListener("plotly_click", this.onClick);
+      this.div.on("plotly_click", this.onClick);
+    }
+    png(header) {
+      return plotPng(this.div, header);
+    }
+  };
   var VIEW3 = {
     id: "mosaic",
     label: "All heads",
@@ -1441,8 +1592,7 @@
     className: "ae-plot ae-mosaic",
     controls: ["kind"],
     caption: () => "",
-    draw: (div, context, state) => draw4(div, context.trace, state),
-    png: (div, header) => plotPng(div, header)
+    create: (div) => new Mosaic(div)
   };
 
   // mask.js
@@ -1455,7 +1605,7 @@
       return "rgb(" + end.map((c) => Math.round(255 - a * (255 - c))).join(",") + ")";
     };
   }
-  function drawStages(div, trace, layer, head, t, height) {
+  function stagesSpec(trace, layer, head, t, height) {
     const [rows, columns] = trace.labels("decoder_self", t);
     const scores = t ? trace.scoresAt(layer, head, t) : [];
     const weights = t ? trace.head("decoder_self", layer, head, t) : [];
@@ -1467,7 +1617,7 @@
     const allowed = scores.map((r, i) => r.map((v, j) => j > i ? null : v));
     const z = [scores, allowed, weights];
     const what = ["score", "score", "weight"];
-    return draw(div, {
+    return {
       titles: [
         "Decoder self-attention · " + headName(layer, head) + " · step " + t + ": scores → mask → softmax",
         "Decoder self · " + headName(layer, head) + " · step " + t,
@@ -1497,7 +1647,7 @@
         return p.name + " · query: " + rows[i] + " · key: " + columns[j] + " · " + value;
       },
       aria: "The look-ahead mask at step " + t + ", layer " + layer + ", head " + head + ": " + STAGES.join(", ") + "."
-    });
+    };
   }
   function drawCaption(box, trace, layer, head, t) {
     const swatch = (color) => {
@@ -1525,23 +1675,30 @@
     }
     box.replaceChildren(legend, why);
   }
-  function draw5(div, trace, state) {
-    if (!div._mask) {
-      const caption = document.createElement("div"), stages = document.createElement("div");
-      caption.className = "ae-mask-text";
+  var MaskView = class {
+    constructor(div) {
+      this.caption = document.createElement("div");
+      this.caption.className = "ae-mask-text";
+      const stages = document.createElement("div");
       stages.className = "ae-mask-stages";
-      div.replaceChildren(caption, stages);
-      div._mask = { caption, stages };
+      div.replaceChildren(this.caption, stages);
+      this.stages = new Grid(stages);
     }
-    const layer = Math.min(state.layer, trace.nLayers("decoder_self") - 1);
-    const head = Number.isInteger(state.head) ? state.head : 0;
-    drawCaption(div._mask.caption, trace, layer, head, state.step);
-    const height = Math.max(260, state.height - div._mask.caption.offsetHeight - 4);
-    return drawStages(div._mask.stages, trace, layer, head, state.step, height);
-  }
-  function pngCanvas4(div, header) {
-    return pngCanvas(div._mask.stages, header, 2);
-  }
+    // For state.layer's decoder self-attention and state.head (head 0 unless one head is chosen) the three stages, with
+    // their legend and caption above.
+    draw(context, state) {
+      const trace = context.trace;
+      const layer = Math.min(state.layer, trace.nLayers("decoder_self") - 1);
+      const head = Number.isInteger(state.head) ? state.head : 0;
+      drawCaption(this.caption, trace, layer, head, state.step);
+      const height = Math.max(260, state.height - this.caption.offsetHeight - 4);
+      return this.stages.draw(stagesSpec(trace, layer, head, state.step, height));
+    }
+    // The three stages as a picture for a slide, labels and scales included, at 2x, below `header`.
+    png(header) {
+      return this.stages.png(header, 2);
+    }
+  };
   var VIEW4 = {
     id: "mask",
     label: "Look-ahead mask",
@@ -1549,45 +1706,13 @@
     className: "ae-mask",
     controls: ["layer", "head"],
     caption: () => "",
-    draw: (div, context, state) => draw5(div, context.trace, state),
-    png: (div, header) => pngCanvas4(div, header)
+    create: (div) => new MaskView(div)
   };
 
   // compare.js
   var COMPARE_CAPTION = "Two decodes at the same step, kind, layer and head, and their difference A − B where the maps have the same shape. A difference compares weights position by position: it says nothing about tokens that moved (a different word order puts the same relation in another cell).";
-  function parts3(div) {
-    if (!div._cmp) {
-      const input = el("input", "ae-compare-sentence");
-      input.type = "text";
-      input.placeholder = "second sentence (empty: the same sentence)";
-      const model = el("select", "ae-compare-model");
-      const choices = [["same", "same model"]].concat(SETTINGS.MODELS.map((m) => [m.key, m.name]), [["own", "the model trained here"]]);
-      choices.forEach(([v, text]) => {
-        const o = el("option", "", text);
-        o.value = v;
-        model.appendChild(o);
-      });
-      const go = el("button", "ae-btn ae-primary", "Compare");
-      go.type = "button";
-      const ask = () => emit(div, "ae-compare", { sentence: input.value, model: model.value });
-      go.addEventListener("click", ask);
-      input.addEventListener("keydown", (e) => {
-        if (e.key === "Enter") ask();
-      });
-      const bar = el("div", "ae-compare-bar");
-      bar.append(el("span", "ae-row-label", "B:"), input, model, go);
-      const pair = el("div", "ae-compare-pair");
-      const a = el("div", "ae-compare-map ae-compare-a"), b = el("div", "ae-compare-map ae-compare-b");
-      pair.append(a, b);
-      const note = el("div", "ae-panel-note ae-compare-note");
-      const diff = el("div", "ae-compare-diff");
-      div.replaceChildren(bar, pair, diff, note);
-      div._cmp = { bar, input, model, a, b, note, diff };
-    }
-    return div._cmp;
-  }
-  function drawDiff(div, rows, columns, values, titles, height, current, bare) {
-    return draw(div, {
+  function diffSpec(rows, columns, values, titles, height, current, bare) {
+    return {
       titles,
       rows,
       columns,
@@ -1609,83 +1734,115 @@
       bare,
       describe: (p, i, j) => "query: " + rows[i] + " · key: " + columns[j] + " · " + (values[i][j] === null ? "masked" : "A − B = " + (values[i][j] >= 0 ? "+" : "") + values[i][j].toFixed(4)),
       aria: titles[0] + ". Rows: " + rows.join(" ") + ". Columns: " + columns.join(" ") + "."
-    });
+    };
   }
   function blendOverWhite(rgba) {
     const [r, g, b, a] = rgba.match(/[\d.]+/g).map(Number);
     return "rgb(" + [r, g, b].map((c) => Math.round(255 - a * (255 - c))).join(",") + ")";
   }
-  function compareCanvas(div, header) {
-    const shown = (sel) => {
-      const d = div.querySelector(sel);
-      return d && !d.hidden && d._heat && d._heat.spec ? d : null;
-    };
-    const [a, b, diff] = [".ae-compare-a", ".ae-compare-b", ".ae-compare-diff"].map((sel) => shown(sel));
-    const pics = [a && pngCanvas(a, header, 2), b && pngCanvas(b, [], 2), diff && pngCanvas(diff, [], 2)];
-    const [pa, pb, pd] = pics;
-    const out = document.createElement("canvas");
-    const top = Math.max(pa ? pa.height : 0, pb ? pb.height : 0);
-    out.width = Math.max((pa ? pa.width : 0) + (pb ? pb.width : 0), pd ? pd.width : 0);
-    out.height = top + (pd ? pd.height : 0);
-    const ctx = out.getContext("2d");
-    ctx.fillStyle = "white";
-    ctx.fillRect(0, 0, out.width, out.height);
-    if (pa) ctx.drawImage(pa, 0, 0);
-    if (pb) ctx.drawImage(pb, pa ? pa.width : 0, top - pb.height);
-    if (pd) ctx.drawImage(pd, 0, top);
-    return out;
-  }
-  function draw6(div, pair, state) {
-    const c = parts3(div);
-    const drawn = drawPair(c, pair, state);
-    c.note.classList.toggle("ae-panel-error", Boolean(pair.error));
-    if (pair.error) c.note.textContent = pair.error;
-    return drawn;
-  }
   var STACK_BELOW = 900;
-  function drawPair(c, pair, state) {
-    const s = state, A = pair.a, B = pair.b, height = state.height;
-    const head = s.head === "all" ? "mean" : s.head;
-    const pairBox = c.a.parentNode;
-    const stepB = B ? Math.min(s.step, B.T) : 0;
-    const problems = [];
-    if (B && s.layer >= B.nLayers(s.kind)) problems.push("B's model has no " + s.kind + " layer " + s.layer);
-    if (B && Number.isInteger(head) && head >= B.H) problems.push("B's model has no head " + head);
-    const showB = Boolean(B) && !problems.length;
-    const [qa, ka] = A.labels(s.kind, s.step), [qb, kb] = showB ? B.labels(s.kind, stepB) : [[], []];
-    const showDiff = showB && qa.length === qb.length && ka.length === kb.length && qa.length > 0;
-    const label2 = B ? "B: “" + B.request.sentence + "” (" + B.model.name + ")" : "";
-    const stacked = showB && pairBox.clientWidth < STACK_BELOW;
-    c.note.title = stacked && showDiff ? COMPARE_CAPTION : "";
-    if (!B) {
-      c.note.textContent = "Type a second sentence (or choose the other model) and press Compare: B is decoded once, then both follow the same step, kind, layer and head.";
-    } else if (!showB) {
-      c.note.textContent = "Cannot show B here: " + problems.join("; ") + ". Choose a layer and head both models have.";
-    } else if (!showDiff) {
-      c.note.textContent = label2 + ". No difference map: A is " + qa.length + " × " + ka.length + " here and B " + qb.length + " × " + kb.length + " (queries × keys); the two can only be compared side by side.";
-    } else c.note.textContent = label2 + (stacked ? ". Hover here for how to read A − B." : ". " + COMPARE_CAPTION);
-    pairBox.classList.toggle("ae-compare-single", !showB);
-    pairBox.classList.toggle("ae-compare-stacked", stacked);
-    c.b.hidden = !showB;
-    c.diff.hidden = !showDiff;
-    const maps = showDiff ? 3 : 2;
-    const room = height - c.bar.offsetHeight - c.note.offsetHeight - 14;
-    const each = Math.max(150, Math.floor((room - 8 * (maps - 1)) / maps));
-    const half = !showB ? Math.max(150, room) : stacked ? each : Math.max(220, Math.round(height * 0.55));
-    const drawn = [draw2(c.a, A, Object.assign({}, s, { head, height: half, label: "A", bare: stacked }))];
-    if (!showB) return Promise.all(drawn);
-    drawn.push(draw2(c.b, B, Object.assign({}, s, { head, step: stepB, height: half, label: "B", hideScale: !stacked, bare: stacked })));
-    if (!showDiff) return Promise.all(drawn);
-    const wa = A.weights(s.kind, s.layer, head, s.step), wb = B.weights(s.kind, s.layer, head, stepB);
-    const values = wa.map((row, i) => row.map((v, j) => v === null || wb[i][j] === null ? null : v - wb[i][j]));
-    const rows = qa.map((q, i) => q === qb[i] ? q : q + " / " + qb[i]);
-    const columns = ka.map((k, j) => k === kb[j] ? k : k + " / " + kb[j]);
-    const which = Number.isInteger(head) ? "H" + head : head === "mean" ? "mean of heads" : head;
-    const titles = ["A − B · " + KIND_TITLES[s.kind] + " · L" + s.layer + "·" + which, "A − B · L" + s.layer + "·" + which];
-    const diffHeight = stacked ? each : Math.max(200, height - half - 8);
-    drawn.push(drawDiff(c.diff, rows, columns, values, titles, diffHeight, s.kind === "encoder_self" ? -1 : s.step - 1, stacked));
-    return Promise.all(drawn);
-  }
+  var CompareView = class {
+    constructor(div) {
+      const input = el("input", "ae-compare-sentence");
+      input.type = "text";
+      input.placeholder = "second sentence (empty: the same sentence)";
+      const model = el("select", "ae-compare-model");
+      const choices = [["same", "same model"]].concat(SETTINGS.MODELS.map((m) => [m.key, m.name]), [["own", "the model trained here"]]);
+      choices.forEach(([v, text]) => {
+        const o = el("option", "", text);
+        o.value = v;
+        model.appendChild(o);
+      });
+      const go = el("button", "ae-btn ae-primary", "Compare");
+      go.type = "button";
+      const ask = () => emit(div, "ae-compare", { sentence: input.value, model: model.value });
+      go.addEventListener("click", ask);
+      input.addEventListener("keydown", (e) => {
+        if (e.key === "Enter") ask();
+      });
+      this.bar = el("div", "ae-compare-bar");
+      this.bar.append(el("span", "ae-row-label", "B:"), input, model, go);
+      this.pair = el("div", "ae-compare-pair");
+      const a = el("div", "ae-compare-map ae-compare-a"), b = el("div", "ae-compare-map ae-compare-b");
+      this.pair.append(a, b);
+      this.note = el("div", "ae-panel-note ae-compare-note");
+      const diff = el("div", "ae-compare-diff");
+      div.replaceChildren(this.bar, this.pair, diff, this.note);
+      this.a = new Heatmap(a);
+      this.b = new Heatmap(b);
+      this.diff = new Grid(diff);
+    }
+    // Draw the trace on screen (A) and the second one (context.compare(): B, asked once Compare two is drawn) at
+    // state's step, kind, layer and head; the refusal of the last B asked for is said beside B's form.
+    draw(context, state) {
+      const b = context.compare();
+      const drawn = this.drawPair(context.trace, b.trace, state);
+      this.note.classList.toggle("ae-panel-error", Boolean(b.error));
+      if (b.error) this.note.textContent = b.error;
+      return drawn;
+    }
+    drawPair(A, B, state) {
+      const c = this, s = state, height = state.height;
+      const head = s.head === "all" ? "mean" : s.head;
+      const pairBox = c.pair;
+      const stepB = B ? Math.min(s.step, B.T) : 0;
+      const problems = [];
+      if (B && s.layer >= B.nLayers(s.kind)) problems.push("B's model has no " + s.kind + " layer " + s.layer);
+      if (B && Number.isInteger(head) && head >= B.H) problems.push("B's model has no head " + head);
+      const showB = Boolean(B) && !problems.length;
+      const [qa, ka] = A.labels(s.kind, s.step), [qb, kb] = showB ? B.labels(s.kind, stepB) : [[], []];
+      const showDiff = showB && qa.length === qb.length && ka.length === kb.length && qa.length > 0;
+      const label2 = B ? "B: “" + B.request.sentence + "” (" + B.model.name + ")" : "";
+      const stacked = showB && pairBox.clientWidth < STACK_BELOW;
+      c.note.title = stacked && showDiff ? COMPARE_CAPTION : "";
+      if (!B) {
+        c.note.textContent = "Type a second sentence (or choose the other model) and press Compare: B is decoded once, then both follow the same step, kind, layer and head.";
+      } else if (!showB) {
+        c.note.textContent = "Cannot show B here: " + problems.join("; ") + ". Choose a layer and head both models have.";
+      } else if (!showDiff) {
+        c.note.textContent = label2 + ". No difference map: A is " + qa.length + " × " + ka.length + " here and B " + qb.length + " × " + kb.length + " (queries × keys); the two can only be compared side by side.";
+      } else c.note.textContent = label2 + (stacked ? ". Hover here for how to read A − B." : ". " + COMPARE_CAPTION);
+      pairBox.classList.toggle("ae-compare-single", !showB);
+      pairBox.classList.toggle("ae-compare-stacked", stacked);
+      c.b.grid.div.hidden = !showB;
+      c.diff.div.hidden = !showDiff;
+      const maps = showDiff ? 3 : 2;
+      const room = height - c.bar.offsetHeight - c.note.offsetHeight - 14;
+      const each = Math.max(150, Math.floor((room - 8 * (maps - 1)) / maps));
+      const half = !showB ? Math.max(150, room) : stacked ? each : Math.max(220, Math.round(height * 0.55));
+      const drawn = [c.a.draw(A, Object.assign({}, s, { head, height: half, label: "A", bare: stacked }))];
+      if (!showB) return Promise.all(drawn);
+      drawn.push(c.b.draw(B, Object.assign({}, s, { head, step: stepB, height: half, label: "B", hideScale: !stacked, bare: stacked })));
+      if (!showDiff) return Promise.all(drawn);
+      const wa = A.weights(s.kind, s.layer, head, s.step), wb = B.weights(s.kind, s.layer, head, stepB);
+      const values = wa.map((row, i) => row.map((v, j) => v === null || wb[i][j] === null ? null : v - wb[i][j]));
+      const rows = qa.map((q, i) => q === qb[i] ? q : q + " / " + qb[i]);
+      const columns = ka.map((k, j) => k === kb[j] ? k : k + " / " + kb[j]);
+      const which = Number.isInteger(head) ? "H" + head : head === "mean" ? "mean of heads" : head;
+      const titles = ["A − B · " + KIND_TITLES[s.kind] + " · L" + s.layer + "·" + which, "A − B · L" + s.layer + "·" + which];
+      const diffHeight = stacked ? each : Math.max(200, height - half - 8);
+      drawn.push(c.diff.draw(diffSpec(rows, columns, values, titles, diffHeight, s.kind === "encoder_self" ? -1 : s.step - 1, stacked)));
+      return Promise.all(drawn);
+    }
+    // One canvas with what the Compare view shows (A and B side by side, A − B below) at 2x, with `header` above.
+    png(header) {
+      const shown = (g) => !g.div.hidden && g.spec ? g : null;
+      const [a, b, diff] = [this.a.grid, this.b.grid, this.diff].map(shown);
+      const pics = [a && a.png(header, 2), b && b.png([], 2), diff && diff.png([], 2)];
+      const [pa, pb, pd] = pics;
+      const out = document.createElement("canvas");
+      const top = Math.max(pa ? pa.height : 0, pb ? pb.height : 0);
+      out.width = Math.max((pa ? pa.width : 0) + (pb ? pb.width : 0), pd ? pd.width : 0);
+      out.height = top + (pd ? pd.height : 0);
+      const ctx = out.getContext("2d");
+      ctx.fillStyle = "white";
+      ctx.fillRect(0, 0, out.width, out.height);
+      if (pa) ctx.drawImage(pa, 0, 0);
+      if (pb) ctx.drawImage(pb, pa ? pa.width : 0, top - pb.height);
+      if (pd) ctx.drawImage(pd, 0, top);
+      return out;
+    }
+  };
   var VIEW5 = {
     id: "compare",
     label: "Compare two",
@@ -1693,20 +1850,13 @@
     className: "ae-compare",
     controls: ["kind", "layer", "head"],
     caption: () => "",
-    draw: (div, context, state) => {
-      const b = context.compare();
-      return draw6(div, { a: context.trace, b: b.trace, error: b.error }, state);
-    },
-    png: (div, header) => compareCanvas(div, header)
+    create: (div) => new CompareView(div)
   };
 
   // maskless.js
   var CAPTION = "The same small model trained twice, with and without the look-ahead mask. Without it, training lets each position read the next word, the one it must predict: the loss falls far lower, but when translating that word does not exist yet, and the model has learnt nothing else.";
-  function parts4(div) {
-    return textAbovePlot(div, "maskless");
-  }
-  function draw7(div, context, state) {
-    const { text, plot } = parts4(div);
+  function draw2(parts4, context, state) {
+    const { text, plot } = parts4;
     const font = fontSize(), height = state.height;
     const answer2 = context.ask({ what: "maskless" });
     if (!answer2 || answer2.error) {
@@ -1801,37 +1951,36 @@
     className: "ae-maskless",
     controls: [],
     caption: () => CAPTION,
-    draw: draw7,
-    png: (div, header) => plotPng(parts4(div).plot, header)
+    create: (div) => {
+      const parts4 = textAbovePlot(div, "maskless");
+      return { draw: (context, state) => draw2(parts4, context, state), png: (header) => plotPng(parts4.plot, header) };
+    }
   };
 
   // valuepath.js
   var DIVERGING = [[0, "#2166ac"], [0.25, "#67a9cf"], [0.5, "#f7f7f7"], [0.75, "#ef8a62"], [1, "#b2182b"]];
   var WEIGHTS = [[0, "#f7fbff"], [1, "#08306b"]];
   var CAPTION2 = "One head, one query, left to right: what the query reads (x, then LN(x)), where it looks (q against every key: the weights), what it carries (the values, summed with those weights into z), and how that joins the other heads (concatenated, through W_o, added back to x).";
-  function parts5(div) {
-    if (!div._vp) {
-      const bar = el("div", "ae-valuepath-bar");
-      const label2 = el("span", "ae-row-label", "Query (source token):");
-      const select = el("select", "ae-valuepath-row");
-      select.addEventListener("change", () => emit(div, "ae-redraw", {}));
-      bar.append(label2, select);
-      const plot = el("div", "ae-plot ae-valuepath-plot");
-      div.replaceChildren(bar, plot);
-      div._vp = { bar, select, plot };
-    }
-    return div._vp;
+  function parts(div) {
+    const bar = el("div", "ae-valuepath-bar");
+    const label2 = el("span", "ae-row-label", "Query (source token):");
+    const select = el("select", "ae-valuepath-row");
+    select.addEventListener("change", () => emit(div, "ae-redraw", {}));
+    bar.append(label2, select);
+    const plot = el("div", "ae-plot ae-valuepath-plot");
+    div.replaceChildren(bar, plot);
+    return { bar, select, plot, sentence: null };
   }
-  function queryRow(trace, state, select) {
+  function queryRow(trace, state, p) {
     if (state.kind !== "encoder_self") return state.step - 1;
-    const tokens = trace.sourceTokens;
-    if (select.options.length !== tokens.length || select.dataset.trace !== trace.wire.request.sentence) {
+    const tokens = trace.sourceTokens, select = p.select;
+    if (select.options.length !== tokens.length || p.sentence !== trace.wire.request.sentence) {
       select.replaceChildren(...tokens.map((t, i) => {
         const o = el("option", "", i + ": " + t);
         o.value = i;
         return o;
       }));
-      select.dataset.trace = trace.wire.request.sentence;
+      p.sentence = trace.wire.request.sentence;
     }
     return Number(select.value) || 0;
   }
@@ -1873,13 +2022,13 @@
       hovertemplate: "%{customdata[0]} [%{customdata[1]}] = %{customdata[2]:.4f}<extra></extra>"
     };
   }
-  function draw8(div, context, state) {
-    const { bar, select, plot } = parts5(div);
+  function draw3(p, context, state) {
+    const { bar, plot } = p;
     const trace = context.trace, font = fontSize(), height = state.height;
     bar.hidden = state.kind !== "encoder_self";
     if (!Number.isInteger(state.head)) return drawMessage(plot, "The value path is one head's: choose a head (0–" + (trace.H - 1) + ").", height);
     if (state.kind !== "encoder_self" && state.step === 0) return drawMessage(plot, "No query yet: press → (Next) to take the first step.", height);
-    const row = queryRow(trace, state, select);
+    const row = queryRow(trace, state, p);
     const answer2 = context.ask({ what: "value_path", kind: state.kind, layer: state.layer, head: state.head, row });
     if (!answer2 || answer2.error) return drawMessage(plot, answer2 ? answer2.error : "Asking the server for the head's tensors…", height);
     const D = answer2.d_model, Dh = answer2.d_head, K = answer2.keys.length, span2 = 100;
@@ -1979,8 +2128,10 @@
     className: "ae-valuepath",
     controls: ["kind", "layer", "head"],
     caption: () => CAPTION2,
-    draw: draw8,
-    png: (div, header) => plotPng(parts5(div).plot, header)
+    create: (div) => {
+      const p = parts(div);
+      return { draw: (context, state) => draw3(p, context, state), png: (header) => plotPng(p.plot, header) };
+    }
   };
 
   // lens.js
@@ -1990,7 +2141,7 @@
     if (lens && !lens.error) trace.wire.lens = lens;
     return lens;
   }
-  function draw9(div, context, state) {
+  function draw4(div, context, state) {
     const trace = context.trace, t = state.step, font = fontSize(), height = state.height;
     const lens = lensOf(trace, context.ask);
     if (!lens || lens.error) return drawMessage(div, lens ? lens.error : "Asking the server for the logit lens…", height);
@@ -2038,14 +2189,13 @@
     className: "ae-plot ae-lens",
     controls: [],
     caption: () => CAPTION3,
-    draw: draw9,
-    png: (div, header) => plotPng(div, header)
+    create: (div) => ({ draw: (context, state) => draw4(div, context, state), png: (header) => plotPng(div, header) })
   };
 
   // qkspace.js
   var LINES = 3;
   var CAPTION4 = "The head's queries (vermillion circles; this step's is the large one) and keys (blue diamonds) projected together onto their two main directions. Lines: this step's query to its strongest keys, as thick as their weights (hover any point for its token). Nearness is only part of the story: the weight is the dot product q·k, which the plane shows only in part.";
-  function draw10(div, context, state) {
+  function draw5(div, context, state) {
     const trace = context.trace, font = fontSize(), height = state.height;
     if (!Number.isInteger(state.head)) return drawMessage(div, "Queries and keys are one head's: choose a head (0–" + (trace.H - 1) + ").", height);
     const answer2 = context.ask({ what: "qk_space", kind: state.kind, layer: state.layer, head: state.head });
@@ -2122,17 +2272,13 @@
     className: "ae-plot ae-qkspace",
     controls: ["kind", "layer", "head"],
     caption: () => CAPTION4,
-    draw: draw10,
-    png: (div, header) => plotPng(div, header)
+    create: (div) => ({ draw: (context, state) => draw5(div, context, state), png: (header) => plotPng(div, header) })
   };
 
   // nopos.js
   var CAPTION5 = "Attention alone ignores order: without the positional encoding, reversing the sentence only reverses the rows and columns of every encoder map (permutation equivariance). The encoding is the model's only sense of word order.";
-  function parts6(div) {
-    return textAbovePlot(div, "nopos");
-  }
-  function draw11(div, context, state) {
-    const { text, plot } = parts6(div);
+  function draw6(parts4, context, state) {
+    const { text, plot } = parts4;
     const font = fontSize(), height = state.height;
     const answer2 = context.ask({ what: "no_position" });
     if (!answer2 || answer2.error) {
@@ -2199,8 +2345,10 @@
     className: "ae-nopos",
     controls: ["layer", "head"],
     caption: () => CAPTION5,
-    draw: draw11,
-    png: (div, header) => plotPng(parts6(div).plot, header)
+    create: (div) => {
+      const parts4 = textAbovePlot(div, "nopos");
+      return { draw: (context, state) => draw6(parts4, context, state), png: (header) => plotPng(parts4.plot, header) };
+    }
   };
 
   // views.js
@@ -2208,135 +2356,6 @@
   function viewOf(id) {
     return VIEWS.find((v) => v.id === id) || VIEWS[0];
   }
-
-  // exports.js
-  function copyLink(viewer, button2) {
-    const t = viewer.trace, s = viewer.state;
-    const url = linkUrl(t.request, s);
-    if (viewer.online) {
-      try {
-        window.history.replaceState(null, "", placeUrl(t.request, s));
-      } catch (e) {
-      }
-    }
-    const say2 = (text) => {
-      button2.textContent = text;
-      setTimeout(() => {
-        button2.textContent = "Copy link";
-      }, 2e3);
-    };
-    copyText(url).then(() => say2("✓ Copied"), () => say2("In the address bar"));
-    return url;
-  }
-  function exportPng(viewer, chart) {
-    const s = viewer.state, t = viewer.trace;
-    const name = filename(t.request.sentence, "") + "-" + s.view + "-step" + s.step;
-    const header = [
-      "“" + t.request.sentence + "” → “" + (t.wire.outputs[s.step] || "") + "”",
-      "Step " + s.step + " of " + t.T + " · model: " + t.model.name + " · Attention Explorer"
-    ];
-    return Promise.resolve(viewOf(s.view).png(chart, header)).then((canvas) => canvasPng(canvas, name + ".png"));
-  }
-  function exportHtml(viewer) {
-    const t = viewer.trace;
-    const place = Object.fromEntries(VIEW_STATE.map((name) => [name, viewer.state[name]]));
-    return standaloneHtml(t.wire, place).then((html) => {
-      download(html, filename(t.request.sentence, ".html"), "text/html");
-      return html.length;
-    }).catch((err) => viewer.say("Export failed: " + err.message));
-  }
-  function exportNpz(viewer) {
-    const a = el("a");
-    a.href = api.npzUrl(viewer.trace.request, viewer.state.step);
-    a.download = "";
-    document.body.appendChild(a);
-    a.click();
-    a.remove();
-  }
-
-  // keys.js
-  var KEY_HELP = "→ / PageDown next · ← / PageUp previous · Home / End first / last · 0–9 head · M mean · A all heads · R rollout · L layer · K kind · V view · G gold alignment · Space play / pause · Esc closes a panel (then the lesson) · in the lesson: → ← move through its stops · in the quiz: [ ] choose a source token, Enter answer, Esc end";
-  function typing(target) {
-    if (!target || !target.tagName) return false;
-    const tag = target.tagName.toLowerCase();
-    if (tag === "textarea" || tag === "select" || target.isContentEditable) return true;
-    if (tag !== "input") return false;
-    const type = (target.type || "text").toLowerCase();
-    return !["button", "checkbox", "radio", "range", "submit", "reset"].includes(type);
-  }
-  function bindKeys(viewer) {
-    document.addEventListener("keydown", (event) => {
-      if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || typing(event.target)) return;
-      if (!viewer.trace || !viewer.isVisible()) return;
-      const key = event.key;
-      if (viewer.hooked("onKey").some((c) => c.onKey(key))) {
-        event.preventDefault();
-        return;
-      }
-      let handled = true;
-      if (key === "ArrowRight" || key === "PageDown") viewer.go(viewer.store.get().step + 1, "key");
-      else if (key === "ArrowLeft" || key === "PageUp") viewer.go(viewer.store.get().step - 1, "key");
-      else if (key === "Home") viewer.go(0, "key");
-      else if (key === "End") viewer.go(viewer.trace.T, "key");
-      else if (/^[0-9]$/.test(key) && Number(key) < viewer.trace.H) viewer.select({ head: Number(key) }, "key");
-      else if (key === "m" || key === "M") viewer.select({ head: "mean" }, "key");
-      else if (key === "a" || key === "A") viewer.select({ head: "all" }, "key");
-      else if (key === "r" || key === "R") viewer.select({ head: "rollout" }, "key");
-      else if (key === "l" || key === "L") viewer.cycle("layer");
-      else if (key === "k" || key === "K") viewer.cycle("kind");
-      else if (key === "v" || key === "V") viewer.cycle("view");
-      else if (key === "g" || key === "G") viewer.showGold(goldView(viewer.state));
-      else if (key === " " || key === "Spacebar") viewer.togglePlay();
-      else if (key === "Escape" && viewer.store.get().panel) viewer.select({ panel: null }, "key");
-      else handled = false;
-      if (handled) event.preventDefault();
-    });
-  }
-
-  // toolbar.js
-  var PACES = [0.5, 1, 2, 3];
-  var Toolbar = class {
-    constructor(viewer) {
-      const go = (step) => () => viewer.go(step(), "click");
-      const at = () => viewer.state.step;
-      this.buttons = {
-        reset: button("« First", "First step (Home)", go(() => 0)),
-        prev: button("◀ Previous", "Previous token (← or PageUp)", go(() => at() - 1)),
-        next: button("Next ▶", "Next token (→ or PageDown)", go(() => at() + 1), "ae-primary"),
-        end: button("Run to end »", "Run to end (End)", go(() => viewer.trace.T)),
-        play: button("▶ Play", "Play / pause (Space)", () => viewer.togglePlay())
-      };
-      this.pace = el("select", "ae-pace");
-      this.pace.title = "Autoplay pace";
-      PACES.forEach((p) => {
-        const o = el("option", "", p + " s / token");
-        o.value = p;
-        this.pace.appendChild(o);
-      });
-      this.pace.value = "1";
-      this.pace.addEventListener("change", () => {
-        if (viewer.player.playing()) viewer.player.start(this.seconds());
-      });
-      this.slider = el("input", "ae-slider");
-      Object.assign(this.slider, { type: "range", min: 0, step: 1 });
-      this.slider.addEventListener("input", () => viewer.go(Number(this.slider.value), "slider"));
-      this.stepLabel = el("span", "ae-step");
-      this.element = el("div", "ae-toolbar");
-      this.element.append(...Object.values(this.buttons), this.pace, this.slider, this.stepLabel);
-    }
-    seconds() {
-      return Number(this.pace.value);
-    }
-    // the autoplay pace
-    render(step, T, playing) {
-      this.slider.max = T;
-      this.slider.value = step;
-      this.stepLabel.textContent = "Step " + step + " / " + T;
-      this.buttons.prev.disabled = this.buttons.reset.disabled = step === 0;
-      this.buttons.next.disabled = this.buttons.end.disabled = step === T;
-      this.buttons.play.textContent = playing ? "⏸ Pause" : "▶ Play";
-    }
-  };
 
   // selectors.js
   var KIND_NAMES = { encoder_self: "Encoder self", decoder_self: "Decoder self (masked)", cross: "Cross" };
@@ -2408,7 +2427,7 @@
     });
     return table;
   }
-  function draw12(div, a) {
+  function draw7(div, a) {
     const measures = [{ label: "cross-attention", note: a.attention.which, values: a.attention.weights }];
     Object.entries(a.methods).forEach(([method, m]) => {
       const rho = m.rank_correlation === null ? "— (a constant row)" : m.rank_correlation.toFixed(2);
@@ -2434,7 +2453,7 @@
         waiting: "Integrating gradients for “" + trace.targetTokens[state.step - 1] + "”…"
       };
     },
-    draw: draw12
+    draw: draw7
   };
 
   // beamtree.js
@@ -2448,7 +2467,7 @@
     for (let n = nodes[id]; n.parent !== -1; n = nodes[n.parent]) ids.push(n.token_id);
     return ids.reverse();
   }
-  function draw13(div, a) {
+  function draw8(div, a) {
     const nodes = a.nodes;
     const depth = Math.max(...nodes.map((n) => n.step)) + 2;
     const room = (div.clientWidth || 700) - PAD * 2 - HALF * 2;
@@ -2532,7 +2551,7 @@
     what: "beam_tree",
     button: ["Beam tree", "Beam search as a tree of hypotheses (asks the server)"],
     question: () => ({ question: { what: "beam_tree" }, waiting: "Searching with every hypothesis recorded…" }),
-    draw: draw13
+    draw: draw8
   };
 
   // explain.js
@@ -2548,7 +2567,7 @@
     return row;
   }
   var EXPLAIN_CAPTION = "How one weight is computed, from this head's own projections of the two tokens: q·k / √d_k for every key of the row, the mask, then the softmax. It explains the arithmetic of the weight, not why the model learned these vectors, nor what the head's output does with it.";
-  function draw14(div, a, state) {
+  function draw9(div, a, state) {
     const shown = a.kind === "decoder_self" ? state.step : null;
     const peak = Math.max(...a.query.map(Math.abs), ...a.key.map(Math.abs), 1e-9);
     const title2 = el(
@@ -2606,13 +2625,13 @@
         waiting: "Computing q and k for this cell…"
       };
     },
-    draw: draw14
+    draw: draw9
   };
 
   // heads.js
   var EXACT_CAPTION = "Exact: each tile is how much log-probability the translation above loses when that one head is switched off (its output zeroed) and every other head stays on; one batched pass over all heads. It measures heads one at a time: two heads that can stand in for each other both look unimportant alone. A negative number means the translation became more likely without that head (it stays white). Click a tile to switch that head off in the viewer.";
   var ESTIMATE_CAPTION = "Estimate: a gate multiplies each head's output (1: on, 0: off), and one forward and one backward pass give the slope of log p along every gate at once. Switching a head off moves its gate from 1 to 0, so the slope is the drop to first order (Michel, Levy and Neubig 2019). Where log p is not a straight line in the gate (heads that make up for each other, or matter only together) the estimate is off: press Exact to see where.";
-  function draw15(div, a) {
+  function draw10(div, a) {
     const shown = a.estimate ? [a.estimate, a.drops] : [a.drops];
     const all = shown.map((d) => Object.values(d).flat(2)).flat().filter((v) => v !== null);
     const peak = Math.max(...all.map(Math.abs), 1e-9);
@@ -2631,17 +2650,17 @@
       grids.appendChild(box);
     });
     const title2 = "Which heads matter for “" + a.translation + "” (log p = " + a.log_prob.toFixed(2) + ")" + (a.method === "exact" ? " · estimate against exact: Spearman ρ = " + (a.rho === null ? "–" : a.rho.toFixed(2)) : " · estimated in one pass");
-    const parts9 = [el("div", "ae-panel-title", title2), grids];
+    const parts4 = [el("div", "ae-panel-title", title2), grids];
     if (a.method === "estimate") {
-      parts9.push(button(
+      parts4.push(button(
         "Exact: switch each head off",
         "Ask for the exact drops (one pass per head, batched), shown beside this estimate",
         () => emit(div, "ae-ask", { what: "heads", method: "exact" }),
         "ae-heads-exact"
       ));
     }
-    parts9.push(el("div", "ae-caption", a.method === "exact" ? EXACT_CAPTION + " " + ESTIMATE_CAPTION : ESTIMATE_CAPTION));
-    div.replaceChildren(...parts9);
+    parts4.push(el("div", "ae-caption", a.method === "exact" ? EXACT_CAPTION + " " + ESTIMATE_CAPTION : ESTIMATE_CAPTION));
+    div.replaceChildren(...parts4);
   }
   function labelled(text, table) {
     const box = el("div", "ae-heads-one");
@@ -2691,7 +2710,7 @@
         waiting: method === "exact" ? "Switching each head off in turn…" : "Estimating every head in one pass…"
       };
     },
-    draw: draw15
+    draw: draw10
   };
 
   // panels.js
@@ -2705,7 +2724,7 @@
   function question(what, trace, state, cell2, extra) {
     return panelOf(what).question(trace, state, cell2, extra);
   }
-  function draw16(div, content, state) {
+  function draw11(div, content, state) {
     div.hidden = !content;
     if (!content) return;
     const close = button("✕", "Close this panel", () => emit(div, "ae-close-panel", {}), "ae-panel-close");
@@ -2729,6 +2748,7 @@
       this.refresh = refresh;
       this.element = el("div", "ae-right");
       this.charts = Object.fromEntries(VIEWS.map((view) => [view.id, el("div", view.className)]));
+      this.made = {};
       this.caption = el("div", "ae-caption");
       this.panel = el("div", "ae-panel");
       this.panel.hidden = true;
@@ -2742,6 +2762,12 @@
       this.captionHeight = null;
       this.shown = null;
       this.panelNeed = null;
+    }
+    // The view `id` in its chart, made the first time it is asked for.
+    view(id) {
+      const view = viewOf(id);
+      if (!this.made[view.id]) this.made[view.id] = view.create(this.charts[view.id]);
+      return this.made[view.id];
     }
     resized() {
       this.captionHeight = this.panelNeed = null;
@@ -2769,7 +2795,7 @@
       if (!same) {
         this.shown = shown;
         this.panelNeed = null;
-        draw16(this.panel, shown, s);
+        draw11(this.panel, shown, s);
       }
       if (shown) {
         if (this.panelNeed === null) {
@@ -2915,6 +2941,46 @@
     requestAnimationFrame(() => requestAnimationFrame(show2));
   }
 
+  // topk.js
+  var Candidates = class {
+    constructor(online) {
+      this.online = online;
+      this.element = el("div", "ae-topk");
+      this.drawn = null;
+      this.element.addEventListener("click", (event) => {
+        const row = event.target.closest && event.target.closest(".ae-cand");
+        const [trace, step] = this.drawn || [];
+        if (row && step > 0) emit(this.element, "ae-force", trace.steps[step - 1].top[Number(row.dataset.index)]);
+      });
+    }
+    // The candidates of step t, unless they are on screen already. Returns a resolved promise.
+    draw(trace, t) {
+      const key = [trace, t, fontSize()];
+      if (this.drawn && key.every((x, i) => x === this.drawn[i])) return Promise.resolve();
+      this.drawn = key;
+      const online = this.online;
+      if (t === 0) {
+        this.element.replaceChildren(el("div", "ae-label", "The next-token candidates appear after the first step."));
+        return Promise.resolve();
+      }
+      const step = trace.steps[t - 1];
+      const rows = step.top.map((c, i) => {
+        const row = el("button", "ae-cand" + (c.id === step.id ? " ae-chosen" : ""));
+        row.type = "button";
+        row.dataset.index = i;
+        row.title = "p = " + c.prob.toFixed(4) + (c.id === step.id ? " (chosen)" : "") + (online ? " · click to force this token" : "");
+        const bar = el("span", "ae-cand-bar");
+        bar.style.width = (100 * c.prob).toFixed(2) + "%";
+        const track = el("span", "ae-cand-track");
+        track.append(bar);
+        row.append(el("span", "ae-cand-token", c.token), track, el("span", "ae-cand-p", (100 * c.prob).toFixed(1) + "%"));
+        return row;
+      });
+      this.element.replaceChildren(el("div", "ae-label", "Next-token distribution at step " + t + (online ? " (click a candidate to force it)" : "")), ...rows);
+      return Promise.resolve();
+    }
+  };
+
   // frame.js
   function buildFrame(viewer) {
     const online = viewer.online, hooked = (name) => viewer.hooked(name);
@@ -2929,7 +2995,7 @@
     }
     const html = button("⬇ HTML", "Download this sentence as one HTML file that works offline", () => exportHtml(viewer));
     html.classList.add("ae-desk-only");
-    const png = button("⬇ PNG", "Download the chart on the right as a PNG image", () => exportPng(viewer, f.area.charts[viewer.state.view]));
+    const png = button("⬇ PNG", "Download the chart on the right as a PNG image", () => exportPng(viewer));
     tools.append(copy, png, html, ...hooked("tools").flatMap((c) => c.tools(online)));
     if (online) {
       tools.append(
@@ -2947,7 +3013,8 @@
       const chip2 = event.target.closest(".ae-chip[data-index]");
       if (chip2) hooked("answer").some((c) => c.answer(Number(chip2.dataset.index)));
     });
-    for (const name of ["targetBox", "output", "topk", "beams"]) f[name] = el("div", { targetBox: "ae-chips ae-target-chips", output: "ae-output", topk: "ae-topk", beams: "ae-beams" }[name]);
+    for (const name of ["targetBox", "output", "beams"]) f[name] = el("div", { targetBox: "ae-chips ae-target-chips", output: "ae-output", beams: "ae-beams" }[name]);
+    f.topk = new Candidates(online);
     const left = el("div", "ae-left");
     left.append(
       ...hooked("bar").map((c) => c.bar),
@@ -2960,7 +3027,7 @@
       el("div", "ae-label", "Target so far"),
       f.targetBox,
       f.output,
-      f.topk,
+      f.topk.element,
       f.beams
     );
     const body = el("div", "ae-body");
@@ -3332,11 +3399,11 @@
     draw() {
       this.bar.hidden = !this.code;
       if (!this.code) return;
-      const parts9 = [el("b", "ae-room-code", "Room " + this.code)];
+      const parts4 = [el("b", "ae-room-code", "Room " + this.code)];
       if (this.key && this.adopting) {
-        parts9.push(el("span", "ae-room-count", "rejoining as the lecturer…"));
+        parts4.push(el("span", "ae-room-count", "rejoining as the lecturer…"));
       } else if (this.key) {
-        parts9.push(
+        parts4.push(
           el("span", "ae-room-count", (this.count || 0) + " following"),
           button("Show code", "The code, the address and a QR code, large, for the projector", () => this.showCode()),
           button("Ask the class", "Which source token will the shown cross-attention head attend to most at the next step?", () => this.ask()),
@@ -3344,21 +3411,21 @@
           button("End room", "Close the room: the students' pages stop following", () => this.end())
         );
         if (this.score.answers) {
-          parts9.push(el("span", "ae-room-score", "Class score: " + this.score.right + " of " + this.score.answers + " right"));
+          parts4.push(el("span", "ae-room-score", "Class score: " + this.score.right + " of " + this.score.answers + " right"));
         }
       } else {
-        parts9.push(el("span", "ae-room-count", this.following ? "following the lecturer" : "exploring on your own"));
+        parts4.push(el("span", "ae-room-count", this.following ? "following the lecturer" : "exploring on your own"));
         if (this.lecturer === "away") {
-          parts9.push(el("span", "ae-room-lecturer ae-room-note", "the lecturer's page is away: this view waits for it (a reload or a sleeping laptop comes back on its own)"));
-        } else if (this.lecturer === "back") parts9.push(el("span", "ae-room-lecturer", "the lecturer is back"));
-        parts9.push(
+          parts4.push(el("span", "ae-room-lecturer ae-room-note", "the lecturer's page is away: this view waits for it (a reload or a sleeping laptop comes back on its own)"));
+        } else if (this.lecturer === "back") parts4.push(el("span", "ae-room-lecturer", "the lecturer is back"));
+        parts4.push(
           this.following ? button("Explore on my own", "Stop following; the class is not affected", () => this.detach()) : button("Follow again", "Back to the lecturer's view", () => this.follow(), "ae-primary")
         );
       }
-      if (this.error) parts9.push(el("span", "ae-room-note", this.error));
+      if (this.error) parts4.push(el("span", "ae-room-note", this.error));
       const q = this.question;
-      if (q) parts9.push(this.questionPart(q));
-      this.bar.replaceChildren(...parts9);
+      if (q) parts4.push(this.questionPart(q));
+      this.bar.replaceChildren(...parts4);
     }
     questionPart(q) {
       const box = el("div", "ae-room-question");
@@ -3817,26 +3884,26 @@
       bar.hidden = !this.on;
       if (!this.on) return;
       const [layer, head] = this.head(state);
-      const parts9 = [];
+      const parts4 = [];
       if (this.last && this.last.step === state.step) {
         const a = this.last;
         const verdict = a.pick === null ? "Revealed without a guess: " : a.pick === a.best ? "Right: " : "You picked “" + trace.sourceTokens[a.pick] + "” (weight " + a.weight.toFixed(2) + "); ";
-        parts9.push(el(
+        parts4.push(el(
           "div",
           "ae-quiz-result " + (a.pick === a.best ? "ae-quiz-right" : ""),
           verdict + "the head put most weight, " + a.bestWeight.toFixed(2) + ", on “" + trace.sourceTokens[a.best] + "”."
         ));
       }
       const sc = this.score();
-      parts9.push(el("div", "ae-quiz-score", "Score: " + sc.right + " of " + sc.picked + " right" + (sc.picked ? "; your picks got " + Math.round(100 * sc.share) + " % of the largest weight on average" : "")));
+      parts4.push(el("div", "ae-quiz-score", "Score: " + sc.right + " of " + sc.picked + " right" + (sc.picked ? "; your picks got " + Math.round(100 * sc.share) + " % of the largest weight on average" : "")));
       if (state.step < trace.T) {
-        parts9.unshift(el("div", "ae-quiz-question", "Quiz · " + headName(layer, head) + ": which source token will step " + (state.step + 1) + " attend to most? Click it in Source (or [ ] to move, Enter to choose); → reveals without a guess."));
-      } else parts9.unshift(el("div", "ae-quiz-question", "Quiz finished for this sentence."));
+        parts4.unshift(el("div", "ae-quiz-question", "Quiz · " + headName(layer, head) + ": which source token will step " + (state.step + 1) + " attend to most? Click it in Source (or [ ] to move, Enter to choose); → reveals without a guess."));
+      } else parts4.unshift(el("div", "ae-quiz-question", "Quiz finished for this sentence."));
       const stop = el("button", "ae-btn", "End quiz");
       stop.type = "button";
       stop.addEventListener("click", () => this.toggle());
-      parts9.push(stop);
-      bar.replaceChildren(...parts9);
+      parts4.push(stop);
+      bar.replaceChildren(...parts4);
     }
     // ---- companion hooks (companions.js)
     tools() {
@@ -4008,41 +4075,6 @@
     box.replaceChildren(el("div", "ae-label", "Beams (the best one is stepped through)"), table);
   }
 
-  // topk.js
-  function draw17(div, trace, state) {
-    const t = state.step;
-    bindClicks2(div);
-    div._topk = { trace, step: t };
-    if (t === 0) {
-      div.replaceChildren(el("div", "ae-label", "The next-token candidates appear after the first step."));
-      return Promise.resolve();
-    }
-    const step = trace.steps[t - 1];
-    const rows = step.top.map((c, i) => {
-      const row = el("button", "ae-cand" + (c.id === step.id ? " ae-chosen" : ""));
-      row.type = "button";
-      row.dataset.index = i;
-      row.title = "p = " + c.prob.toFixed(4) + (c.id === step.id ? " (chosen)" : "") + (state.online ? " · click to force this token" : "");
-      const bar = el("span", "ae-cand-bar");
-      bar.style.width = (100 * c.prob).toFixed(2) + "%";
-      const track = el("span", "ae-cand-track");
-      track.append(bar);
-      row.append(el("span", "ae-cand-token", c.token), track, el("span", "ae-cand-p", (100 * c.prob).toFixed(1) + "%"));
-      return row;
-    });
-    div.replaceChildren(el("div", "ae-label", "Next-token distribution at step " + t + (state.online ? " (click a candidate to force it)" : "")), ...rows);
-    return Promise.resolve();
-  }
-  function bindClicks2(div) {
-    if (div._topkBound) return;
-    div._topkBound = true;
-    div.addEventListener("click", (event) => {
-      const row = event.target.closest && event.target.closest(".ae-cand");
-      const { trace, step } = div._topk;
-      if (row && step > 0) emit(div, "ae-force", trace.steps[step - 1].top[Number(row.dataset.index)]);
-    });
-  }
-
   // viewer.js
   function decodingName(request) {
     const how = { beam: "beam search (" + request.beam_size + ")", sample: "sampling (T " + request.temperature + ")" }[request.strategy] || "greedy";
@@ -4210,18 +4242,13 @@
       drawTargetChips(this.f.targetBox, t, s.step);
       this.f.output.textContent = "Output so far: " + (t.wire.outputs[s.step] || "—");
       drawBeams(this.f.beams, t);
-      const drawn = [];
-      const topkKey = [t, s.step, fontSize()];
-      if (!this.topkKey || topkKey.some((x, i) => x !== this.topkKey[i])) {
-        this.topkKey = topkKey;
-        drawn.push(draw17(this.f.topk, t, Object.assign({ online: this.online }, s)));
-      }
-      const view = viewOf(s.view), chart = this.f.area.charts[view.id];
+      const drawn = [this.f.topk.draw(t, s.step)];
+      const view = this.f.area.view(s.view);
       const shown = Object.assign({}, s, { height: this.f.area.fit(s, t, height, this.presenting, this.panelShown()) });
       const context = { trace: t, compare: () => this.second(), ask: (q) => this.answers.get(q) };
-      drawn.push(view.draw(chart, context, shown));
+      drawn.push(view.draw(context, shown));
       const cell2 = s.panelContent && s.panelContent.cell;
-      if (s.panel && cell2 && view.focus) view.focus(chart, cell2);
+      if (s.panel && cell2 && view.focus) view.focus(cell2);
       return this.drawing(Promise.all(drawn));
     }
     // Compare two's second trace ({trace, error}; none before its question is asked), made once per answer.
@@ -4351,7 +4378,7 @@
   }
 
   // train.js
-  var parts7 = null;
+  var parts2 = null;
   var run = null;
   var trained = { key: null, name: null };
   function mount3(element) {
@@ -4370,7 +4397,7 @@
     download2.hidden = true;
     element.replaceChildren(message, progress, el("div", "ae-train-charts"), download2);
     element.querySelector(".ae-train-charts").append(loss, snapshot);
-    parts7 = { message, progress, loss, snapshot, download: download2 };
+    parts2 = { message, progress, loss, snapshot, download: download2 };
   }
   function post2(path, body) {
     return fetch(SETTINGS.API + path, { method: "POST", headers: clientHeaders({ "content-type": "application/json" }), body: JSON.stringify(body) }).then((response) => response.json().catch(() => ({ error: "The server answered " + response.status + "." })).then((answer2) => {
@@ -4379,7 +4406,7 @@
     }));
   }
   function say(text) {
-    if (parts7) parts7.message.textContent = text;
+    if (parts2) parts2.message.textContent = text;
   }
   function startTraining(values) {
     const [corpus, preset, minutes, seed] = values;
@@ -4394,8 +4421,8 @@
   function follow(id) {
     const source = new EventSource(SETTINGS.API + "/train/" + id + "/events");
     run = { id, source };
-    parts7.download.hidden = true;
-    source.addEventListener("state", (event) => draw18(id, JSON.parse(event.data)));
+    parts2.download.hidden = true;
+    source.addEventListener("state", (event) => draw12(id, JSON.parse(event.data)));
     source.onerror = () => {
       if (source.readyState === EventSource.CLOSED) {
         run.source = null;
@@ -4403,17 +4430,17 @@
       }
     };
   }
-  function draw18(id, state) {
+  function draw12(id, state) {
     say(state.message);
-    parts7.progress.value = state.fraction;
-    if (state.loss && state.loss.train.length > 1) drawLoss(parts7.loss, state.loss);
-    if (state.snapshot) drawSnapshot(parts7.snapshot, state.snapshot);
+    parts2.progress.value = state.fraction;
+    if (state.loss && state.loss.train.length > 1) drawLoss(parts2.loss, state.loss);
+    if (state.snapshot) drawSnapshot(parts2.snapshot, state.snapshot);
     if (!state.done) return;
     run.source.close();
     run.source = null;
     if (state.checkpoint) {
-      parts7.download.href = SETTINGS.API + "/train/" + id + "/checkpoint.zip";
-      parts7.download.hidden = false;
+      parts2.download.href = SETTINGS.API + "/train/" + id + "/checkpoint.zip";
+      parts2.download.hidden = false;
     }
     if (state.model) Object.assign(trained, { key: state.model, name: state.name });
   }
@@ -4476,7 +4503,7 @@
 
   // positional.js
   var CHARTS = ["heatmap", "waves", "similarity"];
-  var parts8 = null;
+  var parts3 = null;
   function mount4(element) {
     const said = el("div", "ae-pe-said");
     said.id = "pe-said";
@@ -4489,19 +4516,19 @@
     const row = el("div", "ae-pe-row");
     row.append(charts[1], charts[2]);
     element.replaceChildren(said, charts[0], row);
-    parts8 = { said, charts };
+    parts3 = { said, charts };
   }
   function showPositional(values) {
     const [positions, dims, waves, presentation] = values;
     const viewer = window.aeViewer;
     const model = viewer && viewer.trace && viewer.trace.modelKey || DEFAULT_MODEL;
     const query = new URLSearchParams({ positions, dims, waves, presentation: !!presentation, model });
-    parts8.said.textContent = "";
+    parts3.said.textContent = "";
     return fetch(SETTINGS.API + "/positional/figures?" + query, { headers: clientHeaders() }).then((response) => response.json().then((answer2) => {
       if (!response.ok || answer2.error) throw new Error(answer2.error || "HTTP " + response.status);
-      return Promise.all(CHARTS.map((name, i) => react(parts8.charts[i], answer2[name].data, answer2[name].layout)));
+      return Promise.all(CHARTS.map((name, i) => react(parts3.charts[i], answer2[name].data, answer2[name].layout)));
     })).catch((error) => {
-      parts8.said.textContent = error.message;
+      parts3.said.textContent = error.message;
     });
   }
 
