@@ -79,13 +79,13 @@ def test_views_draw_what_they_are_given_and_never_reach_the_viewer_or_the_store(
     assert [p.name for p in MODULES if "window.AttentionExplorer " in p.read_text()] == ["main.js"]
 
 
-
 def test_no_module_keeps_state_on_an_element():
     """Issue 52: views kept their state in eleven kinds of DOM property (`div._heat`, `_hv`, `_mask`, ...); a view is
     now an instance that owns it (views.js `create`), and the store holds what is shown."""
     for path in MODULES:
         found = re.findall(r"\b(?!this\b)[A-Za-z]\w*\._[A-Za-z]\w*", path.read_text(encoding="utf-8"))
         assert not found, f"{path.name} keeps state on an object it does not own: {sorted(set(found))}"
+
 
 def test_the_viewer_names_no_view_each_is_registered_once_in_views_js():
     """Issue 37 #5: each view's name was switched on in seven places in viewer.js; now the viewer builds its tabs,

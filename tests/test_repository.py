@@ -66,11 +66,11 @@ def test_each_layer_imports_only_the_layers_below_it(folder):
         )
 
 
-
 def test_what_every_layer_may_import_imports_no_layer():
     for name in EVERYWHERE:
         path = PACKAGE / f"{name}.py"
         assert not imported_folders(path), f"{path.relative_to(ROOT)} must import nothing from the package"
+
 
 def test_every_folder_says_its_job_and_what_it_may_import():
     for folder in ALLOWED:
