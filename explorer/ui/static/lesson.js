@@ -321,6 +321,7 @@ export class Lesson {
     this.bar = el("div", "ae-lesson");
     this.bar.hidden = true;
     this.hint = this.pointer(); // the first visit's pointer to the lesson (a student alone needs a start)
+    viewer.store.subscribe((state) => { if (state.trace) this.shown(state); });
   }
 
   // Beside the Lesson button on a browser's first visit (not in presentation mode, not in a room): where to start,
@@ -363,6 +364,12 @@ export class Lesson {
 
   close() { this.viewer.select({ lesson: null }, "lesson"); }
 
+  // The lesson's bar for the state shown (`state.trace`).
+  shown(state) {
+    if (state.lesson && !this.hint.hidden) this.pointed(); // the lesson found another way: no more pointing
+    this.draw(state.trace, state);
+  }
+
   // ---- companion hooks (companions.js)
 
   tools() {
@@ -377,11 +384,6 @@ export class Lesson {
 
   opened(link) { // a link that names a stop and no step: the stop sets its own view
     if (link && link.lesson && link.step === undefined) this.go(link.lesson);
-  }
-
-  render(trace, state) {
-    if (state.lesson && !this.hint.hidden) this.pointed(); // the lesson found another way: no more pointing
-    this.draw(trace, state);
   }
 
   onKey(key) { // → and ← move through the stops while the lesson is open; Esc closes it once no panel is open

@@ -13,6 +13,11 @@ export class Quiz {
     this.banner = el("div", "ae-quiz"); // above the chart: the question, the last answer, the score
     this.banner.hidden = true;
     this.reset();
+    viewer.store.subscribe((state) => {
+      if (!state.trace) return;
+      this.decorateChips(viewer.f.sourceBox);
+      this.draw(state.trace, state);
+    });
   }
 
   // A new sentence: a new round.
@@ -99,11 +104,6 @@ export class Quiz {
   tools() { return [button("Quiz", "Predict, then reveal: guess where a head will look before each step", () => this.toggle())]; }
 
   loading() { this.reset(); } // a new sentence: a new round
-
-  render(trace, state, sourceBox) {
-    this.decorateChips(sourceBox);
-    this.draw(trace, state);
-  }
 
   answer(j) {
     if (!this.on) return false;

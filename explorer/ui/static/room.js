@@ -55,6 +55,7 @@ export class Room {
     window.addEventListener("beforeunload", going); // Chromium drops the stream as the reload starts, before pagehide
     window.addEventListener("pagehide", going);
     window.addEventListener("pageshow", () => { this.unloading = false; }); // it stayed (bfcache, a download)
+    viewer.store.subscribe((state) => { if (state.trace) this.decorateChips(viewer.f.sourceBox); });
   }
 
   // On page load: a lecturer's room to drive again, or a room to follow (?room=CODE).
@@ -176,7 +177,6 @@ export class Room {
 
   loading() { this.draw(); } // a question is about one trace: the room bar says whether it is this one
 
-  render(trace, state, sourceBox) { this.decorateChips(sourceBox); }
 
   // Is the trace on screen the one question `q` is about?
   onScreen(q) {

@@ -6,7 +6,7 @@
 // "ae-compare", "ae-close-panel", "ae-ask"); it turns them into an action. A new trace goes to the server's plain
 // routes (api.js), a question through answers.js; on the exported offline page (`online` false) neither is offered.
 // Beside the views work its companions (companions.js: the room, the lesson, the quiz, the training time-lapse), each
-// reached only through its hooks; they change what is shown only through the actions below.
+// reached only through its hooks and subscribed to the store; they change what is shown only through the actions below.
 import { KINDS, Trace } from "./trace.js";
 import { openingOf, unusedOfLink } from "./opening.js";
 import { buildFrame } from "./frame.js";
@@ -153,8 +153,9 @@ export class Viewer {
   // The step controls as they stand (the play button says whether it plays), without drawing the views again.
   showPlaying() { if (this.trace) this.f.toolbar.render(this.state.step, this.trace.T, this.player.playing()); }
 
-  // Draw again with the same state (the page's mode or size changed, the quiz moved its cursor).
-  refresh() { if (this.trace) this.render(); }
+  // Draw again with the same state (the page's mode or size changed, the quiz moved its cursor): every subscriber of
+  // the store is told, the companions with the viewer.
+  refresh() { if (this.trace) this.store.set({}, "refresh", true); }
 
   // Open panel `what` and ask its question about the trace on screen (`cell`: the clicked cell, for the cell's panel;
   // `extra`: the question's own choices, e.g. {method: "exact"}).
@@ -185,7 +186,6 @@ export class Viewer {
     const [row, which] = t.crossRow(s);
     this.f.sourceLabel.textContent = "Source" + (which ? " (shaded by cross-attention, " + which + ", at step " + s.step + ")" : "");
     drawSourceChips(this.f.sourceBox, t, row);
-    this.hooked("render").forEach((c) => c.render(t, s, this.f.sourceBox));
     drawTargetChips(this.f.targetBox, t, s.step);
     this.f.output.textContent = "Output so far: " + (t.wire.outputs[s.step] || "—");
     drawBeams(this.f.beams, t);
@@ -208,10 +208,11 @@ export class Viewer {
   }
 
   // The viewer is busy (aria-busy: a screen reader and a test know) until `promise` settles and no other is pending.
+  // (A link's trace asked for while the page's opening trace is drawn: busy until both are done.)
   drawing(promise) {
-    const mark = (this.busy = (this.busy || 0) + 1);
+    this.pending = (this.pending || 0) + 1;
     this.root.setAttribute("aria-busy", "true");
-    const done = () => { if (this.busy === mark) this.root.setAttribute("aria-busy", "false"); };
+    const done = () => { if (--this.pending === 0) this.root.setAttribute("aria-busy", "false"); };
     promise.then(done, done);
     return promise;
   }

@@ -3157,6 +3157,9 @@
       window.addEventListener("pageshow", () => {
         this.unloading = false;
       });
+      viewer.store.subscribe((state) => {
+        if (state.trace) this.decorateChips(viewer.f.sourceBox);
+      });
     }
     // On page load: a lecturer's room to drive again, or a room to follow (?room=CODE).
     start() {
@@ -3276,9 +3279,6 @@
       this.draw();
     }
     // a question is about one trace: the room bar says whether it is this one
-    render(trace, state, sourceBox) {
-      this.decorateChips(sourceBox);
-    }
     // Is the trace on screen the one question `q` is about?
     onScreen(q) {
       const t = this.viewer.trace;
@@ -3732,6 +3732,9 @@
       this.bar = el("div", "ae-lesson");
       this.bar.hidden = true;
       this.hint = this.pointer();
+      viewer.store.subscribe((state) => {
+        if (state.trace) this.shown(state);
+      });
     }
     // Beside the Lesson button on a browser's first visit (not in presentation mode, not in a room): where to start,
     // and the button that starts. In the tools row, so it moves nothing a lecturer has found.
@@ -3782,6 +3785,11 @@
     close() {
       this.viewer.select({ lesson: null }, "lesson");
     }
+    // The lesson's bar for the state shown (`state.trace`).
+    shown(state) {
+      if (state.lesson && !this.hint.hidden) this.pointed();
+      this.draw(state.trace, state);
+    }
     // ---- companion hooks (companions.js)
     tools() {
       return [button("Lesson", "A guided lesson through the model on this sentence, in " + STOPS.length + " stops (→ ← move)", () => this.toggle()), this.hint];
@@ -3793,10 +3801,6 @@
     }
     opened(link) {
       if (link && link.lesson && link.step === void 0) this.go(link.lesson);
-    }
-    render(trace, state) {
-      if (state.lesson && !this.hint.hidden) this.pointed();
-      this.draw(trace, state);
     }
     onKey(key) {
       const s = this.viewer.state;
@@ -3834,6 +3838,11 @@
       this.banner = el("div", "ae-quiz");
       this.banner.hidden = true;
       this.reset();
+      viewer.store.subscribe((state) => {
+        if (!state.trace) return;
+        this.decorateChips(viewer.f.sourceBox);
+        this.draw(state.trace, state);
+      });
     }
     // A new sentence: a new round.
     reset() {
@@ -3913,10 +3922,6 @@
       this.reset();
     }
     // a new sentence: a new round
-    render(trace, state, sourceBox) {
-      this.decorateChips(sourceBox);
-      this.draw(trace, state);
-    }
     answer(j) {
       if (!this.on) return false;
       this.pick(j);
@@ -4208,9 +4213,10 @@
     showPlaying() {
       if (this.trace) this.f.toolbar.render(this.state.step, this.trace.T, this.player.playing());
     }
-    // Draw again with the same state (the page's mode or size changed, the quiz moved its cursor).
+    // Draw again with the same state (the page's mode or size changed, the quiz moved its cursor): every subscriber of
+    // the store is told, the companions with the viewer.
     refresh() {
-      if (this.trace) this.render();
+      if (this.trace) this.store.set({}, "refresh", true);
     }
     // Open panel `what` and ask its question about the trace on screen (`cell`: the clicked cell, for the cell's panel;
     // `extra`: the question's own choices, e.g. {method: "exact"}).
@@ -4238,7 +4244,6 @@
       const [row, which] = t.crossRow(s);
       this.f.sourceLabel.textContent = "Source" + (which ? " (shaded by cross-attention, " + which + ", at step " + s.step + ")" : "");
       drawSourceChips(this.f.sourceBox, t, row);
-      this.hooked("render").forEach((c) => c.render(t, s, this.f.sourceBox));
       drawTargetChips(this.f.targetBox, t, s.step);
       this.f.output.textContent = "Output so far: " + (t.wire.outputs[s.step] || "—");
       drawBeams(this.f.beams, t);
@@ -4259,11 +4264,12 @@
       return { trace: this.compared.trace, error: null };
     }
     // The viewer is busy (aria-busy: a screen reader and a test know) until `promise` settles and no other is pending.
+    // (A link's trace asked for while the page's opening trace is drawn: busy until both are done.)
     drawing(promise) {
-      const mark = this.busy = (this.busy || 0) + 1;
+      this.pending = (this.pending || 0) + 1;
       this.root.setAttribute("aria-busy", "true");
       const done = () => {
-        if (this.busy === mark) this.root.setAttribute("aria-busy", "false");
+        if (--this.pending === 0) this.root.setAttribute("aria-busy", "false");
       };
       promise.then(done, done);
       return promise;
