@@ -49,6 +49,16 @@ OPENING = "I know that he reads a book every day."  # the Translate tab's openin
 CONNECTIONS = 6  # a browser's connections per host
 TIMEOUT_S = 240  # one request at most
 SKIP = ("/heartbeat/",)  # long polls that carry nothing for the first view
+# The centre of the heatmap's first cell on its canvas, from the first row's and first column's labels as the page
+# shows them (a rotated column label ends at its column's centre).
+FIRST_CELL = """() => {
+  const div = document.querySelector('.ae-heat'), box = div.querySelector('canvas').getBoundingClientRect();
+  const row = div.querySelector('.ae-tick-row').getBoundingClientRect(), label = div.querySelector('.ae-tick-column');
+  const r = label.getBoundingClientRect(), line = parseFloat(getComputedStyle(label).lineHeight);
+  const rotated = label.classList.contains('ae-tick-rotated');
+  const x = rotated ? r.right - (line / 2) * Math.sin(Math.PI / 3) : (r.left + r.right) / 2;
+  return [x - box.left, (row.top + row.bottom) / 2 - box.top];
+}"""
 
 
 # ----- recording ------------------------------------------------------------------------------------
@@ -84,10 +94,7 @@ def record(url: str) -> dict:
         page.wait_for_function("() => window.aeViewer.state.step === 1")
         page.wait_for_timeout(500)
         current[0] = "explain"
-        x, y = page.evaluate(  # the first cell of the first row: it exists for every student's sentence
-            """() => { const g = document.querySelector('.ae-heat')._heat.geom, p = g.panels[0];
-               return [p.x0 + 0.5 * g.cw, g.top + 0.5 * g.ch]; }"""
-        )
+        x, y = page.evaluate(FIRST_CELL)  # the first cell of the first row: it exists for every student's sentence
         with page.expect_response(lambda r: "/ae/api/ask/explain" in r.url, timeout=120_000):  # the answer arrived
             page.locator(".ae-heat canvas").click(position={"x": x, "y": y})
         page.wait_for_timeout(300)

@@ -44,11 +44,17 @@ VIEW = """(sel) => {
     const f = parseFloat(getComputedStyle(e).fontSize);
     if (f && e.textContent.trim() && e.getBoundingClientRect().width > 0) fonts.push(f);
   });
-  const heat = c._heat && c._heat.geom;
+  const heat = c._heat && c._heat.geom; // the designs before session 31 kept the grid's geometry on its element
   if (heat && heat.labels && heat.labels.rows) fonts.push(heat.labels.font); // an old design's canvas labels
-  const rows = heat ? (heat.labels.rows ? heat.labels.rows.length : c.querySelectorAll('.ae-tick-row').length) : null;
+  let rows = heat ? (heat.labels.rows ? heat.labels.rows.length : c.querySelectorAll('.ae-tick-row').length) : null;
+  let of = heat ? heat.queries.length : null;
+  if (!heat && c.matches('.ae-heat')) { // since: the labels on the page, against the trace's rows
+    const v = window.aeViewer;
+    rows = c.querySelectorAll('.ae-tick-row').length;
+    of = v.trace.labels(v.state.kind, v.state.step)[0].length;
+  }
   return { w: Math.round(r.width), h: Math.round(r.height), font: fonts.length ? Math.min(...fonts) : null,
-           rows: rows, of: heat ? heat.queries.length : null };
+           rows: rows, of: of };
 }"""
 MEASURE = """() => {
   const box = (e) => { const r = e.getBoundingClientRect(); return [r.top, r.bottom]; };
