@@ -411,6 +411,33 @@ def test_the_head_view_draws_each_heads_weights_and_follows_hover_and_toggles(pa
     page.locator(".ae-view-tabs button", has_text="Heatmap").click()
 
 
+def test_an_explained_cell_stays_open_over_a_hovered_head_view_and_the_steps_go_on(browser, app_url):
+    """A review of session 31: the head view kept its hovered token under the name the viewer calls to keep an
+    explained cell in view, so with a cell's panel open, a hover over the head view and then a step threw, and the
+    store's other subscribers (the address, the room, the lesson) missed the step."""
+    from playwright.sync_api import expect
+
+    page = open_page(browser, app_url + "?sentence=The+cat+sat+on+the+mat.&step=3")
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        settle(page)
+        page.locator(".ae-heat canvas").click(position=cell_centre(page, ".ae-heat", 1, 1))
+        expect(page.locator(".ae-panel")).to_be_visible()
+        page.locator(".ae-view-tabs button", has_text="Head view").click()
+        settle(page)
+        canvas = page.locator(".ae-headview canvas")
+        box = canvas.bounding_box()
+        canvas.hover(position={"x": box["width"] * 0.2, "y": box["height"] * 0.3})
+        expect(canvas).to_have_attribute("aria-label", re.compile("its lines only"))
+        page.keyboard.press("ArrowRight")
+        settle(page)
+        assert shown(page)["step"] == 4 and not errors, errors
+        page.wait_for_function("new URLSearchParams(window.location.search).get('step') === '4'")  # the address too
+    finally:
+        page.context.close()
+
+
 def test_the_quiz_hides_the_next_row_until_a_guess_then_scores_it(page, app_url):
     """Predict, then reveal: a click on a source token (or [ ] and Enter) answers; → reveals without a guess."""
     from playwright.sync_api import expect

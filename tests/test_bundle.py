@@ -80,8 +80,8 @@ def test_views_draw_what_they_are_given_and_never_reach_the_viewer_or_the_store(
 
 
 def test_no_module_keeps_state_on_an_element():
-    """Issue 52: views kept their state in eleven kinds of DOM property (the grid's, the head view's, the mask's, ...); a view is
-    now an instance that owns it (views.js `create`), and the store holds what is shown."""
+    """Issue 52: views kept their state in eleven kinds of DOM property (the grid's, the head view's, the mask's, ...);
+    a view is now an instance that owns it (views.js `create`), and the store holds what is shown."""
     for path in MODULES:
         found = re.findall(r"\b(?!this\b)[A-Za-z]\w*\._[A-Za-z]\w*", path.read_text(encoding="utf-8"))
         assert not found, f"{path.name} keeps state on an object it does not own: {sorted(set(found))}"

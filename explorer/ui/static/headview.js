@@ -15,7 +15,7 @@ class HeadView {
     const canvas = (this.canvas = document.createElement("canvas"));
     canvas.setAttribute("role", "img");
     div.replaceChildren(this.chips, canvas);
-    this.focus = null; // the hovered token: {side, index}
+    this.hovered = null; // the hovered token: {side, index}
     this.geom = null; // where the rows are
     this.on = null; // the heads shown
     this.last = null; // [trace, state] drawn last
@@ -29,12 +29,12 @@ class HeadView {
       const n = Math.floor((y - g.top) / g.rowH);
       const count = side === "query" ? g.queries.length : g.keys.length;
       const focus = n >= 0 && n < count ? { side: side, index: n } : null;
-      if (JSON.stringify(focus) !== JSON.stringify(this.focus)) {
-        this.focus = focus;
+      if (JSON.stringify(focus) !== JSON.stringify(this.hovered)) {
+        this.hovered = focus;
         redraw();
       }
     });
-    canvas.addEventListener("mouseleave", () => { this.focus = null; redraw(); });
+    canvas.addEventListener("mouseleave", () => { this.hovered = null; redraw(); });
     this.chips.addEventListener("click", (e) => {
       const chip = e.target.closest(".ae-hv-chip");
       if (!chip) return;
@@ -90,7 +90,7 @@ class HeadView {
     ctx.fillText(ctx.measureText(queriesTitle).width <= leftX - 12 ? queriesTitle : "query", leftX - 8, font);
     ctx.textAlign = "left";
     ctx.fillText(AXIS_TITLES[kind][1].replace(" (key)", ""), rightX + 8, font);
-    const focus = this.focus;
+    const focus = this.hovered;
     const strongest = []; // per head shown, its strongest line drawn: what the canvas's text alternative says
     const rows = [...Array(trace.H).keys()].filter((h) => on.has(h)).map((h) => [h, trace.weights(kind, layer, h, t)]);
     ctx.lineWidth = 2;

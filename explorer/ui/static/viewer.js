@@ -20,6 +20,7 @@ import { presenting } from "./dom.js";
 import { bindKeys } from "./keys.js";
 import { drawSelectors } from "./selectors.js";
 import { Player } from "./player.js";
+import { Busy } from "./busy.js";
 import { COMPANIONS } from "./companions.js";
 import { drawNotes, drawSourceChips, drawStatus, drawTargetChips, drawBeams } from "./chips.js";
 import { VIEWS, viewOf } from "./views.js";
@@ -36,6 +37,7 @@ function decodingName(request) {
 export class Viewer {
   constructor(root, online) {
     this.root = root;
+    this.busy = new Busy(root); // aria-busy while a drawing or a trace asked for is pending
     this.online = online;
     this.ownKey = null; // the key of the model this browser session trained, once a trace of it arrived
     this.traceSeq = 0; // the number of the last trace asked for: an older answer arriving late is dropped
@@ -195,8 +197,8 @@ export class Viewer {
     const context = { trace: t, compare: () => this.second(), ask: (q) => this.answers.get(q) }; // asked where drawn
     drawn.push(view.draw(context, shown));
     const cell = s.panelContent && s.panelContent.cell;
-    if (s.panel && cell && view.focus) view.focus(cell); // the explained cell stays in view
-    return this.drawing(Promise.all(drawn));
+    if (s.panel && cell && typeof view.focus === "function") view.focus(cell); // the explained cell stays in view
+    return this.busy.during(Promise.all(drawn));
   }
 
   // Compare two's second trace ({trace, error}; none before its question is asked), made once per answer.
@@ -207,24 +209,16 @@ export class Viewer {
     return { trace: this.compared.trace, error: null };
   }
 
-  // The viewer is busy (aria-busy: a screen reader and a test know) until `promise` settles and no other is pending.
-  // (A link's trace asked for while the page's opening trace is drawn: busy until both are done.)
-  drawing(promise) {
-    this.pending = (this.pending || 0) + 1;
-    this.root.setAttribute("aria-busy", "true");
-    const done = () => { if (--this.pending === 0) this.root.setAttribute("aria-busy", "false"); };
-    promise.then(done, done);
-    return promise;
-  }
-
   // ---- requests to the server
 
   // Show the trace a promise brings (the server's wire form), unless another was asked for meanwhile; a refusal is said
   // in words above the status line. `options`: load's. Returns the promise of the wire (null if refused).
   show(wire, options) {
     const seq = ++this.traceSeq;
+    if (this.superseded) this.superseded(); // a request still on its way no longer keeps the viewer busy
+    const release = (this.superseded = this.busy.hold());
     this.root.classList.add("ae-busy");
-    return this.drawing(Promise.resolve(wire).then(
+    return Promise.resolve(wire).then(
       (got) => { if (seq === this.traceSeq && got) this.load(got, options); return got; },
       (error) => {
         if (seq === this.traceSeq) {
@@ -233,7 +227,10 @@ export class Viewer {
         }
         return null;
       },
-    ).finally(() => { if (seq === this.traceSeq) this.root.classList.remove("ae-busy"); }));
+    ).finally(() => {
+      release(); // after load's own drawing began: busy until it is drawn
+      if (seq === this.traceSeq) this.root.classList.remove("ae-busy");
+    });
   }
 
   // Ask the server for the trace of `request` (request.js; without a model, the model on screen's) and show it.

@@ -1262,7 +1262,7 @@
       const canvas = this.canvas = document.createElement("canvas");
       canvas.setAttribute("role", "img");
       div.replaceChildren(this.chips, canvas);
-      this.focus = null;
+      this.hovered = null;
       this.geom = null;
       this.on = null;
       this.last = null;
@@ -1278,13 +1278,13 @@
         const n = Math.floor((y - g.top) / g.rowH);
         const count = side === "query" ? g.queries.length : g.keys.length;
         const focus = n >= 0 && n < count ? { side, index: n } : null;
-        if (JSON.stringify(focus) !== JSON.stringify(this.focus)) {
-          this.focus = focus;
+        if (JSON.stringify(focus) !== JSON.stringify(this.hovered)) {
+          this.hovered = focus;
           redraw();
         }
       });
       canvas.addEventListener("mouseleave", () => {
-        this.focus = null;
+        this.hovered = null;
         redraw();
       });
       this.chips.addEventListener("click", (e) => {
@@ -1337,7 +1337,7 @@
       ctx.fillText(ctx.measureText(queriesTitle).width <= leftX - 12 ? queriesTitle : "query", leftX - 8, font);
       ctx.textAlign = "left";
       ctx.fillText(AXIS_TITLES[kind][1].replace(" (key)", ""), rightX + 8, font);
-      const focus = this.focus;
+      const focus = this.hovered;
       const strongest = [];
       const rows = [...Array(trace.H).keys()].filter((h) => on.has(h)).map((h) => [h, trace.weights(kind, layer, h, t)]);
       ctx.lineWidth = 2;
@@ -3116,6 +3116,32 @@
     }
   };
 
+  // busy.js
+  var Busy = class {
+    constructor(element) {
+      this.element = element;
+      this.pending = 0;
+    }
+    // Busy until the function returned is called (once; again does nothing).
+    hold() {
+      this.pending += 1;
+      this.element.setAttribute("aria-busy", "true");
+      let held = true;
+      return () => {
+        if (!held) return;
+        held = false;
+        this.pending -= 1;
+        if (this.pending === 0) this.element.setAttribute("aria-busy", "false");
+      };
+    }
+    // Busy until `promise` settles (and no other is pending); returns `promise`.
+    during(promise) {
+      const release = this.hold();
+      promise.then(release, release);
+      return promise;
+    }
+  };
+
   // room.js
   var KEY = "ae-room";
   function post(path, body, key) {
@@ -4088,6 +4114,7 @@
   var Viewer = class {
     constructor(root, online) {
       this.root = root;
+      this.busy = new Busy(root);
       this.online = online;
       this.ownKey = null;
       this.traceSeq = 0;
@@ -4253,8 +4280,8 @@
       const context = { trace: t, compare: () => this.second(), ask: (q) => this.answers.get(q) };
       drawn.push(view.draw(context, shown));
       const cell2 = s.panelContent && s.panelContent.cell;
-      if (s.panel && cell2 && view.focus) view.focus(cell2);
-      return this.drawing(Promise.all(drawn));
+      if (s.panel && cell2 && typeof view.focus === "function") view.focus(cell2);
+      return this.busy.during(Promise.all(drawn));
     }
     // Compare two's second trace ({trace, error}; none before its question is asked), made once per answer.
     second() {
@@ -4263,24 +4290,15 @@
       if (!this.compared || this.compared.answer !== answer2) this.compared = { answer: answer2, trace: new Trace(answer2.wire) };
       return { trace: this.compared.trace, error: null };
     }
-    // The viewer is busy (aria-busy: a screen reader and a test know) until `promise` settles and no other is pending.
-    // (A link's trace asked for while the page's opening trace is drawn: busy until both are done.)
-    drawing(promise) {
-      this.pending = (this.pending || 0) + 1;
-      this.root.setAttribute("aria-busy", "true");
-      const done = () => {
-        if (--this.pending === 0) this.root.setAttribute("aria-busy", "false");
-      };
-      promise.then(done, done);
-      return promise;
-    }
     // ---- requests to the server
     // Show the trace a promise brings (the server's wire form), unless another was asked for meanwhile; a refusal is said
     // in words above the status line. `options`: load's. Returns the promise of the wire (null if refused).
     show(wire, options) {
       const seq = ++this.traceSeq;
+      if (this.superseded) this.superseded();
+      const release = this.superseded = this.busy.hold();
       this.root.classList.add("ae-busy");
-      return this.drawing(Promise.resolve(wire).then(
+      return Promise.resolve(wire).then(
         (got) => {
           if (seq === this.traceSeq && got) this.load(got, options);
           return got;
@@ -4293,8 +4311,9 @@
           return null;
         }
       ).finally(() => {
+        release();
         if (seq === this.traceSeq) this.root.classList.remove("ae-busy");
-      }));
+      });
     }
     // Ask the server for the trace of `request` (request.js; without a model, the model on screen's) and show it.
     // `options`: load's, and byRoom (the classroom's own request; any other is the person's: a student following a
