@@ -177,7 +177,6 @@ export class Room {
 
   loading() { this.draw(); } // a question is about one trace: the room bar says whether it is this one
 
-
   // Is the trace on screen the one question `q` is about?
   onScreen(q) {
     const t = this.viewer.trace;
