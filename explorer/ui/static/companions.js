@@ -14,7 +14,8 @@
 //   answer(index)            a source chip clicked as an answer; true when taken (the first that takes it wins)
 //   onKey(key)               a key press; true when handled (before the viewer's own keys)
 //   explore()                the person asked for a trace of their own
-//   start()                  the page is mounted (online)
+//   start()                  the page is mounted (online); true when the companion gives the page its view (the room:
+//                            one to follow, or the lecturer's own to drive again), so the address's link is not opened
 // The order below is the order of the bars, the tools, the answers and the keys.
 import { Room } from "./room.js";
 import { Lesson } from "./lesson.js";

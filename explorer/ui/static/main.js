@@ -20,13 +20,13 @@ function mount(element) {
   const viewer = new Viewer(element, true);
   window.aeViewer = viewer;
   keepPlace(viewer); // the address bar follows the place: Back and reload return to it
-  viewer.hooked("start").forEach((c) => c.start()); // the room: one to drive again, or one to follow (?room=CODE)
+  // the room (one to drive again, or one to follow: ?room=CODE) gives this page its view, not the address's link
+  const placed = viewer.hooked("start").map((c) => c.start()).some(Boolean);
   const link = viewer.pendingView;
-  const following = new URLSearchParams(window.location.search).has("room"); // the room gives this page its view
-  if (link && link.sentence && !following) {
+  if (link && link.sentence && !placed) {
     link.own = true; // only the link's own decode opens at the link's place
     viewer.requestTrace(requestOfLink(), { link: true });
-  } else if (following) viewer.pendingView = null;
+  } else if (placed) viewer.pendingView = null;
   return viewer;
 }
 

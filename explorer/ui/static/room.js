@@ -58,13 +58,16 @@ export class Room {
     viewer.store.subscribe((state) => { if (state.trace) this.decorateChips(viewer.f.sourceBox); });
   }
 
-  // On page load: a lecturer's room to drive again, or a room to follow (?room=CODE).
+  // On page load: a lecturer's room to drive again, or a room to follow (?room=CODE). True when there is one: the room
+  // gives the page its view, not the address (a lecturer's reload or Back would open the address's place, a step
+  // behind the room's, and send it to the class).
   start() {
     const code = new URLSearchParams(window.location.search).get("room");
     let mine = null;
     try { mine = JSON.parse(sessionStorage.getItem(KEY) || "null"); } catch (e) { mine = null; }
     if (mine && (!code || code === mine.code)) this.lead(mine.code, mine.key, true);
     else if (code) this.join(code);
+    return Boolean(this.code);
   }
 
   // ---- the lecturer

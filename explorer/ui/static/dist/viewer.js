@@ -3187,7 +3187,9 @@
         if (state.trace) this.decorateChips(viewer.f.sourceBox);
       });
     }
-    // On page load: a lecturer's room to drive again, or a room to follow (?room=CODE).
+    // On page load: a lecturer's room to drive again, or a room to follow (?room=CODE). True when there is one: the room
+    // gives the page its view, not the address (a lecturer's reload or Back would open the address's place, a step
+    // behind the room's, and send it to the class).
     start() {
       const code = new URLSearchParams(window.location.search).get("room");
       let mine = null;
@@ -3198,6 +3200,7 @@
       }
       if (mine && (!code || code === mine.code)) this.lead(mine.code, mine.key, true);
       else if (code) this.join(code);
+      return Boolean(this.code);
     }
     // ---- the lecturer
     present() {
@@ -4602,13 +4605,12 @@
     const viewer = new Viewer(element, true);
     window.aeViewer = viewer;
     keepPlace(viewer);
-    viewer.hooked("start").forEach((c) => c.start());
+    const placed = viewer.hooked("start").map((c) => c.start()).some(Boolean);
     const link = viewer.pendingView;
-    const following = new URLSearchParams(window.location.search).has("room");
-    if (link && link.sentence && !following) {
+    if (link && link.sentence && !placed) {
       link.own = true;
       viewer.requestTrace(requestOfLink(), { link: true });
-    } else if (following) viewer.pendingView = null;
+    } else if (placed) viewer.pendingView = null;
     return viewer;
   }
   function translateForm(form) {
