@@ -144,8 +144,8 @@ def measure(cwd: Path, checkpoint: str) -> list[dict]:
             page.press("#sentence textarea", "Enter")
             page.wait_for_function(f"window.aeViewer.trace.request.sentence === {LONG!r}")
             page.keyboard.press("End")
-            page.evaluate("window.aeViewer.askCompare('', 'same')")
-            page.wait_for_function("window.aeViewer.compareTrace !== null")
+            page.evaluate(COMPARE_SAME)
+            page.wait_for_function(COMPARED)
             for mode in ("normal", "presentation"):
                 if mode == "presentation":
                     page.locator("#presentation input").check()
