@@ -100,3 +100,13 @@ test("without a trace the state is as given", () => {
   const s = Object.assign({}, opening, { step: 99 });
   assert.equal(clampToTrace(s, null, ["heatmap"], [], []), s);
 });
+
+test("a subscriber that throws is reported, and the others still hear of the change", () => {
+  const reported = [], heard = [];
+  const store = createStore({ step: 0 }, null, (error) => reported.push(error.message));
+  store.subscribe(() => { throw new Error("a view's bug"); });
+  store.subscribe((state) => heard.push(state.step));
+  store.set({ step: 1 }, "key");
+  assert.deepEqual(reported, ["a view's bug"]);
+  assert.deepEqual(heard, [1]);
+});

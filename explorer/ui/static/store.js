@@ -10,7 +10,9 @@ import { KINDS } from "./trace.js";
 export const VIEW_STATE = ["step", "kind", "layer", "head", "view", "panel", "lesson"];
 export const SENT = ["trace", "compare", "answers", "panelContent"]; // what the server sent, for the state shown
 
-export function createStore(initial, clamp) {
+// `report(error)`: what becomes of a subscriber's error (by default thrown again on its own, so the page reports it):
+// the other subscribers still hear of the change (a view's bug does not keep the address or the room a step behind).
+export function createStore(initial, clamp, report = (error) => setTimeout(() => { throw error; })) {
   let state = Object.freeze(Object.assign({ trace: null, compare: null, answers: {}, panelContent: null }, initial));
   const listeners = new Set();
   return {
@@ -23,7 +25,9 @@ export function createStore(initial, clamp) {
       const changed = VIEW_STATE.concat(SENT).filter((name) => next[name] !== state[name]);
       if (!changed.length && !force) return state;
       state = next;
-      listeners.forEach((listener) => listener(state, changed, source));
+      listeners.forEach((listener) => {
+        try { listener(state, changed, source); } catch (error) { report(error); }
+      });
       return state;
     },
     subscribe(listener) {

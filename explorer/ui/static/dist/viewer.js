@@ -262,7 +262,9 @@
   // store.js
   var VIEW_STATE = ["step", "kind", "layer", "head", "view", "panel", "lesson"];
   var SENT = ["trace", "compare", "answers", "panelContent"];
-  function createStore(initial, clamp) {
+  function createStore(initial, clamp, report = (error) => setTimeout(() => {
+    throw error;
+  })) {
     let state = Object.freeze(Object.assign({ trace: null, compare: null, answers: {}, panelContent: null }, initial));
     const listeners = /* @__PURE__ */ new Set();
     return {
@@ -275,7 +277,13 @@
         const changed = VIEW_STATE.concat(SENT).filter((name) => next[name] !== state[name]);
         if (!changed.length && !force) return state;
         state = next;
-        listeners.forEach((listener) => listener(state, changed, source));
+        listeners.forEach((listener) => {
+          try {
+            listener(state, changed, source);
+          } catch (error) {
+            report(error);
+          }
+        });
         return state;
       },
       subscribe(listener) {
