@@ -42,6 +42,7 @@ def test_freed_memory_is_reused_instead_of_faulted_in_every_round():
     pages = 2 * NUMEL * 4 // 4096  # one round's worth of pages
     default, retained = faults_per_round("default"), faults_per_round("retain")
     assert min(default[1:]) > pages // 2  # glibc's default: unmapped on free, faulted in again every round
-    # kept: only while the heap grows to fit a round (how many rounds that takes varies with the layout)
-    assert sum(retained[1:]) < 5 * pages
-    assert sum(retained[ROUNDS // 2 :]) <= pages
+    # kept: only while the heap grows to fit a round. How many rounds that takes, and which, varies with the layout
+    # (once, in a full suite's run, it grew in rounds 8 and 9): a few rounds fault, never every round
+    assert sum(retained[1:]) < 5 * pages, retained
+    assert len([n for n in retained[1:] if n > pages // 4]) <= 4, retained
