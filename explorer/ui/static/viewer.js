@@ -197,7 +197,7 @@ export class Viewer {
     const context = { trace: t, compare: () => this.second(), ask: (q) => this.answers.get(q) }; // asked where drawn
     drawn.push(view.draw(context, shown));
     const cell = s.panelContent && s.panelContent.cell;
-    if (s.panel && cell && typeof view.focus === "function") view.focus(cell); // the explained cell stays in view
+    if (s.panel && cell && view.focus) view.focus(cell); // the explained cell stays in view
     return this.busy.during(Promise.all(drawn));
   }
 

@@ -4291,7 +4291,7 @@
       const context = { trace: t, compare: () => this.second(), ask: (q) => this.answers.get(q) };
       drawn.push(view.draw(context, shown));
       const cell2 = s.panelContent && s.panelContent.cell;
-      if (s.panel && cell2 && typeof view.focus === "function") view.focus(cell2);
+      if (s.panel && cell2 && view.focus) view.focus(cell2);
       return this.busy.during(Promise.all(drawn));
     }
     // Compare two's second trace ({trace, error}; none before its question is asked), made once per answer.
