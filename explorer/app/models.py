@@ -90,6 +90,8 @@ class ModelRegistry:
         self.default_key = next(iter(self.served))
         self.shipped = self.served[self.default_key]  # the default model: the page opens on it
         self.cache = cache if cache is not None else TraceCache()
+        for handle in self.served.values():  # a lighter address's batch computes first (`turns`)
+            self.cache.turns.watch(handle.model)
         # trained models by key, each kept MODEL_IDLE_S after its last use (`get` starts its time again)
         self.own: TTLCache[str, ModelHandle] = TTLCache(maxsize=MAX_OWN_MODELS, ttl=model_idle_s)
         self.lock = threading.RLock()
@@ -102,6 +104,7 @@ class ModelRegistry:
             self.room_for_one()
             key = secrets.token_urlsafe(18)
             self.own[key] = handle
+            self.cache.turns.watch(handle.model)
         return key
 
     def room_for_one(self) -> None:
@@ -169,8 +172,8 @@ class ModelRegistry:
         request = request.with_model(key)  # "shipped" and the default's own key are one decode, echoed by its key
         plan = plan_trace(handle, request)
 
-        def run_batch(plans):
-            return [Traced(t, to_wire(t, handle) | {"model_key": key}) for t in build_traces(handle, plans)]
+        def run_batch(plans):  # each trace's wire form made as it is sent: a lighter address's batch may go between
+            return (Traced(t, to_wire(t, handle) | {"model_key": key}) for t in build_traces(handle, plans))
 
         cached_as = (handle.fingerprint, request)  # as `cache_key` makes it, the model's key looked up once
         return dict(key=cached_as, job=plan, run_batch=run_batch, group=handle.fingerprint, encode=Traced.encode)

@@ -12,7 +12,9 @@ questions about them), first come first served within one; a job that has waited
 before those that came after that, so a steady stream of traces delays a question by at most that, never for good.
 First come first served is fair between addresses (`who`, from `callers.ASKING`): each address's jobs take places
 `JOB_S` apart, so a script's flood of a hundred jobs lines up behind itself, and a student on another address who
-asks meanwhile goes before all but its first; a batch takes the jobs first in line.
+asks meanwhile goes before all but its first; a batch takes the jobs first in line. A student who finds every slot
+held by a heavier address (more jobs asked) borrows one slot beyond them, and while it runs the heavier batches wait
+between their layers (`turns.Turns`): a script's flood never makes a student wait for its batch in flight.
 Each value is kept with its JSON serialized and compressed once (`Encoded`, made by the caller's `encode`: a
 decode keeps its typed trace for the questions and sends its wire form), so a hit sent over HTTP costs no
 serialization. Entries are dropped least-recently-used beyond `max_bytes` (the JSON, plus the value's own
@@ -36,6 +38,7 @@ from typing import Any
 
 from .callers import ASKING
 from .encoded import Encoded
+from .turns import Turns
 
 DEFAULT_MAX_BYTES = 64 * 2**20
 DEFAULT_MAX_BATCH = 32  # 100 new sentences at once: 4 batched decodes instead of 7 (bench/class_open.py)
@@ -87,12 +90,19 @@ class Slots:
     Fair between addresses (`who`): each address's jobs take places `job_s` apart (a flood lines up behind itself), and
     while more than one address is at the model (asking within `RECENT_S`), none holds more than `n - 1` slots: a
     student on another address finds one free, however much a script asks. One address alone (a lecture hall behind
-    its router) uses all `n`."""
+    its router) uses all `n`. An address holding none that has asked for fewer jobs than every holder (`turns`) may
+    borrow one slot beyond `n` at once: the holders' batches wait between their layers while its batch runs."""
 
     def __init__(
-        self, n: int, patience_s: float = PATIENCE_S, clock: Callable[[], float] = time.monotonic, job_s: float = JOB_S
+        self,
+        n: int,
+        patience_s: float = PATIENCE_S,
+        clock: Callable[[], float] = time.monotonic,
+        job_s: float = JOB_S,
+        turns: Turns | None = None,
     ):
         self._n = self._free = n
+        self.turns = turns or Turns()
         self._line: list[Waiter] = []  # a heap
         self._held: Counter[str] = Counter()  # slots held, by address
         self._tickets = itertools.count()
@@ -106,6 +116,11 @@ class Slots:
         recent = time.monotonic() - RECENT_S  # real time, whatever clock places the line
         others = any(w != who and t > recent for w, t in self._asked.items()) or any(w != who for w in self._held)
         return self._held[who] < (max(1, self._n - 1) if others else self._n)
+
+    def _may_borrow(self, who: str) -> bool:
+        """Whether `who` may take the one slot beyond `n` now (the lock held): every slot is held, none by `who`, none
+        borrowed, and `who` has asked for fewer jobs than every holder (`Turns`: their batches wait for its own)."""
+        return self._free == 0 and who not in self._held and self.turns.lighter(who, set(self._held))
 
     def holders(self) -> set[str]:
         """The addresses holding a slot now."""
@@ -134,6 +149,8 @@ class Slots:
                 waiter.opened = loop.create_future()
             if self._free > 0 and not self._line and self._may_hold(who):
                 self._hand(waiter)
+            elif self._may_borrow(who):
+                self._hand(waiter)  # one slot beyond `n`: the heavier holders' batches wait between their layers
             else:
                 heapq.heappush(self._line, waiter)
                 self._hand_free()
@@ -198,8 +215,10 @@ class TraceCache:
         self._inflight: dict[Hashable, Future] = {}
         self._waiting: dict[Hashable, list[Job]] = defaultdict(list)
         self._lock = threading.Lock()
-        self._slots = Slots(self.workers)
-        self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="model")  # the slot holders' batches
+        self.turns = Turns()  # which running batch computes: `watch` a served model
+        self._slots = Slots(self.workers, turns=self.turns)
+        # the slot holders' batches, and one borrowed slot's (`Slots`)
+        self._executor = ThreadPoolExecutor(self.workers + 1, thread_name_prefix="model")
         self._owning: set[asyncio.Future] = set()
         self.hits = self.computed = self.batches = 0
 
@@ -277,7 +296,9 @@ class TraceCache:
 
     def _line_up(self, item: tuple, group: Hashable, priority: int, loop=None) -> Waiter:
         """An owner's job in its group's waiting list, and the owner in line for a slot as the address asking."""
-        waiter = self._slots.join(priority, ASKING.get(), loop)
+        who = ASKING.get()
+        self.turns.asked(who)  # before it joins the line: its load decides whether it may borrow a slot
+        waiter = self._slots.join(priority, who, loop)
         with self._lock:
             self._waiting[group].append((*item, waiter))
         return waiter
@@ -329,7 +350,8 @@ class TraceCache:
                 if other is not waiter:
                     self._slots.withdraw(other)
             if batch:
-                self._run(batch, run_batch)
+                with self.turns.running(waiter.who):
+                    self._run(batch, run_batch)
         finally:
             self._slots.give(waiter.who)
 
@@ -339,6 +361,7 @@ class TraceCache:
         done = 0
         try:
             for item, value in zip(batch, run_batch([job for _, job, *_ in batch]), strict=True):
+                self.turns.wait_turn()  # its encoding waits for a lighter address's batch too
                 self._settle(item, value, None)
                 done += 1
         except BaseException as exc:  # noqa: BLE001 - every waiter gets an answer
@@ -354,7 +377,8 @@ class TraceCache:
 
     def _settle(self, item: Job, value, exc: BaseException | None) -> None:
         """One job's outcome: its value kept and given to its waiters, or its error given to them (never kept)."""
-        key, _, future, encode, _ = item
+        key, _, future, encode, owner = item
+        self.turns.answered(owner.who)
         body = encode(value) if exc is None else None
         with self._lock:
             self._inflight.pop(key, None)
