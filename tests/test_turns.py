@@ -125,62 +125,82 @@ def test_a_load_is_the_jobs_asked_and_not_answered():
     assert turns._load == {}
 
 
+class Line:
+    """A cache with `workers` model slots; a batch with `held` in it runs until `release`, any other encodes a sentence
+    with `model` when one is given (its served model). Jobs are asked from addresses, each in a thread (`ASKING` as
+    the API sets it), 50 ms apart; `batches` as they ran, `answered` by key."""
+
+    def __init__(self, held: str, workers: int = 1, model=None):
+        self.cache, self.gate, self.held, self.model = TraceCache(workers=workers), threading.Event(), held, model
+        self.batches, self.answered, self.threads = [], {}, []
+        if model is not None:
+            self.cache.turns.watch(model)
+
+    def run(self, jobs):
+        if self.held in jobs:
+            self.gate.wait(10)
+        elif self.model is not None:
+            time.sleep(0.2)  # its first layer after the jobs asked meanwhile: the script's load is all of them
+            with torch.no_grad():
+                self.model.encode(pad_batch([[5, 6, 7, 2]], torch.device("cpu")))
+        self.batches.append(list(jobs))
+        return [{"key": job} for job in jobs]
+
+    def ask(self, key: str, address: str) -> threading.Thread:
+        def asking():
+            ASKING.set(address)
+            self.answered[key] = self.cache.get(key, key, self.run, group="model")
+
+        self.threads.append(threading.Thread(target=asking))
+        self.threads[-1].start()
+        time.sleep(0.05)
+        return self.threads[-1]
+
+    def release(self) -> None:
+        self.gate.set()
+        for t in self.threads:
+            t.join(10)
+        assert not self.cache._inflight and self.cache.turns._load == {}  # every job answered, every load back to 0
+
+
 def test_a_student_borrows_a_slot_from_a_flood_holding_them_all():
     """One slot, held by a script's batch that does not finish; the script has more jobs waiting. A student on another
     address is answered at once (a slot beyond the one), not after the script's batch."""
-    cache, gate, batches = TraceCache(workers=1), threading.Event(), []
-
-    def run(jobs):
-        if "flood 0" in jobs:
-            gate.wait(10)
-        batches.append(list(jobs))
-        return [{"key": job} for job in jobs]
-
-    answered = {}
-
-    def ask(key, address):
-        ASKING.set(address)
-        answered[key] = cache.get(key, key, run, group="model")
-
-    threads = [threading.Thread(target=ask, args=(f"flood {n}", "10.0.0.66")) for n in range(4)]
-    for t in threads:
-        t.start()
-        time.sleep(0.05)
-    threads.append(threading.Thread(target=ask, args=("student", "10.0.0.7")))
-    threads[-1].start()
-    threads[-1].join(5)
+    line = Line(held="flood 0")
+    for n in range(4):
+        line.ask(f"flood {n}", "10.0.0.66")
+    line.ask("student", "10.0.0.7").join(5)
     try:
-        assert answered.get("student") == {"key": "student"} and batches == [["student"]]
-        assert not gate.is_set() and "flood 0" not in answered  # the flood's batch still runs
+        assert line.answered.get("student") == {"key": "student"} and line.batches == [["student"]]
+        assert "flood 0" not in line.answered  # the flood's batch still runs
     finally:
-        gate.set()
-        for t in threads:
-            t.join(10)
-    assert len(answered) == 5 and not cache._inflight and cache.turns._load == {}
+        line.release()
+    assert len(line.answered) == 5
 
 
 def test_a_student_as_heavy_as_the_holder_waits_in_line_as_before():
     """No slot is borrowed by an address that has asked as much as the holder: it waits for the slot."""
-    cache, gate, batches = TraceCache(workers=1), threading.Event(), []
-
-    def run(jobs):
-        if "held" in jobs:
-            gate.wait(10)
-        batches.append(list(jobs))
-        return [{"key": job} for job in jobs]
-
-    def ask(key, address):
-        ASKING.set(address)
-        cache.entry(key, key, run, group="model")
-
-    threads = [threading.Thread(target=ask, args=("held", "10.0.0.1"))]
-    threads[0].start()
-    time.sleep(0.1)
-    threads.append(threading.Thread(target=ask, args=("student", "10.0.0.7")))
-    threads[-1].start()
+    line = Line(held="held")
+    line.ask("held", "10.0.0.1")
+    line.ask("student", "10.0.0.7")
     time.sleep(0.3)
-    assert batches == []  # waiting for the one slot
-    gate.set()
-    for t in threads:
-        t.join(10)
-    assert batches == [["held"], ["student"]] and cache.turns._load == {}
+    try:
+        assert line.batches == []  # waiting for the one slot
+    finally:
+        line.release()
+    assert line.batches == [["held"], ["student"]]
+
+
+def test_the_caches_batches_take_turns_a_floods_batch_waits_for_a_students_in_the_other_slot(tiny_model):
+    """Two slots: a student's batch holds one (until released); a script with three jobs asked gets the other, and its
+    batch stops before the model's first layer until the student's is done."""
+    line = Line(held="student", workers=2, model=tiny_model)
+    line.ask("student", "10.0.0.7")
+    for n in range(3):
+        line.ask(f"flood {n}", "10.0.0.66")
+    time.sleep(0.5)
+    try:
+        assert line.batches == [] and line.answered == {}  # the flood's batch waits at its first layer
+    finally:
+        line.release()
+    assert line.batches[0] == ["student"] and len(line.answered) == 4
