@@ -3,46 +3,51 @@ student who finds every model slot held by the flood borrows one (`explorer/app/
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 
+import pytest
 import torch
 
 from explorer.app.callers import ASKING
+from explorer.app.encoded import Encoded
 from explorer.app.trace_cache import TraceCache
-from explorer.app.turns import Turns
+from explorer.app.turns import ONE_PERSON, Turns
 from explorer.model.transformer import pad_batch
+
+CROWD = ONE_PERSON + 1  # jobs asked and not answered: a script, or a hall behind its router
 
 
 class Layers:
-    """A thread that runs `model.encode` inside a batch of `who`'s (or outside any batch) and notes each layer it
-    enters; `done` is set when the encode returns."""
+    """A thread that runs `model.encode` inside a batch of jobs of the addresses `whose` (None: outside any batch) and
+    notes each layer it enters; `done` is set when the encode returns."""
 
-    def __init__(self, turns: Turns, model, who: str | None):
+    def __init__(self, turns: Turns, model, whose: list[str] | None):
         self.entered, self.done = [], threading.Event()
         for i, layer in enumerate(model.encoder.layers):  # after the turn's hook: a layer noted is a layer computing
             layer.register_forward_pre_hook(lambda *_, i=i: self.entered.append(i))
-        self.thread = threading.Thread(target=self.run, args=(turns, model, who))
+        self.thread = threading.Thread(target=self.run, args=(turns, model, whose))
         self.thread.start()
 
-    def run(self, turns, model, who):
+    def run(self, turns, model, whose):
         with torch.no_grad():
-            if who is None:
+            if whose is None:
                 model.encode(pad_batch([[5, 6, 7, 2]], torch.device("cpu")))
             else:
-                with turns.running(who):
+                with turns.running(whose):
                     model.encode(pad_batch([[5, 6, 7, 2]], torch.device("cpu")))
         self.done.set()
 
 
 class Held:
-    """A batch of `who`'s held open in a thread of its own until `release`."""
+    """A batch of jobs of the addresses `whose` held open in a thread of its own until `release`."""
 
-    def __init__(self, turns: Turns, who: str):
+    def __init__(self, turns: Turns, whose: list[str]):
         self.gate, self.started = threading.Event(), threading.Event()
 
         def hold():
-            with turns.running(who):
+            with turns.running(whose):
                 self.started.set()
                 self.gate.wait(10)
 
@@ -53,76 +58,6 @@ class Held:
     def release(self):
         self.gate.set()
         self.thread.join(5)
-
-
-def loaded(turns: Turns, **jobs: int) -> Turns:
-    for who, n in jobs.items():
-        for _ in range(n):
-            turns.asked(who)
-    return turns
-
-
-def test_a_heavier_addresss_batch_waits_between_its_layers_while_a_lighter_ones_runs(tiny_model):
-    turns = loaded(Turns(), script=30, student=1)
-    turns.watch(tiny_model)
-    student = Held(turns, "student")
-    script = Layers(turns, tiny_model, "script")
-    assert not script.done.wait(0.5) and script.entered == []  # stopped before its first layer
-    student.release()
-    assert script.done.wait(5) and script.entered == [0, 1]
-
-
-def test_a_batch_stops_at_the_next_layer_not_the_end_of_its_batch(tiny_model):
-    """The student arrives while the script's batch is between its layers: the script computes no further layer."""
-    turns = loaded(Turns(), script=30, student=1)
-    turns.watch(tiny_model)
-    gate = threading.Event()
-
-    def inside_layer_0(*_):  # the script's batch, between its layers 0 and 1 until the student has come
-        gate.wait(5)
-
-    tiny_model.encoder.layers[0].register_forward_hook(inside_layer_0)
-    script = Layers(turns, tiny_model, "script")
-    time.sleep(0.2)
-    student = Held(turns, "student")
-    gate.set()
-    assert not script.done.wait(0.5) and script.entered == [0]  # layer 1 waits for the student's batch
-    student.release()
-    assert script.done.wait(5) and script.entered == [0, 1]
-
-
-def test_addresses_of_equal_load_and_threads_outside_a_batch_compute_side_by_side(tiny_model):
-    turns = loaded(Turns(), student=1, classmate=1, script=30)
-    turns.watch(tiny_model)
-    student = Held(turns, "student")
-    try:
-        assert Layers(turns, tiny_model, "classmate").done.wait(5)  # as light as the student: never waits
-        assert Layers(turns, tiny_model, None).done.wait(5)  # training, a test: not a batch, never waits
-        assert Layers(turns, tiny_model, "student").done.wait(5)  # its own address's second batch
-    finally:
-        student.release()
-
-
-def test_a_batch_waits_its_yield_at_most_so_a_heavy_class_is_not_held_for_good(tiny_model):
-    turns = loaded(Turns(yield_s=0.3), hall=30, student=1)
-    turns.watch(tiny_model)
-    student = Held(turns, "student")
-    t0 = time.monotonic()
-    hall = Layers(turns, tiny_model, "hall")
-    try:
-        assert hall.done.wait(5) and 0.25 < time.monotonic() - t0 < 3  # the student still runs
-    finally:
-        student.release()
-
-
-def test_a_load_is_the_jobs_asked_and_not_answered():
-    turns = loaded(Turns(), script=3, student=1)
-    assert turns.lighter("student", {"script"}) and not turns.lighter("script", {"student"})
-    for _ in range(3):
-        turns.answered("script")
-    assert not turns.lighter("student", {"script"}) and turns._load == {"student": 1}
-    turns.answered("student")
-    assert turns._load == {}
 
 
 class Line:
@@ -140,7 +75,7 @@ class Line:
         if self.held in jobs:
             self.gate.wait(10)
         elif self.model is not None:
-            time.sleep(0.2)  # its first layer after the jobs asked meanwhile: the script's load is all of them
+            time.sleep(0.5)  # its first layer after the jobs asked meanwhile: the script's load is all of them
             with torch.no_grad():
                 self.model.encode(pad_batch([[5, 6, 7, 2]], torch.device("cpu")))
         self.batches.append(list(jobs))
@@ -163,11 +98,95 @@ class Line:
         assert not self.cache._inflight and self.cache.turns._load == {}  # every job answered, every load back to 0
 
 
+def loaded(turns: Turns, **jobs: int) -> Turns:
+    for who, n in jobs.items():
+        for _ in range(n):
+            turns.asked(who)
+    return turns
+
+
+def test_a_crowds_batch_waits_between_its_layers_while_a_persons_runs(tiny_model):
+    turns = loaded(Turns(), script=30, student=1)
+    turns.watch(tiny_model)
+    student = Held(turns, ["student"])
+    script = Layers(turns, tiny_model, ["script"])
+    assert not script.done.wait(0.5) and script.entered == []  # stopped before its first layer
+    student.release()
+    assert script.done.wait(5) and script.entered == [0, 1]
+
+
+def test_a_batch_stops_at_the_next_layer_not_the_end_of_its_batch(tiny_model):
+    """The student arrives while the script's batch is between its layers: the script computes no further layer."""
+    turns = loaded(Turns(), script=30, student=1)
+    turns.watch(tiny_model)
+    gate = threading.Event()
+
+    def inside_layer_0(*_):  # the script's batch, between its layers 0 and 1 until the student has come
+        gate.wait(5)
+
+    tiny_model.encoder.layers[0].register_forward_hook(inside_layer_0)
+    script = Layers(turns, tiny_model, ["script"])
+    time.sleep(0.2)
+    student = Held(turns, ["student"])
+    gate.set()
+    assert not script.done.wait(0.5) and script.entered == [0]  # layer 1 waits for the student's batch
+    student.release()
+    assert script.done.wait(5) and script.entered == [0, 1]
+
+
+@pytest.mark.parametrize(
+    "held, other",
+    [
+        (["student"], ["classmate"]),  # two people, side by side
+        (["student"], ["student"]),  # one person's second batch
+        (["hall"], ["script"]),  # two crowds, side by side as before
+        (["student"], ["script", "classmate"]),  # a crowd's batch that carries a person's job is the person's
+        (["student"], None),  # training, a test: not a batch
+    ],
+)
+def test_people_crowds_and_threads_outside_a_batch_compute_side_by_side(tiny_model, held, other):
+    turns = loaded(Turns(yield_s=30), student=1, classmate=1, hall=CROWD, script=CROWD)
+    turns.watch(tiny_model)
+    running = Held(turns, held)
+    try:
+        assert Layers(turns, tiny_model, other).done.wait(5)  # well before its 30 s of patience
+    finally:
+        running.release()
+
+
+def test_a_batch_waits_its_yield_at_most_so_a_hall_is_not_held_for_good(tiny_model):
+    turns = loaded(Turns(yield_s=0.3), hall=30, student=1)
+    turns.watch(tiny_model)
+    student = Held(turns, ["student"])
+    t0 = time.monotonic()
+    hall = Layers(turns, tiny_model, ["hall"])
+    try:
+        assert hall.done.wait(5) and 0.25 < time.monotonic() - t0 < 3  # the student still runs
+    finally:
+        student.release()
+
+
+def test_a_person_is_an_address_with_at_most_one_tabs_jobs_and_borrows_only_from_crowds():
+    turns = loaded(Turns(), student=1, script=CROWD)
+    assert not turns.may_borrow("student")  # nothing runs: nothing to borrow from
+    crowd = Held(turns, ["script"])
+    try:
+        assert turns.may_borrow("student") and not turns.may_borrow("script")
+        turns.answered("script")  # now one tab's worth: a person
+        assert not turns.may_borrow("student") and turns._load == {"student": 1, "script": ONE_PERSON}
+    finally:
+        crowd.release()
+    for who, n in (("student", 1), ("script", ONE_PERSON)):
+        for _ in range(n):
+            turns.answered(who)
+    assert turns._load == {}
+
+
 def test_a_student_borrows_a_slot_from_a_flood_holding_them_all():
     """One slot, held by a script's batch that does not finish; the script has more jobs waiting. A student on another
     address is answered at once (a slot beyond the one), not after the script's batch."""
     line = Line(held="flood 0")
-    for n in range(4):
+    for n in range(CROWD):
         line.ask(f"flood {n}", "10.0.0.66")
     line.ask("student", "10.0.0.7").join(5)
     try:
@@ -175,11 +194,12 @@ def test_a_student_borrows_a_slot_from_a_flood_holding_them_all():
         assert "flood 0" not in line.answered  # the flood's batch still runs
     finally:
         line.release()
-    assert len(line.answered) == 5
+    assert len(line.answered) == CROWD + 1
 
 
-def test_a_student_as_heavy_as_the_holder_waits_in_line_as_before():
-    """No slot is borrowed by an address that has asked as much as the holder: it waits for the slot."""
+def test_a_student_borrows_no_slot_from_a_person_and_waits_in_line_as_before():
+    """A classmate's batch holds the one slot: a student waits for it (people compute side by side, never one beyond
+    the cores)."""
     line = Line(held="held")
     line.ask("held", "10.0.0.1")
     line.ask("student", "10.0.0.7")
@@ -192,15 +212,66 @@ def test_a_student_as_heavy_as_the_holder_waits_in_line_as_before():
 
 
 def test_the_caches_batches_take_turns_a_floods_batch_waits_for_a_students_in_the_other_slot(tiny_model):
-    """Two slots: a student's batch holds one (until released); a script with three jobs asked gets the other, and its
-    batch stops before the model's first layer until the student's is done."""
+    """Two slots: a student's batch holds one (until released); a script with a crowd's jobs asked gets the other, and
+    its batch stops before the model's first layer until the student's is done."""
     line = Line(held="student", workers=2, model=tiny_model)
     line.ask("student", "10.0.0.7")
-    for n in range(3):
+    for n in range(CROWD):
         line.ask(f"flood {n}", "10.0.0.66")
     time.sleep(0.5)
     try:
         assert line.batches == [] and line.answered == {}  # the flood's batch waits at its first layer
     finally:
         line.release()
-    assert line.batches[0] == ["student"] and len(line.answered) == 4
+    assert line.batches[0] == ["student"] and len(line.answered) == CROWD + 1
+
+
+def test_a_borrowed_slot_has_a_thread_of_its_own_on_the_event_loops_path():
+    """The API's path (`aentry`): the flood's batch holds the one slot and its thread; the student's borrowed slot runs
+    in the executor's spare thread, answered while the flood's batch still runs."""
+    cache, gate = TraceCache(workers=1), threading.Event()
+
+    def run(jobs):
+        if "flood 0" in jobs:
+            gate.wait(10)
+        return [{"key": job} for job in jobs]
+
+    async def ask(key: str, address: str):
+        ASKING.set(address)  # this task's own context
+        return (await cache.aentry(key, key, run, group="model"))[0]
+
+    async def class_and_flood():
+        floods = [asyncio.create_task(ask(f"flood {n}", "10.0.0.66")) for n in range(CROWD)]
+        await asyncio.sleep(0.2)
+        try:
+            student = await asyncio.wait_for(ask("student", "10.0.0.7"), 5)
+            assert student == {"key": "student"} and not any(f.done() for f in floods)
+        finally:
+            gate.set()
+        return await asyncio.gather(*floods)
+
+    assert len(asyncio.run(class_and_flood())) == CROWD and cache.turns._load == {}
+
+
+def test_a_job_whose_answer_fails_to_encode_is_answered_once():
+    """The answer's encoding fails: the asker gets the error, and its address's load drops by one job, not two (its
+    other job, still asked, keeps it counted)."""
+    cache = TraceCache(workers=1)
+    cache.turns.asked("10.0.0.7")  # the address's other job, not answered yet
+
+    def unsendable(value) -> Encoded:
+        raise ValueError("cannot encode this")
+
+    failed = []
+
+    def asking():
+        ASKING.set("10.0.0.7")
+        try:
+            cache.entry("bad", "bad", lambda jobs: [{"key": job} for job in jobs], group="model", encode=unsendable)
+        except ValueError as exc:
+            failed.append(str(exc))
+
+    thread = threading.Thread(target=asking)
+    thread.start()
+    thread.join(10)
+    assert failed == ["cannot encode this"] and cache.turns._load == {"10.0.0.7": 1} and not cache._inflight

@@ -12,9 +12,10 @@ questions about them), first come first served within one; a job that has waited
 before those that came after that, so a steady stream of traces delays a question by at most that, never for good.
 First come first served is fair between addresses (`who`, from `callers.ASKING`): each address's jobs take places
 `JOB_S` apart, so a script's flood of a hundred jobs lines up behind itself, and a student on another address who
-asks meanwhile goes before all but its first; a batch takes the jobs first in line. A student who finds every slot
-held by a heavier address (more jobs asked) borrows one slot beyond them, and while it runs the heavier batches wait
-between their layers (`turns.Turns`): a script's flood never makes a student wait for its batch in flight.
+asks meanwhile goes before all but its first; a batch takes the jobs first in line. While batches run, a person's
+computes first and a crowd's (a script, a hall behind its router) waits between its layers (`turns.Turns`, for a
+second at most); a person who finds every slot held by crowds borrows one beyond them, so a script's flood does not
+make a student wait for the rest of its batch in flight.
 Each value is kept with its JSON serialized and compressed once (`Encoded`, made by the caller's `encode`: a
 decode keeps its typed trace for the questions and sends its wire form), so a hit sent over HTTP costs no
 serialization. Entries are dropped least-recently-used beyond `max_bytes` (the JSON, plus the value's own
@@ -90,8 +91,8 @@ class Slots:
     Fair between addresses (`who`): each address's jobs take places `job_s` apart (a flood lines up behind itself), and
     while more than one address is at the model (asking within `RECENT_S`), none holds more than `n - 1` slots: a
     student on another address finds one free, however much a script asks. One address alone (a lecture hall behind
-    its router) uses all `n`. An address holding none that has asked for fewer jobs than every holder (`turns`) may
-    borrow one slot beyond `n` at once: the holders' batches wait between their layers while its batch runs."""
+    its router) uses all `n`. A person (`turns`) who finds every slot held by crowds' batches borrows one slot beyond
+    `n` at once: their batches wait between their layers while its batch runs."""
 
     def __init__(
         self,
@@ -119,8 +120,8 @@ class Slots:
 
     def _may_borrow(self, who: str) -> bool:
         """Whether `who` may take the one slot beyond `n` now (the lock held): every slot is held, none by `who`, none
-        borrowed, and `who` has asked for fewer jobs than every holder (`Turns`: their batches wait for its own)."""
-        return self._free == 0 and who not in self._held and self.turns.lighter(who, set(self._held))
+        borrowed, and `who` is a person while every batch running is a crowd's (`Turns`: they wait for its own)."""
+        return self._free == 0 and who not in self._held and self.turns.may_borrow(who)
 
     def holders(self) -> set[str]:
         """The addresses holding a slot now."""
@@ -297,7 +298,7 @@ class TraceCache:
     def _line_up(self, item: tuple, group: Hashable, priority: int, loop=None) -> Waiter:
         """An owner's job in its group's waiting list, and the owner in line for a slot as the address asking."""
         who = ASKING.get()
-        self.turns.asked(who)  # before it joins the line: its load decides whether it may borrow a slot
+        self.turns.asked(who)  # before it joins the line: its load says whether it may borrow a slot
         waiter = self._slots.join(priority, who, loop)
         with self._lock:
             self._waiting[group].append((*item, waiter))
@@ -350,7 +351,7 @@ class TraceCache:
                 if other is not waiter:
                     self._slots.withdraw(other)
             if batch:
-                with self.turns.running(waiter.who):
+                with self.turns.running(job[4].who for job in batch):
                     self._run(batch, run_batch)
         finally:
             self._slots.give(waiter.who)
@@ -378,8 +379,7 @@ class TraceCache:
     def _settle(self, item: Job, value, exc: BaseException | None) -> None:
         """One job's outcome: its value kept and given to its waiters, or its error given to them (never kept)."""
         key, _, future, encode, owner = item
-        self.turns.answered(owner.who)
-        body = encode(value) if exc is None else None
+        body = encode(value) if exc is None else None  # if it fails, nothing is settled yet: `_run` settles it again
         with self._lock:
             self._inflight.pop(key, None)
             if exc is None:
@@ -389,6 +389,7 @@ class TraceCache:
             future.set_result((value, body))
         else:
             future.set_exception(exc)
+        self.turns.answered(owner.who)
 
     def _store(self, key: Hashable, entry: tuple[Any, Encoded]) -> None:
         size = _size(entry)

@@ -1,14 +1,18 @@
-"""Batches that run at once take turns between their layers: the address with the fewest jobs computes first.
+"""Batches that run at once take turns between their layers: a person's batch computes first, a crowd's waits.
 
 The model's slots (`trace_cache.Slots`) decide whose batch runs; `Turns` decides, while several run, which of them
-computes. Each address's load is the jobs it has asked for and not yet been answered. Every layer of a served model
-asks `wait_turn` (a forward pre-hook, `watch`) whether its thread may go on: a batch waits there while a batch of
-another address with a lighter load is running. So a student's one trace computes beside a script's flood as if the
-server were idle: the flood's batches stop at their next layer (not at the end of their batch) and go on when
-the student's batch is done. Addresses of equal load compute side by side, one batch per core, as before.
+compute. An address's load is the jobs it has asked for and not been answered yet (its own: a request answered from the
+cache, or one waiting for a computation someone else began, adds none). An address with at most `ONE_PERSON` jobs (what
+one browser tab may have running at once) is a person; one with more is a crowd: a lecture hall behind its router, or
+a script. A batch is a person's while a job in it is a person's, so a crowd's batch that carries a student's job is the
+student's. Every layer of a served model asks `wait_turn` (a forward pre-hook, `watch`) whether its thread may go on: a
+crowd's batch waits there while a person's batch runs. So a student's trace computes beside a script's flood as if the
+server were idle: the flood stops at its next layer, not at the end of its batch, and goes on when the student's batch
+is done. People compute side by side, and so do crowds, one batch per core, as before.
 
-A batch waits `YIELD_S` at most in all, so a class behind one address (heavy, honest) is never held for good by a
-stream of lighter ones. A thread that runs no batch (training, a test) never waits.
+A crowd's batch waits `YIELD_S` at most in all: a script that stays a person (one long request at a time) holds a
+lecture hall's batch back by that much at most, never for good. A thread that runs no batch (training, a test) never
+waits.
 """
 
 from __future__ import annotations
@@ -17,20 +21,23 @@ import threading
 import time
 import weakref
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from torch import nn
 
-YIELD_S = 5.0  # the longest one batch waits for lighter addresses, in all
+from .rate_limits import MAX_IN_FLIGHT
+
+ONE_PERSON = MAX_IN_FLIGHT  # the jobs one browser tab may have asked at once: an address with more is a crowd
+YIELD_S = 1.0  # the longest a crowd's batch waits for people's batches, in all
 
 
 @dataclass
 class Running:
-    """A batch computing in its thread: whose it is, and how long it has waited for others."""
+    """A batch computing in its thread: its jobs not answered yet, by address, and how long it has waited."""
 
-    who: str
+    pending: Counter[str] = field(default_factory=Counter)
     waited: float = 0.0
 
 
@@ -56,21 +63,25 @@ class Turns:
             self._changed.notify_all()
 
     def answered(self, who: str) -> None:
+        """One of `who`'s jobs is answered (by the batch this thread runs, if it runs one)."""
         with self._changed:
-            self._load[who] -= 1
-            if self._load[who] <= 0:
-                del self._load[who]
+            for counts in (self._load, self._running.get(threading.get_ident(), Running()).pending):
+                counts[who] -= 1
+                if counts[who] <= 0:
+                    del counts[who]
             self._changed.notify_all()
 
-    def lighter(self, who: str, than: set[str]) -> bool:
-        """Whether `who` has asked for fewer jobs than every address in `than` (those holding the model's slots)."""
+    def may_borrow(self, who: str) -> bool:
+        """Whether `who` is a person and every batch running is a crowd's (one at least): its own batch would go
+        first, so it may take a slot beyond the model's (`trace_cache.Slots`)."""
         with self._changed:
-            return all(self._load[who] < self._load[other] for other in than if other != who)
+            crowds = [not self._persons(batch) for batch in self._running.values()]
+            return self._load[who] <= ONE_PERSON and bool(crowds) and all(crowds)
 
     @contextmanager
-    def running(self, who: str) -> Iterator[Running]:
-        """A batch of `who`'s, for as long as this thread runs it."""
-        me, thread = Running(who), threading.get_ident()
+    def running(self, whose: Iterable[str]) -> Iterator[Running]:
+        """A batch of jobs of the addresses `whose` (one per job), for as long as this thread runs it."""
+        me, thread = Running(Counter(whose)), threading.get_ident()
         with self._changed:
             self._running[thread] = me
         try:
@@ -81,7 +92,7 @@ class Turns:
                 self._changed.notify_all()
 
     def wait_turn(self, *_) -> None:
-        """Wait while a lighter address's batch runs (`YIELD_S` at most for one batch); any other thread goes on."""
+        """A crowd's batch waits here while a person's runs (`YIELD_S` at most in all); any other thread goes on."""
         me = self._running.get(threading.get_ident())
         if me is None or me.waited >= self.yield_s:
             return
@@ -92,7 +103,10 @@ class Turns:
             self._changed.wait_for(lambda: self._may_go(me), timeout=self.yield_s - me.waited)
             me.waited += time.monotonic() - t0
 
+    def _persons(self, batch: Running) -> bool:
+        """(The lock held.) Whether a job of a person's is in `batch`."""
+        return any(self._load[who] <= ONE_PERSON for who in batch.pending)
+
     def _may_go(self, me: Running) -> bool:
-        """(The lock held.) No batch of a lighter address is running."""
-        mine = self._load[me.who]
-        return not any(other.who != me.who and self._load[other.who] < mine for other in self._running.values())
+        """(The lock held.) A person's batch always goes; a crowd's when no person's runs."""
+        return self._persons(me) or not any(self._persons(other) for other in self._running.values())
