@@ -197,7 +197,7 @@ def main() -> int:
         default=(TRACE_LOOPS, QUESTION_LOOPS),
         metavar=("TRACES", "QUESTIONS"),
         help="the script's concurrent loops of traces and of questions (1 0: one polite classmate tracing back to "
-        "back, the floor of a server that never interrupts a batch it runs)",
+        "back: a person, as the victim is, so the two compute side by side; explorer/app/turns.py)",
     )
     args = parser.parse_args()
     results = {}
