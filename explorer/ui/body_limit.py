@@ -9,8 +9,7 @@ disconnected client.
 
 from __future__ import annotations
 
-import json
-
+from ..app.errors import error
 from ..app.limits import MAX_REQUEST_BYTES
 from ..interpret.request import MAX_CHARS
 
@@ -32,7 +31,7 @@ class BodyLimit:
         declared = next((value for name, value in scope["headers"] if name == b"content-length"), b"")
         if declared.isdigit() and int(declared) > limit:
             return await refuse(
-                send, f"This request is {int(declared):,} bytes; {what} may be at most {limit:,} bytes."
+                scope, send, f"This request is {int(declared):,} bytes; {what} may be at most {limit:,} bytes."
             )
         received, started, refused = 0, False, False
 
@@ -44,7 +43,7 @@ class BodyLimit:
             received += len(message.get("body", b""))
             if received > limit and not started:
                 refused = True
-                await refuse(send, f"This request is larger than that; {what} may be at most {limit:,} bytes.")
+                await refuse(scope, send, f"This request is larger than that; {what} may be at most {limit:,} bytes.")
                 return {"type": "http.disconnect"}
             return message
 
@@ -57,13 +56,6 @@ class BodyLimit:
         await self.app(scope, limited_receive, tracked_send)
 
 
-async def refuse(send, message: str) -> None:
+async def refuse(scope, send, message: str) -> None:
     """413 `{"error"}`, closing the connection: the server never reads (or even receives) the rest of the body."""
-    body = json.dumps({"error": message}).encode()
-    headers = [
-        (b"content-type", b"application/json"),
-        (b"content-length", b"%d" % len(body)),
-        (b"connection", b"close"),
-    ]
-    await send({"type": "http.response.start", "status": 413, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
+    await error(message, 413, {"connection": "close"})(scope, None, send)

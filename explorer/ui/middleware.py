@@ -18,13 +18,13 @@ A first visit fetches the page and about a hundred files. Here, without entering
 from __future__ import annotations
 
 import asyncio
-import json
 from collections import OrderedDict
 from urllib.parse import parse_qsl, urlencode
 
 import httpx
 
 from ..app.encoded import IMMUTABLE, REVALIDATE, Encoded
+from ..app.errors import error
 from ..app.http_api import PREFIX as API_PREFIX
 from ..app.rate_limits import Rates, TooFast
 from .body_limit import BodyLimit
@@ -79,7 +79,7 @@ class AppMiddleware:
             try:
                 page = await self._page(scope)
             except TooFast as exc:
-                return await refuse(send, 429, str(exc))
+                return await error(str(exc), 429)(scope, receive, send)
             if isinstance(page, int):  # not there (a folder, a missing file): said in the one shape
                 return await closed(scope, send)
             return await (page.send(scope, send) if page is not None else self.app(scope, receive, send))
@@ -183,11 +183,4 @@ async def closed(scope, send) -> None:
         f"This server has no route {scope['method']} {scope['path'][:200]}: the page is at /, and everything it does "
         f"is in the API, {API_PREFIX} (its routes: {API_PREFIX}/docs)."
     )
-    await refuse(send, 404, message)
-
-
-async def refuse(send, status: int, message: str) -> None:
-    body = json.dumps({"error": message}).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
+    await error(message, 404)(scope, None, send)
