@@ -197,6 +197,32 @@ def test_a_student_borrows_a_slot_from_a_flood_holding_them_all():
     assert len(line.answered) == CROWD + 1
 
 
+def test_the_borrowed_slot_passes_to_the_next_person_not_back_to_the_flood():
+    """Two students come while the flood holds the one slot: the first borrows the slot beyond it, the second waits;
+    when the first is done, the second borrows it, while the flood's batch still runs."""
+    line, first_done = Line(held="flood 0"), threading.Event()
+    for n in range(CROWD):
+        line.ask(f"flood {n}", "10.0.0.66")
+    run = line.run
+
+    def first_runs_until_told(jobs):
+        if jobs == ["first"]:
+            first_done.wait(10)
+        return run(jobs)
+
+    line.run = first_runs_until_told
+    line.ask("first", "10.0.0.7")
+    second = line.ask("second", "10.0.0.8")
+    try:
+        assert line.batches == [] and "second" not in line.answered  # the first holds the slot beyond the flood's
+        first_done.set()
+        second.join(5)
+        assert line.batches == [["first"], ["second"]] and "flood 0" not in line.answered
+    finally:
+        first_done.set()
+        line.release()
+
+
 def test_a_student_borrows_no_slot_from_a_person_and_waits_in_line_as_before():
     """A classmate's batch holds the one slot: a student waits for it (people compute side by side, never one beyond
     the cores)."""

@@ -90,7 +90,7 @@ class ModelRegistry:
         self.default_key = next(iter(self.served))
         self.shipped = self.served[self.default_key]  # the default model: the page opens on it
         self.cache = cache if cache is not None else TraceCache()
-        for handle in self.served.values():  # a lighter address's batch computes first (`turns`)
+        for handle in self.served.values():  # a person's batch computes first (`turns`)
             self.cache.turns.watch(handle.model)
         # trained models by key, each kept MODEL_IDLE_S after its last use (`get` starts its time again)
         self.own: TTLCache[str, ModelHandle] = TTLCache(maxsize=MAX_OWN_MODELS, ttl=model_idle_s)

@@ -151,7 +151,7 @@ class Slots:
             if self._free > 0 and not self._line and self._may_hold(who):
                 self._hand(waiter)
             elif self._may_borrow(who):
-                self._hand(waiter)  # one slot beyond `n`: the heavier holders' batches wait between their layers
+                self._hand(waiter)  # one slot beyond `n`: the crowds' batches wait between their layers
             else:
                 heapq.heappush(self._line, waiter)
                 self._hand_free()
@@ -178,13 +178,21 @@ class Slots:
                 self._hand_free()
 
     def give(self, who: str = "") -> None:
-        """A slot of `who`'s back: to the first in line that may hold one, else free."""
+        """A slot of `who`'s back: to the first in line that may hold one, else free; the slot beyond `n`, to the first
+        person in line who may borrow it."""
         with self._lock:
             self._held[who] -= 1
             if self._held[who] <= 0:
                 del self._held[who]
             self._free += 1
+            lent = self._free == 0  # every slot held again: one had been lent
             self._hand_free()
+            if lent:
+                people = [w for w in self._line if not w.gone() and self._may_borrow(w.who)]
+                if people:
+                    self._line.remove(first := min(people))
+                    heapq.heapify(self._line)
+                    self._hand(first)
 
     def _hand_free(self) -> None:
         """Free slots to the first in line that may hold them (the lock held)."""
@@ -362,7 +370,7 @@ class TraceCache:
         done = 0
         try:
             for item, value in zip(batch, run_batch([job for _, job, *_ in batch]), strict=True):
-                self.turns.wait_turn()  # its encoding waits for a lighter address's batch too
+                self.turns.wait_turn()  # its encoding waits for a person's batch too
                 self._settle(item, value, None)
                 done += 1
         except BaseException as exc:  # noqa: BLE001 - every waiter gets an answer
