@@ -79,13 +79,13 @@ class Turns:
             return self._load[who] <= ONE_PERSON and bool(crowds) and all(crowds)
 
     @contextmanager
-    def running(self, whose: Iterable[str]) -> Iterator[Running]:
+    def running(self, whose: Iterable[str]) -> Iterator[None]:
         """A batch of jobs of the addresses `whose` (one per job), for as long as this thread runs it."""
-        me, thread = Running(Counter(whose)), threading.get_ident()
+        thread = threading.get_ident()
         with self._changed:
-            self._running[thread] = me
+            self._running[thread] = Running(Counter(whose))
         try:
-            yield me
+            yield
         finally:
             with self._changed:
                 del self._running[thread]
