@@ -80,7 +80,9 @@ async def latencies(victim: httpx.AsyncClient, said: list[str]) -> list[float]:
 
 def attack_process(port: int, seconds: float, events: dict, seed: int, loops: tuple[int, int], out) -> None:
     """The script, in its own process: `attack`'s counts are put on `out`."""
-    out.put(asyncio.run(attack(port, seconds, events, seed, loops)))
+    got = asyncio.run(attack(port, seconds, events, seed, loops))
+    got["cpu_s"] = round(time.process_time(), 1)
+    out.put(got)
 
 
 async def attack(port: int, seconds: float, events: dict, seed: int, loops: tuple[int, int]) -> dict:
@@ -181,6 +183,7 @@ async def one_design(port: int, seconds: float, loops: tuple[int, int]) -> dict:
         "p95_ratio": round(q(attacked, 0.95) / q(idle, 0.95), 2),
         "lecturer_got_a_room": room.status_code == 200, "lecturer_room_answer": room.text[:160],
         "upload_kept": kept, "script": got,
+        "idle_ms": [round(1000 * t) for t in idle], "attacked_ms": [round(1000 * t) for t in attacked],
     }  # fmt: skip
 
 
