@@ -56,14 +56,6 @@ class Turns:
         self._watched.add(model)
         for layer in [*model.encoder.layers, *model.decoder.layers]:
             layer.register_forward_pre_hook(self.wait_turn)
-            layer.register_forward_hook(self._wait_in_backward)
-
-    def _wait_in_backward(self, _layer: nn.Module, _args, output) -> None:
-        """A question's gradients (`torch.autograd.grad`, run in the thread that asks) wait for their turn too: a
-        backward pass asks at each layer's output, before it goes through the layer."""
-        y = output[0] if isinstance(output, tuple) else output
-        if y.requires_grad and threading.get_ident() in self._running:
-            y.register_hook(lambda _grad: self.wait_turn())
 
     def asked(self, who: str) -> None:
         with self._changed:
