@@ -3,8 +3,9 @@
     python -m bench.hostile [--old-ref REV] [--checkpoint DIR] [--seconds 45] [--json OUT]
 
 For each design `python app.py` is started on 127.0.0.1 (stopped by its PID). A victim on 127.0.0.2 (another
-address) first measures its trace latency with the server idle: 16 sentences nobody asked before, one after
-another. Then the script, from 127.0.0.1, for at most `--seconds`:
+address) first measures its trace latency with the server idle: 48 sentences nobody asked before, one after
+another (`--victim`; 16 until session 33, whose p95 was the slowest one or two of them: the first 16 are the same
+sentences, and their ratio is reported beside). Then the script, from 127.0.0.1, for at most `--seconds`:
 
 - floods the model: 36 loops asking traces and 12 asking questions (attention against attribution), each request a
   new sentence and a fresh client id: one it made up (in the old design that bought a fresh share of the server) and,
@@ -14,7 +15,7 @@ another. Then the script, from 127.0.0.1, for at most `--seconds`:
 
 The script runs in a process of its own, as it would on a machine of its own: its client's work (48 loops of
 requests) never delays the victim's in one event loop; both still share this machine's cores with the server.
-Meanwhile the victim, who uploaded a file before the script began, measures its latency again on 16 other new
+Meanwhile the victim, who uploaded a file before the script began, measures its latency again on as many other new
 sentences, and afterwards tries to create a room as a lecturer and checks that its upload is still on the server
 (its file in the server's upload folder). Reported: the victim's p50 and p95 idle and under attack, their ratio
 (the target is 1.5x or less), whether a new lecturer got a room, whether the upload survived, and what the script
@@ -48,19 +49,18 @@ WORDS = {
     "when": ["today", "every morning", "in the evening", "on Sunday", "after school", "at night", "in the park"],
 }
 TRACE_LOOPS, QUESTION_LOOPS, UPLOADS, ROOMS = 36, 12, 200, 50
-VICTIM_SENTENCES = 16
+VICTIM_SENTENCES = 48
+EARLIER_SENTENCES = 16  # how many the victim traced until session 33: the same first ones
 FLOODING = 150  # the script's answers before the victim measures again: every loop of it is running by then
 
 
 def sentences(seed: int, n: int) -> list[str]:
     """`n` different sentences the lecture model translates (no two designs or roles share one: every trace a miss)."""
-    rng, made = random.Random(seed), []
+    rng, made = random.Random(seed), {}
     while len(made) < n:
         s = " ".join(rng.choice(WORDS[part]) for part in ("who", "does", "what", "when"))
-        s += f" near house {rng.randrange(10**6)}."
-        if s not in made:
-            made.append(s)
-    return made
+        made.setdefault(s + f" near house {rng.randrange(10**6)}.")
+    return list(made)
 
 
 def client(port: int, address: str, **kw) -> httpx.AsyncClient:
@@ -152,10 +152,10 @@ async def attack(port: int, seconds: float, events: dict, seed: int, loops: tupl
     return {"done": done, "refused": refused}
 
 
-async def one_design(port: int, seconds: float, loops: tuple[int, int]) -> dict:
+async def one_design(port: int, seconds: float, loops: tuple[int, int], victim_n: int = VICTIM_SENTENCES) -> dict:
     async with client(port, "127.0.0.2") as victim:
         await latencies(victim, sentences(7, 3))  # warm-up
-        idle = await latencies(victim, sentences(8, VICTIM_SENTENCES))
+        idle = await latencies(victim, sentences(8, victim_n))
         mine = f"I see the sea {random.random()}.\tIch sehe das Meer.\n".encode()
         upload = await victim.post("/uploads", content=mine, headers={"content-type": "text/tab-separated-values"})
         upload_id = upload.json().get("upload")
@@ -166,7 +166,7 @@ async def one_design(port: int, seconds: float, loops: tuple[int, int]) -> dict:
         try:
             assert await asyncio.to_thread(events["flooding"].wait, 120), "the script never flooded"
             await asyncio.sleep(1.0)  # at full strength
-            attacked = await latencies(victim, sentences(9, VICTIM_SENTENCES))
+            attacked = await latencies(victim, sentences(9, victim_n))
             await asyncio.to_thread(events["rooms_made"].wait, 120)
             room = await victim.post("/room")
             events["stop"].set()
@@ -181,6 +181,7 @@ async def one_design(port: int, seconds: float, loops: tuple[int, int]) -> dict:
         "attacked_p50_ms": round(1000 * statistics.median(attacked)),
         "attacked_p95_ms": round(1000 * q(attacked, 0.95)),
         "p95_ratio": round(q(attacked, 0.95) / q(idle, 0.95), 2),
+        "p95_ratio_first16": round(q(attacked[:EARLIER_SENTENCES], 0.95) / q(idle[:EARLIER_SENTENCES], 0.95), 2),
         "lecturer_got_a_room": room.status_code == 200, "lecturer_room_answer": room.text[:160],
         "upload_kept": kept, "script": got,
         "idle_ms": [round(1000 * t) for t in idle], "attacked_ms": [round(1000 * t) for t in attacked],
@@ -192,6 +193,7 @@ def main() -> int:
     parser.add_argument("--checkpoint", default=str(SHIPPED_CHECKPOINT))
     parser.add_argument("--old-ref", action="append", default=[], help="also measure the design at this git revision")
     parser.add_argument("--seconds", type=float, default=45.0, help="the script's longest run")
+    parser.add_argument("--victim", type=int, default=VICTIM_SENTENCES, help="the victim's traces, idle and attacked")
     parser.add_argument("--json", default=None)
     parser.add_argument(
         "--loops",
@@ -209,7 +211,7 @@ def main() -> int:
             port = free_port()
             proc, _ = start_app(args.checkpoint, port, cwd=cwd)
             try:
-                results[name] = asyncio.run(one_design(port, args.seconds, tuple(args.loops)))
+                results[name] = asyncio.run(one_design(port, args.seconds, tuple(args.loops), args.victim))
             finally:
                 stop_app(proc)
     print("| design | victim trace p50 / p95, idle | under attack | p95 ratio (target ≤ 1.5) | a new lecturer's room "
@@ -222,7 +224,8 @@ def main() -> int:
         attacked = f"{r['attacked_p50_ms']} / {r['attacked_p95_ms']} ms"
         room = "yes" if r["lecturer_got_a_room"] else "no: " + r["lecturer_room_answer"][:80]
         kept = "yes" if r["upload_kept"] else "no"
-        print(f"| {name} | {idle} | {attacked} | {r['p95_ratio']}× | {room} | {kept} | {got} |")
+        ratio = f"{r['p95_ratio']}× (first 16: {r['p95_ratio_first16']}×)"
+        print(f"| {name} | {idle} | {attacked} | {ratio} | {room} | {kept} | {got} |")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
     return 0
