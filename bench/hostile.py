@@ -4,8 +4,8 @@
 
 For each design `python app.py` is started on 127.0.0.1 (stopped by its PID). A victim on 127.0.0.2 (another
 address) first measures its trace latency with the server idle: 48 sentences nobody asked before, one after
-another (`--victim`; 16 until session 33, whose p95 was the slowest one or two of them: the first 16 are the same
-sentences, and their ratio is reported beside). Then the script, from 127.0.0.1, for at most `--seconds`:
+another (`--victim`; 16 until session 33, whose p95 was the slowest one or two of them). Then the script, from
+127.0.0.1, for at most `--seconds`:
 
 - floods the model: 36 loops asking traces and 12 asking questions (attention against attribution), each request a
   new sentence and a fresh client id: one it made up (in the old design that bought a fresh share of the server) and,
@@ -16,10 +16,10 @@ sentences, and their ratio is reported beside). Then the script, from 127.0.0.1,
 The script runs in a process of its own, as it would on a machine of its own: its client's work (48 loops of
 requests) never delays the victim's in one event loop; both still share this machine's cores with the server.
 Meanwhile the victim, who uploaded a file before the script began, measures its latency again on as many other new
-sentences, and afterwards tries to create a room as a lecturer and checks that its upload is still on the server
-(its file in the server's upload folder). Reported: the victim's p50 and p95 idle and under attack, their ratio
-(the target is 1.5x or less), whether a new lecturer got a room, whether the upload survived, and what the script
-got done and was refused.
+sentences that cost the model what the idle ones did (`matched_halves`), and afterwards tries to create a room as a
+lecturer and checks that its upload is still on the server (its file in the server's upload folder). Reported: the
+victim's p50 and p95 idle and under attack, their ratio (the target is 1.5x or less), whether a new lecturer got a
+room, whether the upload survived, and what the script got done and was refused.
 """
 
 from __future__ import annotations
@@ -50,7 +50,6 @@ WORDS = {
 }
 TRACE_LOOPS, QUESTION_LOOPS, UPLOADS, ROOMS = 36, 12, 200, 50
 VICTIM_SENTENCES = 48
-EARLIER_SENTENCES = 16  # how many the victim traced until session 33: the same first ones
 FLOODING = 150  # the script's answers before the victim measures again: every loop of it is running by then
 
 
@@ -61,6 +60,36 @@ def sentences(seed: int, n: int) -> list[str]:
         s = " ".join(rng.choice(WORDS[part]) for part in ("who", "does", "what", "when"))
         made.setdefault(s + f" near house {rng.randrange(10**6)}.")
     return list(made)
+
+
+def matched_halves(checkpoint: str, n: int, seed: int = 8) -> tuple[list[str], list[str]]:
+    """Two lists of `n` new sentences that cost the model the same, for the victim's idle and attacked traces.
+
+    `2n` sentences are decoded here (greedy, as the victim asks), sorted by their decode's size (target steps, then
+    source tokens) and taken in pairs of neighbours, one of each pair to each list (which one goes first alternates);
+    each list is then shuffled. Until session 33 the two were two draws of the generator, and the attacked draw held
+    a sentence that decodes to twice the others' length (64 ms alone against a median of 33): it made the attacked p95
+    of 48 traces, however the server treated the victim."""
+    import torch
+
+    from explorer.app.models import load_served
+    from explorer.app.schemas import trace_request
+    from explorer.interpret.trace import build_traces, plan_trace
+
+    torch.set_num_threads(1)
+    handle = next(iter(load_served([checkpoint]).values()))
+    pool = sentences(seed, 2 * n)
+    traces = build_traces(handle, [plan_trace(handle, trace_request(s)) for s in pool])
+    ranked = sorted(range(2 * n), key=lambda i: (len(traces[i].steps), len(traces[i].source_ids), i))
+    halves: tuple[list[str], list[str]] = ([], [])
+    for pair in range(n):
+        first, second = ranked[2 * pair], ranked[2 * pair + 1]
+        halves[pair % 2].append(pool[first])
+        halves[1 - pair % 2].append(pool[second])
+    rng = random.Random(seed)
+    for half in halves:
+        rng.shuffle(half)
+    return halves
 
 
 def client(port: int, address: str, **kw) -> httpx.AsyncClient:
@@ -152,10 +181,10 @@ async def attack(port: int, seconds: float, events: dict, seed: int, loops: tupl
     return {"done": done, "refused": refused}
 
 
-async def one_design(port: int, seconds: float, loops: tuple[int, int], victim_n: int = VICTIM_SENTENCES) -> dict:
+async def one_design(port: int, seconds: float, loops: tuple[int, int], said: tuple[list[str], list[str]]) -> dict:
     async with client(port, "127.0.0.2") as victim:
         await latencies(victim, sentences(7, 3))  # warm-up
-        idle = await latencies(victim, sentences(8, victim_n))
+        idle = await latencies(victim, said[0])
         mine = f"I see the sea {random.random()}.\tIch sehe das Meer.\n".encode()
         upload = await victim.post("/uploads", content=mine, headers={"content-type": "text/tab-separated-values"})
         upload_id = upload.json().get("upload")
@@ -166,7 +195,7 @@ async def one_design(port: int, seconds: float, loops: tuple[int, int], victim_n
         try:
             assert await asyncio.to_thread(events["flooding"].wait, 120), "the script never flooded"
             await asyncio.sleep(1.0)  # at full strength
-            attacked = await latencies(victim, sentences(9, victim_n))
+            attacked = await latencies(victim, said[1])
             await asyncio.to_thread(events["rooms_made"].wait, 120)
             room = await victim.post("/room")
             events["stop"].set()
@@ -181,7 +210,6 @@ async def one_design(port: int, seconds: float, loops: tuple[int, int], victim_n
         "attacked_p50_ms": round(1000 * statistics.median(attacked)),
         "attacked_p95_ms": round(1000 * q(attacked, 0.95)),
         "p95_ratio": round(q(attacked, 0.95) / q(idle, 0.95), 2),
-        "p95_ratio_first16": round(q(attacked[:EARLIER_SENTENCES], 0.95) / q(idle[:EARLIER_SENTENCES], 0.95), 2),
         "lecturer_got_a_room": room.status_code == 200, "lecturer_room_answer": room.text[:160],
         "upload_kept": kept, "script": got,
         "idle_ms": [round(1000 * t) for t in idle], "attacked_ms": [round(1000 * t) for t in attacked],
@@ -205,13 +233,13 @@ def main() -> int:
         "back: a person, as the victim is, so the two compute side by side; explorer/app/turns.py)",
     )
     args = parser.parse_args()
-    results = {}
+    results, said = {}, matched_halves(args.checkpoint, args.victim)
     with checkouts(args.old_ref) as designs:
         for name, cwd in designs:
             port = free_port()
             proc, _ = start_app(args.checkpoint, port, cwd=cwd)
             try:
-                results[name] = asyncio.run(one_design(port, args.seconds, tuple(args.loops), args.victim))
+                results[name] = asyncio.run(one_design(port, args.seconds, tuple(args.loops), said))
             finally:
                 stop_app(proc)
     print("| design | victim trace p50 / p95, idle | under attack | p95 ratio (target ≤ 1.5) | a new lecturer's room "
@@ -224,8 +252,7 @@ def main() -> int:
         attacked = f"{r['attacked_p50_ms']} / {r['attacked_p95_ms']} ms"
         room = "yes" if r["lecturer_got_a_room"] else "no: " + r["lecturer_room_answer"][:80]
         kept = "yes" if r["upload_kept"] else "no"
-        ratio = f"{r['p95_ratio']}× (first 16: {r['p95_ratio_first16']}×)"
-        print(f"| {name} | {idle} | {attacked} | {ratio} | {room} | {kept} | {got} |")
+        print(f"| {name} | {idle} | {attacked} | {r['p95_ratio']}× | {room} | {kept} | {got} |")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
     return 0
