@@ -1,6 +1,6 @@
 """One hostile student's script against a class (issue 51), old design beside new in one run.
 
-    python -m bench.hostile [--old-ref REV] [--checkpoint DIR] [--seconds 45] [--json OUT]
+    python -m bench.hostile [--old-ref REV] [--checkpoint DIR] [--seconds 45] [--victim 48] [--pause 0] [--json OUT]
 
 For each design `python app.py` is started on 127.0.0.1 (stopped by its PID). A victim on 127.0.0.2 (another
 address) first measures its trace latency with the server idle: 48 sentences nobody asked before, one after
@@ -97,9 +97,10 @@ def client(port: int, address: str, **kw) -> httpx.AsyncClient:
     return httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}/ae/api", transport=transport, timeout=120, **kw)
 
 
-async def latencies(victim: httpx.AsyncClient, said: list[str]) -> list[float]:
+async def latencies(victim: httpx.AsyncClient, said: list[str], pause_s: float = 0.0) -> list[float]:
     out = []
     for sentence in said:
+        await asyncio.sleep(pause_s)
         t0 = time.perf_counter()
         r = await victim.get("/trace", params={"sentence": sentence})
         r.raise_for_status()
@@ -181,10 +182,12 @@ async def attack(port: int, seconds: float, events: dict, seed: int, loops: tupl
     return {"done": done, "refused": refused}
 
 
-async def one_design(port: int, seconds: float, loops: tuple[int, int], said: tuple[list[str], list[str]]) -> dict:
+async def one_design(
+    port: int, seconds: float, loops: tuple[int, int], said: tuple[list[str], list[str]], pause_s: float = 0.0
+) -> dict:
     async with client(port, "127.0.0.2") as victim:
         await latencies(victim, sentences(7, 3))  # warm-up
-        idle = await latencies(victim, said[0])
+        idle = await latencies(victim, said[0], pause_s)
         mine = f"I see the sea {random.random()}.\tIch sehe das Meer.\n".encode()
         upload = await victim.post("/uploads", content=mine, headers={"content-type": "text/tab-separated-values"})
         upload_id = upload.json().get("upload")
@@ -195,7 +198,7 @@ async def one_design(port: int, seconds: float, loops: tuple[int, int], said: tu
         try:
             assert await asyncio.to_thread(events["flooding"].wait, 120), "the script never flooded"
             await asyncio.sleep(1.0)  # at full strength
-            attacked = await latencies(victim, said[1])
+            attacked = await latencies(victim, said[1], pause_s)
             await asyncio.to_thread(events["rooms_made"].wait, 120)
             room = await victim.post("/room")
             events["stop"].set()
@@ -222,6 +225,13 @@ def main() -> int:
     parser.add_argument("--old-ref", action="append", default=[], help="also measure the design at this git revision")
     parser.add_argument("--seconds", type=float, default=45.0, help="the script's longest run")
     parser.add_argument("--victim", type=int, default=VICTIM_SENTENCES, help="the victim's traces, idle and attacked")
+    parser.add_argument(
+        "--pause",
+        type=float,
+        default=0.0,
+        help="seconds the victim reads between two traces, idle and attacked (default 0: back to back, for as long as "
+        "48 traces take; a crowd's batch waits for a person's a second at most, explorer/app/turns.py)",
+    )
     parser.add_argument("--json", default=None)
     parser.add_argument(
         "--loops",
@@ -239,7 +249,7 @@ def main() -> int:
             port = free_port()
             proc, _ = start_app(args.checkpoint, port, cwd=cwd)
             try:
-                results[name] = asyncio.run(one_design(port, args.seconds, tuple(args.loops), said))
+                results[name] = asyncio.run(one_design(port, args.seconds, tuple(args.loops), said, args.pause))
             finally:
                 stop_app(proc)
     print("| design | victim trace p50 / p95, idle | under attack | p95 ratio (target ≤ 1.5) | a new lecturer's room "
