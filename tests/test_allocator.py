@@ -43,6 +43,7 @@ def test_freed_memory_is_reused_instead_of_faulted_in_every_round():
     default, retained = faults_per_round("default"), faults_per_round("retain")
     assert min(default[1:]) > pages // 2  # glibc's default: unmapped on free, faulted in again every round
     # kept: only while the heap grows to fit a round. How many rounds that takes, and which, varies with the layout
-    # (once, in a full suite's run, it grew in rounds 8 and 9): a few rounds fault, never every round
-    assert sum(retained[1:]) < 5 * pages, retained
-    assert len([n for n in retained[1:] if n > pages // 4]) <= 4, retained
+    # (in session 33, 2 to 5 of the 15 rounds, e.g. rounds 1, 2, 7, 8 and 9): under half the rounds fault, and they
+    # fault under half the pages the default faults in the same run
+    assert sum(retained[1:]) < sum(default[1:]) // 2, (retained, default)
+    assert len([n for n in retained[1:] if n > pages // 4]) < (ROUNDS - 1) / 2, retained
