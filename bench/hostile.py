@@ -67,9 +67,8 @@ def matched_halves(checkpoint: str, n: int, seed: int = 8) -> tuple[list[str], l
 
     `2n` sentences are decoded here (greedy, as the victim asks), sorted by their decode's size (target steps, then
     source tokens) and taken in pairs of neighbours, one of each pair to each list (which one goes first alternates);
-    each list is then shuffled. Until session 33 the two were two draws of the generator, and the attacked draw held
-    a sentence that decodes to twice the others' length (64 ms alone against a median of 33): it made the attacked p95
-    of 48 traces, however the server treated the victim."""
+    each list is then shuffled. Until session 33 the two were two draws of the generator, alike only by chance: the
+    attacked draw held a sentence that takes 64 ms alone against a median of 33 ms, the idle draw none over 52 ms."""
     import torch
 
     from explorer.app.models import load_served
