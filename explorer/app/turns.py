@@ -94,8 +94,8 @@ class Turns:
     def wait_turn(self, *_) -> None:
         """A crowd's batch waits here while a person's runs (`YIELD_S` at most in all); any other thread goes on."""
         me = self._running.get(threading.get_ident())
-        if me is None or me.waited >= self.yield_s:
-            return
+        if me is None or me.waited >= self.yield_s or len(self._running) == 1:  # a batch alone always goes: no lock
+            return  # at each layer of each decoding step
         with self._changed:
             if self._may_go(me):
                 return
