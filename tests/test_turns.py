@@ -13,7 +13,7 @@ import torch
 from explorer.app.callers import ASKING
 from explorer.app.encoded import Encoded
 from explorer.app.trace_cache import TraceCache
-from explorer.app.turns import ONE_PERSON, Turns
+from explorer.app.turns import ONE_PERSON, Allowance, Turns
 from explorer.model.transformer import pad_batch
 
 CROWD = ONE_PERSON + 1  # jobs asked and not answered: a script, or a hall behind its router
@@ -145,7 +145,7 @@ def test_a_batch_stops_at_the_next_layer_not_the_end_of_its_batch(tiny_model):
     ],
 )
 def test_people_crowds_and_threads_outside_a_batch_compute_side_by_side(tiny_model, held, other):
-    turns = loaded(Turns(yield_s=30), student=1, classmate=1, hall=CROWD, script=CROWD)
+    turns = loaded(Turns(Allowance(stretch_s=30)), student=1, classmate=1, hall=CROWD, script=CROWD)
     turns.watch(tiny_model)
     running = Held(turns, held)
     try:
@@ -154,8 +154,8 @@ def test_people_crowds_and_threads_outside_a_batch_compute_side_by_side(tiny_mod
         running.release()
 
 
-def test_a_batch_waits_its_yield_at_most_so_a_hall_is_not_held_for_good(tiny_model):
-    turns = loaded(Turns(yield_s=0.3), hall=30, student=1)
+def test_a_batch_waits_the_crowds_allowance_at_most_so_a_hall_is_not_held_for_good(tiny_model):
+    turns = loaded(Turns(Allowance(stretch_s=0.3)), hall=30, student=1)
     turns.watch(tiny_model)
     student = Held(turns, ["student"])
     t0 = time.monotonic()
@@ -164,6 +164,66 @@ def test_a_batch_waits_its_yield_at_most_so_a_hall_is_not_held_for_good(tiny_mod
         assert hall.done.wait(5) and 0.25 < time.monotonic() - t0 < 3  # the student still runs
     finally:
         student.release()
+
+
+class Clock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_crowds_wait_one_stretch_at_most_then_half_the_time_in_the_long_run():
+    clock = Clock()
+    allowance = Allowance(stretch_s=3.0, share=0.5, clock=clock)
+    clock.now = 100.0  # not waited for long: a whole stretch, no more
+    allowance.begin()
+    assert allowance.wait_s() == 3.0
+    clock.now += 3.0
+    allowance.end()
+    assert allowance.wait_s() == 0.0  # spent: a crowd computes beside the people
+    clock.now += 1.0  # a second computing earns a second of waiting
+    assert allowance.wait_s() == 1.0
+    waited = 0.0
+    for _ in range(200):  # a crowd that waits as long as it may after each 0.1 s layer: half the time
+        clock.now += 0.1
+        allowance.begin()
+        wait = allowance.wait_s()
+        clock.now += wait
+        waited += wait
+        allowance.end()
+    assert waited == pytest.approx(200 * 0.1 + 1.0, rel=0.01)
+
+
+def test_two_crowds_waiting_at_once_spend_the_allowance_once():
+    clock = Clock()
+    allowance = Allowance(stretch_s=2.0, share=0.5, clock=clock)
+    allowance.begin()
+    clock.now += 0.5
+    allowance.begin()  # a second crowd's batch: its wait ends when the first one's does
+    assert allowance.wait_s() == 1.5
+    clock.now += 1.5
+    allowance.end()
+    allowance.end()
+    assert allowance.wait_s() == 0.0
+
+
+def test_a_script_that_stays_a_person_for_good_holds_a_hall_back_half_the_time(tiny_model):
+    turns = loaded(Turns(Allowance(stretch_s=0.2)), hall=30, student=1)
+    turns.watch(tiny_model)
+    for layer in tiny_model.encoder.layers:  # a layer computes for 20 ms once its turn has come
+        layer.register_forward_hook(lambda *_: time.sleep(0.02))
+    student = Held(turns, ["student"])  # one long request after another: a person's batch runs throughout
+    t0 = time.monotonic()
+    try:
+        with torch.no_grad(), turns.running(["hall"]):
+            for _ in range(20):
+                tiny_model.encode(pad_batch([[5, 6, 7, 2]], torch.device("cpu")))
+    finally:
+        student.release()
+    computing = 20 * len(tiny_model.encoder.layers) * 0.02
+    assert 0.35 < computing / (time.monotonic() - t0) < 0.65  # waited as long as it computed, and its 0.2 s once
 
 
 def test_a_person_is_an_address_with_at_most_one_tabs_jobs_and_borrows_only_from_crowds():

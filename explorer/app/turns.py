@@ -10,9 +10,10 @@ crowd's batch waits there while a person's batch runs. So a student's trace comp
 server were idle: the flood stops at its next layer, not at the end of its batch, and goes on when the student's batch
 is done. People compute side by side, and so do crowds, one batch per core, as before.
 
-A crowd's batch waits `YIELD_S` at most in all: a script that stays a person (one long request at a time) holds a
-lecture hall's batch back by that much at most, never for good. A thread that runs no batch (training, a test) never
-waits.
+Crowds wait out of one allowance (`Allowance`): at most `STRETCH_S` in one stretch, and `WAIT_SHARE` of the time in
+the long run. So a student's few seconds of tracing back to back are shielded whole, while a script that stays a
+person (one long request at a time, for good) holds a lecture hall back half the time at most, never for good. A
+thread that runs no batch (training, a test) never waits.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import threading
 import time
 import weakref
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -30,20 +31,51 @@ from torch import nn
 from .rate_limits import MAX_IN_FLIGHT
 
 ONE_PERSON = MAX_IN_FLIGHT  # the jobs one browser tab may have asked at once: an address with more is a crowd
-YIELD_S = 1.0  # the longest a crowd's batch waits for people's batches, in all
+STRETCH_S = 3.0  # the longest crowds wait for people's batches at once, when they have not waited for a while
+WAIT_SHARE = 0.5  # the share of the time crowds wait for people's batches, at most, in the long run
 
 
 @dataclass
 class Running:
-    """A batch computing in its thread: its jobs not answered yet, by address, and how long it has waited."""
+    """A batch computing in its thread: its jobs not answered yet, by address."""
 
     pending: Counter[str] = field(default_factory=Counter)
-    waited: float = 0.0
+
+
+class Allowance:
+    """How long crowds may still wait for people: seconds that drain while any crowd's batch waits (one second a
+    second, however many wait) and come back at `share` of a second a second, up to `stretch_s` of waiting at once.
+    Its caller holds a lock around every call."""
+
+    def __init__(
+        self, stretch_s: float = STRETCH_S, share: float = WAIT_SHARE, clock: Callable[[], float] = time.monotonic
+    ):
+        self.share, self.clock = share, clock
+        self.most = stretch_s * (1 - share)  # while crowds wait, it drains by 1 - share a second
+        self.left, self.waiting, self.settled = self.most, 0, clock()
+
+    def settle(self) -> None:
+        now = self.clock()
+        elapsed, self.settled = now - self.settled, now
+        self.left = min(self.most, max(0.0, self.left + elapsed * (self.share - (1 if self.waiting else 0))))
+
+    def wait_s(self) -> float:
+        """How long a crowd's batch that begins to wait now may wait: until the allowance is spent."""
+        self.settle()
+        return self.left / (1 - self.share)
+
+    def begin(self) -> None:
+        self.settle()
+        self.waiting += 1
+
+    def end(self) -> None:
+        self.settle()
+        self.waiting -= 1
 
 
 class Turns:
-    def __init__(self, yield_s: float = YIELD_S):
-        self.yield_s = yield_s
+    def __init__(self, allowance: Allowance | None = None):
+        self.allowance = allowance or Allowance()
         self._changed = threading.Condition()
         self._load: Counter[str] = Counter()  # jobs asked and not answered, by address
         self._running: dict[int, Running] = {}  # by thread
@@ -92,16 +124,19 @@ class Turns:
                 self._changed.notify_all()
 
     def wait_turn(self, *_) -> None:
-        """A crowd's batch waits here while a person's runs (`YIELD_S` at most in all); any other thread goes on."""
+        """A crowd's batch waits here while a person's runs (as long as the crowds' `allowance` lasts); any other
+        thread goes on."""
         me = self._running.get(threading.get_ident())
-        if me is None or me.waited >= self.yield_s or len(self._running) == 1:  # a batch alone always goes: no lock
+        if me is None or len(self._running) == 1:  # a batch alone always goes: no lock
             return  # at each layer of each decoding step
         with self._changed:
             if self._may_go(me):
                 return
-            t0 = time.monotonic()
-            self._changed.wait_for(lambda: self._may_go(me), timeout=self.yield_s - me.waited)
-            me.waited += time.monotonic() - t0
+            self.allowance.begin()
+            try:
+                self._changed.wait_for(lambda: self._may_go(me), timeout=self.allowance.wait_s())
+            finally:
+                self.allowance.end()
 
     def _persons(self, batch: Running) -> bool:
         """(The lock held.) Whether a job of a person's is in `batch`."""
