@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import time
 
 import numpy as np
 import pytest
@@ -478,3 +479,37 @@ def test_a_stream_that_ends_or_never_starts_gives_its_follower_place_back(models
         answer = client.get(f"/train/{run.id}/events")
         assert answer.status_code == 200 and '"message": "Done."' in answer.text
     assert run.followers == 0
+
+
+def test_a_burst_of_questions_from_one_address_never_holds_another_addresss_question_back(models):
+    """A review of issue 51: behind a server-wide gate of two questions at a time, first come first served, a
+    student's question waited for a script's whole burst (15 s behind 90). Each question now waits in the model's
+    line, fair between addresses: of the burst's questions still unanswered when the student asks, most are answered
+    after the student's."""
+    import httpx
+
+    app = Starlette(routes=http_api.routes(models))
+    done: dict[str, float] = {}
+
+    async def ask_from(address: str, sentence: str, name: str) -> None:
+        transport = httpx.ASGITransport(app=app, client=(address, 1))
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            body = {"trace": {"sentence": sentence}, "question": {"what": "heads", "method": "exact"}}
+            answer = await client.post("/ae/api/ask/heads", json=body, timeout=120)
+        assert answer.status_code == 200, answer.text
+        done[name] = time.monotonic()
+
+    async def burst_then_student() -> float:
+        nouns = ["dog", "cat", "house", "car", "book", "tree", "bird", "child", "friend", "letter"]
+        sentences = [f"The {a} and the old {b} see the {c} today." for a in nouns for b in nouns[:3] for c in nouns[:2]]
+        burst = [asyncio.create_task(ask_from("10.0.0.1", s, f"burst {i}")) for i, s in enumerate(sentences)]
+        while len(done) < 3:  # the burst is at the model
+            await asyncio.sleep(0.01)
+        asked = time.monotonic()
+        await asyncio.gather(ask_from("10.0.0.2", TEXT, "student"), *burst)
+        return asked
+
+    asked = asyncio.run(burst_then_student())
+    pending = [name for name, t in done.items() if t > asked and name != "student"]
+    before = [name for name in pending if done[name] < done["student"]]
+    assert len(done) == 61 and len(pending) > 20 and len(before) < len(pending) / 3, (len(before), len(pending))

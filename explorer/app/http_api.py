@@ -12,11 +12,10 @@ limiter (`rate_limits.ADMITTED`), and who a caller is, is `callers.py`'s to say.
 import asyncio
 import io
 import math
-import os
 from typing import Annotated
 
 import numpy as np
-from fastapi import APIRouter, Depends, FastAPI, Path, Query, Request
+from fastapi import APIRouter, FastAPI, Path, Query, Request
 from plotly.io.json import to_json_plotly
 from sse_starlette import EventSourceResponse
 from starlette.background import BackgroundTask
@@ -80,14 +79,9 @@ def build_api(
     clients = ClientIds(rates)
     runs = TrainingRuns(models, idle_s=models.own.ttl)  # a run lives as long as the model it trained
 
-    async def turn():
-        yield
-
-    # a question can cost a second of CPU (integrated gradients): as many run at once as there are cores, so a burst
-    # of them waits its turn here, not in threads, and uses every core while no trace waits; a trace that arrives
-    # takes the next model slot before any waiting question (trace_cache.Slots: priority 0 before 1;
-    # bench/class_questions.py: one core against both)
-    questions = Depends(turn, scope="function", max_concurrency=os.cpu_count() or 1)
+    # a question (up to a second of CPU: integrated gradients) waits in the model's line like a trace, after the traces
+    # (trace_cache.Slots: priority 1 after 0) and fair between addresses: one address's burst never holds another's
+    # question back (a review of issue 51: behind a server-wide gate of two, a victim's waited 15 s behind 90)
     router = APIRouter(dependencies=[ADMITTED], responses=REFUSED)
     streams = APIRouter(responses=REFUSED)  # open for as long as what they follow: not counted
 
@@ -126,7 +120,6 @@ def build_api(
             ask_route(what),
             methods=["POST"],
             name=what,
-            dependencies=[questions],
             responses={200: {"model": ANSWERS[what]}},
         )
 
