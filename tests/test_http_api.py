@@ -287,8 +287,11 @@ def test_behind_a_trusted_proxy_the_address_is_the_one_the_proxy_appended_never_
     assert address_of(request_from("10.1.2.3", forged), trusted_proxies("")) == "10.1.2.3"  # none trusted
     two = [(b"x-forwarded-for", b"6.6.6.6"), (b"x-forwarded-for", b"203.0.113.9")]  # a proxy that adds its own header
     assert address_of(request_from("10.1.2.3", two), trusted_proxies("*")) == "203.0.113.9"
-    phone = [(b"x-forwarded-for", b"2001:db8:1:2:aaaa::1")]  # a /64 is one household or phone: counted as one
-    assert address_of(request_from("10.1.2.3", phone), trusted_proxies("*")) == "2001:db8:1:2::/64"
+    for home in range(11):  # a home's /56 holds 256 /64s (a review of issue 51: 17 of them took every room)
+        sent = [(b"x-forwarded-for", f"2001:db8:1:{home}:aaaa::1".encode())]
+        assert address_of(request_from("10.1.2.3", sent), trusted_proxies("*")) == "2001:db8:1::/56"
+    neighbour = [(b"x-forwarded-for", b"2001:db8:1:100::1")]  # the next /56: another home
+    assert address_of(request_from("10.1.2.3", neighbour), trusted_proxies("*")) == "2001:db8:1:100::/56"
     assert address_of(request_from("::ffff:198.51.100.4"), []) == "198.51.100.4"
     garbage = [(b"x-forwarded-for", b"203.0.113.9, not-an-address")]
     assert address_of(request_from("10.1.2.3", garbage), trusted_proxies("*")) == "10.1.2.3"
@@ -513,3 +516,31 @@ def test_a_burst_of_questions_from_one_address_never_holds_another_addresss_ques
     pending = [name for name, t in done.items() if t > asked and name != "student"]
     before = [name for name in pending if done[name] < done["student"]]
     assert len(done) == 61 and len(pending) > 20 and len(before) < len(pending) / 3, (len(before), len(pending))
+
+
+@pytest.mark.parametrize(
+    "method, path, sent, said",
+    [
+        (
+            "get",
+            "/ae/api/room/" + "A" * 20 + "/events",
+            {},
+            "The room code is 20 characters long; it may have at most 16.",
+        ),
+        ("post", "/ae/api/room/{room}/end", {"headers": {"x-ae-lecturer": "k" * 200}}, "The lecturer key is 200"),
+        (
+            "post",
+            "/ae/api/train/" + "r" * 100 + "/stop",
+            {},
+            "The run id is 100 characters long; it may have at most 64.",
+        ),
+        ("post", "/ae/api/room/{room}/answer", {"json": {"question": 1, "pick": 0, "token": "t" * 65}}, "at most 64."),
+        ("get", "/ae/api/trace", {"params": {"sentence": "a" * 4001}}, "takes up to 1,000 characters (a sentence"),
+    ],
+)
+def test_a_string_too_long_is_refused_with_its_own_field_and_limit(client, method, path, sent, said):
+    """A review of issue 51: every such refusal said "up to 1,000 characters", the sentence's limit, whatever the
+    field's own; and most named no field."""
+    room = client.post("/ae/api/room").json()["code"]
+    answer = getattr(client, method)(path.format(room=room), **sent)
+    assert answer.status_code == 400 and said in answer.json()["error"], answer.json()

@@ -5,7 +5,9 @@ The address is the connection's peer, except where that peer is a proxy the oper
 `AE_TRUSTED_PROXIES`: addresses and networks, comma-separated, or `*` on a host only its proxy can reach, such as a
 Hugging Face Space). Then it is the right-most entry of `X-Forwarded-For`: the one that proxy appended. The entries
 to its left are whatever the client sent, so a client cannot choose the address it is counted by. An IPv6 address
-counts by its /64, which one household or phone holds.
+counts by its /56, what a home is given (RFC 6177; a phone holds a /64 of it): counted by /64, one home was 256
+addresses, enough to take every room and every kept upload (a review of issue 51). A /56 of a carrier's phones is
+counted as one, as an IPv4 address behind the carrier's NAT is.
 
 A client id is issued by the server (`POST /ae/api/client`), at most `ISSUE_RATE` per address, and signed: an id the
 server did not make counts for nothing, so a script cannot talk its way around its address's share by naming itself
@@ -26,6 +28,7 @@ from dataclasses import dataclass
 CLIENT_HEADER = "x-ae-client"  # the id the server issued to a browser tab, sent with each API request
 FORWARDED_HEADER = "x-forwarded-for"
 TRUSTED_PROXIES_ENV = "AE_TRUSTED_PROXIES"
+IPV6_PREFIX = 56  # the bits of an IPv6 address that name who asks: a home's prefix
 ASKING: ContextVar[str] = ContextVar("asking", default="")  # the address of the API request being served (its line)
 ISSUE_RATE = "400/minute"  # client ids one address may be issued: a class of 200 opening the page at once, twice
 
@@ -67,8 +70,8 @@ def address_of(request, proxies: list | None) -> str:
 
 
 def counted(address: str) -> str:
-    """An address as it is counted: an IPv4 address as itself, an IPv6 one by its /64 (one home or phone holds a
-    whole /64: a script there must not count as millions of people), an IPv4-mapped IPv6 one as its IPv4."""
+    """An address as it is counted: an IPv4 address as itself, an IPv6 one by its /56 (one home holds a whole /56:
+    a script there must not count as 256 people, nor millions), an IPv4-mapped IPv6 one as its IPv4."""
     try:
         ip = ipaddress.ip_address(address)
     except ValueError:
@@ -76,7 +79,7 @@ def counted(address: str) -> str:
     if ip.version == 6:
         if ip.ipv4_mapped is not None:
             return str(ip.ipv4_mapped)
-        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+        return str(ipaddress.ip_network(f"{ip}/{IPV6_PREFIX}", strict=False))
     return address
 
 

@@ -288,6 +288,14 @@ NAMES = {name: field.title for name, field in TraceRequest.model_fields.items()}
     "presentation": "Presentation mode",
     "dims": "Dimensions",
     "waves": "Wave dimensions",
+    "view": "The view",
+    "lesson": "The lesson stop",
+    "code": "The room code",
+    "key": "The lecturer key",
+    "x-ae-lecturer": "The lecturer key",
+    "run": "The run id",
+    "client": "The client id",
+    "u": "The address to encode",
 }
 
 
@@ -360,10 +368,12 @@ def refusal(errors: list[dict], data=None) -> str:
         span = f"choose {_figure(limit.low)} to {_figure(limit.high)}" if limit else error["msg"].lower()
         return f"{name} {_as_typed(value)} is out of range: {span}."
     if kind == "string_too_long" and isinstance(value, str):
-        return (
-            f"{name} is {len(value):,} characters long; the explorer takes up to {MAX_CHARS:,} characters "
-            "(a sentence or two). Shorten it and try again."
-        )
+        if fields and fields[-1] in ("sentence", "prefix"):  # a huge paste, refused before it is normalized
+            return (
+                f"{name} is {len(value):,} characters long; the explorer takes up to {MAX_CHARS:,} characters "
+                "(a sentence or two). Shorten it and try again."
+            )
+        return f"{name} is {len(value):,} characters long; it may have at most {ctx.get('max_length'):,}."
     if kind == "too_long":
         return f"{name} lists {len(value):,} items; at most {ctx.get('max_length')} are accepted."
     if kind.startswith(("int_", "float_")):
