@@ -166,6 +166,54 @@ def test_rooms_and_followers_are_bounded(app):
         ended.get(room.code)
 
 
+def test_one_address_holds_half_a_rooms_followers_at_most():
+    """A review of issue 51: 500 sockets from one address that never read took every place in a class's room."""
+    rooms = Rooms(max_followers=4)
+    room = rooms.create()
+    rooms.follow(room.code, address="10.0.0.1")
+    _, second, _ = rooms.follow(room.code, address="10.0.0.1")
+    with pytest.raises(RoomError, match=r"has 2 followers from this address \(10.0.0.1\) already"):
+        rooms.follow(room.code, address="10.0.0.1")
+    rooms.follow(room.code, address="10.0.0.2")  # the class still gets in
+    rooms.leave(room, second)
+    rooms.follow(room.code, address="10.0.0.1")  # a place of its own that it left
+
+
+def test_a_page_that_reconnects_never_answers_twice_and_keeps_its_answer_by_sending_it_again():
+    """A review of issue 51: closing the stream and following again gave a new token each time, and each answered
+    again (300 answers from one address, every one kept)."""
+    rooms = Rooms()
+    room = rooms.create()
+    question = rooms.ask(room, 2, 0, 1, 5)
+    for _ in range(5):  # one page reconnecting, answering with each token
+        _, follower, queue = rooms.follow(room.code)
+        rooms.answer(room.code, question.id, queue.get_nowait()[1]["token"], 0)
+        assert len(question.answers) == 1
+        rooms.leave(room, follower)
+        assert len(question.answers) == 0  # counted while it follows
+    _, _, watcher = rooms.follow(room.code, room.key)
+    _, follower, queue = rooms.follow(room.code)
+    rooms.answer(room.code, question.id, queue.get_nowait()[1]["token"], 0)  # sent again by the page
+    rooms.reveal(room)
+    rooms.leave(room, follower)  # after the reveal, the class's answers stay as revealed
+    assert question.public()["counts"] == [1, 0, 0, 0, 0]
+    told = [watcher.get_nowait()[:2] for _ in range(watcher.qsize())]
+    assert ("answered", {"id": 1, "answered": 1}) in told
+
+
+def test_one_address_cannot_scan_the_codes_for_live_rooms(app):
+    """A review of issue 51: the 331,776 codes could be tried in minutes, unknown codes cost nothing."""
+    from explorer.app.room_api import UNKNOWN_RATE
+
+    client, _ = app
+    code, _ = lecture(client)
+    assert UNKNOWN_RATE == "30/minute"
+    assert [client.get(f"/ae/api/room/NO{i:02d}/events").status_code for i in range(30)] == [404] * 30
+    refused = client.post("/ae/api/room/NO99/answer", json={"question": 1, "pick": 0, "token": "t"})
+    assert refused.status_code == 429 and "Too many codes that name no room" in refused.json()["error"]
+    assert client.get(f"/ae/api/room/{code}/qr.svg", params={"u": f"http://x/?room={code}"}).status_code == 200
+
+
 def test_one_address_cannot_take_every_room_nor_create_them_fast(mini_handle):
     """Issue 51: fifty POSTs took every room for ten minutes and locked every lecturer out. Now an address holds at
     most MAX_ROOMS_PER_ADDRESS, creates at most CREATE_RATE, and a room no page is on ends within a minute."""

@@ -1,6 +1,7 @@
 """The classroom's routes (`rooms.py`) under `/ae/api/room`, each described in `/ae/api/docs`: the lecturer drives
 with the secret key `POST /room` made (header `X-AE-Lecturer`), the students follow a stream of server-sent events.
-An address creates at most `CREATE_RATE` rooms and holds `rooms.MAX_ROOMS_PER_ADDRESS`.
+An address creates at most `CREATE_RATE` rooms, holds `rooms.MAX_ROOMS_PER_ADDRESS`, and names `UNKNOWN_RATE` codes
+of no room (a scan for live rooms stops there).
 """
 
 # no `from __future__ import annotations`: FastAPI reads the routes' annotations
@@ -12,7 +13,7 @@ from typing import Annotated
 
 import qrcode
 import qrcode.image.svg
-from fastapi import APIRouter, Header, Path, Query, Request
+from fastapi import APIRouter, Depends, Header, Path, Query, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response, StreamingResponse
 
@@ -20,7 +21,7 @@ from ..errors import UserError
 from .callers import address_of
 from .errors import REFUSED
 from .rate_limits import ADMITTED, rate_setting
-from .rooms import Rooms
+from .rooms import NoRoom, Rooms
 from .schemas import RoomAnswer, RoomQuestion, RoomView
 
 LECTURER_HEADER = "x-ae-lecturer"
@@ -28,6 +29,8 @@ HEARTBEAT_S = 15.0
 HEARTBEAT = b": still here\n\n"  # a comment: the page's EventSource ignores it
 MAX_URL = 300  # characters of the address a QR code carries
 CREATE_RATE = rate_setting("AE_ROOM_RATE", "6/minute")  # rooms one address may create
+# codes naming no room one address may try: a mistyped code or two, never a scan of the 331,776 codes for live rooms
+UNKNOWN_RATE = "30/minute"
 Code = Annotated[str, Path(max_length=16, description="the room's code")]
 Key = Annotated[str | None, Header(alias=LECTURER_HEADER, max_length=128, description="the lecturer's key")]
 
@@ -43,6 +46,18 @@ def qr_svg(url: str) -> bytes:
 
 def router(rooms: Rooms) -> APIRouter:
     """The classroom's routes, each counted by the API's limiter but the event stream, open for a whole lecture."""
+
+    async def known(request: Request, code: Code) -> None:
+        """A route's room must exist; an address that names `UNKNOWN_RATE` codes of no room is refused (429)."""
+        try:
+            rooms.get(code)
+        except NoRoom:
+            state = request.app.state
+            refusal = "Too many codes that name no room from one address."
+            state.rates.hit(UNKNOWN_RATE, "codes of no room", address_of(request, state.proxies), refusal)
+            raise
+
+    a_room = [Depends(known)]
     room = APIRouter(prefix="/room", tags=["classroom"], dependencies=[ADMITTED], responses=REFUSED)
     stream = APIRouter(prefix="/room", tags=["classroom"], responses=REFUSED)  # open for a whole lecture: not counted
 
@@ -56,45 +71,48 @@ def router(rooms: Rooms) -> APIRouter:
         made = rooms.create(address)
         return {"code": made.code, "key": made.key}
 
-    @room.post("/{code}/view")
+    @room.post("/{code}/view", dependencies=a_room)
     async def view(code: Code, shown: RoomView, key: Key = None) -> dict:
         """The lecturer's view, which every follower takes."""
         lecturing = rooms.lecturer(code, key)
         rooms.show(lecturing, shown.model_dump(mode="json"))
         return {"following": len(lecturing.followers)}
 
-    @room.post("/{code}/question")
+    @room.post("/{code}/question", dependencies=a_room)
     async def question(code: Code, asked: RoomQuestion, key: Key = None) -> dict:
         """Ask the class which source token a cross-attention head will attend to most."""
         return rooms.ask(rooms.lecturer(code, key), asked.step, asked.layer, asked.head, asked.sources).public()
 
-    @room.post("/{code}/reveal")
+    @room.post("/{code}/reveal", dependencies=a_room)
     async def reveal(code: Code, key: Key = None) -> dict:
         """Show the class's answers and the head's own."""
         return rooms.reveal(rooms.lecturer(code, key)).public()
 
-    @room.post("/{code}/end")
+    @room.post("/{code}/end", dependencies=a_room)
     async def end(code: Code, key: Key = None) -> dict:
         """End the lecture: every follower is told, and the room goes."""
         rooms.end(rooms.lecturer(code, key))
         return {"ended": True}
 
-    @room.post("/{code}/answer")
+    @room.post("/{code}/answer", dependencies=a_room)
     async def answer(code: Code, given: RoomAnswer) -> dict:
         """One student's answer: once per following page and question, with the answer token of its stream's first
         event (only a page that follows can answer)."""
         asked = rooms.answer(code, given.question, given.token, given.pick)
         return {"id": asked.id, "answered": len(asked.answers)}
 
-    @stream.get("/{code}/events", response_class=StreamingResponse)
+    @stream.get("/{code}/events", response_class=StreamingResponse, dependencies=a_room)
     async def events(
-        code: Code, key: Annotated[str | None, Query(max_length=128, description="the lecturer's own page")] = None
+        request: Request,
+        code: Code,
+        key: Annotated[str | None, Query(max_length=128, description="the lecturer's own page")] = None,
     ):
         """Server-sent events: the room's state (with the page's answer token), then each change: `view`, `question`
         (asked, then revealed with the class's counts), `answered`, `following`, `end`; a comment every
         `HEARTBEAT_S` keeps proxies from closing a quiet stream. An EventSource cannot send a header: the lecturer's
-        own page names itself with `?key=` (and is not counted as a follower)."""
-        followed, follower, queue = rooms.follow(code, key)
+        own page names itself with `?key=` (and is not counted as a follower). One address may hold half a room's
+        followers."""
+        followed, follower, queue = rooms.follow(code, key, address_of(request, request.app.state.proxies))
 
         async def stream():
             try:
@@ -114,7 +132,7 @@ def router(rooms: Rooms) -> APIRouter:
         headers = {"cache-control": "no-store", "x-accel-buffering": "no"}
         return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
 
-    @room.get("/{code}/qr.svg", response_class=Response)
+    @room.get("/{code}/qr.svg", response_class=Response, dependencies=a_room)
     async def qr(code: Code, u: Annotated[str, Query(description="the students' address")] = "") -> Response:
         """The students' address as a QR code, for the projector."""
         shown_room = rooms.get(code)

@@ -10,10 +10,13 @@ reveal are refused, and the reveal sends the class's guesses as counts per sourc
 The room tells its followers when no lecturer's page is open on it any more ("lecturer" {"present": false}: a
 reload, a closed lid) and when one is again, so a class never waits on a frozen view without a word.
 
-Nothing personal is kept: a follower is an anonymous browser id, used only to count one answer per question.
-Rooms and followers are bounded (`MAX_ROOMS`, `MAX_FOLLOWERS`), and one address holds at most
-`MAX_ROOMS_PER_ADDRESS`: a script cannot take every room. A room ends when its lecturer ends it, `EMPTY_S` after no
-page (the lecturer's or a student's) is on it any more, or after `IDLE_S` without a change.
+Nothing personal is kept: a follower is an anonymous browser id, used only to count one answer per question; an
+open question counts the answers of the pages following now (a page that reconnects sends its answer again), so
+reconnecting never answers twice and the answers kept are bounded by the followers. Rooms and followers are bounded
+(`MAX_ROOMS`, `MAX_FOLLOWERS`), and one address holds at most `MAX_ROOMS_PER_ADDRESS` rooms and half a room's
+followers (a lecture hall of 200 behind one router fits): a script can take neither every room nor a class's. A
+room ends when its lecturer ends it, `EMPTY_S` after no page (the lecturer's or a student's) is on it any more, or
+after `IDLE_S` without a change.
 """
 
 from __future__ import annotations
@@ -106,6 +109,7 @@ class Room:
     followers: dict[int, asyncio.Queue[Event]] = field(default_factory=dict)
     watchers: dict[int, asyncio.Queue[Event]] = field(default_factory=dict)  # the lecturer's own pages: not counted
     tokens: dict[str, int] = field(default_factory=dict)  # a follower's answer token -> its id (one answer each)
+    addresses: dict[int, str] = field(default_factory=dict)  # a follower's id -> the address it follows from
     last_seen: float = field(default_factory=time.monotonic)  # when a page last watched or followed
     last_change: float = field(default_factory=time.monotonic)
     ended: bool = False
@@ -126,6 +130,7 @@ class Rooms:
 
     def __init__(self, max_rooms: int = MAX_ROOMS, max_followers: int = MAX_FOLLOWERS, idle_s: float = IDLE_S):
         self.max_rooms, self.max_followers, self.idle_s = max_rooms, max_followers, idle_s
+        self.max_per_address = max(1, max_followers // 2)  # followers of one room from one address
         self.rooms: dict[str, Room] = {}
         self._next_follower = 0
 
@@ -214,9 +219,9 @@ class Rooms:
         self.send(room, "answered", {"id": question.id, "answered": len(question.answers)})
         return question
 
-    def follow(self, code: str, key: str | None = None) -> tuple[Room, int, asyncio.Queue[Event]]:
-        """A new follower's queue; its first event is the room's state. With the lecturer's key, the lecturer's own
-        page, which gets the same events but is not counted as following."""
+    def follow(self, code: str, key: str | None = None, address: str = "") -> tuple[Room, int, asyncio.Queue[Event]]:
+        """A new follower's queue (following from `address`); its first event is the room's state. With the
+        lecturer's key, the lecturer's own page, which gets the same events but is not counted as following."""
         room = self.get(code)
         room.last_seen = time.monotonic()
         self._next_follower += 1
@@ -232,8 +237,15 @@ class Rooms:
             return room, self._next_follower, queue
         if len(room.followers) >= self.max_followers:
             raise RoomFull(f"Room {room.code} has {len(room.followers)} followers already, its limit.")
+        mine = sum(1 for other in room.addresses.values() if other == address)
+        if address and mine >= self.max_per_address:
+            raise RoomFull(
+                f"Room {room.code} has {mine} followers from this address ({address}) already, the most one address "
+                "may have: half the room's."
+            )
         self.send(room, "following", {"following": len(room.followers) + 1})  # the others learn the count
         room.followers[self._next_follower] = queue
+        room.addresses[self._next_follower] = address
         token = secrets.token_urlsafe(12)
         room.tokens[token] = self._next_follower
         queue.put_nowait(Event.of("state", room.state() | {"token": token}))  # this page's own answer token
@@ -243,7 +255,13 @@ class Rooms:
         if room.watchers.pop(follower, None) is not None and not room.watchers and not room.ended:
             self.send(room, "lecturer", {"present": False})  # the class learns the lecturer's page went away
         room.last_seen = time.monotonic()
+        gone = [t for t, f in room.tokens.items() if f == follower]
         room.tokens = {t: f for t, f in room.tokens.items() if f != follower}
+        room.addresses.pop(follower, None)
+        question = room.question
+        if question is not None and not question.revealed and not room.ended:  # its page sends its answer again
+            if [t for t in gone if question.answers.pop(t, None) is not None]:
+                self.send(room, "answered", {"id": question.id, "answered": len(question.answers)})
         if room.followers.pop(follower, None) is not None and not room.ended:
             self.send(room, "following", {"following": len(room.followers)})
 

@@ -3333,6 +3333,13 @@
       this.draw();
       return true;
     }
+    // An open question counts the pages following now: a page that reconnected sends its guess again.
+    answerAgain() {
+      const q = this.question;
+      if (!q || q.revealed || this.guess === null || this.key) return;
+      post("/" + this.code + "/answer", { question: q.id, pick: this.guess, token: this.token }).catch(() => {
+      });
+    }
     // ---- both: the room's events
     listen() {
       if (this.source) this.source.close();
@@ -3344,10 +3351,12 @@
       });
       on("state", (state) => {
         this.count = state.following;
+        const again = state.token && this.token && state.token !== this.token;
         if (state.token) this.token = state.token;
         if (state.lecturer === false) this.lecturer = "away";
         else if (this.lecturer === "away") this.lecturerBack();
         this.setQuestion(state.question);
+        if (again) this.answerAgain();
         this.apply(state.view);
       });
       on("view", (view) => this.apply(view));
