@@ -123,3 +123,21 @@ def test_one_peer_has_a_bounded_number_of_new_page_addresses_rendered(tmp_path):
     refused = client.get("/", headers={"host": "h20.example"})
     assert refused.status_code == 429 and "Too many addresses of the page" in refused.json()["error"]
     assert app.renders == 20 and client.get("/", headers={"host": "h3.example"}).status_code == 200  # kept
+
+
+def test_behind_a_trusted_proxy_the_page_renders_are_counted_by_the_visitors_address():
+    """A second review of issue 51: on a Space every visitor's peer is the proxy, and 20 new page addresses asked by
+    one visitor had the page refused (429) to every other visitor for a minute."""
+    from ipaddress import ip_network
+
+    app = App()
+    client = TestClient(
+        AppMiddleware(app, upload_bytes=1000, proxies=[ip_network("127.0.0.0/8")]), client=("127.0.0.1", 9)
+    )
+    script = {"x-forwarded-for": "203.0.113.66"}
+    for i in range(20):
+        assert client.get(f"/?v={i}", headers=script).status_code == 200
+    assert client.get("/?v=20", headers=script).status_code == 429
+    assert client.get("/", headers={"x-forwarded-for": "198.51.100.7"}).status_code == 200  # another visitor
+    forged = client.get("/?v=21", headers={"x-forwarded-for": "198.51.100.7, 203.0.113.66"})  # the proxy's entry last
+    assert forged.status_code == 429

@@ -22,7 +22,9 @@ from collections import OrderedDict
 from urllib.parse import parse_qsl, urlencode
 
 import httpx
+from starlette.requests import Request
 
+from ..app.callers import address_of
 from ..app.encoded import IMMUTABLE, REVALIDATE, Encoded
 from ..app.errors import error
 from ..app.http_api import PREFIX as API_PREFIX
@@ -40,18 +42,20 @@ RENDERED = ("/", "/theme.css")  # what Gradio renders the same way for every vis
 PAGE_KEY_HEADERS = (b"host", b"x-forwarded-host", b"x-forwarded-proto", b"x-forwarded-port", b"x-forwarded-prefix")
 PAGE_KEY_QUERY = ("v",)  # the query parameter Gradio reads (a deep link's sentence=... is the browser's)
 GRADIO_GETS = ("/", "/theme.css", "/config", "/favicon.ico", "/manifest.json")  # what the page asks Gradio, + KEPT
-# pages one peer may have rendered anew (a new host or forwarded header): each costs ~75 ms of CPU, and a script that
-# varied its Host pushed the real page out of the kept ones (a review of issue 51); a class behind one proxy asks one
+# pages one address may have rendered anew (a new host or forwarded header): each costs ~75 ms of CPU, and a script
+# that varied its Host pushed the real page out of the kept ones (a review of issue 51); a class behind one proxy asks
+# one. Counted by the caller's address (behind a trusted proxy, the client's), never the proxy's: that let one visitor
+# of a Space have the page refused to everyone for a minute (a second review)
 RENDER_RATE = "20/minute"
 
 
 class AppMiddleware:
     """`app` (the API, the static files and Gradio's page) behind a cache of its files and rendered pages, a
     request-body cap and Gradio's closed routes; `kept`: the URL prefixes whose files are kept, with their caching
-    (`KEPT` and the explorer's own)."""
+    (`KEPT` and the explorer's own); `proxies`: the trusted proxies (`callers.trusted_proxies`; none by default)."""
 
-    def __init__(self, app, upload_bytes: int, kept: dict[str, bytes] = KEPT):
-        self.app = app
+    def __init__(self, app, upload_bytes: int, kept: dict[str, bytes] = KEPT, proxies: list | None = ()):
+        self.app, self.proxies = app, proxies
         self.limited = BodyLimit(app, upload_bytes=upload_bytes)
         self.kept = kept
         self.pages: OrderedDict[tuple, Encoded] = OrderedDict()  # rendered pages, by key
@@ -98,10 +102,8 @@ class AppMiddleware:
         future = self.rendering.get(key)
         if future is None:
             if kept is self.pages:
-                peer = (scope.get("client") or ("?",))[0]
-                self.renders.hit(
-                    RENDER_RATE, "new addresses of the page", peer, "Too many addresses of the page asked."
-                )
+                who = address_of(Request(scope), self.proxies)
+                self.renders.hit(RENDER_RATE, "new addresses of the page", who, "Too many addresses of the page asked.")
             future = self.rendering[key] = asyncio.get_running_loop().create_future()
             try:
                 page = await self._render(scope)

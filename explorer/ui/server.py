@@ -18,6 +18,7 @@ from starlette.responses import FileResponse, Response
 from starlette.routing import Route
 
 from ..app import http_api
+from ..app.callers import trusted_proxies
 from ..app.encoded import IMMUTABLE
 from ..app.errors import answer_errors
 from ..app.models import MODEL_IDLE_S, ModelRegistry
@@ -39,6 +40,7 @@ def build_app(
     (the first opens); a model trained here is kept `trained_idle_s` after its last use; `proxies`: the trusted
     reverse proxies (`explorer.app.callers`; () reads the environment)."""
     models = ModelRegistry(shipped, model_idle_s=trained_idle_s)
+    proxies = trusted_proxies() if proxies == () else proxies
     timelapse = timelapse or TimeLapse(None)
     demo = build_demo(models.shipped, models=models)
     # the explorer's own files: plotly.js (its version in its URL) and the viewer's bundle (named by its hash)
@@ -60,7 +62,7 @@ def build_app(
         ssr_mode=False,
     )
     kept = KEPT | {viewer.PLOTLY_URL: IMMUTABLE, viewer.ASSETS: IMMUTABLE}
-    middleware = AppMiddleware(app, upload_bytes=MAX_UPLOAD_BYTES, kept=kept)
+    middleware = AppMiddleware(app, upload_bytes=MAX_UPLOAD_BYTES, kept=kept, proxies=proxies)
     for url, (data, content_type) in viewer.BUNDLE.items():
         middleware.keep(url, data, content_type)
     return middleware, demo
