@@ -447,7 +447,7 @@ def test_one_address_trains_a_bounded_number_of_minutes_an_hour(models, monkeypa
 
     from explorer.app.training_job import TrainingRuns
 
-    def start(self, asked):  # no training: a run starts, or (a size it does not have) is refused in the route
+    def start(self, asked, owner):  # no training: a run starts, or (a size it does not have) is refused in the route
         if asked.preset == "huge":
             raise UserError("Unknown model size 'huge'")
         return SimpleNamespace(id="started")

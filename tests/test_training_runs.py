@@ -43,6 +43,27 @@ def test_the_server_holds_a_bounded_number_of_trained_models(mini_handle, monkey
     assert models.register(mini_handle)  # the unused ones went
 
 
+def test_one_address_holds_a_few_trained_models_and_never_pushes_out_anothers(mini_handle, monkeypatch):
+    """A review of issue 51: 64 models took every place, each kept alive by a request every two hours; a few
+    addresses could lock training out for everyone. Now each holds `MODELS_PER_ADDRESS`: its fifth drops its own
+    oldest, and only its own."""
+    import explorer.app.models as models_module
+
+    monkeypatch.setattr(models_module, "MAX_OWN_MODELS", 6)
+    models = ModelRegistry(mini_handle)
+    student = models.register(mini_handle, "10.0.0.2")
+    script = [models.register(mini_handle, "10.0.0.1") for _ in range(4)]
+    script.append(models.register(mini_handle, "10.0.0.1"))  # its fifth: its own first goes
+    with pytest.raises(UserError, match="not on the server any more"):
+        models.get(script[0])
+    assert models.get(student) is mini_handle and all(models.get(key) for key in script[1:])
+    models.register(mini_handle, "10.0.0.3")  # the sixth place
+    with pytest.raises(UserError, match="already holds 6 trained models"):
+        models.room_for_one("10.0.0.4")  # full, and 10.0.0.4 has none of its own to drop
+    models.room_for_one("10.0.0.1")  # it may: its own oldest makes the room
+    assert models.get(student) is mini_handle
+
+
 def test_a_second_run_is_told_at_once_and_an_unknown_run_is_a_404(mini_handle):
     slot = TrainingSlot()
     runs = TrainingRuns(ModelRegistry(mini_handle), slot=slot)
@@ -119,7 +140,7 @@ def test_data_that_cannot_train_a_model_is_said_in_words_and_stop_before_trainin
     long = " ".join(["word"] * 90)
     run = TrainingRun()
     slot.acquire(60)
-    runs._train(run, TrainRequest(minutes=0.2), [(f"{long} {i}", f"{long} {i}") for i in range(40)])
+    runs._train(run, TrainRequest(minutes=0.2), [(f"{long} {i}", f"{long} {i}") for i in range(40)], "")
     assert run.state["done"] and run.state["message"].startswith("This data cannot train a model: ")
     assert slot._lock.acquire(blocking=False)  # released
     slot.release()

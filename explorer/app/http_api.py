@@ -188,7 +188,7 @@ def build_api(
         secret."""
         who, minutes = address_of(request, proxies), math.ceil(asked.minutes)
         rates.allows(TRAIN_RATE, "training minutes", who, "Too many minutes of training from one address.", minutes)
-        run = await run_in_threadpool(runs.start, asked)
+        run = await run_in_threadpool(runs.start, asked, who)
         rates.count(TRAIN_RATE, "training minutes", who, minutes)
         return TrainingStarted(run=run.id)
 

@@ -31,6 +31,7 @@ from .uploads import Uploads
 from .wire import to_wire
 
 MAX_OWN_MODELS = 64  # trained models held at once
+MODELS_PER_ADDRESS = 4  # trained models one address holds: training a fifth drops its own oldest, never another's
 MODEL_IDLE_S = 2 * 3600  # a trained model nobody asked about for this long is dropped
 
 
@@ -94,24 +95,33 @@ class ModelRegistry:
             self.cache.turns.watch(handle.model)
         # trained models by key, each kept MODEL_IDLE_S after its last use (`get` starts its time again)
         self.own: TTLCache[str, ModelHandle] = TTLCache(maxsize=MAX_OWN_MODELS, ttl=model_idle_s)
+        self.owners: dict[str, list[str]] = {}  # each address's trained models' keys, oldest first
         self.lock = threading.RLock()
         self.fairness = Fairness()  # the one limiter of the API's callers
         self.uploads = Uploads()  # the Train tab's own training files, by id
 
-    def register(self, handle: ModelHandle) -> str:
-        """Hold a trained model; returns the key its trainer's page (and whoever it gives the key) will use."""
+    def register(self, handle: ModelHandle, owner: str = "") -> str:
+        """Hold a model `owner` (an address) trained, its own oldest dropped beyond `MODELS_PER_ADDRESS`; returns the
+        key its trainer's page (and whoever it gives the key) will use."""
         with self.lock:
-            self.room_for_one()
+            self.room_for_one(owner)
+            mine = self.owners.setdefault(owner, [])
+            while len(mine) >= MODELS_PER_ADDRESS:
+                self.own.pop(mine.pop(0), None)
             key = secrets.token_urlsafe(18)
             self.own[key] = handle
+            mine.append(key)
             self.cache.turns.watch(handle.model)
         return key
 
-    def room_for_one(self) -> None:
-        """Refuse (409) when the server holds `MAX_OWN_MODELS` trained models already, none unused for long."""
+    def room_for_one(self, owner: str = "") -> None:
+        """Refuse (409) when the server holds `MAX_OWN_MODELS` trained models already, none unused for long, and
+        none of them is `owner`'s oldest to drop."""
         with self.lock:
             self.own.expire()
-            if len(self.own) >= MAX_OWN_MODELS:
+            kept = {who: [key for key in keys if key in self.own] for who, keys in self.owners.items()}
+            self.owners = {who: keys for who, keys in kept.items() if keys}
+            if len(self.own) >= MAX_OWN_MODELS and len(self.owners.get(owner, ())) < MODELS_PER_ADDRESS:
                 raise ServerFull(
                     f"The server already holds {MAX_OWN_MODELS} trained models; try again when one has been unused "
                     f"for {self.own.ttl / 3600:g} hours."

@@ -13,8 +13,8 @@ before those that came after that, so a steady stream of traces delays a questio
 First come first served is fair between addresses (`who`, from `callers.ASKING`): each address's jobs take places
 `JOB_S` apart, so a script's flood of a hundred jobs lines up behind itself, and a student on another address who
 asks meanwhile goes before all but its first; a batch takes the jobs first in line. While batches run, a person's
-computes first and a crowd's (a script, a hall behind its router) waits between its layers (`turns.Turns`, for a
-second at most); a person who finds every slot held by crowds borrows one beyond them, so a script's flood does not
+computes first and a crowd's (a script, a hall behind its router) waits between its layers (`turns.Turns`, out of
+one allowance); a person who finds every slot held by crowds borrows one beyond them, so a script's flood does not
 make a student wait for the rest of its batch in flight.
 Each value is kept with its JSON serialized and compressed once (`Encoded`, made by the caller's `encode`: a
 decode keeps its typed trace for the questions and sends its wire form), so a hit sent over HTTP costs no

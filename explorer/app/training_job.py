@@ -204,15 +204,18 @@ class TrainingRuns:
         self.runs: TTLCache[str, TrainingRun] = TTLCache(maxsize=MAX_RUNS, ttl=idle_s)
         self.lock = threading.Lock()
 
-    def start(self, asked: TrainRequest) -> TrainingRun:
-        """Check `asked` (its upload read and checked first), take the slot, and train in a thread of its own."""
+    def start(self, asked: TrainRequest, owner: str = "") -> TrainingRun:
+        """Check `asked` (its upload read and checked first), take the slot, and train in a thread of its own for
+        `owner` (an address: its model is one of the few it holds)."""
         if asked.preset not in PRESETS:
             raise UserError(f"Unknown model size {asked.preset[:40]!r}; choose one of: {', '.join(PRESETS)}.")
         if asked.corpus == "upload" and not asked.upload:
             raise UserError(
                 "Choose a TSV file to upload (English TAB German per line), or pick the bundled mini corpus."
             )
-        self.models.room_for_one()  # before the slot: a run never trains for minutes to be refused its model at the end
+        self.models.room_for_one(
+            owner
+        )  # before the slot: a run never trains for minutes to be refused its model at the end
         if asked.corpus == "upload":
             pairs = read_upload(self.models.uploads.path(asked.upload))
         else:
@@ -223,7 +226,7 @@ class TrainingRuns:
             with self.lock:
                 self.runs.expire()
                 self.runs[run.id] = run
-            threading.Thread(target=self._train, args=(run, asked, pairs), name="ae-train", daemon=True).start()
+            threading.Thread(target=self._train, args=(run, asked, pairs, owner), name="ae-train", daemon=True).start()
         except BaseException:
             self.slot.release()
             raise
@@ -248,10 +251,10 @@ class TrainingRuns:
             )
         return run
 
-    def _train(self, run: TrainingRun, asked: TrainRequest, pairs: list[tuple[str, str]]) -> None:
+    def _train(self, run: TrainingRun, asked: TrainRequest, pairs: list[tuple[str, str]], owner: str) -> None:
         """The run's thread: train, register the model, zip its checkpoint; every failure is said in its message."""
         try:
-            self._steps(run, asked, pairs)
+            self._steps(run, asked, pairs, owner)
         except UserError as exc:
             run.update(done=True, message=str(exc))
         except Exception:  # noqa: BLE001 - the server goes on; the person is told
@@ -265,7 +268,7 @@ class TrainingRuns:
                 if item.is_dir():
                     shutil.rmtree(item, ignore_errors=True)
 
-    def _steps(self, run: TrainingRun, asked: TrainRequest, pairs: list[tuple[str, str]]) -> None:
+    def _steps(self, run: TrainingRun, asked: TrainRequest, pairs: list[tuple[str, str]], owner: str) -> None:
         folder = Path(run.folder.name)
         config = TrainConfig(
             model=PRESETS[asked.preset],
@@ -309,7 +312,8 @@ class TrainingRuns:
             path = trainer.export()
             checkpoint = load_checkpoint(path, next(self.models.shipped.model.parameters()).device)  # served there
             name = f"your model ({asked.preset}, {event.step} steps)"
-            key = self.models.register(ModelHandle(name, checkpoint.model, checkpoint.tokenizer, checkpoint.metadata))
+            handle = ModelHandle(name, checkpoint.model, checkpoint.tokenizer, checkpoint.metadata)
+            key = self.models.register(handle, owner)
             run.archive = Path(shutil.make_archive(str(folder / "trained-checkpoint"), "zip", path))
             stopped = "stopped early; " if trainer.stopped else ""
             valid_scores = event.valid or {}
