@@ -46,8 +46,9 @@ def same_view(student, lecturer) -> None:
 
 
 @contextmanager
-def room(browser, app_url):
-    """(lecturer, student, code): the lecturer presents, the student opens the room's address and follows."""
+def room(browser, app_url, student_url: str | None = None):
+    """(lecturer, student, code): the lecturer presents, the student opens the room's address (on `student_url`, by
+    default the lecturer's) and follows."""
     from playwright.sync_api import expect
 
     lecturer = open_page(browser, app_url)
@@ -56,7 +57,7 @@ def room(browser, app_url):
         lecturer.locator(".ae-tools button", has_text="Present to class").click()
         expect(lecturer.locator(".ae-room-code")).to_have_text(re.compile(r"Room [A-Z]{4}"))
         code = lecturer.locator(".ae-room-code").text_content().split()[-1]
-        student = open_page(browser, app_url + "?room=" + code)
+        student = open_page(browser, (student_url or app_url) + "?room=" + code)
         expect(student.locator(".ae-room-count")).to_have_text("following the lecturer")
         yield lecturer, student, code
     finally:
@@ -276,3 +277,87 @@ def test_a_student_keeps_following_when_a_view_asks_the_server(browser, app_url)
         lecturer.keyboard.press("ArrowRight")
         at_step(student, shown(lecturer)["step"])  # the lecturer's next step still reaches the student
         expect(student.locator(".ae-room-count")).to_have_text("following the lecturer")
+
+
+class Network:
+    """The student's network: a TCP forwarder on 127.0.0.1 to the app; `drop()` closes every connection through it
+    (a phone that lost the network), and new ones go through as before."""
+
+    def __init__(self, app_url: str):
+        import socket
+        import threading
+
+        self.target = ("127.0.0.1", int(app_url.rstrip("/").rsplit(":", 1)[1]))
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}/"
+        self.open: list = []
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    def accept(self):
+        import socket
+        import threading
+
+        while True:
+            try:
+                near, _ = self.listener.accept()
+            except OSError:
+                return
+            far = socket.create_connection(self.target)
+            self.open += [near, far]
+            for a, b in ((near, far), (far, near)):
+                threading.Thread(target=self.pump, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def pump(source, sink):
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        for sock in (source, sink):
+            sock.close()
+
+    def drop(self):
+        import socket
+
+        for sock in self.open:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        self.open = []
+
+    def close(self):
+        self.drop()
+        self.listener.close()
+
+
+def test_a_students_guess_counts_once_and_still_counts_after_the_stream_reconnects(browser, app_url):
+    """A review of issue 51: a page that closed its stream and followed again answered again (300 answers from one
+    address). A page whose stream drops still counts, and when it reconnects its guess moves to its new token: the
+    class's count stays one, and the reveal counts it."""
+    from playwright.sync_api import expect
+
+    network = Network(app_url)
+    try:
+        with room(browser, app_url, network.url) as (lecturer, student, _):
+            lecturer.fill("#sentence textarea", "The dog sees the cat.")
+            lecturer.press("#sentence textarea", "Enter")
+            showing(student, "The dog sees the cat.")
+            lecturer.keyboard.press("ArrowRight")
+            lecturer.locator(".ae-room button", has_text="Ask the class").click()
+            student.locator(".ae-source-chips .ae-room-choice").nth(1).click()
+            asked, following = lecturer.locator(".ae-room-ask"), lecturer.locator(".ae-room-count")
+            expect(asked).to_contain_text("1 answered")
+            expect(following).to_have_text("1 following")
+            network.drop()  # its stream goes: its guess still counts
+            expect(following).to_have_text("0 following")
+            expect(asked).to_contain_text("1 answered")
+            expect(following).to_have_text("1 following", timeout=30_000)  # the page reconnected by itself
+            student.wait_for_timeout(1000)  # its guess moved to its new token: still one
+            expect(asked).to_contain_text("1 answered")
+            expect(student.locator(".ae-room-note")).to_contain_text("Your guess")
+            lecturer.locator(".ae-room button", has_text="Reveal").click()
+            expect(lecturer.locator(".ae-room-histogram .ae-room-bar").nth(1)).to_contain_text("1")
+    finally:
+        network.close()

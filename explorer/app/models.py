@@ -31,7 +31,7 @@ from .uploads import Uploads
 from .wire import to_wire
 
 MAX_OWN_MODELS = 64  # trained models held at once
-MODELS_PER_ADDRESS = 4  # trained models one address holds: training a fifth drops its own oldest, never another's
+MODELS_PER_ADDRESS = MAX_OWN_MODELS // 2  # trained models one address holds: a lab behind one router, not everyone's
 MODEL_IDLE_S = 2 * 3600  # a trained model nobody asked about for this long is dropped
 
 
@@ -101,27 +101,30 @@ class ModelRegistry:
         self.uploads = Uploads()  # the Train tab's own training files, by id
 
     def register(self, handle: ModelHandle, owner: str = "") -> str:
-        """Hold a model `owner` (an address) trained, its own oldest dropped beyond `MODELS_PER_ADDRESS`; returns the
-        key its trainer's page (and whoever it gives the key) will use."""
+        """Hold a model `owner` (an address) trained; returns the key its trainer's page (and whoever it gives the
+        key) will use. Nobody's model is pushed out by a newcomer."""
         with self.lock:
             self.room_for_one(owner)
-            mine = self.owners.setdefault(owner, [])
-            while len(mine) >= MODELS_PER_ADDRESS:
-                self.own.pop(mine.pop(0), None)
             key = secrets.token_urlsafe(18)
             self.own[key] = handle
-            mine.append(key)
+            self.owners.setdefault(owner, []).append(key)
             self.cache.turns.watch(handle.model)
         return key
 
     def room_for_one(self, owner: str = "") -> None:
-        """Refuse (409) when the server holds `MAX_OWN_MODELS` trained models already, none unused for long, and
-        none of them is `owner`'s oldest to drop."""
+        """Refuse (409) when the server holds `MAX_OWN_MODELS` trained models already, or `owner` holds
+        `MODELS_PER_ADDRESS`, none unused for long."""
         with self.lock:
             self.own.expire()
             kept = {who: [key for key in keys if key in self.own] for who, keys in self.owners.items()}
             self.owners = {who: keys for who, keys in kept.items() if keys}
-            if len(self.own) >= MAX_OWN_MODELS and len(self.owners.get(owner, ())) < MODELS_PER_ADDRESS:
+            held = len(self.owners.get(owner, ()))
+            if owner and held >= MODELS_PER_ADDRESS:
+                raise ServerFull(
+                    f"This address ({owner}) already holds {held} trained models, half the server's; try again when "
+                    f"one has been unused for {self.own.ttl / 3600:g} hours."
+                )
+            if len(self.own) >= MAX_OWN_MODELS:
                 raise ServerFull(
                     f"The server already holds {MAX_OWN_MODELS} trained models; try again when one has been unused "
                     f"for {self.own.ttl / 3600:g} hours."

@@ -9,6 +9,7 @@ of no room (a scan for live rooms stops there).
 import asyncio
 import functools
 import io
+import secrets
 from typing import Annotated
 
 import qrcode
@@ -33,6 +34,7 @@ CREATE_RATE = rate_setting("AE_ROOM_RATE", "6/minute")  # rooms one address may 
 UNKNOWN_RATE = "30/minute"
 Code = Annotated[str, Path(max_length=16, description="the room's code")]
 Key = Annotated[str | None, Header(alias=LECTURER_HEADER, max_length=128, description="the lecturer's key")]
+LecturerQuery = Annotated[str | None, Query(alias="key", max_length=128, description="the lecturer's own page")]
 
 
 @functools.lru_cache(maxsize=64)
@@ -47,15 +49,19 @@ def qr_svg(url: str) -> bytes:
 def router(rooms: Rooms) -> APIRouter:
     """The classroom's routes, each counted by the API's limiter but the event stream, open for a whole lecture."""
 
-    async def known(request: Request, code: Code) -> None:
-        """A route's room must exist; an address that names `UNKNOWN_RATE` codes of no room is refused (429)."""
+    async def known(request: Request, code: Code, header: Key = None, query: LecturerQuery = None) -> None:
+        """A route's room must exist. An address that has named `UNKNOWN_RATE` codes of no room is refused (429) any
+        code but the lecturer's own rooms (by its key): a live code answers as a dead one does, so no scan learns
+        which are live."""
+        state, key = request.app.state, header or query
+        who, refusal = address_of(request, state.proxies), "Too many codes that name no room from one address."
         try:
-            rooms.get(code)
+            room = rooms.get(code)
         except NoRoom:
-            state = request.app.state
-            refusal = "Too many codes that name no room from one address."
-            state.rates.hit(UNKNOWN_RATE, "codes of no room", address_of(request, state.proxies), refusal)
+            state.rates.hit(UNKNOWN_RATE, "codes of no room", who, refusal)
             raise
+        if not (key and secrets.compare_digest(str(key).encode(), room.key.encode())):
+            state.rates.allows(UNKNOWN_RATE, "codes of no room", who, refusal)
 
     a_room = [Depends(known)]
     room = APIRouter(prefix="/room", tags=["classroom"], dependencies=[ADMITTED], responses=REFUSED)
@@ -98,14 +104,14 @@ def router(rooms: Rooms) -> APIRouter:
     async def answer(code: Code, given: RoomAnswer) -> dict:
         """One student's answer: once per following page and question, with the answer token of its stream's first
         event (only a page that follows can answer)."""
-        asked = rooms.answer(code, given.question, given.token, given.pick)
-        return {"id": asked.id, "answered": len(asked.answers)}
+        asked = rooms.answer(code, given.question, given.token, given.pick, given.previous)
+        return {"id": asked.id, "answered": len(asked.picks())}
 
     @stream.get("/{code}/events", response_class=StreamingResponse, dependencies=a_room)
     async def events(
         request: Request,
         code: Code,
-        key: Annotated[str | None, Query(max_length=128, description="the lecturer's own page")] = None,
+        key: LecturerQuery = None,
     ):
         """Server-sent events: the room's state (with the page's answer token), then each change: `view`, `question`
         (asked, then revealed with the class's counts), `answered`, `following`, `end`; a comment every

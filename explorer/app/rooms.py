@@ -10,11 +10,13 @@ reveal are refused, and the reveal sends the class's guesses as counts per sourc
 The room tells its followers when no lecturer's page is open on it any more ("lecturer" {"present": false}: a
 reload, a closed lid) and when one is again, so a class never waits on a frozen view without a word.
 
-Nothing personal is kept: a follower is an anonymous browser id, used only to count one answer per question; an
-open question counts the answers of the pages following now (a page that reconnects sends its answer again), so
-reconnecting never answers twice and the answers kept are bounded by the followers. Rooms and followers are bounded
-(`MAX_ROOMS`, `MAX_FOLLOWERS`), and one address holds at most `MAX_ROOMS_PER_ADDRESS` rooms and half a room's
-followers (a lecture hall of 200 behind one router fits): a script can take neither every room nor a class's. A
+Nothing personal is kept: a follower is an anonymous browser id, used only to count one answer per question. A
+page's answer is its stream's: when the stream goes (a phone that lost the network, a reload), its answer still counts,
+but each address keeps `DEPARTED_PER_ADDRESS` such answers at most, so a script that reconnects to answer again gains
+that many and no more; a page that reconnects names its answer's old token and moves it to its new one. Rooms and
+followers are bounded (`MAX_ROOMS`, `MAX_FOLLOWERS`), and one address holds at most `MAX_ROOMS_PER_ADDRESS` rooms and
+half a room's followers (what a whole room held until a review of issue 51): a script can take neither every room nor
+a class's. A
 room ends when its lecturer ends it, `EMPTY_S` after no page (the lecturer's or a student's) is on it any more, or
 after `IDLE_S` without a change.
 """
@@ -35,7 +37,8 @@ from ..errors import UserError
 MAX_ROOMS = 50
 # a lecturer's room and a spare or two; a department whose lecturers share one address sets AE_ROOMS_PER_ADDRESS
 MAX_ROOMS_PER_ADDRESS = int(os.environ.get("AE_ROOMS_PER_ADDRESS", "3"))
-MAX_FOLLOWERS = 500  # per room
+MAX_FOLLOWERS = 1000  # per room: one address may hold half (a lecture hall behind one router, two devices each)
+DEPARTED_PER_ADDRESS = 4  # answers of an address's pages whose streams went, kept for the reveal (the newest)
 MAX_WATCHERS = 8  # the lecturer's own pages (tabs) of one room
 EMPTY_S = 60.0  # a room no page has been on for this long ends (made and left; a reload comes back within it)
 IDLE_S = 3 * 3600.0  # a room nobody changed for this long ends
@@ -85,15 +88,26 @@ class Question:
     head: int
     sources: int  # how many source tokens there are to choose from
     trace: dict | None = None  # the trace request the question is about (the room's view when it was asked)
-    answers: dict[str, int] = field(default_factory=dict)  # a follower's token -> source position
+    answers: dict[str, int] = field(default_factory=dict)  # a following page's token -> source position
+    departed: dict[str, dict[str, int]] = field(default_factory=dict)  # by address: answers of pages gone, newest last
     revealed: bool = False
+
+    def picks(self) -> list[int]:
+        return [*self.answers.values(), *(pick for gone in self.departed.values() for pick in gone.values())]
+
+    def forget(self, token: str) -> int | None:
+        """Take `token`'s answer out, whether its page follows or went; its pick, or None."""
+        for gone in self.departed.values():
+            if token in gone:
+                return gone.pop(token)
+        return self.answers.pop(token, None)
 
     def public(self) -> dict:
         out = {"id": self.id, "step": self.step, "layer": self.layer, "head": self.head, "sources": self.sources}
         out["trace"] = self.trace
-        out |= {"answered": len(self.answers), "revealed": self.revealed}
+        out |= {"answered": len(self.picks()), "revealed": self.revealed}
         if self.revealed:
-            counts = Counter(self.answers.values())
+            counts = Counter(self.picks())
             out["counts"] = [counts.get(j, 0) for j in range(self.sources)]
         return out
 
@@ -199,8 +213,9 @@ class Rooms:
             )
         return room
 
-    def answer(self, code: str, question_id: int, token: str, pick: int) -> Question:
-        """One follower's answer; `token` is the one its stream's first event gave it (anonymous, one answer each)."""
+    def answer(self, code: str, question_id: int, token: str, pick: int, previous: str | None = None) -> Question:
+        """One follower's answer; `token` is the one its stream's first event gave it (anonymous, one answer each).
+        `previous`: the token the page answered with before its stream reconnected, whose answer this one replaces."""
         room = self.get(code)
         if room.tokens.get(str(token)) not in room.followers:
             raise RoomError(
@@ -215,8 +230,10 @@ class Rooms:
             raise RoomError(f"Source token {pick} does not exist: this sentence has tokens 0 to {last}.")
         if follower in question.answers:
             raise RoomError(f"This page has answered question {question.id} already: one answer each.")
+        if previous is not None and previous != follower:
+            question.forget(str(previous))
         question.answers[follower] = pick
-        self.send(room, "answered", {"id": question.id, "answered": len(question.answers)})
+        self.send(room, "answered", {"id": question.id, "answered": len(question.picks())})
         return question
 
     def follow(self, code: str, key: str | None = None, address: str = "") -> tuple[Room, int, asyncio.Queue[Event]]:
@@ -257,11 +274,14 @@ class Rooms:
         room.last_seen = time.monotonic()
         gone = [t for t, f in room.tokens.items() if f == follower]
         room.tokens = {t: f for t, f in room.tokens.items() if f != follower}
-        room.addresses.pop(follower, None)
+        address = room.addresses.pop(follower, "")
         question = room.question
-        if question is not None and not question.revealed and not room.ended:  # its page sends its answer again
-            if [t for t in gone if question.answers.pop(t, None) is not None]:
-                self.send(room, "answered", {"id": question.id, "answered": len(question.answers)})
+        for token in gone if question is not None and not question.revealed else ():  # it still counts, bounded
+            if token in question.answers:
+                kept = question.departed.setdefault(address, {})
+                kept[token] = question.answers.pop(token)
+                while len(kept) > DEPARTED_PER_ADDRESS:
+                    del kept[next(iter(kept))]
         if room.followers.pop(follower, None) is not None and not room.ended:
             self.send(room, "following", {"following": len(room.followers)})
 

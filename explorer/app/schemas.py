@@ -149,6 +149,7 @@ class RoomAnswer(Strict):
     question: Annotated[int, Field(ge=1)]
     pick: Annotated[int, Field(ge=0, lt=4096)]
     token: str = Field(max_length=64)
+    previous: str | None = Field(None, max_length=64, description="the page's token before its stream reconnected")
 
 
 # ----- what comes back: the wire form of a trace and each question's answer ----------------------------
@@ -281,6 +282,7 @@ NAMES = {name: field.title for name, field in TraceRequest.model_fields.items()}
     "own_model": "The other model's key",
     "pick": "The answer",
     "token": "The answer token",
+    "previous": "The previous answer token",
     "sources": "Source tokens",
     "corpus": "The data",
     "upload": "The upload id",

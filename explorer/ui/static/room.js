@@ -44,6 +44,7 @@ export class Room {
     this.latest = null; // the room's last view
     this.question = null; // the room's open question
     this.guess = null; // this student's answer to it
+    this.answeredWith = null; // the token the guess was sent under
     this.score = { right: 0, answers: 0 }; // the class, over the revealed questions (the lecturer's screen)
     this.sending = null;
     this.sent = null; // the JSON of the last view sent: an unchanged view is not sent again
@@ -191,19 +192,27 @@ export class Room {
     const q = this.question;
     if (!q || q.revealed || this.guess !== null || this.key || !this.onScreen(q)) return false;
     this.guess = j;
-    post("/" + this.code + "/answer", { question: q.id, pick: j, token: this.token }).catch((error) => {
-      this.guess = null;
-      this.viewer.say(error.message);
-    }).finally(() => this.draw());
+    this.sendGuess(q, null);
     this.draw();
     return true;
   }
 
-  // An open question counts the pages following now: a page that reconnected sends its guess again.
+  // The guess, under this stream's token; `previous`: the token it was counted under before the stream reconnected
+  // (the server moves it). Refused, the page forgets the guess and says why, unless the stream has moved on meanwhile.
+  sendGuess(q, previous) {
+    const token = this.answeredWith = this.token; // named as `previous` if the stream reconnects, sent or not
+    post("/" + this.code + "/answer", { question: q.id, pick: this.guess, token: token, previous: previous })
+      .catch((error) => {
+        if (this.token !== token) return; // reconnected meanwhile: `answerAgain` sent it under the new token
+        this.guess = null;
+        this.viewer.say(error.message);
+      }).finally(() => this.draw());
+  }
+
+  // A page that reconnected has a new token: its guess moves to it (its old token's answer counted meanwhile).
   answerAgain() {
     const q = this.question;
-    if (!q || q.revealed || this.guess === null || this.key) return;
-    post("/" + this.code + "/answer", { question: q.id, pick: this.guess, token: this.token }).catch(() => {});
+    if (q && !q.revealed && this.guess !== null && !this.key) this.sendGuess(q, this.answeredWith || null);
   }
 
   // ---- both: the room's events

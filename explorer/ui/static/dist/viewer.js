@@ -3176,6 +3176,7 @@
       this.latest = null;
       this.question = null;
       this.guess = null;
+      this.answeredWith = null;
       this.score = { right: 0, answers: 0 };
       this.sending = null;
       this.sent = null;
@@ -3326,19 +3327,24 @@
       const q = this.question;
       if (!q || q.revealed || this.guess !== null || this.key || !this.onScreen(q)) return false;
       this.guess = j;
-      post("/" + this.code + "/answer", { question: q.id, pick: j, token: this.token }).catch((error) => {
-        this.guess = null;
-        this.viewer.say(error.message);
-      }).finally(() => this.draw());
+      this.sendGuess(q, null);
       this.draw();
       return true;
     }
-    // An open question counts the pages following now: a page that reconnected sends its guess again.
+    // The guess, under this stream's token; `previous`: the token it was counted under before the stream reconnected
+    // (the server moves it). Refused, the page forgets the guess and says why, unless the stream has moved on meanwhile.
+    sendGuess(q, previous) {
+      const token = this.answeredWith = this.token;
+      post("/" + this.code + "/answer", { question: q.id, pick: this.guess, token, previous }).catch((error) => {
+        if (this.token !== token) return;
+        this.guess = null;
+        this.viewer.say(error.message);
+      }).finally(() => this.draw());
+    }
+    // A page that reconnected has a new token: its guess moves to it (its old token's answer counted meanwhile).
     answerAgain() {
       const q = this.question;
-      if (!q || q.revealed || this.guess === null || this.key) return;
-      post("/" + this.code + "/answer", { question: q.id, pick: this.guess, token: this.token }).catch(() => {
-      });
+      if (q && !q.revealed && this.guess !== null && !this.key) this.sendGuess(q, this.answeredWith || null);
     }
     // ---- both: the room's events
     listen() {
