@@ -49,11 +49,11 @@ def qr_svg(url: str) -> bytes:
 def router(rooms: Rooms) -> APIRouter:
     """The classroom's routes, each counted by the API's limiter but the event stream, open for a whole lecture."""
 
-    async def known(request: Request, code: Code, header: Key = None, query: LecturerQuery = None) -> None:
+    async def known(request: Request, code: Code) -> None:
         """A route's room must exist. An address that has named `UNKNOWN_RATE` codes of no room is refused (429) any
-        code but the lecturer's own rooms (by its key): a live code answers as a dead one does, so no scan learns
-        which are live."""
-        state, key = request.app.state, header or query
+        code but the lecturer's own rooms (by its key, which the route itself checks): a live code answers as a dead
+        one does, so no scan learns which are live."""
+        state, key = request.app.state, request.headers.get(LECTURER_HEADER) or request.query_params.get("key")
         who, refusal = address_of(request, state.proxies), "Too many codes that name no room from one address."
         try:
             room = rooms.get(code)

@@ -16,9 +16,8 @@ but each address keeps `DEPARTED_PER_ADDRESS` such answers at most, so a script 
 that many and no more; a page that reconnects names its answer's old token and moves it to its new one. Rooms and
 followers are bounded (`MAX_ROOMS`, `MAX_FOLLOWERS`), and one address holds at most `MAX_ROOMS_PER_ADDRESS` rooms and
 half a room's followers (what a whole room held until a review of issue 51): a script can take neither every room nor
-a class's. A
-room ends when its lecturer ends it, `EMPTY_S` after no page (the lecturer's or a student's) is on it any more, or
-after `IDLE_S` without a change.
+a class's. A room ends when its lecturer ends it, `EMPTY_S` after no page (the lecturer's or a student's) is on it any
+more, or after `IDLE_S` without a change.
 """
 
 from __future__ import annotations
