@@ -280,8 +280,8 @@ def test_a_student_keeps_following_when_a_view_asks_the_server(browser, app_url)
 
 
 class Network:
-    """The student's network: a TCP forwarder on 127.0.0.1 to the app; `drop()` closes every connection through it
-    (a phone that lost the network), and new ones go through as before."""
+    """The student's network: a TCP forwarder on 127.0.0.1 to the app. `drop()` closes every connection through it and
+    holds new ones unanswered (a phone that lost the network); `restore()` forwards them."""
 
     def __init__(self, app_url: str):
         import socket
@@ -291,21 +291,30 @@ class Network:
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}/"
         self.open: list = []
+        self.held: list | None = None  # while down: the connections waiting for the network
+        self.lock = threading.Lock()
         threading.Thread(target=self.accept, daemon=True).start()
 
     def accept(self):
-        import socket
-        import threading
-
         while True:
             try:
                 near, _ = self.listener.accept()
             except OSError:
                 return
-            far = socket.create_connection(self.target)
-            self.open += [near, far]
-            for a, b in ((near, far), (far, near)):
-                threading.Thread(target=self.pump, args=(a, b), daemon=True).start()
+            with self.lock:
+                if self.held is not None:
+                    self.held.append(near)
+                    continue
+            self.forward(near)
+
+    def forward(self, near):
+        import socket
+        import threading
+
+        far = socket.create_connection(self.target)
+        self.open += [near, far]
+        for a, b in ((near, far), (far, near)):
+            threading.Thread(target=self.pump, args=(a, b), daemon=True).start()
 
     @staticmethod
     def pump(source, sink):
@@ -320,6 +329,8 @@ class Network:
     def drop(self):
         import socket
 
+        with self.lock:
+            self.held = []
         for sock in self.open:
             try:
                 sock.shutdown(socket.SHUT_RDWR)
@@ -327,8 +338,16 @@ class Network:
                 pass
         self.open = []
 
+    def restore(self):
+        with self.lock:
+            held, self.held = self.held or [], None
+        for near in held:
+            self.forward(near)
+
     def close(self):
         self.drop()
+        for near in self.held or []:
+            near.close()
         self.listener.close()
 
 
@@ -352,7 +371,9 @@ def test_a_students_guess_counts_once_and_still_counts_after_the_stream_reconnec
             expect(following).to_have_text("1 following")
             network.drop()  # its stream goes: its guess still counts
             expect(following).to_have_text("0 following")
-            expect(asked).to_contain_text("1 answered")
+            student.wait_for_timeout(500)
+            assert "1 answered" in asked.text_content()  # while the page cannot reconnect
+            network.restore()
             expect(following).to_have_text("1 following", timeout=30_000)  # the page reconnected by itself
             student.wait_for_timeout(1000)  # its guess moved to its new token: still one
             expect(asked).to_contain_text("1 answered")

@@ -206,16 +206,15 @@ class TrainingRuns:
 
     def start(self, asked: TrainRequest, owner: str = "") -> TrainingRun:
         """Check `asked` (its upload read and checked first), take the slot, and train in a thread of its own for
-        `owner` (an address: its model is one of the few it holds)."""
+        `owner` (an address, which holds half the server's trained models at most)."""
         if asked.preset not in PRESETS:
             raise UserError(f"Unknown model size {asked.preset[:40]!r}; choose one of: {', '.join(PRESETS)}.")
         if asked.corpus == "upload" and not asked.upload:
             raise UserError(
                 "Choose a TSV file to upload (English TAB German per line), or pick the bundled mini corpus."
             )
-        self.models.room_for_one(
-            owner
-        )  # before the slot: a run never trains for minutes to be refused its model at the end
+        # before the slot: a run never trains for minutes to be refused its model at the end
+        self.models.room_for_one(owner)
         if asked.corpus == "upload":
             pairs = read_upload(self.models.uploads.path(asked.upload))
         else:
