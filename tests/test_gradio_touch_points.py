@@ -5,6 +5,7 @@ do. `requirements.txt` pins the minor version these ran on; the README's Space f
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -65,6 +66,34 @@ def test_the_page_gradio_renders_is_the_same_for_every_visitor_at_one_address(mi
     assert first.content == second.content, relied_on(
         f"the page at {path} (now different per visitor)", "explorer/ui/middleware.py"
     )
+
+
+def test_gradios_event_queue_is_started_by_the_lifespan_mount_gradio_app_installs_which_the_server_leaves_out(
+    mini_handle,
+):
+    """No event of the page runs on the server, so `server.build_app` keeps its own app's lifespan, not the one
+    `mount_gradio_app` installs, which starts Gradio's queue (its loops poll the event loop every 1 ms while free).
+    Served as the server serves it, the page is there and no task of Gradio's runs; mounted as Gradio would have it,
+    its queue's tasks do (else this test would hold nothing)."""
+    import asyncio
+
+    import gradio as gr
+    from fastapi import FastAPI
+    from starlette.testclient import TestClient
+
+    from explorer.ui import build_demo
+    from explorer.ui.server import build_app
+
+    async def gradios_tasks() -> list[str]:
+        codes = [getattr(task.get_coro(), "cr_code", None) for task in asyncio.all_tasks()]
+        return sorted(code.co_qualname for code in codes if code and f"{os.sep}gradio{os.sep}" in code.co_filename)
+
+    door, _ = build_app(mini_handle)
+    with TestClient(door) as served:
+        assert served.get("/").status_code == 200
+        assert served.portal.call(gradios_tasks) == [], relied_on("where its queue starts", "explorer/ui/server.py")
+    with TestClient(gr.mount_gradio_app(FastAPI(), build_demo(mini_handle), path="/")) as mounted:
+        assert mounted.portal.call(gradios_tasks), relied_on("its lifespan (it starts no queue now)", "this test")
 
 
 # what the explorer takes from inside Gradio (beyond `import gradio as gr` and its documented API), each held by a

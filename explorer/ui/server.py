@@ -50,6 +50,7 @@ def build_app(
     routes = http_api.routes(models, timelapse, proxies=proxies) + files
     app = FastAPI(routes=routes, docs_url=None, redoc_url=None, openapi_url=None)
     answer_errors(app)  # a file that is not there: 404 {"error"}
+    lifespan = app.router.lifespan_context  # ours: Gradio's would start its event queue (below)
     app = gr.mount_gradio_app(
         app,
         demo,
@@ -61,6 +62,10 @@ def build_app(
         show_error=False,
         ssr_mode=False,
     )
+    # no event of the page runs on the server (the middleware closes Gradio's event routes), so Gradio's queue, which
+    # `mount_gradio_app`'s lifespan starts, would only poll: its loops woke the event loop 1,100 times a second (every
+    # 1 ms while free), 3-4% of a core with nobody there and more in a class (bench/idle_cpu.py, bench/classroom.py)
+    app.router.lifespan_context = lifespan
     kept = KEPT | {viewer.PLOTLY_URL: IMMUTABLE, viewer.ASSETS: IMMUTABLE}
     middleware = AppMiddleware(app, upload_bytes=MAX_UPLOAD_BYTES, kept=kept, proxies=proxies)
     for url, (data, content_type) in viewer.BUNDLE.items():
