@@ -281,7 +281,9 @@ def test_a_student_keeps_following_when_a_view_asks_the_server(browser, app_url)
 
 class Network:
     """The student's network: a TCP forwarder on 127.0.0.1 to the app. `drop()` closes every connection through it and
-    holds new ones unanswered (a phone that lost the network); `restore()` forwards them."""
+    holds new ones unanswered (a phone that lost the network); `drop(half_open=True)` closes only the page's side,
+    leaving the server's open and unanswered, as a connection whose far end vanished stays until the server notices;
+    `restore()` forwards them."""
 
     def __init__(self, app_url: str):
         import socket
@@ -290,7 +292,8 @@ class Network:
         self.target = ("127.0.0.1", int(app_url.rstrip("/").rsplit(":", 1)[1]))
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}/"
-        self.open: list = []
+        self.open: list = []  # (the page's side, the server's side) of each connection
+        self.stranded: set = set()  # the server's sides left open by a half-open drop: read, never answered
         self.held: list | None = None  # while down: the connections waiting for the network
         self.lock = threading.Lock()
         threading.Thread(target=self.accept, daemon=True).start()
@@ -312,30 +315,34 @@ class Network:
         import threading
 
         far = socket.create_connection(self.target)
-        self.open += [near, far]
+        self.open.append((near, far))
         for a, b in ((near, far), (far, near)):
             threading.Thread(target=self.pump, args=(a, b), daemon=True).start()
 
-    @staticmethod
-    def pump(source, sink):
+    def pump(self, source, sink):
         try:
             while data := source.recv(65536):
-                sink.sendall(data)
+                if source not in self.stranded:
+                    sink.sendall(data)
         except OSError:
             pass
         for sock in (source, sink):
-            sock.close()
+            if sock not in self.stranded:
+                sock.close()
 
-    def drop(self):
+    def drop(self, half_open: bool = False):
         import socket
 
         with self.lock:
             self.held = []
-        for sock in self.open:
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+        for near, far in self.open:
+            if half_open:
+                self.stranded.add(far)
+            for sock in (near,) if half_open else (near, far):
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
         self.open = []
 
     def restore(self):
@@ -346,8 +353,8 @@ class Network:
 
     def close(self):
         self.drop()
-        for near in self.held or []:
-            near.close()
+        for sock in [*(self.held or []), *self.stranded]:
+            sock.close()
         self.listener.close()
 
 
@@ -380,5 +387,29 @@ def test_a_students_guess_counts_once_and_still_counts_after_the_stream_reconnec
             expect(student.locator(".ae-room-note")).to_contain_text("Your guess")
             lecturer.locator(".ae-room button", has_text="Reveal").click()
             expect(lecturer.locator(".ae-room-histogram .ae-room-bar").nth(1)).to_contain_text("1")
+    finally:
+        network.close()
+
+
+def test_a_student_whose_old_connection_lingers_is_counted_once_when_the_page_reconnects(browser, app_url):
+    """A phone that loses its network leaves the server a half-open connection, which it notices minutes later. The
+    browser reconnects by itself, naming the id of the last event it had (the page's token): the old stream goes at
+    once, and the lecturer's count stays one, not two."""
+    from playwright.sync_api import expect
+
+    network = Network(app_url)
+    try:
+        with room(browser, app_url, network.url) as (lecturer, student, _):
+            following, note = lecturer.locator(".ae-room-count"), student.locator(".ae-room .ae-room-note")
+            expect(following).to_have_text("1 following")
+            network.drop(half_open=True)
+            expect(note).to_contain_text("reconnecting")
+            student.wait_for_timeout(500)
+            expect(following).to_have_text("1 following")  # the server cannot tell yet
+            network.restore()
+            expect(note).to_have_count(0, timeout=30_000)  # the page reconnected by itself
+            student.wait_for_timeout(1000)
+            expect(following).to_have_text("1 following")
+            expect(student.locator(".ae-room-count")).to_have_text("following the lecturer")
     finally:
         network.close()

@@ -73,8 +73,8 @@ def test_gradios_event_queue_is_started_by_the_lifespan_mount_gradio_app_install
 ):
     """No event of the page runs on the server, so `server.build_app` keeps its own app's lifespan, not the one
     `mount_gradio_app` installs, which starts Gradio's queue (its loops poll the event loop every 1 ms while free).
-    Served as the server serves it, the page is there and no task of Gradio's runs; mounted as Gradio would have it,
-    its queue's tasks do (else this test would hold nothing)."""
+    Served as the server serves it, the page is there, Gradio's route that starts the queue is closed and no task of
+    Gradio's runs; mounted as Gradio would have it, its queue's tasks do (else this test would hold nothing)."""
     import asyncio
 
     import gradio as gr
@@ -91,6 +91,8 @@ def test_gradios_event_queue_is_started_by_the_lifespan_mount_gradio_app_install
     door, _ = build_app(mini_handle)
     with TestClient(door) as served:
         assert served.get("/").status_code == 200
+        for path in ("/gradio_api/startup-events", "/startup-events"):  # Gradio's own way to start it: closed
+            assert served.get(path).status_code == 404, path
         assert served.portal.call(gradios_tasks) == [], relied_on("where its queue starts", "explorer/ui/server.py")
     with TestClient(gr.mount_gradio_app(FastAPI(), build_demo(mini_handle), path="/")) as mounted:
         assert mounted.portal.call(gradios_tasks), relied_on("its lifespan (it starts no queue now)", "this test")

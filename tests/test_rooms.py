@@ -71,7 +71,8 @@ def test_a_follower_gets_the_state_first_then_every_change_and_a_reconnect_catch
         _, first, queue = rooms.follow(room.code)
         event, state, frame = await queue.get()
         assert event == "state" and state["view"] == {"step": 1} and state["following"] == 1
-        assert frame.startswith(b"event: state\ndata: {") and json.loads(frame.split(b"data: ")[1]) == state
+        head = f"id: {state['token']}\nevent: state\ndata: {{".encode()  # its id: what a reconnect names
+        assert frame.startswith(head) and json.loads(frame.split(b"data: ")[1]) == state
         rooms.show(room, {"step": 2})
         events = [queue.get_nowait()[:2] for _ in range(queue.qsize())]
         assert ("view", {"step": 2}) in events
@@ -83,9 +84,11 @@ def test_a_follower_gets_the_state_first_then_every_change_and_a_reconnect_catch
         for step in range(100):  # a page that does not read: its queue is replaced by one fresh state, nothing lost
             rooms.send(room, "following", {"following": step})
         rooms.show(room, {"step": 99})
-        kept = [again.get_nowait()[:2] for _ in range(again.qsize())]
+        kept = [again.get_nowait() for _ in range(again.qsize())]
         assert len(kept) <= 16 and kept[0][0] == "state" and kept[0][1]["question"]["id"] == 1
-        assert kept[0][1]["token"] in room.tokens  # the page can still answer
+        assert kept[0][1]["token"] in room.tokens  # the page can still answer, and reconnect as itself
+        assert kept[0].frame.startswith(f"id: {kept[0][1]['token']}\n".encode())
+        kept = [event[:2] for event in kept]
         assert kept[-1] == ("view", {"step": 99})
         _, _, watcher = rooms.follow(room.code, room.key)  # the lecturer's own page: gets the events, not counted
         assert watcher.get_nowait()[1]["following"] == 1
@@ -210,6 +213,60 @@ def test_a_page_whose_stream_goes_keeps_its_answer_and_reconnecting_never_answer
     rooms.answer(room.code, question.id, late_token, 1)
     rooms.leave(room, late)
     assert rooms.reveal(room).public()["counts"] == [4, 1, 0, 1, 0]
+
+
+def test_a_page_that_reconnects_by_itself_is_counted_once_while_its_old_connection_lingers():
+    """The state event's id is the page's answer token, which a browser names (`Last-Event-ID`) when it reconnects by
+    itself. Its old stream goes then, though its connection may be half-open still (a phone that lost its network,
+    noticed by the server minutes later): the class counts the page once, the old stream ends unsent, and the
+    page's answer moves to its new token as before. A token no page of the room has replaces nothing."""
+    from explorer.app.rooms import GONE
+
+    rooms = Rooms()
+    room = rooms.create()
+    question = rooms.ask(room, 2, 0, 1, 5)
+    _, old, old_queue = rooms.follow(room.code, address="10.0.0.2")
+    first = old_queue.get_nowait()
+    token = first.data["token"]
+    assert first.frame.startswith(f"id: {token}\nevent: state\n".encode())
+    rooms.answer(room.code, question.id, token, 3)
+    _, new, queue = rooms.follow(room.code, address="10.0.0.2", last=token)
+    assert list(room.followers) == [new] and old_queue.get_nowait() is GONE and old_queue.empty()
+    state = queue.get_nowait().data
+    assert state["following"] == 1 and state["token"] != token
+    rooms.answer(room.code, question.id, state["token"], 3, previous=token)
+    assert question.public()["answered"] == 1
+    rooms.leave(room, old)  # the old stream's own end, when it comes: nothing more happens
+    assert list(room.followers) == [new] and question.public()["answered"] == 1
+    for forged in ("forged", "", None):
+        rooms.follow(room.code, address="10.0.0.3", last=forged)
+    assert len(room.followers) == 4
+
+
+def test_over_http_a_reconnecting_stream_names_its_token_and_its_old_stream_ends(app):
+    client, rooms = app
+    code, _ = lecture(client)
+    first: list[str] = []
+    opened = threading.Event()
+
+    def follow():
+        with client.stream("GET", f"/ae/api/room/{code}/events") as stream:
+            for line in stream.iter_lines():
+                first.append(line)
+                opened.set()
+
+    old = threading.Thread(target=follow, daemon=True)
+    old.start()
+    assert opened.wait(10)
+    token = first[0].removeprefix("id: ")
+    assert first[0].startswith("id: ") and json.loads(first[2][6:])["token"] == token, first
+    with client.stream("GET", f"/ae/api/room/{code}/events", headers={"last-event-id": token}) as again:
+        lines = again.iter_lines()
+        state = json.loads(next(line for line in lines if line.startswith("data: "))[6:])
+        assert state["following"] == 1 and state["token"] != token
+        old.join(10)
+        assert not old.is_alive(), first  # the old stream ended
+        assert len(rooms.get(code).followers) == 1
 
 
 def test_one_address_cannot_scan_the_codes_for_live_rooms(app):

@@ -22,7 +22,7 @@ from ..errors import UserError
 from .callers import address_of
 from .errors import REFUSED
 from .rate_limits import ADMITTED, rate_setting
-from .rooms import NoRoom, Rooms
+from .rooms import GONE, NoRoom, Rooms
 from .schemas import RoomAnswer, RoomQuestion, RoomView
 
 LECTURER_HEADER = "x-ae-lecturer"
@@ -35,6 +35,7 @@ UNKNOWN_RATE = "30/minute"
 Code = Annotated[str, Path(max_length=16, description="the room's code")]
 Key = Annotated[str | None, Header(alias=LECTURER_HEADER, max_length=128, description="the lecturer's key")]
 LecturerQuery = Annotated[str | None, Query(alias="key", max_length=128, description="the lecturer's own page")]
+LastEvent = Annotated[str | None, Header(alias="last-event-id", max_length=64, description="a reconnecting page's")]
 
 
 @functools.lru_cache(maxsize=64)
@@ -112,13 +113,15 @@ def router(rooms: Rooms) -> APIRouter:
         request: Request,
         code: Code,
         key: LecturerQuery = None,
+        last: LastEvent = None,
     ):
         """Server-sent events: the room's state (with the page's answer token), then each change: `view`, `question`
         (asked, then revealed with the class's counts), `answered`, `following`, `end`; a comment every
         `HEARTBEAT_S` keeps proxies from closing a quiet stream. An EventSource cannot send a header: the lecturer's
         own page names itself with `?key=` (and is not counted as a follower). One address may hold half a room's
-        followers."""
-        followed, follower, queue = rooms.follow(code, key, address_of(request, request.app.state.proxies))
+        followers. The state's id is the page's token: a browser that reconnects by itself names it (`Last-Event-ID`),
+        and its old stream ends then, so the page is counted once."""
+        followed, follower, queue = rooms.follow(code, key, address_of(request, request.app.state.proxies), last)
 
         async def stream():
             try:
@@ -129,6 +132,8 @@ def router(rooms: Rooms) -> APIRouter:
                     except TimeoutError:
                         yield HEARTBEAT
                         continue
+                    if event is GONE:  # its page reconnected: the new stream carries on
+                        return
                     yield event.frame
                     if event.name == "end":
                         return

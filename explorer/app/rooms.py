@@ -13,7 +13,8 @@ reload, a closed lid) and when one is again, so a class never waits on a frozen 
 Nothing personal is kept: a follower is an anonymous browser id, used only to count one answer per question. A
 page's answer is its stream's: when the stream goes (a phone that lost the network, a reload), its answer still counts,
 but each address keeps `DEPARTED_PER_ADDRESS` such answers at most, so a script that reconnects to answer again gains
-that many and no more; a page that reconnects names its answer's old token and moves it to its new one. Rooms and
+that many and no more; a page that reconnects names its answer's old token and moves it to its new one, and its
+browser names its old stream (`Last-Event-ID`), which goes at once: the page is never counted twice. Rooms and
 followers are bounded (`MAX_ROOMS`, `MAX_FOLLOWERS`), and one address holds at most `MAX_ROOMS_PER_ADDRESS` rooms and
 half a room's followers (what a whole room held until a review of issue 51): a script can take neither every room nor
 a class's. A room ends when its lecturer ends it, `EMPTY_S` after no page (the lecturer's or a student's) is on it any
@@ -55,8 +56,13 @@ class Event(NamedTuple):
     frame: bytes
 
     @classmethod
-    def of(cls, name: str, data: dict) -> Event:
-        return cls(name, data, f"event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode())
+    def of(cls, name: str, data: dict, id: str | None = None) -> Event:
+        """`id`: the event's id, which the browser keeps and names (`Last-Event-ID`) when it reconnects by itself."""
+        frame = f"event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+        return cls(name, data, (f"id: {id}\n" + frame if id else frame).encode())
+
+
+GONE = Event.of("gone", {})  # the end of a stream its page replaced by reconnecting: never sent
 
 
 class RoomError(UserError):
@@ -235,9 +241,14 @@ class Rooms:
         self.send(room, "answered", {"id": question.id, "answered": len(question.picks())})
         return question
 
-    def follow(self, code: str, key: str | None = None, address: str = "") -> tuple[Room, int, asyncio.Queue[Event]]:
-        """A new follower's queue (following from `address`); its first event is the room's state. With the
-        lecturer's key, the lecturer's own page, which gets the same events but is not counted as following."""
+    def follow(
+        self, code: str, key: str | None = None, address: str = "", last: str | None = None
+    ) -> tuple[Room, int, asyncio.Queue[Event]]:
+        """A new follower's queue (following from `address`); its first event is the room's state, with the page's
+        answer token as its id. With the lecturer's key, the lecturer's own page, which gets the same events but is
+        not counted as following. `last`: the id of the last event the page had (its old stream's token, which the
+        browser names when it reconnects by itself): that stream is over, whether or not its connection is closed yet
+        (a phone that lost its network leaves one the server notices minutes later), and goes now."""
         room = self.get(code)
         room.last_seen = time.monotonic()
         self._next_follower += 1
@@ -251,6 +262,13 @@ class Rooms:
             room.watchers[self._next_follower] = queue
             queue.put_nowait(Event.of("state", room.state()))
             return room, self._next_follower, queue
+        stale = room.tokens.get(str(last)) if last else None
+        if stale in room.followers:  # the page counts once, not twice until its old connection is found closed
+            old = room.followers[stale]
+            self.leave(room, stale)
+            while not old.empty():
+                old.get_nowait()
+            old.put_nowait(GONE)
         if len(room.followers) >= self.max_followers:
             raise RoomFull(f"Room {room.code} has {len(room.followers)} followers already, its limit.")
         mine = sum(1 for other in room.addresses.values() if other == address)
@@ -264,7 +282,7 @@ class Rooms:
         room.addresses[self._next_follower] = address
         token = secrets.token_urlsafe(12)
         room.tokens[token] = self._next_follower
-        queue.put_nowait(Event.of("state", room.state() | {"token": token}))  # this page's own answer token
+        queue.put_nowait(Event.of("state", room.state() | {"token": token}, id=token))  # this page's own token
         return room, self._next_follower, queue
 
     def leave(self, room: Room, follower: int) -> None:
@@ -304,7 +322,7 @@ class Rooms:
             if tokens is None:
                 tokens = {f: t for t, f in room.tokens.items()}
             mine = {"token": tokens[follower]} if follower in tokens else {}  # the page keeps its answer token
-            queue.put_nowait(Event.of("state", room.state() | mine))
+            queue.put_nowait(Event.of("state", room.state() | mine, id=mine.get("token")))
 
     def expire(self) -> None:
         """End the rooms idle for `idle_s`, and those nobody has watched or followed for `EMPTY_S` (made and left)."""
