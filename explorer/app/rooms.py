@@ -220,7 +220,8 @@ class Rooms:
 
     def answer(self, code: str, question_id: int, token: str, pick: int, previous: str | None = None) -> Question:
         """One follower's answer; `token` is the one its stream's first event gave it (anonymous, one answer each).
-        `previous`: the token the page answered with before its stream reconnected, whose answer this one replaces."""
+        `previous`: the token the page answered with before its stream reconnected, whose answer this one replaces
+        (sent again: the answer its stream's reconnect moved already stands, counted once)."""
         room = self.get(code)
         if room.tokens.get(str(token)) not in room.followers:
             raise RoomError(
@@ -233,7 +234,7 @@ class Rooms:
         if not 0 <= pick < question.sources:
             last = question.sources - 1
             raise RoomError(f"Source token {pick} does not exist: this sentence has tokens 0 to {last}.")
-        if follower in question.answers:
+        if follower in question.answers and not (previous is not None and question.answers[follower] == pick):
             raise RoomError(f"This page has answered question {question.id} already: one answer each.")
         if previous is not None and previous != follower:
             question.forget(str(previous))
@@ -263,26 +264,31 @@ class Rooms:
             queue.put_nowait(Event.of("state", room.state()))
             return room, self._next_follower, queue
         stale = room.tokens.get(str(last)) if last else None
-        if stale in room.followers:  # the page counts once, not twice until its old connection is found closed
-            old = room.followers[stale]
-            self.leave(room, stale)
-            while not old.empty():
-                old.get_nowait()
-            old.put_nowait(GONE)
-        if len(room.followers) >= self.max_followers:
+        stale = stale if stale in room.followers else None  # the page's old stream, its connection maybe half-open
+        if len(room.followers) - (stale is not None) >= self.max_followers:
             raise RoomFull(f"Room {room.code} has {len(room.followers)} followers already, its limit.")
-        mine = sum(1 for other in room.addresses.values() if other == address)
+        mine = sum(1 for f, other in room.addresses.items() if other == address and f != stale)
         if address and mine >= self.max_per_address:
             raise RoomFull(
                 f"Room {room.code} has {mine} followers from this address ({address}) already, the most one address "
                 "may have: half the room's."
             )
-        self.send(room, "following", {"following": len(room.followers) + 1})  # the others learn the count
+        question = room.question if room.question is not None and not room.question.revealed else None
+        moved = question.answers.pop(str(last), None) if question is not None and stale is not None else None
+        if stale is not None:  # it goes now: the page counts once, not twice until its old connection is found closed
+            old = room.followers[stale]
+            self.leave(room, stale)
+            while not old.empty():
+                old.get_nowait()
+            old.put_nowait(GONE)
         room.followers[self._next_follower] = queue
         room.addresses[self._next_follower] = address
         token = secrets.token_urlsafe(12)
         room.tokens[token] = self._next_follower
+        if moved is not None:  # its answer goes with it, counted as it was (the page's re-send finds it there)
+            question.answers[token] = moved
         queue.put_nowait(Event.of("state", room.state() | {"token": token}, id=token))  # this page's own token
+        self.count(room)
         return room, self._next_follower, queue
 
     def leave(self, room: Room, follower: int) -> None:
@@ -300,7 +306,7 @@ class Rooms:
                 while len(kept) > DEPARTED_PER_ADDRESS:
                     del kept[next(iter(kept))]
         if room.followers.pop(follower, None) is not None and not room.ended:
-            self.send(room, "following", {"following": len(room.followers)})
+            self.count(room)
 
     # ----- both ------------------------------------------------------------------------------------
     def open_question(self, room: Room, question_id: int | None) -> Question:
@@ -309,11 +315,12 @@ class Rooms:
             raise RoomError(f"Room {room.code} has no question {question_id if question_id is not None else ''} open.")
         return question
 
-    def send(self, room: Room, event: str, data: dict) -> None:
-        """Put one event on every follower's queue. A queue that is full (a page that does not read) is replaced by
-        one fresh state: it catches up as a reconnecting page does, and no view or question is lost."""
+    def send(self, room: Room, event: str, data: dict, followers: bool = True) -> None:
+        """Put one event on every follower's queue (with `followers` False, on the lecturer's pages' only). A queue
+        that is full (a page that does not read) is replaced by one fresh state: it catches up as a reconnecting page
+        does, and no view or question is lost."""
         tokens, change = None, Event.of(event, data)
-        for follower, queue in [*room.followers.items(), *room.watchers.items()]:
+        for follower, queue in [*(room.followers.items() if followers else ()), *room.watchers.items()]:
             if not queue.full():
                 queue.put_nowait(change)
                 continue
@@ -323,6 +330,12 @@ class Rooms:
                 tokens = {f: t for t, f in room.tokens.items()}
             mine = {"token": tokens[follower]} if follower in tokens else {}  # the page keeps its answer token
             queue.put_nowait(Event.of("state", room.state() | mine, id=mine.get("token")))
+
+    def count(self, room: Room) -> None:
+        """Tell the lecturer's pages how many follow. A student's page shows no count (its state has one): told, a
+        class of n joining sent n² events, and a script that opened and closed streams made every page pay for it
+        (a review of issue 51: 500 a second cost 93% of a core with 50 pages following)."""
+        self.send(room, "following", {"following": len(room.followers)}, followers=False)
 
     def expire(self) -> None:
         """End the rooms idle for `idle_s`, and those nobody has watched or followed for `EMPTY_S` (made and left)."""

@@ -295,6 +295,7 @@ NAMES = {name: field.title for name, field in TraceRequest.model_fields.items()}
     "code": "The room code",
     "key": "The lecturer key",
     "x-ae-lecturer": "The lecturer key",
+    "last-event-id": "The last event's id (Last-Event-ID)",
     "run": "The run id",
     "client": "The client id",
     "u": "The address to encode",
