@@ -247,8 +247,9 @@ def test_a_page_that_reconnects_by_itself_is_counted_once_while_its_old_connecti
 def test_a_page_counts_once_however_its_stream_reconnects_and_whenever_the_reveal_comes():
     """A second review: the reconnect put the old stream's answer among the departed (4 kept per address), so a hall
     behind one router whose pages reconnected just before the reveal lost half its answers; and a page whose re-sent
-    answer was slower than its next reconnect counted twice. The answer moves with the stream now, and the page's
-    re-send finds it there."""
+    answer was slower than its next reconnect counted twice (a third review: also when the server had seen its old
+    connections close first). The answer moves with the stream, from among the departed too, and the page's re-send
+    finds it there."""
     rooms = Rooms()
     room = rooms.create()
     question = rooms.ask(room, 2, 0, 1, 5)
@@ -271,7 +272,36 @@ def test_a_page_counts_once_however_its_stream_reconnects_and_whenever_the_revea
     rooms.answer(room.code, question.id, t3, 4, previous=t2)
     with pytest.raises(RoomError, match="answered question 1 already"):
         rooms.answer(room.code, question.id, t3, 1, previous=t2)  # a re-send never changes the answer
-    assert rooms.reveal(room).public()["counts"] == [0, 0, 8, 0, 1]
+    u1 = follow("10.0.0.4")  # another phone, whose closed connections the server notices first
+    rooms.answer(room.code, question.id, u1, 0)
+    rooms.leave(room, room.tokens[u1])  # its answer among the departed
+    u2 = follow("10.0.0.4", last=u1)  # its re-send under u2 is slow...
+    rooms.leave(room, room.tokens[u2])
+    u3 = follow("10.0.0.4", last=u2)
+    with pytest.raises(RoomError, match="Only a page following"):
+        rooms.answer(room.code, question.id, u2, 0, previous=u1)  # ...and refused: ignored by the page
+    rooms.answer(room.code, question.id, u3, 0, previous=u2)
+    assert rooms.reveal(room).public()["counts"] == [1, 0, 8, 0, 1]
+
+
+def test_an_answer_that_changes_no_count_is_told_to_no_page():
+    """The second review: an accepted re-send was told to every page, so one stream re-sending cost a core with 300
+    pages following (two streams naming each other as `previous` did on the first design too)."""
+    rooms = Rooms()
+    room = rooms.create()
+    question = rooms.ask(room, 2, 0, 1, 5)
+    _, _, student = rooms.follow(room.code)
+    student.get_nowait()
+    _, _, a = rooms.follow(room.code, address="10.0.0.9")
+    _, _, b = rooms.follow(room.code, address="10.0.0.9")
+    a, b = a.get_nowait().data["token"], b.get_nowait().data["token"]
+    rooms.answer(room.code, question.id, a, 1)
+    assert student.get_nowait()[:2] == ("answered", {"id": 1, "answered": 1})
+    for _ in range(50):
+        rooms.answer(room.code, question.id, a, 1, previous="x")  # a re-send
+        rooms.answer(room.code, question.id, b, 1, previous=a)  # two streams passing one answer between them
+        rooms.answer(room.code, question.id, a, 1, previous=b)
+    assert student.empty() and question.public()["answered"] == 1
 
 
 def test_only_the_lecturers_pages_are_told_how_many_follow():

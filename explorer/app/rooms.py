@@ -236,10 +236,12 @@ class Rooms:
             raise RoomError(f"Source token {pick} does not exist: this sentence has tokens 0 to {last}.")
         if follower in question.answers and not (previous is not None and question.answers[follower] == pick):
             raise RoomError(f"This page has answered question {question.id} already: one answer each.")
+        counted = len(question.picks())
         if previous is not None and previous != follower:
             question.forget(str(previous))
         question.answers[follower] = pick
-        self.send(room, "answered", {"id": question.id, "answered": len(question.picks())})
+        if len(question.picks()) != counted:  # a re-send or a moved answer changes no count: every page is spared
+            self.send(room, "answered", {"id": question.id, "answered": len(question.picks())})
         return question
 
     def follow(
@@ -274,7 +276,7 @@ class Rooms:
                 "may have: half the room's."
             )
         question = room.question if room.question is not None and not room.question.revealed else None
-        moved = question.answers.pop(str(last), None) if question is not None and stale is not None else None
+        moved = question.forget(str(last)) if question is not None and last else None  # following still, or gone
         if stale is not None:  # it goes now: the page counts once, not twice until its old connection is found closed
             old = room.followers[stale]
             self.leave(room, stale)

@@ -152,6 +152,29 @@ test("a refused guess is forgotten in the server's words, unless the stream reco
   assert.deepEqual(posted("/answer").map((a) => [a.token, a.previous]), [["t1", null], ["t1", null], ["t2", "t1"]]);
 });
 
+test("a refusal about a question gone leaves the guess of the question asked since", async () => {
+  page("http://127.0.0.1:7860/?room=ABCD");
+  const answers = [];
+  globalThis.fetch = (url, init) => {
+    fetched.push({ url: String(url), method: init.method, headers: init.headers, body: init.body });
+    return new Promise((resolve) => answers.push((status, body) => resolve(new Response(JSON.stringify(body), { status }))));
+  };
+  fetched.length = 0;
+  const viewer = fakeViewer(), room = new Room(viewer);
+  room.start();
+  stream().emit("state", { code: "ABCD", view: null, question: question(viewer, 1), following: 1, lecturer: true, token: "t" });
+  room.answer(1); // on its way as the lecturer asks the next question
+  stream().emit("question", question(viewer, 2));
+  room.answer(2);
+  answers.shift()(400, { error: "Room ABCD has no question 1 open." });
+  answers.shift()(200, { id: 2, answered: 1 });
+  await settle();
+  await settle();
+  assert.equal(room.guess, 2);
+  assert.deepEqual(viewer.said, []);
+  assert.match(room.bar.textContent, /Your guess: “sees”/);
+});
+
 test("a student who steps on their own explores on their own until they follow again", async () => {
   page("http://127.0.0.1:7860/?room=ABCD");
   answerWith({});

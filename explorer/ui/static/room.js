@@ -198,12 +198,14 @@ export class Room {
   }
 
   // The guess, under this stream's token; `previous`: the token it was counted under before the stream reconnected
-  // (the server moves it). Refused, the page forgets the guess and says why, unless the stream has moved on meanwhile.
+  // (the server moves it). Refused, the page forgets the guess and says why, unless the stream or the question has
+  // moved on meanwhile.
   sendGuess(q, previous) {
     const token = this.answeredWith = this.token; // named as `previous` if the stream reconnects, sent or not
     post("/" + this.code + "/answer", { question: q.id, pick: this.guess, token: token, previous: previous })
       .catch((error) => {
         if (this.token !== token) return; // reconnected meanwhile: `answerAgain` sent it under the new token
+        if (!this.question || this.question.id !== q.id) return; // about a question gone: the guess is the new one's
         this.guess = null;
         this.viewer.say(error.message);
       }).finally(() => this.draw());

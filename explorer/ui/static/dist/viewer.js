@@ -3332,11 +3332,13 @@
       return true;
     }
     // The guess, under this stream's token; `previous`: the token it was counted under before the stream reconnected
-    // (the server moves it). Refused, the page forgets the guess and says why, unless the stream has moved on meanwhile.
+    // (the server moves it). Refused, the page forgets the guess and says why, unless the stream or the question has
+    // moved on meanwhile.
     sendGuess(q, previous) {
       const token = this.answeredWith = this.token;
       post("/" + this.code + "/answer", { question: q.id, pick: this.guess, token, previous }).catch((error) => {
         if (this.token !== token) return;
+        if (!this.question || this.question.id !== q.id) return;
         this.guess = null;
         this.viewer.say(error.message);
       }).finally(() => this.draw());
