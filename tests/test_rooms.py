@@ -9,6 +9,7 @@ import json
 import shutil
 import subprocess
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -302,6 +303,36 @@ def test_an_answer_that_changes_no_count_is_told_to_no_page():
         rooms.answer(room.code, question.id, b, 1, previous=a)  # two streams passing one answer between them
         rooms.answer(room.code, question.id, a, 1, previous=b)
     assert student.empty() and question.public()["answered"] == 1
+
+
+def test_a_class_answering_together_is_told_the_count_a_few_times_a_second_and_the_last_one_soon():
+    """Each answer was told to every page at once: a class of 200 answering made 200 × 200 events, and a script that
+    answered from stream after stream made every page pay for each. The count goes out at most every `TALLY_S`, the
+    last one within `TALLY_S` of the last answer."""
+    from explorer.app.rooms import TALLY_S
+
+    async def run():
+        rooms = Rooms()
+        room = rooms.create()
+        question = rooms.ask(room, 2, 0, 1, 5)
+        queues = [rooms.follow(room.code)[2] for _ in range(100)]
+        tokens = [queue.get_nowait().data["token"] for queue in queues]
+        _, _, lecturer = rooms.follow(room.code, room.key)
+        lecturer.get_nowait()
+        assert queues[0].get_nowait().name == "lecturer"
+        started = time.monotonic()
+        for token in tokens:  # over about a second
+            rooms.answer(room.code, question.id, token, 1)
+            await asyncio.sleep(0.01)
+        answering = time.monotonic() - started
+        await asyncio.sleep(TALLY_S + 0.05)
+        for queue in (lecturer, queues[0]):
+            told = [queue.get_nowait() for _ in range(queue.qsize())]
+            assert all(event.name == "answered" for event in told), told  # never so many that a page falls behind
+            assert 2 <= len(told) <= answering / TALLY_S + 2, len(told)
+            assert told[-1].data == {"id": 1, "answered": 100}
+
+    asyncio.run(run())
 
 
 def test_only_the_lecturers_pages_are_told_how_many_follow():

@@ -42,6 +42,7 @@ DEPARTED_PER_ADDRESS = 4  # answers of an address's pages whose streams went, ke
 MAX_WATCHERS = 8  # the lecturer's own pages (tabs) of one room
 EMPTY_S = 60.0  # a room no page has been on for this long ends (made and left; a reload comes back within it)
 IDLE_S = 3 * 3600.0  # a room nobody changed for this long ends
+TALLY_S = 0.25  # how often at most every page is told the count of answers (200 answers were 200 × 200 events)
 QUEUE_SIZE = 16  # events waiting for one slow follower; beyond, its oldest are dropped (the newest view wins)
 CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"  # no I or O: read off a projector, they look like 1 and 0
 CODE_LENGTH = 4
@@ -132,6 +133,8 @@ class Room:
     last_seen: float = field(default_factory=time.monotonic)  # when a page last watched or followed
     last_change: float = field(default_factory=time.monotonic)
     ended: bool = False
+    told: float = 0.0  # when the pages were last told the count of answers
+    tally: asyncio.TimerHandle | None = None  # the next telling, while one is due
 
     def state(self) -> dict:
         """What a follower needs to be where the class is: the view and the open question."""
@@ -241,7 +244,7 @@ class Rooms:
             question.forget(str(previous))
         question.answers[follower] = pick
         if len(question.picks()) != counted:  # a re-send or a moved answer changes no count: every page is spared
-            self.send(room, "answered", {"id": question.id, "answered": len(question.picks())})
+            self.count_answers(room)
         return question
 
     def follow(
@@ -338,6 +341,27 @@ class Rooms:
         class of n joining sent n² events, and a script that opened and closed streams made every page pay for it
         (a review of issue 51: 500 a second cost 93% of a core with 50 pages following)."""
         self.send(room, "following", {"following": len(room.followers)}, followers=False)
+
+    def count_answers(self, room: Room) -> None:
+        """Tell every page how many answered the open question: at once if they were not told within `TALLY_S`,
+        else once at its end, with the count as it is then. A class answering together, or a script answering from
+        stream after stream, costs every page a few events a second, not one an answer. Without a running event loop
+        (a script, a test), at once."""
+        if room.tally is not None:
+            return  # told soon, with this answer counted
+        wait = room.told + TALLY_S - time.monotonic()
+        try:
+            loop = asyncio.get_running_loop() if wait > 0 else None
+        except RuntimeError:
+            loop = None
+        if loop is None:
+            return self._tell_answers(room)
+        room.tally = loop.call_later(wait, self._tell_answers, room)
+
+    def _tell_answers(self, room: Room) -> None:
+        room.tally, room.told = None, time.monotonic()
+        if room.question is not None and not room.ended:
+            self.send(room, "answered", {"id": room.question.id, "answered": len(room.question.picks())})
 
     def expire(self) -> None:
         """End the rooms idle for `idle_s`, and those nobody has watched or followed for `EMPTY_S` (made and left)."""
