@@ -5,7 +5,8 @@ only that key changes the room. The room keeps the lecturer's current view (the 
 kind, layer, head and view: a few hundred bytes) and its open question; each follower gets every change on its own
 bounded queue, and a follower that (re)connects first gets the current state, so nobody needs a history. A question
 asks which source token a head will attend to most at the next step: each student answers once, answers after the
-reveal are refused, and the reveal sends the class's guesses as counts per source token.
+reveal are refused, and the reveal sends the class's guesses as counts per source token. Every page is told how
+many answered at most every `TALLY_S`; how many follow, only the lecturer's pages are told (a student's shows none).
 
 The room tells its followers when no lecturer's page is open on it any more ("lecturer" {"present": false}: a
 reload, a closed lid) and when one is again, so a class never waits on a frozen view without a word.
