@@ -35,7 +35,7 @@ UNKNOWN_RATE = "30/minute"
 Code = Annotated[str, Path(max_length=16, description="the room's code")]
 Key = Annotated[str | None, Header(alias=LECTURER_HEADER, max_length=128, description="the lecturer's key")]
 LecturerQuery = Annotated[str | None, Query(alias="key", max_length=128, description="the lecturer's own page")]
-LastEvent = Annotated[str | None, Header(alias="last-event-id", max_length=64, description="a reconnecting page's")]
+LastEvent = Annotated[str | None, Header(alias="last-event-id", max_length=64, description="its old stream's token")]
 
 
 @functools.lru_cache(maxsize=64)
