@@ -103,7 +103,9 @@ def test_gradios_event_queue_is_started_by_the_lifespan_mount_gradio_app_install
 # route_utils' build paths (the middleware keeps Gradio's files as Gradio serves them), gradio.utils' upload
 # folder (the Train tab's file comes through the API) and the preprocess_data override; issue 51 took out every
 # event that ran on the server, and with them what guarded Gradio's event routes (its /config and /gradio_api/info
-# fields, the route grammar, the 422 body): the page's routes are all the middleware lets through to Gradio
+# fields, the route grammar, the 422 body): the page's routes are all the middleware lets through to Gradio. One
+# reliance came with it: Gradio's queue starts in the lifespan `mount_gradio_app` installs, which the server leaves
+# out (its test above); should that move, the page still works and the server polls 1,750 times a second again
 INTERNAL_IMPORTS: dict[str, set[str]] = {}
 OVERRIDES: set[str] = set()
 
