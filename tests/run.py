@@ -4,7 +4,7 @@
 
 It first looks for what the tests need, and installs what it may:
 - the browser code's npm packages (esbuild, pinned by `explorer/ui/static/package-lock.json`): installed with
-  `npm ci` when missing (Node.js 18 or newer must be there: it runs the JavaScript unit tests too);
+  `npm ci` when missing (Node.js 20 or newer must be there: it runs the JavaScript unit tests too);
 - the Python packages of `requirements-dev.txt` (torch pinned first, so nothing pulls a CUDA build) and Debian's
   `chromium` for the headless-browser tests: installed with `--install` (chromium with apt-get, as root); without
   it, it says exactly what to run and stops.
@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "explorer" / "ui" / "static"
 CHROMIUM = Path("/usr/bin/chromium")  # tests/browser_fixtures.py
 TORCH = "torch==2.13.0"
-NODE_MAJOR = 18  # node --test
+NODE_MAJOR = 20  # node --test, with its mock timers (tests/js/room.test.mjs)
 
 
 def say(text: str) -> None:
