@@ -63,8 +63,8 @@ def build_app(
         ssr_mode=False,
     )
     # no event of the page runs on the server (the middleware closes Gradio's event routes), so Gradio's queue, which
-    # `mount_gradio_app`'s lifespan starts, would only poll: its loops woke the event loop 1,100 times a second (every
-    # 1 ms while free), 3-4% of a core with nobody there and more in a class (bench/idle_cpu.py, bench/classroom.py)
+    # `mount_gradio_app`'s lifespan starts, would only poll: its loops (one sleeps 1 ms while free) woke the event loop
+    # 1,750 times a second, 2.4% of a core with nobody there and more in a class (bench/idle_cpu.py, bench/classroom.py)
     app.router.lifespan_context = lifespan
     kept = KEPT | {viewer.PLOTLY_URL: IMMUTABLE, viewer.ASSETS: IMMUTABLE}
     middleware = AppMiddleware(app, upload_bytes=MAX_UPLOAD_BYTES, kept=kept, proxies=proxies)
