@@ -29,7 +29,7 @@ import time
 
 from bench.app_latency import free_port, start_app
 from bench.class_open import cpu_seconds, pct, rss_mb
-from bench.common import checkouts
+from bench.common import checkouts, in_turns
 from explorer.app import SHIPPED_CHECKPOINT
 
 HOST = "127.0.0.1"
@@ -216,9 +216,8 @@ def main() -> int:
     args = parser.parse_args()
     rows = []
     with checkouts(args.refs) as designs:
-        for k in range(args.rounds):
-            for name, cwd in designs if k % 2 == 0 else designs[::-1]:
-                rows += run_design(name, cwd, args.checkpoint, args.followers)
+        for _, name, cwd in in_turns(designs, args.rounds):
+            rows += run_design(name, cwd, args.checkpoint, args.followers)
     print(markdown(rows))
     if args.rounds > 1 or args.refs:
         print()

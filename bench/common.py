@@ -257,3 +257,11 @@ def checkouts(refs: list[str]):
         for worktree in made:
             subprocess.run(["git", "worktree", "remove", "--force", str(worktree)], cwd=root, check=False)
             shutil.rmtree(worktree, ignore_errors=True)
+
+
+def in_turns(designs: list, rounds: int):
+    """(round, name, checkout) for each design in each round, the order reversed every other round: a busy moment of
+    the machine, or going first, falls on every design alike."""
+    for k in range(rounds):
+        for name, cwd in designs if k % 2 == 0 else designs[::-1]:
+            yield k, name, cwd

@@ -20,7 +20,7 @@ import time
 
 from bench.app_latency import free_port, start_app
 from bench.class_open import Conn, cpu_seconds, record
-from bench.common import checkouts
+from bench.common import checkouts, in_turns
 from explorer.app import SHIPPED_CHECKPOINT
 
 
@@ -62,10 +62,9 @@ def main() -> int:
     args = parser.parse_args()
     rows = []
     with checkouts(args.refs) as designs:
-        for k in range(args.rounds):
-            for name, cwd in designs if k % 2 == 0 else designs[::-1]:
-                rows.append({"round": k + 1} | measure(name, cwd, args.visits))
-                print(rows[-1], flush=True)
+        for k, name, cwd in in_turns(designs, args.rounds):
+            rows.append({"round": k + 1} | measure(name, cwd, args.visits))
+            print(rows[-1], flush=True)
     print("| round | design | requests | ms per visit | server CPU ms per visit |\n|---|---|---|---|---|")
     for r in rows:
         cells = [r["round"], r["design"], r["requests"], r["ms_per_visit"], r["server_cpu_ms_per_visit"]]

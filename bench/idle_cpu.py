@@ -21,7 +21,7 @@ import time
 
 from bench.app_latency import free_port, start_app
 from bench.class_open import cpu_seconds
-from bench.common import checkouts
+from bench.common import checkouts, in_turns
 from explorer.app import SHIPPED_CHECKPOINT
 
 SETTLE_S, WAKES_S = 3.0, 5
@@ -67,10 +67,9 @@ def main() -> int:
     args = parser.parse_args()
     rows = []
     with checkouts(args.refs) as designs:
-        for k in range(args.rounds):
-            for name, cwd in designs if k % 2 == 0 else designs[::-1]:
-                rows.append(one_design(name, cwd, args.checkpoint, args.seconds))
-                print(json.dumps(rows[-1]), flush=True)
+        for _, name, cwd in in_turns(designs, args.rounds):
+            rows.append(one_design(name, cwd, args.checkpoint, args.seconds))
+            print(json.dumps(rows[-1]), flush=True)
     print("| design | rounds | % of a core, median | range | wake-ups a second, median |\n|---|---|---|---|---|")
     for design in dict.fromkeys(r["design"] for r in rows):
         mine = [r for r in rows if r["design"] == design]
