@@ -16,7 +16,7 @@ import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from explorer.app import http_api
+from explorer.app import http_api, room_api
 from explorer.app.models import ModelRegistry
 from explorer.app.rooms import CODE_LENGTH, CODE_LETTERS, RoomError, Rooms
 
@@ -489,6 +489,31 @@ def test_the_stream_sends_the_state_then_the_lecturers_changes_until_the_room_en
     assert len(json.dumps(events[1][1])) < 600  # a view change is a few hundred bytes
     gone = client.get(f"/ae/api/room/{code}/events")
     assert gone.status_code == 404 and "no room" in gone.json()["error"]
+
+
+def test_a_quiet_stream_gets_a_comment_now_and_then_so_a_proxy_keeps_it_open(app, monkeypatch):
+    monkeypatch.setattr(room_api, "HEARTBEAT_S", 0.1)
+    client, _ = app
+    code, lecturer = lecture(client)
+    lines: list[str] = []
+    quiet = threading.Event()
+
+    def follow():
+        with client.stream("GET", f"/ae/api/room/{code}/events") as stream:
+            for line in stream.iter_lines():
+                lines.append(line)
+                if line.startswith(":") and lines[0].startswith("id: "):
+                    quiet.set()
+                if line == "event: end":
+                    return
+
+    follower = threading.Thread(target=follow, daemon=True)
+    follower.start()
+    assert quiet.wait(10), lines  # a comment, which EventSource ignores, after the state and nothing else
+    client.post(f"/ae/api/room/{code}/end", headers=lecturer)
+    follower.join(10)
+    assert not follower.is_alive(), lines
+    assert [line[7:] for line in lines if line.startswith("event: ")] == ["state", "end"]
 
 
 def test_the_qr_code_carries_the_students_address_only(app):
