@@ -41,7 +41,7 @@ def gold_of(trace: DecodeTrace, handle: ModelHandle) -> dict | None:
     found = on_trace(handle.tokenizer, pair, trace.source_ids, trace.target_ids, trace.cross)
     return {
         "target": pair.target,
-        "target_ids": handle.tokenizer.encode(pair.target),
+        "target_ids": handle.tokenizer.encode_target(pair.target),
         "links": len(pair.links),
         "matches": found is not None,
         "cells": found.cells if found else [],

@@ -14,7 +14,6 @@ import re
 import secrets
 import threading
 from dataclasses import dataclass
-from pathlib import Path
 
 from cachetools import TTLCache
 
@@ -22,6 +21,7 @@ from ..errors import UserError
 from ..interpret.handle import ModelHandle, load_handle
 from ..interpret.request import TraceRequest
 from ..interpret.trace import DecodeTrace, build_traces, plan_trace
+from ..model.formats import key_name
 from . import questions
 from .encoded import Encoded
 from .rate_limits import Fairness
@@ -56,7 +56,7 @@ def load_served(paths, device="cpu") -> dict[str, ModelHandle]:
     """The checkpoints the server serves to everyone, by key (the folder's name: "lecture-en-de"), in order."""
     served: dict[str, ModelHandle] = {}
     for path in paths:
-        key = re.sub(r"[^A-Za-z0-9_-]", "-", Path(path).resolve().name)[:60] or "model"
+        key = re.sub(r"[^A-Za-z0-9_-]", "-", key_name(str(path)))[:60] or "model"
         while key in served or key == SHIPPED:
             key += "-2"
         served[key] = load_handle(path, device=device)

@@ -56,7 +56,7 @@ def piece_spans(tokenizer: Tokenizer, text: str, ids: list[int]) -> list[tuple[i
     """Character span in `text` of each piece id; a piece that adds no character (a lone '▁') gets an empty span."""
     spans, pos = [], 0
     for i in ids:
-        core = tokenizer.sp.id_to_piece(int(i)).replace(WORD_START, "")
+        core = tokenizer.raw_piece(i).replace(WORD_START, "")
         while pos < len(text) and text[pos] == " ":
             pos += 1
         if not core:
@@ -101,7 +101,7 @@ class PieceMaps:
 def piece_maps(model: Transformer, tokenizer: Tokenizer, pair: GoldPair) -> PieceMaps:
     """Encode a gold pair, record its attention under teacher forcing, and map its pieces to words."""
     src_ids = tokenizer.encode_source(pair.source)
-    tgt_ids = tokenizer.encode(pair.target)
+    tgt_ids = tokenizer.encode_target(pair.target)
     src_word = word_of_piece(words(pair.source), piece_spans(tokenizer, pair.source, src_ids[:-1]))
     tgt_word = word_of_piece(words(pair.target), piece_spans(tokenizer, pair.target, tgt_ids))
     maps, _ = record(model, [src_ids], [[BOS_ID] + tgt_ids], ("encoder_self", "cross"))
@@ -212,7 +212,7 @@ def on_trace(
     is no gold word); row j of a cross-attention map is the query of the step that produced target piece j, as
     under teacher forcing.
     """
-    gold_ids = tokenizer.encode(pair.target)
+    gold_ids = tokenizer.encode_target(pair.target)
     if list(source_ids) != tokenizer.encode_source(pair.source) or list(target_ids[: len(gold_ids)]) != gold_ids:
         return None
     source_word = word_of_piece(words(pair.source), piece_spans(tokenizer, pair.source, source_ids[:-1])) + [None]

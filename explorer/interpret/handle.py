@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING
 
 import torch
 
+from ..model.languages import LanguagePair
 from ..model.metadata import MAX_NAME_CHARS, is_plain_text
+from ..model.pair_tokenizer import PairTokenizer
 from ..model.tokenizer import Tokenizer
 from ..model.transformer import Transformer
 from .request import HEAD_MEAN
@@ -24,10 +26,11 @@ class ModelHandle:
 
     name: str
     model: Transformer
-    tokenizer: Tokenizer
+    tokenizer: Tokenizer | PairTokenizer
     metadata: dict = field(default_factory=dict)
     default_view: tuple[str, int, str] = ("cross", 0, HEAD_MEAN)  # (kind, layer, head as "2" or "mean") shown first
     fingerprint: str = ""  # identifies the weights and vocabulary: part of every trace-cache key
+    languages: LanguagePair = field(default_factory=LanguagePair)  # what it translates: English → German by default
 
     def __post_init__(self):
         if not self.fingerprint:
@@ -44,14 +47,15 @@ class ModelHandle:
         return (kind, int(layer), int(head)) if str(head).isdigit() else None
 
 
-def fingerprint(model: Transformer, tokenizer: Tokenizer) -> str:
+def fingerprint(model: Transformer, tokenizer: Tokenizer | PairTokenizer) -> str:
     """A short hash of the config, every weight and the tokenizer: equal fingerprints decode alike."""
     digest = hashlib.sha256(repr(model.config).encode())
     with torch.no_grad():
         for name, tensor in sorted(model.state_dict().items()):
             digest.update(name.encode())
             digest.update(tensor.detach().float().cpu().contiguous().numpy().tobytes())
-    digest.update(tokenizer.model_proto)
+    for _, data in sorted(tokenizer.files().items()):  # a joint tokenizer: its one model's bytes
+        digest.update(data)
     return digest.hexdigest()[:16]
 
 
@@ -83,15 +87,18 @@ def device_label(device: torch.device) -> str:
 
 
 def load_handle(path, name: str | None = None, device: str | torch.device = "cpu") -> ModelHandle:
-    """Load a checkpoint for the explorer onto `device`; its alignment finding (if any) picks the default view."""
-    from ..model.checkpoint import load_checkpoint
+    """Load a checkpoint for the explorer onto `device` (any format `formats.open_checkpoint` opens: this project's,
+    a Marian folder, `hf:ID`); its alignment finding (if any) picks the default view."""
+    from ..model.formats import open_checkpoint
 
-    ckpt = load_checkpoint(path, device)
+    ckpt = open_checkpoint(path, device)
     view = ("cross", ckpt.model.config.n_decoder_layers - 1, HEAD_MEAN)
     alignment = ckpt.metadata.get("alignment")  # validated: its best head exists in this model
     if alignment and alignment["best"]["layer"] != "all":
         view = ("cross", alignment["best"]["layer"], str(alignment["best"]["head"]))
-    return ModelHandle(name or display_name(ckpt), ckpt.model, ckpt.tokenizer, ckpt.metadata, view)
+    return ModelHandle(
+        name or display_name(ckpt), ckpt.model, ckpt.tokenizer, ckpt.metadata, view, languages=ckpt.languages
+    )
 
 
 def display_name(ckpt: Checkpoint) -> str:
@@ -101,7 +108,10 @@ def display_name(ckpt: Checkpoint) -> str:
 
     if ckpt.metadata.get("name"):  # validated plain text
         return ckpt.metadata["name"]
-    for candidate in (card_title(ckpt.path), Path(ckpt.path).resolve().name):
+    for candidate in (
+        card_title(ckpt.path) if ckpt.tokenizer.KIND == Tokenizer.KIND else None,
+        Path(ckpt.path).resolve().name,
+    ):
         if is_plain_text(candidate, MAX_NAME_CHARS):
             return candidate
     return "unnamed model"

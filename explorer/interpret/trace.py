@@ -166,7 +166,7 @@ def plan_trace(handle: ModelHandle, request: TraceRequest) -> TracePlan:
     if PAD_ID in forced:
         raise UserError(f"Forced token id {PAD_ID} is the padding token, which the model never reads.")
     if not forced and request.prefix:
-        forced = tokenizer.encode(request.prefix)
+        forced = tokenizer.encode_target(request.prefix)
     if forced:
         how = "your prefix" if request.prefix and not request.forced_ids else "the chosen tokens"
         notes.append(

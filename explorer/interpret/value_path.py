@@ -21,7 +21,6 @@ z equals concat's slice of head h (the test holds them to each other).
 
 from __future__ import annotations
 
-import math
 import threading
 from dataclasses import dataclass
 
@@ -118,7 +117,7 @@ def value_path(
     embedding = position = None
     if layer == 0 and kind != "cross":
         ids = source_ids if kind == "encoder_self" else decoder_inputs
-        embedding = np64(model.embed.weight[ids[row]] * math.sqrt(model.config.d_model))
+        embedding = np64(model.embed.weight[ids[row]] * model.config.embed_scale)
         position = np64(model.pos_encoding.pe[row])
     return ValuePath(
         kind=kind,

@@ -2,9 +2,13 @@
 
 Layout of a checkpoint directory:
     model.safetensors   weights (fp32 or fp16), no pickle
-    config.json         {"format": ..., "model": ModelConfig, "training": metadata}
-    tokenizer.model     the joint SentencePiece model
+    config.json         {"format": ..., "model": ModelConfig, "training": metadata,
+                         "tokenizer": "sentencepiece" | "sentencepiece-pair", "languages": {"source", "target"}}
+    tokenizer.model     the joint SentencePiece model (tokenizer "sentencepiece", the default), or
+    source.spm, target.spm, vocab.json   one SentencePiece model per language and the shared vocabulary in this
+                        project's id order (tokenizer "sentencepiece-pair": models converted from Marian)
     README.md           the model card
+A checkpoint without "tokenizer" or "languages" is one of this project's English → German models.
 Saving writes a sibling temporary directory and renames it into place, so a crash never leaves a
 half-written checkpoint. Loading validates everything and names what is wrong, and checks every size
 before it allocates, so a crafted checkpoint fails fast and small.
@@ -25,13 +29,16 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 
 from .config import MAX_PARAMETERS, ModelConfig
+from .languages import LanguagePair
 from .metadata import validate_metadata
+from .pair_tokenizer import PairTokenizer
 from .safetensors_header import read_header
 from .tokenizer import Tokenizer
 from .transformer import Transformer, state_shapes
 
 FORMAT = "attention-explorer-checkpoint/1"
-FILES = ("model.safetensors", "config.json", "tokenizer.model")
+FILES = ("model.safetensors", "config.json")  # and the tokenizer's files
+TOKENIZERS = {kind.KIND: kind for kind in (Tokenizer, PairTokenizer)}  # by config.json's "tokenizer"
 MAX_CONFIG_BYTES = 8 << 20  # the shipped config.json is 42 KB; a long run's loss history stays far below
 MAX_JSON_DEPTH = 32  # the shipped config.json nests 7 deep
 MAX_TOKENIZER_BYTES = 16 << 20  # a 64k-piece SentencePiece model is ~2 MB
@@ -46,9 +53,10 @@ class Checkpoint:
     """A loaded checkpoint: the model (eval mode), its tokenizer and training metadata."""
 
     model: Transformer
-    tokenizer: Tokenizer
+    tokenizer: Tokenizer | PairTokenizer
     metadata: dict = field(default_factory=dict)
     path: Path | None = None
+    languages: LanguagePair = field(default_factory=LanguagePair)
 
 
 def save_checkpoint(
@@ -59,6 +67,7 @@ def save_checkpoint(
     card: str = "",
     dtype: torch.dtype = torch.float32,
     extra_files: dict[str, bytes] | None = None,
+    languages: LanguagePair | None = None,
 ) -> Path:
     """Write a checkpoint directory atomically; `dtype` float16 halves the weights file."""
     path = Path(path)
@@ -72,8 +81,13 @@ def save_checkpoint(
         tensors = {k: v.detach().to("cpu", dtype).contiguous() for k, v in model.state_dict().items()}
         save_file(tensors, str(tmp / "model.safetensors"), metadata={"format": FORMAT})
         config = {"format": FORMAT, "model": model.config.to_dict(), "training": metadata or {}}
+        if tokenizer.KIND != Tokenizer.KIND:
+            config["tokenizer"] = tokenizer.KIND
+        if languages is not None and languages != LanguagePair():
+            config["languages"] = languages.to_dict()
         (tmp / "config.json").write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        tokenizer.save(tmp / "tokenizer.model")
+        for name, data in tokenizer.files().items():
+            (tmp / name).write_bytes(data)
         (tmp / "README.md").write_text(card, encoding="utf-8")
         for name, data in (extra_files or {}).items():
             (tmp / name).write_bytes(data)
@@ -114,27 +128,21 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> Che
     except (TypeError, ValueError) as exc:
         raise CheckpointError(f"{config_path}: invalid model config: {exc}") from None
     shapes = state_shapes(config)
-    n_weights = sum(math.prod(shape) for shape in shapes.values())
-    if n_weights > MAX_PARAMETERS:
-        raise CheckpointError(
-            f"{config_path}: invalid model config: it describes {n_weights:,} weights, "
-            f"more than the supported {MAX_PARAMETERS:,}"
-        )
+    check_parameter_count(config, config_path)
     training = config_data.get("training")
     try:
         metadata = {} if training is None else validate_metadata(training, config)
     except ValueError as exc:
         raise CheckpointError(f"{config_path}: invalid training metadata: {exc}") from None
-
-    tokenizer_path = path / "tokenizer.model"
-    _check_size(tokenizer_path, MAX_TOKENIZER_BYTES)
     try:
-        tokenizer = Tokenizer.load(tokenizer_path)
-    except (ValueError, OSError) as exc:
-        raise CheckpointError(f"{tokenizer_path}: {exc}") from None
+        languages = LanguagePair.from_dict(config_data.get("languages"))
+    except (TypeError, ValueError) as exc:
+        raise CheckpointError(f"{config_path}: invalid languages: {exc}") from None
+    tokenizer = _load_tokenizer(path, config_data.get("tokenizer", Tokenizer.KIND), config_path)
     if tokenizer.vocab_size != config.vocab_size:
         raise CheckpointError(
-            f"tokenizer.model has {tokenizer.vocab_size} pieces but the config says vocab_size={config.vocab_size}"
+            f"{type(tokenizer).FILES[-1]} has {tokenizer.vocab_size} pieces but the config says "
+            f"vocab_size={config.vocab_size}"
         )
 
     weights = path / "model.safetensors"
@@ -167,7 +175,35 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> Che
     model = Transformer(config)
     model.load_state_dict({k: v.float() for k, v in tensors.items()})
     model.to(device).eval()
-    return Checkpoint(model, tokenizer, metadata, path)
+    return Checkpoint(model, tokenizer, metadata, path, languages)
+
+
+def check_parameter_count(config: ModelConfig, where: Path) -> None:
+    """Refuse a config whose weights add up to more than `MAX_PARAMETERS`, before anything is allocated."""
+    n_weights = sum(math.prod(shape) for shape in state_shapes(config).values())
+    if n_weights > MAX_PARAMETERS:
+        raise CheckpointError(
+            f"{where}: invalid model config: it describes {n_weights:,} weights, "
+            f"more than the supported {MAX_PARAMETERS:,}"
+        )
+
+
+def _load_tokenizer(path: Path, kind: object, config_path: Path) -> Tokenizer | PairTokenizer:
+    """The tokenizer config.json names, from its files, each size-checked first."""
+    if kind not in TOKENIZERS:
+        raise CheckpointError(f"{config_path}: tokenizer {str(kind)[:40]!r} is not one of {', '.join(TOKENIZERS)}")
+    cls = TOKENIZERS[kind]
+    missing = [name for name in cls.FILES if not (path / name).is_file()]
+    if missing:
+        raise CheckpointError(f"checkpoint {path} is missing {', '.join(missing)}")
+    files = {}
+    for name in cls.FILES:
+        _check_size(path / name, MAX_TOKENIZER_BYTES)
+        files[name] = (path / name).read_bytes()
+    try:
+        return cls.from_files(files)
+    except (ValueError, OSError) as exc:
+        raise CheckpointError(f"{path / cls.FILES[0]}: {exc}") from None
 
 
 def _read_config(config_path: Path) -> dict:

@@ -24,6 +24,12 @@ BOUNDS = {
     "max_len": 8_192,  # rows of the positional table: (8192, 2048) fp32 is 64 MB
 }
 MAX_PARAMETERS = 100_000_000
+# The feed-forward's nonlinearity, by the names Marian's config uses: the paper's ReLU, swish (= SiLU, x·σ(x), the
+# opus-mt models'), GELU (exact erf form)
+ACTIVATIONS = ("relu", "swish", "gelu")
+# Where sin and cos sit in a row of the sinusoidal table: "interleaved" as the paper writes it (PE(pos, 2i) = sin,
+# PE(pos, 2i+1) = cos), "halves" as Marian and fairseq lay it out (the D/2 sines, then the D/2 cosines)
+POSITIONAL_LAYOUTS = ("interleaved", "halves")
 
 
 @dataclass(frozen=True)
@@ -42,6 +48,11 @@ class ModelConfig:
     # False: decoder self-attention sees every target position, the future included: a model trained so copies the
     # next word and cannot translate (the lesson's companion, bench/maskless.py); every other model keeps the mask
     lookahead_mask: bool = True
+    activation: str = "relu"  # one of ACTIVATIONS
+    positional_layout: str = "interleaved"  # one of POSITIONAL_LAYOUTS
+    scale_embedding: bool = True  # embeddings multiplied by sqrt(d_model) before the positions are added (§3.4)
+    # a learned bias added to every logit after the tied output embedding (Marian's `final_logits_bias`)
+    final_logits_bias: bool = False
 
     def __post_init__(self) -> None:
         for name, largest in BOUNDS.items():
@@ -59,7 +70,10 @@ class ModelConfig:
             raise ValueError(f"dropout={self.dropout!r} must be a finite number")
         if not 0.0 <= self.dropout < 1.0:
             raise ValueError(f"dropout={self.dropout} must be in [0, 1)")
-        for name in ("norm_first", "lookahead_mask"):
+        for name, choices in (("activation", ACTIVATIONS), ("positional_layout", POSITIONAL_LAYOUTS)):
+            if getattr(self, name) not in choices:
+                raise ValueError(f"{name}={getattr(self, name)!r} must be one of {', '.join(choices)}")
+        for name in ("norm_first", "lookahead_mask", "scale_embedding", "final_logits_bias"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name}={getattr(self, name)!r} must be true or false")
         if self.vocab_size <= max(SPECIAL_IDS.values()):
@@ -68,6 +82,11 @@ class ModelConfig:
     @property
     def d_head(self) -> int:
         return self.d_model // self.n_heads
+
+    @property
+    def embed_scale(self) -> float:
+        """What an embedding is multiplied by before the positional encoding is added."""
+        return math.sqrt(self.d_model) if self.scale_embedding else 1.0
 
     def n_layers(self, kind: str) -> int:
         """Number of layers that hold attention of this kind."""

@@ -1,4 +1,9 @@
-"""One joint English+German SentencePiece vocabulary: training, loading, ids <-> text, display pieces."""
+"""One joint SentencePiece vocabulary for both languages: training, loading, ids <-> text, display pieces.
+
+What every tokenizer of the explorer offers (this one, and `pair_tokenizer.PairTokenizer` for models converted from
+Marian, with one SentencePiece model per language): `encode` (source text), `encode_target`, `encode_source`,
+`decode`, `piece`/`pieces`, `raw_piece`, `vocab_size`, and `files()`, the bytes a checkpoint stores.
+"""
 
 from __future__ import annotations
 
@@ -30,6 +35,9 @@ def normalize(text: str) -> str:
 
 class Tokenizer:
     """A SentencePiece model whose serialized bytes travel inside each checkpoint."""
+
+    KIND = "sentencepiece"  # config.json's "tokenizer"
+    FILES = ("tokenizer.model",)
 
     def __init__(self, model_proto: bytes):
         self.model_proto = bytes(model_proto)
@@ -73,13 +81,26 @@ class Tokenizer:
     def save(self, path: str | Path) -> None:
         Path(path).write_bytes(self.model_proto)
 
+    def files(self) -> dict[str, bytes]:
+        """What a checkpoint stores of this tokenizer, by file name."""
+        return {"tokenizer.model": self.model_proto}
+
+    @classmethod
+    def from_files(cls, files: dict[str, bytes]) -> Tokenizer:
+        """Rebuild from the bytes `files()` returned."""
+        return cls(files["tokenizer.model"])
+
     @property
     def vocab_size(self) -> int:
         return self.sp.get_piece_size()
 
     def encode(self, text: str) -> list[int]:
-        """Text -> piece ids, without BOS/EOS."""
+        """Source text -> piece ids, without BOS/EOS."""
         return self.sp.encode(normalize(text), out_type=int)
+
+    def encode_target(self, text: str) -> list[int]:
+        """Target text (a forced prefix, a reference) -> piece ids: the joint vocabulary pieces both alike."""
+        return self.encode(text)
 
     def encode_source(self, text: str, max_len: int | None = None) -> list[int]:
         """A source as the encoder reads it: its piece ids, cut to `max_len` - 1, then EOS."""
@@ -92,18 +113,21 @@ class Tokenizer:
 
     def piece(self, token_id: int) -> str:
         """One id as shown to a person: word-start marker removed, word continuations prefixed with '·'."""
-        if token_id == PAD_ID:
-            return "<pad>"
-        if token_id == BOS_ID:
-            return "<s>"
-        if token_id == EOS_ID:
-            return "</s>"
-        if token_id == UNK_ID:
-            return "<unk>"
-        raw = self.sp.id_to_piece(int(token_id))
-        if raw.startswith(WORD_START):
-            return raw[len(WORD_START) :] or BARE_WORD_START
-        return CONTINUATION + raw if raw[:1].isalnum() else raw  # "·st" continues a word; "." needs no marker
+        return SPECIAL_PIECES.get(token_id) or display_piece(self.raw_piece(token_id))
+
+    def raw_piece(self, token_id: int) -> str:
+        """The piece as SentencePiece writes it ("▁Haus")."""
+        return self.sp.id_to_piece(int(token_id))
 
     def pieces(self, ids: Iterable[int]) -> list[str]:
         return [self.piece(i) for i in ids]
+
+
+def display_piece(raw: str) -> str:
+    """A raw piece as shown to a person: "▁Haus" -> "Haus", "st" -> "·st" (a word's continuation), "." -> "."."""
+    if raw.startswith(WORD_START):
+        return raw[len(WORD_START) :] or BARE_WORD_START
+    return CONTINUATION + raw if raw[:1].isalnum() else raw  # "·st" continues a word; "." needs no marker
+
+
+SPECIAL_PIECES = {PAD_ID: "<pad>", BOS_ID: "<s>", EOS_ID: "</s>", UNK_ID: "<unk>"}  # as every tokenizer shows them

@@ -49,9 +49,10 @@ class AttentionOutput(NamedTuple):
 class PositionalEncoding(nn.Module):
     """Sinusoidal positional encoding; the table is the buffer `pe` (max_len, D) that the app plots."""
 
-    def __init__(self, d_model: int, max_len: int):
+    def __init__(self, d_model: int, max_len: int, layout: str = "interleaved"):
         super().__init__()
-        self.register_buffer("pe", sinusoid_table(max_len, d_model), persistent=False)
+        self.layout = layout
+        self.register_buffer("pe", sinusoid_table(max_len, d_model, layout), persistent=False)
 
     def forward(self, x: torch.Tensor, offset: int = 0) -> torch.Tensor:
         length = x.size(1)
@@ -60,13 +61,21 @@ class PositionalEncoding(nn.Module):
         return x + self.pe[offset : offset + length].to(x.dtype)
 
 
-def sinusoid_table(max_len: int, d_model: int) -> torch.Tensor:
-    """PE(pos, 2i) = sin(pos / 10000^(2i/D)), PE(pos, 2i+1) = cos(pos / 10000^(2i/D)); (max_len, D)."""
+def sinusoid_table(max_len: int, d_model: int, layout: str = "interleaved") -> torch.Tensor:
+    """The sinusoids sin(pos / 10000^(2i/D)) and cos(pos / 10000^(2i/D)), i < D/2, as a (max_len, D) table.
+
+    "interleaved" (the paper): PE(pos, 2i) = sin, PE(pos, 2i+1) = cos. "halves" (Marian, fairseq): PE(pos, i) = sin,
+    PE(pos, D/2 + i) = cos. The same numbers in another column order.
+    """
     position = torch.arange(max_len, dtype=torch.float64)[:, None]  # (max_len, 1)
     inv_freq = torch.exp(torch.arange(0, d_model, 2, dtype=torch.float64) * (-math.log(10000.0) / d_model))
+    sin, cos = torch.sin(position * inv_freq), torch.cos(position * inv_freq)  # (max_len, D/2) each
+    if layout == "halves":
+        return torch.cat([sin, cos], dim=1).float()
+    if layout != "interleaved":
+        raise ValueError(f"positional layout {layout!r} must be interleaved or halves")
     table = torch.zeros(max_len, d_model, dtype=torch.float64)
-    table[:, 0::2] = torch.sin(position * inv_freq)
-    table[:, 1::2] = torch.cos(position * inv_freq)
+    table[:, 0::2], table[:, 1::2] = sin, cos
     return table.float()
 
 
@@ -161,17 +170,21 @@ class MultiHeadAttention(nn.Module):
         return AttentionOutput(self.out_proj(merged), (k, v), weights, scores)
 
 
+ACTIVATION_FUNCTIONS = {"relu": F.relu, "swish": F.silu, "gelu": F.gelu}  # by `ModelConfig.activation`
+
+
 class FeedForward(nn.Module):
-    """Position-wise feed-forward network: Linear(D, F) -> ReLU -> dropout -> Linear(F, D)."""
+    """Position-wise feed-forward network: Linear(D, F) -> activation (ReLU in the paper) -> dropout -> Linear(F, D)."""
 
     def __init__(self, config: ModelConfig):
         super().__init__()
         self.fc1 = nn.Linear(config.d_model, config.d_ff)
         self.fc2 = nn.Linear(config.d_ff, config.d_model)
         self.dropout = Dropout(config.dropout)
+        self.activation = ACTIVATION_FUNCTIONS[config.activation]
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.fc2(self.dropout(F.relu(self.fc1(x))))
+        return self.fc2(self.dropout(self.activation(self.fc1(x))))
 
 
 class Sublayer(nn.Module):
@@ -374,16 +387,22 @@ def pad_batch(rows: list[list[int]], device=None) -> torch.Tensor:
 
 
 class Transformer(nn.Module):
-    """Encoder-decoder Transformer with one joint vocabulary and tied input/output embeddings."""
+    """Encoder-decoder Transformer with one joint vocabulary and tied input/output embeddings.
+
+    Models from elsewhere are converted into this class (`marian.py`); where their architecture differs, a field of
+    `ModelConfig` says how (activation, positional layout, embedding scale, a final logits bias, post-LN).
+    """
 
     def __init__(self, config: ModelConfig):
         super().__init__()
         self.config = config
         self.embed = nn.Embedding(config.vocab_size, config.d_model, padding_idx=PAD_ID)
-        self.pos_encoding = PositionalEncoding(config.d_model, config.max_len)
+        self.pos_encoding = PositionalEncoding(config.d_model, config.max_len, config.positional_layout)
         self.dropout = Dropout(config.dropout)
         self.encoder = Encoder(config)
         self.decoder = Decoder(config)
+        if config.final_logits_bias:
+            self.final_logits_bias = nn.Parameter(torch.zeros(config.vocab_size))  # (V,)
         self._init_weights()
 
     def _init_weights(self) -> None:
@@ -399,7 +418,7 @@ class Transformer(nn.Module):
     def _embed(
         self, ids: torch.Tensor, offset: int = 0, embedded: torch.Tensor | None = None, positions: bool = True
     ) -> torch.Tensor:
-        x = (self.embed(ids) if embedded is None else embedded) * math.sqrt(self.config.d_model)  # (B, L, D)
+        x = (self.embed(ids) if embedded is None else embedded) * self.config.embed_scale  # (B, L, D)
         return self.dropout(self.pos_encoding(x, offset) if positions else x)
 
     def encode(
@@ -485,8 +504,10 @@ class Transformer(nn.Module):
         )
 
     def logits(self, y: torch.Tensor) -> torch.Tensor:
-        """The last decoder layer's output (B, T, D) -> logits (B, T, V), through the tied output embedding."""
-        return F.linear(self.decoder.norm(y), self.embed.weight)
+        """The last decoder layer's output (B, T, D) -> logits (B, T, V), through the tied output embedding (and the
+        final logits bias where the config has one)."""
+        bias = self.final_logits_bias if self.config.final_logits_bias else None
+        return F.linear(self.decoder.norm(y), self.embed.weight, bias)
 
     def forward(
         self, src: torch.Tensor, tgt_in: torch.Tensor, ablation: Ablation | None = None, need_weights: bool = False
@@ -533,7 +554,9 @@ def state_shapes(config: ModelConfig) -> dict[str, tuple[int, ...]]:
             shapes |= norm(f"{prefix}.sublayers.{i}.norm")
         return shapes
 
-    shapes = {"embed.weight": (V, D)}
+    # a module's own parameters come first in its state dict, then its children's
+    shapes = {"final_logits_bias": (V,)} if config.final_logits_bias else {}
+    shapes["embed.weight"] = (V, D)
     for stack, n_layers, sites in (
         ("encoder", config.n_encoder_layers, ("self_attn",)),
         ("decoder", config.n_decoder_layers, ("self_attn", "cross_attn")),

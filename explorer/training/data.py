@@ -166,7 +166,7 @@ def encode_pairs(tokenizer: Tokenizer, pairs: Iterable[Pair], max_len: int) -> l
     out = []
     for src, tgt in pairs:
         s = tokenizer.encode_source(src)
-        t = [BOS_ID] + tokenizer.encode(tgt) + [EOS_ID]
+        t = [BOS_ID] + tokenizer.encode_target(tgt) + [EOS_ID]
         if len(s) <= max_len and len(t) <= max_len:
             out.append((s, t))
     return out
