@@ -16,9 +16,11 @@ from pathlib import Path
 from ..interpret.alignment import GoldPair, on_trace, read_gold
 from ..interpret.handle import ModelHandle
 from ..interpret.trace import DecodeTrace
+from ..model.languages import LanguagePair
 from ..model.tokenizer import normalize
 
 FOLDER = Path(__file__).parent / "alignments"
+GOLD_LANGUAGES = LanguagePair("en", "de")  # what the hand alignments pair
 
 
 @functools.cache
@@ -34,9 +36,10 @@ def gold_pairs() -> dict[str, GoldPair]:
 
 
 def gold_of(trace: DecodeTrace, handle: ModelHandle) -> dict | None:
-    """The wire's `gold`: the sentence's hand alignment against this trace, or None for a sentence without one."""
+    """The wire's `gold`: the sentence's hand alignment against this trace, or None for a sentence without one (and
+    for every sentence of a model that does not translate English into German: the alignments are of German)."""
     pair = gold_pairs().get(normalize(trace.request.sentence))
-    if pair is None:
+    if pair is None or handle.languages != GOLD_LANGUAGES:
         return None
     found = on_trace(handle.tokenizer, pair, trace.source_ids, trace.target_ids, trace.cross)
     return {

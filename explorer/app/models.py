@@ -28,7 +28,7 @@ from .rate_limits import Fairness
 from .schemas import SHIPPED, ServedModel, Translation
 from .trace_cache import TraceCache
 from .uploads import Uploads
-from .wire import to_wire
+from .wire import languages, to_wire
 
 MAX_OWN_MODELS = 64  # trained models held at once
 MODELS_PER_ADDRESS = MAX_OWN_MODELS // 2  # trained models one address holds: a lab behind one router, not everyone's
@@ -168,6 +168,7 @@ class ModelRegistry:
             ServedModel(
                 key=key,
                 name=h.name,
+                languages=languages(h),
                 default=key == self.default_key,
                 parameters=h.model.num_parameters(),
                 layers=[h.config.n_encoder_layers, h.config.n_decoder_layers],

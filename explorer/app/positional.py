@@ -49,7 +49,8 @@ def positional_figures(
     return (
         figures.pe_heatmap(
             pe[:, :n_dims],
-            f"Positional encoding: {n_positions} positions × {n_dims} of {d_model} dimensions",
+            f"Positional encoding ({handle.config.positional_layout} sin/cos): {n_positions} positions × {n_dims} of "
+            f"{d_model} dimensions",
             font_size,
         ),
         figures.pe_waves(pe, dims, d_model, "Selected dimensions over position: the frequency ladder", font_size),

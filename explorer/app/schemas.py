@@ -157,11 +157,21 @@ class Sent(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class Languages(Sent):
+    """The language pair a model translates, by code and by English name (explorer/model/languages.py)."""
+
+    source: str  # "en"
+    target: str  # "fr"
+    source_name: str  # "English"
+    target_name: str  # "French"
+
+
 class ServedModel(Sent):
     """A model the server serves to everyone (`GET /models`): its key for `model=`, its name, and its shape."""
 
     key: str
     name: str
+    languages: Languages
     default: bool  # the page opens on it; a request without `model=` (or with "shipped") uses it
     parameters: int
     layers: list[int]  # [encoder, decoder]
@@ -191,6 +201,7 @@ class WireModel(Sent):
     n_heads: int
     d_head: int
     best_head: BestHead | None  # the head whose cross-attention best predicts word alignment, if measured
+    languages: Languages
 
 
 class Candidate(Sent):
@@ -227,7 +238,7 @@ class WireLens(Sent):
 class WireGold(Sent):
     """The sentence's hand alignment (explorer/app/gold.py) against the trace: its links and each head's AER."""
 
-    target: str  # the gold German
+    target: str  # the gold translation (the hand alignments are English → German)
     target_ids: list[int]  # its pieces: forced, they make the trace write the gold translation
     links: int  # gold word links
     matches: bool  # the trace began with the gold translation: cells and AERs are about it (else they are empty)

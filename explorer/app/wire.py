@@ -58,6 +58,17 @@ def unpack(array: dict) -> np.ndarray:
     return (q.astype(np.float64) * float(array["scale"])).astype(np.float32)
 
 
+def languages(handle: ModelHandle) -> dict:
+    """The model's language pair as `schemas.Languages`: codes and names."""
+    pair = handle.languages
+    return {
+        "source": pair.source,
+        "target": pair.target,
+        "source_name": pair.source_name,
+        "target_name": pair.target_name,
+    }
+
+
 def to_wire(trace: DecodeTrace, handle: ModelHandle) -> dict:
     """The trace as JSON-ready data: tokens and steps as plain values, attention as packed arrays."""
     config = handle.config
@@ -75,6 +86,7 @@ def to_wire(trace: DecodeTrace, handle: ModelHandle) -> dict:
             "n_heads": config.n_heads,
             "d_head": config.d_head,
             "best_head": {"kind": best[0], "layer": best[1], "head": best[2]} if best else None,
+            "languages": languages(handle),
         },
         "request": trace.request.model_dump(mode="json"),
         "source_tokens": trace.source_tokens,

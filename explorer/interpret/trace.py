@@ -150,10 +150,10 @@ def plan_trace(handle: ModelHandle, request: TraceRequest) -> TracePlan:
         notes.append(
             f"The sentence has more tokens than the model accepts; only the first {config.max_len - 1} were used."
         )
-    if looks_german(request.sentence):
+    if handle.languages.source == "en" and looks_german(request.sentence):
         notes.append(
-            "This looks like German. The model reads English and writes German, so it reads this sentence as if it "
-            "were English; type an English sentence to see a translation."
+            f"This looks like German. The model reads English and writes {handle.languages.target_name}, so it reads "
+            "this sentence as if it were English; type an English sentence to see a translation."
         )
     unknown = source.ids.count(UNK_ID)
     if unknown:

@@ -27,9 +27,13 @@ MAX_PARAMETERS = 100_000_000
 # The feed-forward's nonlinearity, by the names Marian's config uses: the paper's ReLU, swish (= SiLU, x·σ(x), the
 # opus-mt models'), GELU (exact erf form)
 ACTIVATIONS = ("relu", "swish", "gelu")
-# Where sin and cos sit in a row of the sinusoidal table: "interleaved" as the paper writes it (PE(pos, 2i) = sin,
-# PE(pos, 2i+1) = cos), "halves" as Marian and fairseq lay it out (the D/2 sines, then the D/2 cosines)
-POSITIONAL_LAYOUTS = ("interleaved", "halves")
+# Where sin and cos sit in a row of the sinusoidal table, as a person reads it: "interleaved" as the paper writes it,
+# "halves" as Marian and fairseq lay it out (the D/2 sines, then the D/2 cosines)
+POSITIONAL_LAYOUTS = {
+    "interleaved": "PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(pos / 10000^(2i/d))",
+    "halves": "PE(pos, i) = sin(pos / 10000^(2i/d)), PE(pos, d/2 + i) = cos(pos / 10000^(2i/d)) for i < d/2 "
+    "(Marian's layout: the sines, then the cosines)",
+}
 
 
 @dataclass(frozen=True)

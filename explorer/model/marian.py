@@ -35,6 +35,7 @@ import torch
 from .checkpoint import Checkpoint, CheckpointError, check_parameter_count, save_checkpoint
 from .config import BOS_ID, EOS_ID, MAX_PARAMETERS, PAD_ID, UNK_ID, ModelConfig
 from .languages import LanguagePair, from_model_name
+from .metadata import validate_metadata
 from .pair_tokenizer import PairTokenizer
 from .safetensors_header import read_header
 from .transformer import Transformer, sinusoid_table, state_shapes
@@ -332,6 +333,10 @@ def read_marian(
         "converted_from": {"format": "marian", "source": source_name[:200], "licence": licence},
         "data_credit": f"{source_name[:200]}, licence {licence}: converted from Marian by explorer.model.marian"[:400],
     }
+    try:  # what the app shows of it is plain text, as of every checkpoint
+        metadata = validate_metadata(metadata, config)
+    except ValueError as exc:
+        raise CheckpointError(f"{folder}: cannot describe the converted model: {exc}") from None
     return Checkpoint(model, tokenizer, metadata, folder, pair)
 
 

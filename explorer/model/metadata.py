@@ -194,6 +194,14 @@ class Alignment(Section):
     methods: list[MethodRow] | None = None
 
 
+class ConvertedFrom(Section):
+    """A model converted from another format (explorer/model/marian.py): what it was and its licence."""
+
+    format: plain(MAX_NAME_CHARS)
+    source: plain(MAX_LABEL_CHARS)
+    licence: plain(MAX_LABEL_CHARS)
+
+
 class Training(Section):
     """config.json's "training" section: the fields the explorer reads."""
 
@@ -218,6 +226,7 @@ class Training(Section):
     last_validation: LastValidation | None = None
     evaluation: dict[Label, Evaluation] | None = None
     alignment: Alignment | None = None
+    converted_from: ConvertedFrom | None = None
 
 
 def validate_metadata(meta: object, config: ModelConfig) -> dict:

@@ -19,13 +19,13 @@ from .common import USE_OWN_LABEL, Context
 __all__ = ["build_demo"]
 
 
-def header_html(model_name: str) -> str:
+def header_html(model_name: str, languages: str) -> str:
     """One line: the app, what it does (hidden in presentation mode), and the model on screen; the viewer keeps
-    `.ae-model-name` naming the model of the trace it shows (the shipped one, or the one trained here)."""
+    `.ae-model-name` and `.ae-languages` naming the model of the trace it shows and its language pair."""
     return (
-        "<div class='ae-title'><b>Attention Explorer</b><span class='ae-tagline'> · step through English→German "
-        "decoding and look inside every attention head</span> · model: "
-        f"<b class='ae-model-name'>{html.escape(model_name)}</b></div>"
+        "<div class='ae-title'><b>Attention Explorer</b><span class='ae-tagline'> · step through "
+        f"<span class='ae-languages'>{html.escape(languages)}</span> decoding and look inside every attention "
+        f"head</span> · model: <b class='ae-model-name'>{html.escape(model_name)}</b></div>"
     )
 
 
@@ -38,7 +38,7 @@ def build_demo(shipped: ModelHandle, cache: TraceCache | None = None, models: Mo
     with gr.Blocks(title="Attention Explorer", analytics_enabled=False) as demo:
         served = models.listing()
         with gr.Row(elem_id="header"):
-            gr.HTML(header_html(shipped.name), elem_id="title", container=False, padding=False)
+            gr.HTML(header_html(shipped.name, shipped.languages.label), elem_id="title", container=False, padding=False)
             model = gr.Radio(  # one click to the other shipped model: the same sentence, traced with it
                 [(m.name, m.key) for m in served],
                 value=models.default_key,

@@ -8,6 +8,11 @@ from ..app.markdown import escape
 from ..interpret.handle import ModelHandle
 from .common import Context
 
+VOCABULARIES = {  # by the tokenizer's kind
+    "sentencepiece": "one SentencePiece vocabulary for both languages",
+    "sentencepiece-pair": "a SentencePiece model per language over one shared vocabulary",
+}
+
 
 def describe(handle: ModelHandle, key: str | None = None) -> str:
     """Markdown about the model; every value from the checkpoint is escaped, so it shows as plain text."""
@@ -15,11 +20,20 @@ def describe(handle: ModelHandle, key: str | None = None) -> str:
     meta = handle.metadata  # validated when the checkpoint was loaded (explorer/model/metadata.py)
     lines = [
         f"### {escape(handle.name)}" + (f" (model={escape(key)})" if key else ""),
+        f"- translates {escape(handle.languages.label)}.",
         f"- {handle.model.num_parameters():,} parameters: {c.n_encoder_layers} encoder + {c.n_decoder_layers} decoder "
         "layers, "
-        f"d_model {c.d_model}, {c.n_heads} heads, feed-forward {c.d_ff}, {'pre' if c.norm_first else 'post'}-LN, "
-        f"joint vocabulary of {c.vocab_size} pieces, up to {c.max_len} tokens.",
+        f"d_model {c.d_model}, {c.n_heads} heads, feed-forward {c.d_ff} ({c.activation}), "
+        f"{'pre' if c.norm_first else 'post'}-LN, "
+        f"{VOCABULARIES[handle.tokenizer.KIND]} of {c.vocab_size} pieces, up to {c.max_len} tokens.",
     ]
+    source = meta.get("converted_from")
+    if source:
+        lines.append(
+            f"- converted from the {escape(source.get('format', ''))} model {escape(source.get('source', ''))} "
+            f"(licence {escape(source.get('licence', 'unknown'))}) into this explorer's model class: it was not "
+            "trained here."
+        )
     if meta.get("training_minutes") is not None:
         lines.append(
             f"- trained for {escape(meta['training_minutes'])} min ({escape(meta.get('steps', '?'))} steps) "

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gradio as gr
 
+from ..model.config import POSITIONAL_LAYOUTS
 from .common import Context, browser_drawn
 
 SHOW_JS = "(...values) => window.AttentionExplorer.showPositional(values)"
@@ -20,8 +21,8 @@ def build(ctx: Context):
     default_dims = ", ".join(str(x) for x in sorted({0, 1, 4, 16, d // 4, d // 2, d - 2}))
     with gr.Tab("Positional encoding", id="positional") as tab:
         gr.Markdown(
-            "Read from the model's own buffer `pos_encoding.pe`: PE(pos, 2i) = sin(pos / 10000^(2i/d)), "
-            "PE(pos, 2i+1) = cos(pos / 10000^(2i/d)). Low dimensions oscillate fast, high ones slowly."
+            f"Read from the model's own buffer `pos_encoding.pe`: {POSITIONAL_LAYOUTS[config.positional_layout]}. "
+            "Small i oscillates fast, large i slowly."
         )
         with gr.Row():
             positions = gr.Slider(

@@ -39,9 +39,9 @@ def build(ctx: Context, initial: dict | None) -> dict:
         with gr.Row(equal_height=True):
             sentence = gr.Textbox(
                 OPENING_EXAMPLE,
-                label="English sentence",
+                label=f"{ctx.shipped.languages.source_name} sentence",
                 show_label=False,
-                placeholder="Type an English sentence and press Enter",
+                placeholder=f"Type a sentence in {ctx.shipped.languages.source_name} and press Enter",
                 lines=1,
                 max_lines=3,
                 max_length=MAX_CHARS,
@@ -75,8 +75,8 @@ def build(ctx: Context, initial: dict | None) -> dict:
                 )
                 prefix = gr.Textbox(
                     "",
-                    label="What-if: German prefix to force (optional)",
-                    placeholder="e.g. Ich weiß",
+                    label="What-if: the translation's first words, forced (optional)",
+                    placeholder="e.g. Ich weiß" if ctx.shipped.languages.target == "de" else "the first words",
                     elem_id="opt-prefix",
                 )
             with gr.Row():

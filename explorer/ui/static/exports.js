@@ -29,7 +29,7 @@ export function exportPng(viewer) {
   const s = viewer.state, t = viewer.trace;
   const name = filename(t.request.sentence, "") + "-" + s.view + "-step" + s.step;
   const header = ["“" + t.request.sentence + "” → “" + (t.wire.outputs[s.step] || "") + "”",
-    "Step " + s.step + " of " + t.T + " · model: " + t.model.name + " · Attention Explorer"];
+    "Step " + s.step + " of " + t.T + " · model: " + t.model.name + " (" + t.languages + ") · Attention Explorer"];
   return Promise.resolve(viewer.f.area.view(s.view).png(header)).then((canvas) => canvasPng(canvas, name + ".png"));
 }
 

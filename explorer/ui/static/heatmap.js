@@ -70,7 +70,7 @@ function spec(trace, state) {
 const SHORT = { encoder_self: "Encoder self", decoder_self: "Decoder self", cross: "Cross" }; // narrow charts
 // What "AER" in a title means, said where it appears (the title's hover) as well as in the caption below the chart.
 const AER_TIP = "AER: the alignment error rate of this head on this sentence, against the word links a person " +
-  "aligned by hand (each German word aligned to the English word it attends to most): 0 is exactly the hand " +
+  "aligned by hand (each word of the translation aligned to the source word it attends to most): 0 is exactly the hand " +
   "alignment, 1 is none of it.";
 
 // " · switched off" when the shown head is off in this trace (its weights are still computed, its output is not
@@ -105,7 +105,7 @@ function goldCaption(trace, state) {
   const gold = trace && trace.gold;
   if (!gold || state.kind !== "cross" || state.head === "rollout") return "";
   if (!gold.matches) {
-    return "This sentence is aligned by hand for the German \u201c" + gold.target + "\u201d, but the model wrote " +
+    return "This sentence is aligned by hand for the " + trace.targetLanguage + " \u201c" + gold.target + "\u201d, but the model wrote " +
       "another translation, so there is nothing to outline. Press G to decode the gold translation (its pieces " +
       "forced) and see its links outlined.";
   }
@@ -115,7 +115,8 @@ function goldCaption(trace, state) {
   return "Outlined: the " + gold.links + " word links of a hand alignment of this sentence, on the pieces of each " +
     "linked word pair. Where attention is alignment, the bright cells sit inside the outlines." +
     (aer === null ? "" : " Alignment error rate of " + which + " on this sentence: " + aer.toFixed(2) +
-      " (each German word aligned to its most-attended English word; 0 means exactly the gold links, lower is better).") +
+      " (each " + trace.targetLanguage + " word aligned to its most-attended " + trace.sourceLanguage + " word; 0 means " +
+      "exactly the gold links, lower is better).") +
     " Best head here: " + headName(best.layer, best.head) + ", AER " + best.aer.toFixed(2) + ".";
 }
 

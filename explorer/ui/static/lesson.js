@@ -143,7 +143,7 @@ export const STOPS = [
     say(t) {
       const first = t.steps[0];
       return [
-        "The decoder writes the German one piece at a time. At step 1 its only input is " + quote("<s>") + " (start), and " +
+        "The decoder writes the " + t.targetLanguage + " one piece at a time. At step 1 its only input is " + quote("<s>") + " (start), and " +
           "it writes " + quote(first.token) + " with probability " + pct(first.prob) + ".",
         "Each step appends the piece just written to the decoder's input: at step 2 it reads " + quote("<s>") + " and " +
           quote(first.token) + ". This sentence took " + t.T + " steps and " +
@@ -160,7 +160,7 @@ export const STOPS = [
       const scores = t.scoresAt(0, 0, step);
       const inputs = t.decoderInputTokens;
       return [
-        "Training shows the decoder the whole German sentence at once, so it must not peek at the pieces it has not " +
+        "Training shows the decoder the whole " + t.targetLanguage + " sentence at once, so it must not peek at the pieces it has not " +
           "written yet. Before the softmax, every score of a later position is set to −∞.",
         "Row " + quote(inputs[0] + ARROW + t.targetTokens[0]) + " scores the next input " + quote(inputs[1]) + " at " +
           w2(scores[0][1]) + " (" + headName(0, 0) + "), but the mask makes that −∞, so its weight is exactly 0; the row's " +
@@ -180,7 +180,8 @@ export const STOPS = [
       const [layer, head] = lessonHead(t);
       const c = clearestStep(t, layer, head);
       return [
-        "Cross-attention is where the decoder reads the source: each German step asks every English piece.",
+        "Cross-attention is where the decoder reads the source: each " + t.targetLanguage + " step asks every " +
+          t.sourceLanguage + " piece.",
         "At step " + c.step + " the decoder writes " + quote(t.targetTokens[c.step - 1]) + "; " + headName(layer, head) +
           " puts " + w2(c.weight) + " of its weight on " + quote(t.sourceTokens[c.j]) + ".",
         goldSentence(t, layer, head),
@@ -204,7 +205,7 @@ export const STOPS = [
       const order = scores.map((_, j) => j).sort((a, b) => scores[b] - scores[a]).slice(0, 2);
       return [
         intro + " In " + headName(layer, head) + " each is d_k = " + answer.d_head + " numbers.",
-        "At step " + step + " the query that writes " + quote(t.targetTokens[step - 1]) + " meets the key of every English " +
+        "At step " + step + " the query that writes " + quote(t.targetTokens[step - 1]) + " meets the key of every " + t.sourceLanguage + " " +
           "piece: q·k/√d_k = " + order.map((j) => w2(scores[j]) + " for " + quote(answer.key_tokens[j])).join(", ") +
           ". The softmax turns the scores into the weights of the heatmap: " + w2(answer.weights[order[0]]) + " on " +
           quote(answer.key_tokens[order[0]]) + ".",
@@ -292,7 +293,7 @@ export const STOPS = [
       });
       return [
         "The decoder stacks " + t.nLayers("cross") + " layers; each reads the source again with what the layers below made " +
-          "of the German so far.",
+          "of the " + t.targetLanguage + " so far.",
         "At step " + step + " the mean of the heads looks most at " + per.join(", ") + " (L cycles the layers).",
         "The view “Logit lens” reads every decoder layer as if it were the last: at step " + step + ", the layer from which " +
           quote(t.targetTokens[step - 1]) + " leads is " + decidedAt(t, step, ask) + ".",

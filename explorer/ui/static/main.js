@@ -36,7 +36,8 @@ function translateForm(form) {
   const viewer = window.aeViewer;
   if (!viewer) return;
   if (!String(form.sentence || "").trim()) { // said here: the API would refuse a request without sentence=...
-    return viewer.say("Type an English sentence in the box first, then press Enter or “Translate & step”.");
+    const language = viewer.trace ? viewer.trace.sourceLanguage : "English";
+    return viewer.say("Type a sentence in " + language + " in the box first, then press Enter or “Translate & step”.");
   }
   const own = trained.key || viewer.ownKey; // trained on this page, or the model of a link to one
   if (form.use_own && !own) { // said in the Train tab, where the box is, and above the viewer

@@ -69,13 +69,13 @@ function drawCaption(box, trace, layer, head, t) {
   const why = document.createElement("p");
   why.className = "ae-mask-caption";
   if (t === 0) {
-    why.textContent = "Why a mask: in training the decoder is given the whole German sentence at once; the mask lets " +
+    why.textContent = "Why a mask: in training the decoder is given the whole " + trace.targetLanguage + " sentence at once; the mask lets " +
       "each position look only at itself and the words before it, as when it writes one word at a time.";
   } else {
     const labels = trace.decoderInputTokens.slice(0, t);
     const last = trace.head("decoder_self", layer, head, t)[t - 1];
     const best = last.indexOf(Math.max(...last));
-    why.textContent = "Why a mask: in training the decoder is given the whole German sentence at once; without the " +
+    why.textContent = "Why a mask: in training the decoder is given the whole " + trace.targetLanguage + " sentence at once; without the " +
       "mask position i could read the word it has to predict. At step " + t + " the mask blocks " + (t * (t - 1)) / 2 +
       " of the " + t * t + " query–key pairs (every key right of its query). In " + headName(layer, head) +
       ", the first query “" + labels[0] + "” sees only itself (weight " + trace.head("decoder_self", layer, head, t)[0][0].toFixed(3) +

@@ -10,6 +10,7 @@ import * as ablation from "./ablation.js";
 export function agree(trace) {
   label();
   document.querySelectorAll(".ae-model-name").forEach((node) => { node.textContent = trace.model.name; });
+  document.querySelectorAll(".ae-languages").forEach((node) => { node.textContent = trace.languages; });
   showSentence(trace.request.sentence);
   ablation.show(trace);
 }

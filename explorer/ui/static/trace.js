@@ -46,7 +46,14 @@ export class Trace {
     this.scores = { decoder_self: unpack(wire.scores.decoder_self) };
     this.rollout = { encoder_self: unpack(wire.rollout.encoder_self), cross: unpack(wire.rollout.cross) };
     this.gold = wire.gold || null; // the sentence's hand alignment against this trace (explorer/app/gold.py), or null
+    // what the model translates, by English name: every text that names a language reads it here
+    const pair = wire.model.languages || {};
+    this.sourceLanguage = pair.source_name || "English";
+    this.targetLanguage = pair.target_name || "German";
   }
+
+  // "English → German"
+  get languages() { return this.sourceLanguage + ARROW + this.targetLanguage; }
 
   // The gold links shown at step t as [row, column] cells of the cross-attention map ([] when the trace did not
   // write the gold translation), and the AER of a head ("mean": the layer's mean of heads; null for the rollout).

@@ -259,6 +259,11 @@ export class Viewer {
   showGold(view) {
     const t = this.trace, gold = t && t.gold;
     if (!t) return;
+    if (!gold && t.languages !== "English → German") { // the hand alignments pair English with German sentences
+      this.say("G shows a hand alignment of the sentence with its German translation, and this model translates " +
+        t.languages + ": no hand alignment exists for it. Switch to an English → German model to see one.");
+      return;
+    }
     if (!gold) { // said, not silently ignored: the sentences a lecturer types have no hand alignment
       this.say("G shows a hand alignment, and no one has aligned “" + t.request.sentence + "” by hand. Pick an " +
         "example from the Examples menu (each is aligned), or add the sentence with its word links to " +

@@ -155,6 +155,13 @@
       this.scores = { decoder_self: unpack(wire.scores.decoder_self) };
       this.rollout = { encoder_self: unpack(wire.rollout.encoder_self), cross: unpack(wire.rollout.cross) };
       this.gold = wire.gold || null;
+      const pair = wire.model.languages || {};
+      this.sourceLanguage = pair.source_name || "English";
+      this.targetLanguage = pair.target_name || "German";
+    }
+    // "English → German"
+    get languages() {
+      return this.sourceLanguage + ARROW + this.targetLanguage;
     }
     // The gold links shown at step t as [row, column] cells of the cross-attention map ([] when the trace did not
     // write the gold translation), and the AER of a head ("mean": the layer's mean of heads; null for the rollout).
@@ -539,7 +546,7 @@
     const name = filename(t.request.sentence, "") + "-" + s.view + "-step" + s.step;
     const header = [
       "“" + t.request.sentence + "” → “" + (t.wire.outputs[s.step] || "") + "”",
-      "Step " + s.step + " of " + t.T + " · model: " + t.model.name + " · Attention Explorer"
+      "Step " + s.step + " of " + t.T + " · model: " + t.model.name + " (" + t.languages + ") · Attention Explorer"
     ];
     return Promise.resolve(viewer.f.area.view(s.view).png(header)).then((canvas) => canvasPng(canvas, name + ".png"));
   }
@@ -1131,7 +1138,7 @@
     };
   }
   var SHORT = { encoder_self: "Encoder self", decoder_self: "Decoder self", cross: "Cross" };
-  var AER_TIP = "AER: the alignment error rate of this head on this sentence, against the word links a person aligned by hand (each German word aligned to the English word it attends to most): 0 is exactly the hand alignment, 1 is none of it.";
+  var AER_TIP = "AER: the alignment error rate of this head on this sentence, against the word links a person aligned by hand (each word of the translation aligned to the source word it attends to most): 0 is exactly the hand alignment, 1 is none of it.";
   function offNote(trace, kind, layer, head) {
     const off = trace.request.ablation.filter(([k, l]) => k === kind && l === layer).map(([, , h]) => h);
     if (!off.length || head === "rollout") return "";
@@ -1151,12 +1158,12 @@
     const gold = trace && trace.gold;
     if (!gold || state.kind !== "cross" || state.head === "rollout") return "";
     if (!gold.matches) {
-      return "This sentence is aligned by hand for the German “" + gold.target + "”, but the model wrote another translation, so there is nothing to outline. Press G to decode the gold translation (its pieces forced) and see its links outlined.";
+      return "This sentence is aligned by hand for the " + trace.targetLanguage + " “" + gold.target + "”, but the model wrote another translation, so there is nothing to outline. Press G to decode the gold translation (its pieces forced) and see its links outlined.";
     }
     const best = trace.goldBest();
     const aer = trace.goldAer(state.layer, state.head);
     const which = typeof state.head === "number" ? headName(state.layer, state.head) : "the mean of layer " + state.layer + "'s heads";
-    return "Outlined: the " + gold.links + " word links of a hand alignment of this sentence, on the pieces of each linked word pair. Where attention is alignment, the bright cells sit inside the outlines." + (aer === null ? "" : " Alignment error rate of " + which + " on this sentence: " + aer.toFixed(2) + " (each German word aligned to its most-attended English word; 0 means exactly the gold links, lower is better).") + " Best head here: " + headName(best.layer, best.head) + ", AER " + best.aer.toFixed(2) + ".";
+    return "Outlined: the " + gold.links + " word links of a hand alignment of this sentence, on the pieces of each linked word pair. Where attention is alignment, the bright cells sit inside the outlines." + (aer === null ? "" : " Alignment error rate of " + which + " on this sentence: " + aer.toFixed(2) + " (each " + trace.targetLanguage + " word aligned to its most-attended " + trace.sourceLanguage + " word; 0 means exactly the gold links, lower is better).") + " Best head here: " + headName(best.layer, best.head) + ", AER " + best.aer.toFixed(2) + ".";
   }
   function goldView(state) {
     return { view: VIEW.id, kind: "cross", head: typeof state.head === "number" ? state.head : 0 };
@@ -1674,12 +1681,12 @@
     const why = document.createElement("p");
     why.className = "ae-mask-caption";
     if (t === 0) {
-      why.textContent = "Why a mask: in training the decoder is given the whole German sentence at once; the mask lets each position look only at itself and the words before it, as when it writes one word at a time.";
+      why.textContent = "Why a mask: in training the decoder is given the whole " + trace.targetLanguage + " sentence at once; the mask lets each position look only at itself and the words before it, as when it writes one word at a time.";
     } else {
       const labels = trace.decoderInputTokens.slice(0, t);
       const last = trace.head("decoder_self", layer, head, t)[t - 1];
       const best = last.indexOf(Math.max(...last));
-      why.textContent = "Why a mask: in training the decoder is given the whole German sentence at once; without the mask position i could read the word it has to predict. At step " + t + " the mask blocks " + t * (t - 1) / 2 + " of the " + t * t + " query–key pairs (every key right of its query). In " + headName(layer, head) + ", the first query “" + labels[0] + "” sees only itself (weight " + trace.head("decoder_self", layer, head, t)[0][0].toFixed(3) + "); the last, “" + labels[t - 1] + "”, sees all " + t + " and puts " + last[best].toFixed(3) + " on “" + labels[best] + "”.";
+      why.textContent = "Why a mask: in training the decoder is given the whole " + trace.targetLanguage + " sentence at once; without the mask position i could read the word it has to predict. At step " + t + " the mask blocks " + t * (t - 1) / 2 + " of the " + t * t + " query–key pairs (every key right of its query). In " + headName(layer, head) + ", the first query “" + labels[0] + "” sees only itself (weight " + trace.head("decoder_self", layer, head, t)[0][0].toFixed(3) + "); the last, “" + labels[t - 1] + "”, sees all " + t + " and puts " + last[best].toFixed(3) + " on “" + labels[best] + "”.";
     }
     box.replaceChildren(legend, why);
   }
@@ -2918,6 +2925,9 @@
     document.querySelectorAll(".ae-model-name").forEach((node) => {
       node.textContent = trace.model.name;
     });
+    document.querySelectorAll(".ae-languages").forEach((node) => {
+      node.textContent = trace.languages;
+    });
     showSentence(trace.request.sentence);
     show(trace);
   }
@@ -3638,7 +3648,7 @@
       say(t) {
         const first = t.steps[0];
         return [
-          "The decoder writes the German one piece at a time. At step 1 its only input is " + quote("<s>") + " (start), and it writes " + quote(first.token) + " with probability " + pct(first.prob) + ".",
+          "The decoder writes the " + t.targetLanguage + " one piece at a time. At step 1 its only input is " + quote("<s>") + " (start), and it writes " + quote(first.token) + " with probability " + pct(first.prob) + ".",
           "Each step appends the piece just written to the decoder's input: at step 2 it reads " + quote("<s>") + " and " + quote(first.token) + ". This sentence took " + t.T + " steps and " + (t.wire.finished === "eos" ? "ended when the model wrote </s>." : "stopped at the length limit.")
         ];
       }
@@ -3652,7 +3662,7 @@
         const scores = t.scoresAt(0, 0, step);
         const inputs = t.decoderInputTokens;
         return [
-          "Training shows the decoder the whole German sentence at once, so it must not peek at the pieces it has not written yet. Before the softmax, every score of a later position is set to −∞.",
+          "Training shows the decoder the whole " + t.targetLanguage + " sentence at once, so it must not peek at the pieces it has not written yet. Before the softmax, every score of a later position is set to −∞.",
           "Row " + quote(inputs[0] + ARROW + t.targetTokens[0]) + " scores the next input " + quote(inputs[1]) + " at " + w2(scores[0][1]) + " (" + headName(0, 0) + "), but the mask makes that −∞, so its weight is exactly 0; the row's only visible key, " + quote(inputs[0]) + ", gets weight " + w2(t.head("decoder_self", 0, 0, step)[0][0]) + ".",
           "The three grids: the scores q·k/√d_k, the mask, the weights after the softmax. The view “Without the mask” shows a model trained without it."
         ];
@@ -3668,7 +3678,7 @@
         const [layer, head] = lessonHead(t);
         const c = clearestStep(t, layer, head);
         return [
-          "Cross-attention is where the decoder reads the source: each German step asks every English piece.",
+          "Cross-attention is where the decoder reads the source: each " + t.targetLanguage + " step asks every " + t.sourceLanguage + " piece.",
           "At step " + c.step + " the decoder writes " + quote(t.targetTokens[c.step - 1]) + "; " + headName(layer, head) + " puts " + w2(c.weight) + " of its weight on " + quote(t.sourceTokens[c.j]) + ".",
           goldSentence(t, layer, head)
         ];
@@ -3690,7 +3700,7 @@
         const order = scores.map((_, j) => j).sort((a, b) => scores[b] - scores[a]).slice(0, 2);
         return [
           intro + " In " + headName(layer, head) + " each is d_k = " + answer2.d_head + " numbers.",
-          "At step " + step + " the query that writes " + quote(t.targetTokens[step - 1]) + " meets the key of every English piece: q·k/√d_k = " + order.map((j) => w2(scores[j]) + " for " + quote(answer2.key_tokens[j])).join(", ") + ". The softmax turns the scores into the weights of the heatmap: " + w2(answer2.weights[order[0]]) + " on " + quote(answer2.key_tokens[order[0]]) + ".",
+          "At step " + step + " the query that writes " + quote(t.targetTokens[step - 1]) + " meets the key of every " + t.sourceLanguage + " piece: q·k/√d_k = " + order.map((j) => w2(scores[j]) + " for " + quote(answer2.key_tokens[j])).join(", ") + ". The softmax turns the scores into the weights of the heatmap: " + w2(answer2.weights[order[0]]) + " on " + quote(answer2.key_tokens[order[0]]) + ".",
           "Click any cell of the heatmap to see this arithmetic for that weight: q, k, the whole row's scores and the softmax's denominator."
         ];
       }
@@ -3762,7 +3772,7 @@
           return "layer " + layer + ": " + quote(t.sourceTokens[j]) + " " + w2(row[j]);
         });
         return [
-          "The decoder stacks " + t.nLayers("cross") + " layers; each reads the source again with what the layers below made of the German so far.",
+          "The decoder stacks " + t.nLayers("cross") + " layers; each reads the source again with what the layers below made of the " + t.targetLanguage + " so far.",
           "At step " + step + " the mean of the heads looks most at " + per.join(", ") + " (L cycles the layers).",
           "The view “Logit lens” reads every decoder layer as if it were the last: at step " + step + ", the layer from which " + quote(t.targetTokens[step - 1]) + " leads is " + decidedAt(t, step, ask) + "."
         ];
@@ -4368,6 +4378,10 @@
     showGold(view) {
       const t = this.trace, gold = t && t.gold;
       if (!t) return;
+      if (!gold && t.languages !== "English → German") {
+        this.say("G shows a hand alignment of the sentence with its German translation, and this model translates " + t.languages + ": no hand alignment exists for it. Switch to an English → German model to see one.");
+        return;
+      }
       if (!gold) {
         this.say("G shows a hand alignment, and no one has aligned “" + t.request.sentence + "” by hand. Pick an example from the Examples menu (each is aligned), or add the sentence with its word links to explorer/app/alignments/ (one line: English, German, links such as 0-0 1-1).");
         return;
@@ -4642,7 +4656,8 @@
     const viewer = window.aeViewer;
     if (!viewer) return;
     if (!String(form.sentence || "").trim()) {
-      return viewer.say("Type an English sentence in the box first, then press Enter or “Translate & step”.");
+      const language = viewer.trace ? viewer.trace.sourceLanguage : "English";
+      return viewer.say("Type a sentence in " + language + " in the box first, then press Enter or “Translate & step”.");
     }
     const own = trained.key || viewer.ownKey;
     if (form.use_own && !own) {
