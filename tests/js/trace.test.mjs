@@ -108,3 +108,18 @@ test("gold links: the cells shown at step t, a head's AER and the best head on t
   assert.deepEqual(trace.goldCells(3), []);
   assert.equal(trace.goldBest(), null);
 });
+
+test("the trace names the model's language pair, and the lesson and the mask's caption say it", async () => {
+  assert.equal(trace.languages, "English" + ARROW + "German"); // the shipped model's, from the wire
+  const french = new Trace(Object.assign({}, wire, {
+    model: Object.assign({}, wire.model, {
+      languages: { source: "en", target: "fr", source_name: "English", target_name: "French" },
+    }),
+  }));
+  assert.equal(french.languages, "English" + ARROW + "French");
+  const { STOPS } = await import("../../explorer/ui/static/lesson.js");
+  const said = STOPS.map((stop) => { try { return [].concat(stop.say(french, {}, () => null)).join(" "); } catch (e) { return ""; } }).join(" ");
+  assert.ok(said.length > 500, said);
+  assert.match(said, /French/);
+  assert.doesNotMatch(said, /German/);
+});
