@@ -1,7 +1,8 @@
 """Attention Explorer: `python app.py [--checkpoint DIR [DIR ...]] [--device auto|cpu|cuda] [--host H] [--port P]`.
 
 Loads the shipped English→German models (the lecture translator, which the page opens on, and the Tatoeba model, to
-compare), or the checkpoints given (the first opens), and serves the explorer UI with uvicorn (`explorer.ui.server`).
+compare), or the models given (the first opens: checkpoints, Marian folders, `hf:Helsinki-NLP/opus-mt-en-fr`), and
+serves the explorer UI with uvicorn (`explorer.ui.server`).
 On a Hugging Face Space, GRADIO_SERVER_NAME=0.0.0.0 and GRADIO_SERVER_PORT=7860 are set, and it binds there.
 """
 
@@ -14,6 +15,7 @@ import sys
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 from explorer.app import SHIPPED_MODELS  # noqa: E402
+from explorer.model.formats import split_checkpoints  # noqa: E402
 
 
 def parse_args(argv=None):
@@ -21,11 +23,14 @@ def parse_args(argv=None):
     parser.add_argument(
         "--checkpoint",
         nargs="+",
-        default=os.environ["EXPLORER_CHECKPOINT"].split(os.pathsep)
+        default=split_checkpoints(os.environ["EXPLORER_CHECKPOINT"])
         if os.environ.get("EXPLORER_CHECKPOINT")
         else [str(p) for p in SHIPPED_MODELS],
-        help="the checkpoints to serve, the first the one the page opens on (default: the shipped lecture and "
-        "Tatoeba models); a request picks one with model=KEY, the folder's name (GET /ae/api/models)",
+        help="the models to serve, the first the one the page opens on (default: the shipped lecture and Tatoeba "
+        "models): a checkpoint folder, a Marian folder as transformers saves one (converted on load), or "
+        "hf:OWNER/NAME, a Marian model on the Hugging Face Hub (downloaded into its cache). A request picks one "
+        "with model=KEY, the folder's or the Hub model's name (GET /ae/api/models). EXPLORER_CHECKPOINT sets them "
+        f"too, separated by {os.pathsep!r}",
     )
     parser.add_argument(
         "--device",

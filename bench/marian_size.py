@@ -13,6 +13,10 @@ For each model, taking turns:
 - in-process on one torch thread (the server's default), the median of `--repeat` cold traces (a new cache each time)
   of the opening example, a 12-word and a 25-word sentence;
 - Heads that matter on the opening example: the one-pass estimate and the exact ablation, as the server computes them.
+A random model does not stop where a translation would: it writes until the length limit (2 x the source + 10). So
+the random model's traces and questions are timed on a translation as long as the shipped model's of the same
+sentence (its pieces forced, then </s>: the same decoder steps a real translation of that length takes), and once as
+it decodes by itself, for the record.
 The class of 30 opening the page is `python -m bench.class_open --students 30 --checkpoint FOLDER`, and the projector
 at 1366x768 is `python -m bench.projector_fit --checkpoint FOLDER`; RESULTS.md gives their figures beside these.
 """
@@ -61,6 +65,9 @@ def opus_sized(work: Path) -> Path:
     return build(folder, english, german, spm_size=size, init_std=0.02, **OPUS_MT_EN_DE)
 
 
+UNFORCED = "the same, decoding by itself (to the length limit)"
+
+
 def rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -76,8 +83,9 @@ def start(checkpoint: str) -> dict:
         stop_app(proc)
 
 
-def in_process(checkpoint: str, repeat: int) -> dict:
-    """Cold traces and the heads question on one torch thread."""
+def in_process(checkpoint: str, repeat: int, lengths: dict[str, int] | None = None) -> dict:
+    """Cold traces and the heads question on one torch thread; with `lengths`, each sentence's translation is forced
+    to that many pieces (the last </s>)."""
     import torch
 
     from explorer.app.models import ModelRegistry
@@ -86,20 +94,25 @@ def in_process(checkpoint: str, repeat: int) -> dict:
     from explorer.interpret.decoding import greedy_decode
     from explorer.interpret.handle import load_handle
     from explorer.interpret.head_importance import head_gradients, head_importance
+    from explorer.model.config import EOS_ID
+
+    def forced(n: int) -> list[int]:
+        return [4 + i % 50 for i in range(n - 1)] + [EOS_ID]
 
     torch.set_num_threads(1)
     handle = load_handle(checkpoint)
     out = {"parameters": handle.model.num_parameters()}
     for name, sentence in SENTENCES.items():
         times, pieces = [], None
+        options = {"forced_ids": forced(lengths[name])} if lengths else {}
         for _ in range(repeat + 1):
             t0 = time.perf_counter()
-            wire = ModelRegistry(handle, TraceCache()).trace(handle, trace_request(sentence))
+            wire = ModelRegistry(handle, TraceCache()).trace(handle, trace_request(sentence, **options))
             times.append(time.perf_counter() - t0)
             pieces = (len(wire["source_ids"]), len(wire["target_ids"]))
         out[f"trace {name}"] = {"ms": statistics.median(times[1:]) * 1000, "pieces (S, T)": pieces}
     source = handle.tokenizer.encode_source(OPENING_EXAMPLE)
-    target = greedy_decode(handle.model, [source])[0]
+    target = forced(lengths["opening example"]) if lengths else greedy_decode(handle.model, [source])[0]
     for name, fn in (("heads estimate", head_gradients), ("heads exact", head_importance)):
         times = []
         for _ in range(repeat + 1):
@@ -123,16 +136,20 @@ def main() -> int:
     folder = opus_sized(work)
     print(f"opus-mt-en-de-sized random Marian folder: {folder} ({time.perf_counter() - t0:.0f} s)", flush=True)
     models = {"lecture-en-de (shipped)": str(SHIPPED_CHECKPOINT), "opus-mt-en-de size (converted on load)": str(folder)}
+    names = list(models)
     starts: dict[str, list[dict]] = {name: [] for name in models}
     for _ in range(args.rounds):
         for name, checkpoint in models.items():
             starts[name].append(start(checkpoint))
-    results = {}
-    for name, checkpoint in models.items():
-        results[name] = {
-            "start_s": statistics.median(s["start_s"] for s in starts[name]),
-            "rss_mb": statistics.median(s["rss_mb"] for s in starts[name]),
-        } | in_process(checkpoint, args.repeat)
+    shipped, marian = models.values()
+    results = {name: {} for name in models}
+    for name in models:
+        results[name]["start_s"] = statistics.median(s["start_s"] for s in starts[name])
+        results[name]["rss_mb"] = statistics.median(s["rss_mb"] for s in starts[name])
+    results[names[0]] |= in_process(shipped, args.repeat)
+    lengths = {k.removeprefix("trace "): v["pieces (S, T)"][1] for k, v in results[names[0]].items() if "trace" in k}
+    results[names[1]] |= in_process(marian, args.repeat, lengths)  # translations as long as the shipped model's
+    results[UNFORCED] = {"start_s": float("nan"), "rss_mb": float("nan")} | in_process(marian, args.repeat)
     names = list(results)
     print(f"\n| figure (median; starts of {args.rounds}, the rest of {args.repeat}) | " + " | ".join(names) + " |")
     print("|---|" + "---|" * len(names))
@@ -146,8 +163,10 @@ def main() -> int:
                 )
             elif figure == "parameters":
                 cells.append(f"{value:,}")
-            else:
+            elif value == value:  # not NaN
                 cells.append(f"{value:.1f}")
+            else:
+                cells.append("")
         print(f"| {figure} | " + " | ".join(cells) + " |")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))

@@ -304,3 +304,12 @@ def test_hf_reads_the_local_cache_offline_and_names_the_download_command_when_ab
         open_checkpoint("hf:Helsinki-NLP/opus-mt-en-de")
     with pytest.raises(CheckpointError, match="is not a Hub model id"):
         open_checkpoint("hf:../../etc")
+
+
+def test_explorer_checkpoint_keeps_a_hub_id_whole():
+    from explorer.model.formats import split_checkpoints
+
+    assert split_checkpoints("hf:Helsinki-NLP/opus-mt-en-fr:checkpoints/lecture-en-de") == [
+        "hf:Helsinki-NLP/opus-mt-en-fr",
+        "checkpoints/lecture-en-de",
+    ]

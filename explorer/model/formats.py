@@ -6,6 +6,7 @@ Offline and not cached, `hf:` stops with a message that names the model and the 
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -18,6 +19,18 @@ HUB_PREFIX = "hf:"
 HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]{0,95}/[\w.-]{1,96}")  # owner/name, as the Hub spells them
 # what `hf:` downloads of a Marian repository: the files the conversion reads, and the card (its licence)
 HUB_FILES = ["config.json", "generation_config.json", "tokenizer_config.json", "README.md", *TOKENIZER_FILES]
+
+
+def split_checkpoints(value: str) -> list[str]:
+    """EXPLORER_CHECKPOINT's models, separated by os.pathsep; on POSIX that is ":", so "hf:ID" is glued back."""
+    parts, out = value.split(os.pathsep), []
+    while parts:
+        part = parts.pop(0)
+        if part + ":" == HUB_PREFIX and parts:
+            part = HUB_PREFIX + parts.pop(0)
+        if part:
+            out.append(part)
+    return out
 
 
 def key_name(spec: str) -> str:
