@@ -19,6 +19,8 @@ sentence (its pieces forced, then </s>: the same decoder steps a real translatio
 it decodes by itself, for the record.
 The class of 30 opening the page is `python -m bench.class_open --students 30 --checkpoint FOLDER`, and the projector
 at 1366x768 is `python -m bench.projector_fit --checkpoint FOLDER`; RESULTS.md gives their figures beside these.
+`--shot DIR` also keeps the 6 x 8 All heads view at 1366x768 in presentation mode (the opening example with its German
+forced, so that the rows read as a translation's) as DIR/opus-mt-size-all-heads-1366x768.png, and skips the timings.
 """
 
 from __future__ import annotations
@@ -123,18 +125,61 @@ def in_process(checkpoint: str, repeat: int, lengths: dict[str, int] | None = No
     return out
 
 
+SHOT = {  # the docs' screenshot: the opening example, its translation forced, every layer x head of cross-attention
+    "sentence": OPENING_EXAMPLE,
+    "prefix": "Ich weiß, dass er jeden Tag ein Buch liest.",
+    "step": 8,
+    "kind": "cross",
+    "layer": 5,
+    "head": 0,
+    "view": "mosaic",
+}
+
+
+def screenshot(folder: Path, out: Path) -> Path:
+    """The All heads view of the served Marian folder at 1366x768 in presentation mode, as a lecturer projects it."""
+    from urllib.parse import urlencode
+
+    from playwright.sync_api import sync_playwright
+
+    port = free_port()
+    proc, _ = start_app(str(folder), port)
+    path = out / "opus-mt-size-all-heads-1366x768.png"
+    try:
+        with sync_playwright() as p:
+            args = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=args)
+            page = browser.new_page(viewport={"width": 1366, "height": 768})
+            page.set_default_timeout(120_000)
+            page.goto(f"http://127.0.0.1:{port}/?{urlencode(SHOT)}", wait_until="load")
+            page.wait_for_selector(".ae-mosaic")
+            page.locator("#presentation input").check()
+            page.evaluate("() => document.querySelector('.ae-viewer').scrollIntoView({block: 'start'})")
+            page.wait_for_function("document.querySelector('.ae-root').getAttribute('aria-busy') !== 'true'")
+            page.wait_for_timeout(1000)
+            page.screenshot(path=str(path))
+            browser.close()
+    finally:
+        stop_app(proc)
+    return path
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.marian_size", description=__doc__.split("\n")[0])
     parser.add_argument("--work", default="/var/tmp/ae-marian-bench")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=2, help="app starts of each model, taking turns")
     parser.add_argument("--json")
+    parser.add_argument("--shot", help="keep the All heads view's screenshot in this folder (and time nothing)")
     args = parser.parse_args()
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     folder = opus_sized(work)
     print(f"opus-mt-en-de-sized random Marian folder: {folder} ({time.perf_counter() - t0:.0f} s)", flush=True)
+    if args.shot:
+        print(f"screenshot: {screenshot(folder, Path(args.shot))}")
+        return 0
     models = {"lecture-en-de (shipped)": str(SHIPPED_CHECKPOINT), "opus-mt-en-de size (converted on load)": str(folder)}
     names = list(models)
     starts: dict[str, list[dict]] = {name: [] for name in models}

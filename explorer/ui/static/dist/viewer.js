@@ -1552,7 +1552,15 @@
     for (let l = 0; l < L; l++) annotations.push({ x: 0, xref: "paper", xanchor: "right", y: l * (q + 1) + (q - 1) / 2, text: "L" + l, showarrow: false });
     const chartLayout = layout2(KIND_TITLES[kind] + ": every layer × head" + (kind === "encoder_self" ? "" : " · step " + t), height, font, {
       xaxis: { showticklabels: false, showgrid: false, zeroline: false, title: { text: "heads 0.." + (H - 1) + " (keys)" }, range: [-0.5, cols - 0.5] },
-      yaxis: { showticklabels: false, showgrid: false, zeroline: false, autorange: "reversed", title: { text: "layers 0.." + (L - 1) + " (queries)" } },
+      // the axis title stands off to the left of the layer labels ("L0".."L5"), which sit in the margin beside the tiles
+      yaxis: {
+        showticklabels: false,
+        showgrid: false,
+        zeroline: false,
+        autorange: "reversed",
+        automargin: true,
+        title: { text: "layers 0.." + (L - 1) + " (queries)", standoff: Math.round(1.8 * font) }
+      },
       annotations,
       margin: { l: 40, r: 10, t: 50 + font, b: 30 }
     });
