@@ -96,7 +96,7 @@ def test_a_hit_is_sent_as_it_was_compressed_once(client):
         ),
         ({"sentence": TEXT, "strategy": "beam", "beam_size": "99"}, "Beam size 99 is out of range: choose 1 to 8"),
         ({"sentence": TEXT, "strategy": "beam", "alpha": "7"}, "Length penalty α 7 is out of range: choose 0 to 2"),
-        ({"sentence": TEXT, "prefix": "y" * 5000}, "The German prefix is 5,000 characters long"),
+        ({"sentence": TEXT, "prefix": "y" * 5000}, "The target prefix is 5,000 characters long"),
         ({"sentence": TEXT, "forced_ids": "a,b"}, "Forced token ids must be a whole number (got 'a,b')"),
         ({"sentence": TEXT, "forced_ids": "99999999"}, "Forced token id 99999999 is outside the vocabulary"),
         ({"sentence": TEXT, "ablation": "cross.1"}, "heads look like cross.2.1"),

@@ -29,12 +29,14 @@ QUESTIONS = {  # a valid body of every registered question, on the 2+2-layer, 4-
     "attribution": {"step": 1, "layer": 1, "head": "rollout"},
     "beam_tree": {},
     "compare": {"sentence": "The cat sees the dog.", "model": "same"},
+    "contributions": {},
     "explain": {"kind": "cross", "layer": 1, "head": 3, "row": 0, "column": 2},
     "heads": {"method": "exact"},
     "lens": {},
     "maskless": {},
     "no_position": {},
     "qk_space": {"kind": "encoder_self", "layer": 0, "head": 1},
+    "roles": {},
     "value_path": {"kind": "encoder_self", "layer": 0, "head": 1, "row": 2},
 }
 

@@ -236,7 +236,7 @@ def build_api(
 
     api = FastAPI(
         title="Attention Explorer API",
-        summary="Trace an English→German decode, ask about it, follow a classroom.",
+        summary="Trace a translator's decode (English→German: the shipped models), ask about it, follow a classroom.",
         docs_url="/docs",
         redoc_url=None,
         openapi_url="/openapi.json",

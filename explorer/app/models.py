@@ -237,7 +237,10 @@ class ModelRegistry:
         if entry.asks_models:
             return await asyncio.to_thread(questions.encoded, await entry.compute(self, asked))  # off the event loop
         handle = self.get(asked.trace.model)
-        key = ("answer", *self.cache_key(handle, asked.trace), asked.question)  # questions are frozen: hashable
+        if entry.per_model:  # the model's answer whatever the sentence: one key, one computation, per model
+            key = ("answer", handle.fingerprint, asked.question)
+        else:
+            key = ("answer", *self.cache_key(handle, asked.trace), asked.question)  # questions are frozen: hashable
         cached = self.cache.peek(key)
         if cached is not None:  # answered already: the trace it was about is not needed (nor decoded again if evicted)
             return cached[1]
@@ -245,7 +248,7 @@ class ModelRegistry:
         def run_batch(jobs):  # one model's questions, each about its own trace, each answer sent as it is ready
             return (questions.answer(handle, trace, q) for trace, q in jobs)
 
-        job = ((await self.atraced(handle, asked.trace)).trace, asked.question)
+        job = (None if entry.per_model else (await self.atraced(handle, asked.trace)).trace, asked.question)
         # after the traces waiting for a model slot: a student sees their own sentence before anyone's answer
         group = ("answer", handle.fingerprint)
         return (await self.cache.aentry(key, job, run_batch, group=group, priority=1, encode=questions.encoded))[1]

@@ -80,7 +80,12 @@ class TraceRequest(BaseModel):
     seed: int = Field(0, ge=0, le=2**31 - 1, title="Seed")
     beam_size: int = Field(4, ge=1, le=8, title="Beam size")
     alpha: float = Field(0.6, ge=0.0, le=2.0, title="Length penalty α")  # beam search's, as in Wu et al. 2016
-    prefix: str = Field("", max_length=4 * MAX_CHARS, title="The German prefix", description="German text forced first")
+    prefix: str = Field(
+        "",
+        max_length=4 * MAX_CHARS,
+        title="The target prefix",
+        description="text in the target language (German for the shipped models), forced first",
+    )
     forced_ids: tuple[TokenId, ...] = Field(
         (), max_length=MAX_FORCED, title="Forced token ids", description="target ids forced first (overrides prefix)"
     )
@@ -103,7 +108,7 @@ class TraceRequest(BaseModel):
     @field_validator("prefix")
     @classmethod
     def _prefix(cls, value: str) -> str:
-        return clean_text(value, "a German prefix") if value.strip() else ""
+        return clean_text(value, "a target prefix") if value.strip() else ""
 
     @field_validator("ablation")
     @classmethod

@@ -103,6 +103,16 @@ class PairTokenizer:
         """The piece as SentencePiece writes it ("▁Haus")."""
         return self.vocab[int(token_id)]
 
+    def piece_score(self, token_id: int) -> float:
+        """How frequent the piece was in training, as the SentencePiece model that has it scored it (the source's
+        first; unigram: its log-probability): higher is more frequent; a piece neither has, the least."""
+        piece = self.vocab[int(token_id)]
+        for sp in (self.source, self.target):
+            i = sp.piece_to_id(piece)
+            if i != sp.unk_id() or piece == sp.id_to_piece(i):
+                return float(sp.get_score(i))
+        return float("-inf")
+
     def piece(self, token_id: int) -> str:
         """One id as shown to a person: word-start marker removed, word continuations prefixed with '·'."""
         return SPECIAL_PIECES.get(token_id) or display_piece(self.raw_piece(token_id))

@@ -119,6 +119,11 @@ class Tokenizer:
         """The piece as SentencePiece writes it ("▁Haus")."""
         return self.sp.id_to_piece(int(token_id))
 
+    def piece_score(self, token_id: int) -> float:
+        """How frequent the piece was in the training corpus, as SentencePiece scored it (BPE: minus its merge rank;
+        unigram: its log-probability): higher is more frequent."""
+        return float(self.sp.get_score(int(token_id)))
+
     def pieces(self, ids: Iterable[int]) -> list[str]:
         return [self.piece(i) for i in ids]
 

@@ -39,31 +39,33 @@ class Answer(Sent):
 class Entry:
     """One registered question: its request, its answer and its computation, `compute(handle, trace, question)`;
     with `asks_models`, `compute(models, asked)` is a coroutine that asks the model registry itself (a second
-    trace)."""
+    trace); with `per_model`, the answer is the model's whatever the trace (`compute(handle, None, question)`): it is
+    computed and kept once per model, and its asker's sentence is never decoded for it."""
 
     question: type[Question]
     answer: type[Answer]
     compute: Callable
     asks_models: bool = False
+    per_model: bool = False
 
 
 REGISTRY: dict[str, Entry] = {}
 
 
-def register(question: type[Question], answer: type[Answer], asks_models: bool = False):
+def register(question: type[Question], answer: type[Answer], asks_models: bool = False, per_model: bool = False):
     """Register the decorated computation as the answer to `question` (a decorator)."""
 
     def decorate(compute: Callable) -> Callable:
         what = question.model_fields["what"].default
         assert what not in REGISTRY and answer.model_fields["what"].annotation.__args__ == (what,), what
-        REGISTRY[what] = Entry(question, answer, compute, asks_models)
+        REGISTRY[what] = Entry(question, answer, compute, asks_models, per_model)
         return compute
 
     return decorate
 
 
-def answer(handle: ModelHandle, trace: DecodeTrace, question: Question) -> Answer:
-    """The answer to `question` about `trace` (decoded with `handle`'s model)."""
+def answer(handle: ModelHandle, trace: DecodeTrace | None, question: Question) -> Answer:
+    """The answer to `question` about `trace` (decoded with `handle`'s model; None for a per-model question)."""
     return REGISTRY[question.what].compute(handle, trace, question)
 
 

@@ -8,6 +8,7 @@
 import { KINDS, KIND_TITLES, headName } from "./trace.js";
 import { signedFill } from "./colors.js";
 import { button, el, emit } from "./dom.js";
+import { roleOf, rolesIn } from "./roles.js";
 
 const EXACT_CAPTION = "Exact: each tile is how much log-probability the translation above loses when that one head is " +
   "switched off (its output zeroed) and every other head stays on; one batched pass over all heads. It measures heads " +
@@ -20,7 +21,8 @@ const ESTIMATE_CAPTION = "Estimate: a gate multiplies each head's output (1: on,
 
 // Draw an answer ({method, drops: {kind: [[...]]}, log_prob, translation, estimate, rho}) into div; a click on a tile
 // emits "ae-switch-off" {kind, layer, head}, the Exact button "ae-ask" {what: "heads", method: "exact"}.
-export function draw(div, a) {
+export function draw(div, a, state) {
+  const roles = rolesIn(state);
   const shown = a.estimate ? [a.estimate, a.drops] : [a.drops];
   const all = shown.map((d) => Object.values(d).flat(2)).flat().filter((v) => v !== null);
   const peak = Math.max(...all.map(Math.abs), 1e-9); // one scale for both
@@ -30,9 +32,9 @@ export function draw(div, a) {
     box.appendChild(el("div", "ae-label", KIND_TITLES[kind]));
     const pair = el("div", "ae-heads-pair");
     if (a.estimate) {
-      pair.append(labelled("estimate (one pass)", grid(kind, a.estimate[kind], peak, "estimated")),
-        labelled("exact (each head switched off)", grid(kind, a.drops[kind], peak, "exact")));
-    } else pair.appendChild(grid(kind, a.drops[kind], peak, "estimated"));
+      pair.append(labelled("estimate (one pass)", grid(kind, a.estimate[kind], peak, "estimated", roles)),
+        labelled("exact (each head switched off)", grid(kind, a.drops[kind], peak, "exact", roles)));
+    } else pair.appendChild(grid(kind, a.drops[kind], peak, "estimated", roles));
     box.appendChild(pair);
     grids.appendChild(box);
   });
@@ -53,8 +55,9 @@ function labelled(text, table) {
   return box;
 }
 
-// One kind's layer x head grid of `drops`, shaded on the scale `peak`; `word` says how the tile's number was found.
-function grid(kind, drops, peak, word) {
+// One kind's layer x head grid of `drops`, shaded on the scale `peak`; `word` says how the tile's number was found;
+// each tile names its head's role under the number (Voita et al. 2019 labelled the heads that matter).
+function grid(kind, drops, peak, word, roles) {
   const best = Math.max(...drops.flat().filter((v) => v !== null));
   const table = el("table", "ae-heads-grid");
   table.dataset.kind = kind;
@@ -73,12 +76,14 @@ function grid(kind, drops, peak, word) {
         return tr.appendChild(off);
       }
       const td = el("td", drop === best ? "ae-top" : "", drop.toFixed(2));
+      const role = roleOf(roles, kind, layer, head);
+      if (role && role.short) td.appendChild(el("span", "ae-role", role.short));
       const share = Math.max(0, drop) / peak; // a head whose loss helps the translation stays white
       td.style.background = signedFill(share, 1);
       td.style.color = share > 0.55 ? "white" : "#1f2937";
       const change = drop >= 0 ? "loses " + drop.toFixed(3) : "gains " + (-drop).toFixed(3);
       td.title = KIND_TITLES[kind] + ", " + headName(layer, head) + ": the translation " + change +
-        " log-probability without it (" + word + "; click to switch it off)";
+        " log-probability without it (" + word + "; click to switch it off)" + (role ? ". Its role: " + role.says : "");
       td.dataset.layer = layer;
       td.dataset.head = head;
       td.addEventListener("click", () => emit(td, "ae-switch-off", { kind: kind, layer: layer, head: head }));

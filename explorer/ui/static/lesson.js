@@ -7,6 +7,9 @@
 import { ARROW, headName } from "./trace.js";
 import { button, el } from "./dom.js";
 import { lensOf } from "./lens.js";
+import { ROLES_QUESTION } from "./roles.js";
+
+const KIND_NAMES = { encoder_self: "encoder", decoder_self: "decoder self-attention", cross: "cross-attention" };
 
 const w2 = (x) => x.toFixed(2);
 const pct = (p) => (100 * p).toFixed(1) + "%";
@@ -39,6 +42,22 @@ function goldSentence(t, layer, head) {
   }
   if (t.gold) return "This sentence is aligned by hand: press G to decode its gold translation and see the links outlined.";
   return "Read down the rows: where a head's weight follows the words' correspondence, attention is an alignment.";
+}
+
+// What the heads do, over many sentences rather than this one: the roles the server measured on its probe set, one
+// example of each role found (a head's chip says it on the head buttons and the All heads tiles).
+function rolesSaid(t, ask) {
+  const answer = ask ? ask(ROLES_QUESTION) : null;
+  if (!answer) return "… (asking the server what each head does over many sentences)";
+  if (answer.error) return "";
+  const seen = new Map();
+  for (const h of answer.heads) if (h.role && !seen.has(h.role)) seen.set(h.role, h);
+  const unlabelled = answer.heads.filter((h) => !h.role).length;
+  if (!seen.size) return "Measured over " + answer.probe + " sentences, no head of this model has a clear role: each mixes several.";
+  return "Over " + answer.probe + " sentences, heads take roles: " + [...seen.values()].map((h) =>
+    KIND_NAMES[h.kind] + " " + headName(h.layer, h.head) + ", " + h.says).join("; ") + ". " + unlabelled + " of the " +
+    answer.heads.length + " heads have none that the data supports (Voita et al. 2019 found that the heads that matter " +
+    "are the ones with a role).";
 }
 
 // The strongest weight between two different source pieces in any encoder head (</s> left out).
@@ -265,7 +284,7 @@ export const STOPS = [
     view(t, s) {
       return { view: "heatmap", kind: "cross", layer: t.nLayers("cross") - 1, head: "all", step: Math.max(1, s.step) };
     },
-    say(t, s) {
+    say(t, s, ask) {
       const step = Math.max(1, s.step), layer = t.nLayers("cross") - 1;
       const looks = [...Array(t.H).keys()].map((h) => {
         const row = t.head("cross", layer, h, step)[step - 1];
@@ -276,6 +295,7 @@ export const STOPS = [
         "Each layer has " + t.H + " heads, each with its own queries and keys, so each can look somewhere else.",
         "At step " + step + ", writing " + quote(t.targetTokens[step - 1]) + ", the heads of cross-attention layer " + layer +
           " look most at: " + looks.join("; ") + ".",
+        rolesSaid(t, ask),
       ];
     },
   },

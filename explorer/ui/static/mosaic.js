@@ -5,9 +5,10 @@ import { KIND_TITLES, headName } from "./trace.js";
 import { COLORS } from "./colors.js";
 import { emit, escape, fontSize } from "./dom.js";
 import { drawMessage, layout, plotPng, react } from "./plot.js";
+import { ROLES_QUESTION, roleOf } from "./roles.js";
 
 // Draw state.kind at state.step, state.height pixels tall; the best-aligning head (the trace's model) outlined.
-function draw(div, trace, state) {
+function draw(div, trace, state, roles) {
   const { kind, step: t, height } = state;
   const best = trace.model.best_head;
   const font = fontSize();
@@ -43,6 +44,17 @@ function draw(div, trace, state) {
   const annotations = [];
   for (let h = 0; h < H; h++) annotations.push({ x: h * (k + 1) + (k - 1) / 2, y: 1, yref: "paper", yanchor: "bottom", text: "H" + h, showarrow: false });
   for (let l = 0; l < L; l++) annotations.push({ x: 0, xref: "paper", xanchor: "right", y: l * (q + 1) + (q - 1) / 2, text: "L" + l, showarrow: false });
+  for (let l = 0; l < L; l++) { // each tile's role, in its top left corner (its words and score on hover of the chip)
+    for (let h = 0; h < H; h++) {
+      const role = roleOf(roles, kind, l, h);
+      if (!role || !role.short) continue;
+      annotations.push({
+        x: h * (k + 1) - 0.5, y: l * (q + 1) - 0.5, xanchor: "left", yanchor: "top", text: role.short, showarrow: false,
+        bgcolor: "rgba(255,255,255,0.85)", font: { size: Math.max(12, font - 4), color: "#111" }, hovertext: role.says,
+        captureevents: false,
+      });
+    }
+  }
   const chartLayout = layout(KIND_TITLES[kind] + ": every layer × head" + (kind === "encoder_self" ? "" : " · step " + t), height, font, {
     xaxis: { showticklabels: false, showgrid: false, zeroline: false, title: { text: "heads 0.." + (H - 1) + " (keys)" }, range: [-0.5, cols - 0.5] },
     // the axis title stands off to the left of the layer labels ("L0".."L5"), which sit in the margin beside the tiles
@@ -83,7 +95,7 @@ class Mosaic {
 
   draw(context, state) {
     this.last = [context.trace, state];
-    return draw(this.div, context.trace, state).then(() => this.bindClicks());
+    return draw(this.div, context.trace, state, context.ask(ROLES_QUESTION)).then(() => this.bindClicks());
   }
 
   // A click on a tile asks for that layer and head in the heatmap ("ae-select"). Bound after Plotly.react has made the

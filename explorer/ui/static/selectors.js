@@ -4,6 +4,7 @@
 import { KINDS, KIND_TITLES } from "./trace.js";
 import { button, el } from "./dom.js";
 import { VIEWS, viewOf } from "./views.js";
+import { roleOf } from "./roles.js";
 
 const KIND_NAMES = { encoder_self: "Encoder self", decoder_self: "Decoder self (masked)", cross: "Cross" };
 
@@ -12,7 +13,8 @@ export function selectorRows() {
   return { view: el("div", "ae-row ae-view-tabs"), kind: el("div", "ae-row ae-kinds"), layer: el("div", "ae-row ae-layers"), head: el("div", "ae-row ae-heads") };
 }
 
-export function drawSelectors(rows, t, s, select) {
+// `roles`: the server's answer to {what: "roles"} (roles.js), or null: each head button then carries its role's chip.
+export function drawSelectors(rows, t, s, select, roles) {
   const row = (box, label, items, current, name) => {
     box.replaceChildren(el("span", "ae-row-label", label), ...items.map(([value, text, title]) => {
       const b = button(text, title, () => select({ [name]: value }), value === current ? "ae-on" : "");
@@ -28,7 +30,9 @@ export function drawSelectors(rows, t, s, select) {
   const best = t.model.best_head;
   const heads = [...Array(t.H).keys()].map((h) => {
     const isBest = best && best.kind === s.kind && best.layer === s.layer && best.head === h;
-    return [h, String(h) + (isBest ? " ★" : ""), "head " + h + (isBest ? ": best word alignment" : "") + " (key " + h + ")"];
+    const role = roleOf(roles, s.kind, s.layer, h);
+    return [h, String(h) + (isBest ? " ★" : "") + (role && role.short ? " " + role.short : ""),
+      "head " + h + (isBest ? ": best word alignment" : "") + (role ? "; " + role.says : "") + " (key " + h + ")"];
   });
   heads.push(["mean", "mean", "mean of heads (M)"], ["all", "all", "all heads of this layer (A)"]);
   if (t.hasRollout(s.kind)) heads.push(["rollout", "rollout", "attention rollout through every encoder layer (R)"]);

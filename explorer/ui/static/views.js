@@ -20,8 +20,9 @@ import { VIEW as valuepath } from "./valuepath.js";
 import { VIEW as lens } from "./lens.js";
 import { VIEW as qkspace } from "./qkspace.js";
 import { VIEW as nopos } from "./nopos.js";
+import { VIEW as contributions } from "./contributions.js";
 
-export const VIEWS = [heatmap, headview, mosaic, mask, compare, lens, valuepath, qkspace, nopos, maskless];
+export const VIEWS = [heatmap, headview, mosaic, mask, compare, lens, contributions, valuepath, qkspace, nopos, maskless];
 
 // The view of `id`, else the first (the heatmap).
 export function viewOf(id) { return VIEWS.find((v) => v.id === id) || VIEWS[0]; }

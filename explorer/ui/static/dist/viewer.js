@@ -1504,8 +1504,80 @@
     return { text, plot };
   }
 
+  // answers.js
+  var BUSY_RETRY_MS = 1e3;
+  var NEEDS_SERVER = "This needs the server (it computes from the model): open the app rather than the exported page.";
+  function keyOf(question2) {
+    return JSON.stringify(question2);
+  }
+  var Answers = class {
+    // `store`: the viewer's store; `online`: a server to ask; `ownModel()`: the key of the model this page trained.
+    constructor(store, online, ownModel) {
+      this.store = store;
+      this.online = online;
+      this.ownModel = ownModel;
+      this.asking = /* @__PURE__ */ new Set();
+      this.about = null;
+    }
+    // Asked again (a person pressed the button again): a refusal is not kept, since it may have been a busy server's;
+    // an answer is.
+    again(question2) {
+      const s = this.store.get(), key = keyOf(question2), answer2 = s.answers[key];
+      if (answer2 && answer2.error) {
+        const answers = Object.assign({}, s.answers);
+        delete answers[key];
+        this.store.set({ answers }, "again");
+      }
+    }
+    // The answer to `question` about the trace on screen, or null while it is asked (asked now if it was not). A busy
+    // server's refusal (429: too many at once) is asked again at the next drawing a second or more later.
+    get(question2) {
+      const s = this.store.get(), key = keyOf(question2), kept = s.answers[key];
+      if (kept && !(kept.busy && Date.now() - kept.busy >= BUSY_RETRY_MS && !this.asking.has(key))) return kept;
+      if (!this.online) return { error: NEEDS_SERVER };
+      if (this.about !== s.trace) {
+        this.about = s.trace;
+        this.asking.clear();
+      }
+      if (this.asking.has(key)) return null;
+      this.asking.add(key);
+      const trace = s.trace;
+      api.ask(trace.request, question2, this.ownModel()).catch((error) => Object.assign({ what: question2.what, error: error.message }, error.status === 429 ? { busy: Date.now() } : {})).then((answer2) => {
+        const now = this.store.get();
+        if (now.trace !== trace) return;
+        this.asking.delete(key);
+        this.store.set({ answers: Object.assign({}, now.answers, { [key]: answer2 }) }, "answer");
+      });
+      return null;
+    }
+  };
+
+  // roles.js
+  var ROLES_QUESTION = { what: "roles" };
+  var SHORT2 = {
+    "previous token": "prev",
+    self: "self",
+    "next token": "next",
+    positional: "pos",
+    "rare word": "rare",
+    "end-of-sentence sink": "sink",
+    punctuation: "punct",
+    broad: "broad",
+    alignment: "align"
+  };
+  function rolesIn(state) {
+    const answer2 = state && state.answers ? state.answers[keyOf(ROLES_QUESTION)] : null;
+    return answer2 && !answer2.error ? answer2 : null;
+  }
+  function roleOf(answer2, kind, layer, head) {
+    if (!answer2 || !answer2.heads) return null;
+    const found = answer2.heads.find((h) => h.kind === kind && h.layer === layer && h.head === head);
+    if (!found) return null;
+    return { role: found.role, says: found.says, short: found.role ? SHORT2[found.role] || found.role : null };
+  }
+
   // mosaic.js
-  function draw(div, trace, state) {
+  function draw(div, trace, state, roles) {
     const { kind, step: t, height } = state;
     const best = trace.model.best_head;
     const font = fontSize();
@@ -1550,6 +1622,24 @@
     const annotations = [];
     for (let h = 0; h < H; h++) annotations.push({ x: h * (k + 1) + (k - 1) / 2, y: 1, yref: "paper", yanchor: "bottom", text: "H" + h, showarrow: false });
     for (let l = 0; l < L; l++) annotations.push({ x: 0, xref: "paper", xanchor: "right", y: l * (q + 1) + (q - 1) / 2, text: "L" + l, showarrow: false });
+    for (let l = 0; l < L; l++) {
+      for (let h = 0; h < H; h++) {
+        const role = roleOf(roles, kind, l, h);
+        if (!role || !role.short) continue;
+        annotations.push({
+          x: h * (k + 1) - 0.5,
+          y: l * (q + 1) - 0.5,
+          xanchor: "left",
+          yanchor: "top",
+          text: role.short,
+          showarrow: false,
+          bgcolor: "rgba(255,255,255,0.85)",
+          font: { size: Math.max(12, font - 4), color: "#111" },
+          hovertext: role.says,
+          captureevents: false
+        });
+      }
+    }
     const chartLayout = layout2(KIND_TITLES[kind] + ": every layer × head" + (kind === "encoder_self" ? "" : " · step " + t), height, font, {
       xaxis: { showticklabels: false, showgrid: false, zeroline: false, title: { text: "heads 0.." + (H - 1) + " (keys)" }, range: [-0.5, cols - 0.5] },
       // the axis title stands off to the left of the layer labels ("L0".."L5"), which sit in the margin beside the tiles
@@ -1595,7 +1685,7 @@
     }
     draw(context, state) {
       this.last = [context.trace, state];
-      return draw(this.div, context.trace, state).then(() => this.bindClicks());
+      return draw(this.div, context.trace, state, context.ask(ROLES_QUESTION)).then(() => this.bindClicks());
     }
     // A click on a tile asks for that layer and head in the heatmap ("ae-select"). Bound after Plotly.react has made the
     // div a chart (before it, div.on does not exist), and again after every draw (a new plot drops its listeners): one
@@ -1620,7 +1710,7 @@
 
   // mask.js
   var STAGES = ["1. raw scores q·k/√d_k", "2. future set to −∞", "3. softmax weights"];
-  var SHORT2 = ["1. q·k/√d_k", "2. masked", "3. softmax"];
+  var SHORT3 = ["1. q·k/√d_k", "2. masked", "3. softmax"];
   function scoreColor(lim) {
     const ends = { pos: [178, 24, 43], neg: [33, 102, 172] };
     return (v) => {
@@ -1648,7 +1738,7 @@
       ],
       rows,
       columns,
-      panels: STAGES.map((name, k) => ({ name, short: SHORT2[k], z: z[k], scale: k === 2 ? 1 : 0 })),
+      panels: STAGES.map((name, k) => ({ name, short: SHORT3[k], z: z[k], scale: k === 2 ? 1 : 0 })),
       scales: [{
         label: "score",
         min: -lim,
@@ -2374,8 +2464,73 @@
     }
   };
 
+  // contributions.js
+  var TOP = 3;
+  var QUESTION = { what: "contributions" };
+  function largest(values, tokens, n) {
+    return values.map((v, i) => [v, i]).filter(([v]) => v > 0).sort((a, b) => b[0] - a[0]).slice(0, n).map(([v, i]) => [tokens[i], v]);
+  }
+  function sayStep(answer2, t) {
+    const i = t - 1, share = answer2.source_share[i];
+    const [src] = largest(answer2.source[i], answer2.source_tokens, 1);
+    const [pre] = largest(answer2.prefix[i], answer2.prefix_tokens, 1);
+    return "Step " + t + ": “" + answer2.target_tokens[i] + "” takes " + share.toFixed(2) + " of its prediction from the source" + (src ? " (most from “" + src[0] + "”, " + src[1].toFixed(2) + ")" : "") + " and " + (1 - share).toFixed(2) + " from the translation so far" + (pre ? " (most from “" + pre[0] + "”, " + pre[1].toFixed(2) + ")" : "") + ".";
+  }
+  var CAPTION6 = "ALTI+ (Ferrando et al., 2022): each attention block's output split into one vector per input token, each scored by how close it brings the output, rolled out through the layers. Content words usually take more from the source, function words and word endings more from the prefix; a forced or hallucinated continuation takes less from the source.";
+  function draw7(div, context, state) {
+    const trace = context.trace, t = state.step, font = fontSize(), height = state.height;
+    const answer2 = context.ask(QUESTION);
+    if (!answer2 || answer2.error) {
+      return drawMessage(div, answer2 ? answer2.error : "Asking the server where each token comes from…", height);
+    }
+    if (t === 0) return drawMessage(div, "No token yet: press → (Next) to see where the first one comes from.", height);
+    const steps = [...Array(t).keys()];
+    const hover = (i, side) => {
+      const values = side === "source" ? answer2.source[i] : answer2.prefix[i];
+      const tokens = side === "source" ? answer2.source_tokens : answer2.prefix_tokens;
+      return largest(values, tokens, TOP).map(([tok, v]) => escape(tok) + " " + v.toFixed(2)).join("<br>");
+    };
+    const x = steps.map((i) => i + 1 + " " + answer2.target_tokens[i]);
+    const focus = steps.map((i) => i === t - 1 ? 1 : 0.45);
+    const line = steps.map((i) => i === t - 1 ? 3 : 0);
+    const bar = (side, name, color, values) => ({
+      type: "bar",
+      name,
+      x,
+      y: values,
+      marker: { color, opacity: focus, line: { color: COLORS.chosen, width: line } },
+      customdata: steps.map((i) => hover(i, side)),
+      hovertemplate: "%{x}<br>" + name + ": %{y:.2f}<br>%{customdata}<extra></extra>"
+    });
+    const data = [
+      bar("source", "from the source (" + trace.sourceLanguage + ")", COLORS.other, steps.map((i) => answer2.source_share[i])),
+      bar("prefix", "from the translation so far", COLORS.produced, steps.map((i) => 1 - answer2.source_share[i]))
+    ];
+    const chartLayout = layout2("Source or prefix: where each token comes from · step " + t, height, font, {
+      barmode: "stack",
+      xaxis: { tickangle: -45, automargin: true, title: { text: "token written (step)" } },
+      yaxis: { range: [0, 1], title: { text: "share of the prediction" }, automargin: true },
+      legend: { orientation: "h", y: 1.02, yanchor: "bottom", x: 0, font: { size: font } },
+      margin: { l: 10, r: 10, t: 60 + 2 * font, b: 10 }
+    });
+    return react(div, data, chartLayout);
+  }
+  var VIEW11 = {
+    id: "contributions",
+    label: "Source or prefix",
+    className: "ae-plot ae-contributions",
+    controls: [],
+    tip: "How much of each generated token comes from the source sentence, and how much from the translation written so far (ALTI+)",
+    caption: (state) => {
+      const answer2 = (state.answers || {})[keyOf(QUESTION)];
+      const said = answer2 && !answer2.error && state.step > 0 ? sayStep(answer2, Math.min(state.step, answer2.source_share.length)) : "";
+      return (said ? said + " " : "") + CAPTION6;
+    },
+    create: (div) => ({ draw: (context, state) => draw7(div, context, state), png: (header) => plotPng(div, header) })
+  };
+
   // views.js
-  var VIEWS = [VIEW, VIEW2, VIEW3, VIEW4, VIEW5, VIEW8, VIEW7, VIEW9, VIEW10, VIEW6];
+  var VIEWS = [VIEW, VIEW2, VIEW3, VIEW4, VIEW5, VIEW8, VIEW11, VIEW7, VIEW9, VIEW10, VIEW6];
   function viewOf(id) {
     return VIEWS.find((v) => v.id === id) || VIEWS[0];
   }
@@ -2385,7 +2540,7 @@
   function selectorRows() {
     return { view: el("div", "ae-row ae-view-tabs"), kind: el("div", "ae-row ae-kinds"), layer: el("div", "ae-row ae-layers"), head: el("div", "ae-row ae-heads") };
   }
-  function drawSelectors(rows, t, s, select) {
+  function drawSelectors(rows, t, s, select, roles) {
     const row = (box, label2, items, current, name) => {
       box.replaceChildren(el("span", "ae-row-label", label2), ...items.map(([value, text, title2]) => {
         const b = button(text, title2, () => select({ [name]: value }), value === current ? "ae-on" : "");
@@ -2401,7 +2556,12 @@
     const best = t.model.best_head;
     const heads = [...Array(t.H).keys()].map((h) => {
       const isBest = best && best.kind === s.kind && best.layer === s.layer && best.head === h;
-      return [h, String(h) + (isBest ? " ★" : ""), "head " + h + (isBest ? ": best word alignment" : "") + " (key " + h + ")"];
+      const role = roleOf(roles, s.kind, s.layer, h);
+      return [
+        h,
+        String(h) + (isBest ? " ★" : "") + (role && role.short ? " " + role.short : ""),
+        "head " + h + (isBest ? ": best word alignment" : "") + (role ? "; " + role.says : "") + " (key " + h + ")"
+      ];
     });
     heads.push(["mean", "mean", "mean of heads (M)"], ["all", "all", "all heads of this layer (A)"]);
     if (t.hasRollout(s.kind)) heads.push(["rollout", "rollout", "attention rollout through every encoder layer (R)"]);
@@ -2450,7 +2610,7 @@
     });
     return table;
   }
-  function draw7(div, a) {
+  function draw8(div, a) {
     const measures = [{ label: "cross-attention", note: a.attention.which, values: a.attention.weights }];
     Object.entries(a.methods).forEach(([method, m]) => {
       const rho = m.rank_correlation === null ? "— (a constant row)" : m.rank_correlation.toFixed(2);
@@ -2476,7 +2636,7 @@
         waiting: "Integrating gradients for “" + trace.targetTokens[state.step - 1] + "”…"
       };
     },
-    draw: draw7
+    draw: draw8
   };
 
   // beamtree.js
@@ -2490,7 +2650,7 @@
     for (let n = nodes[id]; n.parent !== -1; n = nodes[n.parent]) ids.push(n.token_id);
     return ids.reverse();
   }
-  function draw8(div, a) {
+  function draw9(div, a) {
     const nodes = a.nodes;
     const depth = Math.max(...nodes.map((n) => n.step)) + 2;
     const room = (div.clientWidth || 700) - PAD * 2 - HALF * 2;
@@ -2574,7 +2734,7 @@
     what: "beam_tree",
     button: ["Beam tree", "Beam search as a tree of hypotheses (asks the server)"],
     question: () => ({ question: { what: "beam_tree" }, waiting: "Searching with every hypothesis recorded…" }),
-    draw: draw8
+    draw: draw9
   };
 
   // explain.js
@@ -2590,7 +2750,7 @@
     return row;
   }
   var EXPLAIN_CAPTION = "How one weight is computed, from this head's own projections of the two tokens: q·k / √d_k for every key of the row, the mask, then the softmax. It explains the arithmetic of the weight, not why the model learned these vectors, nor what the head's output does with it.";
-  function draw9(div, a, state) {
+  function draw10(div, a, state) {
     const shown = a.kind === "decoder_self" ? state.step : null;
     const peak = Math.max(...a.query.map(Math.abs), ...a.key.map(Math.abs), 1e-9);
     const title2 = el(
@@ -2648,13 +2808,14 @@
         waiting: "Computing q and k for this cell…"
       };
     },
-    draw: draw9
+    draw: draw10
   };
 
   // heads.js
   var EXACT_CAPTION = "Exact: each tile is how much log-probability the translation above loses when that one head is switched off (its output zeroed) and every other head stays on; one batched pass over all heads. It measures heads one at a time: two heads that can stand in for each other both look unimportant alone. A negative number means the translation became more likely without that head (it stays white). Click a tile to switch that head off in the viewer.";
   var ESTIMATE_CAPTION = "Estimate: a gate multiplies each head's output (1: on, 0: off), and one forward and one backward pass give the slope of log p along every gate at once. Switching a head off moves its gate from 1 to 0, so the slope is the drop to first order (Michel, Levy and Neubig 2019). Where log p is not a straight line in the gate (heads that make up for each other, or matter only together) the estimate is off: press Exact to see where.";
-  function draw10(div, a) {
+  function draw11(div, a, state) {
+    const roles = rolesIn(state);
     const shown = a.estimate ? [a.estimate, a.drops] : [a.drops];
     const all = shown.map((d) => Object.values(d).flat(2)).flat().filter((v) => v !== null);
     const peak = Math.max(...all.map(Math.abs), 1e-9);
@@ -2665,10 +2826,10 @@
       const pair = el("div", "ae-heads-pair");
       if (a.estimate) {
         pair.append(
-          labelled("estimate (one pass)", grid(kind, a.estimate[kind], peak, "estimated")),
-          labelled("exact (each head switched off)", grid(kind, a.drops[kind], peak, "exact"))
+          labelled("estimate (one pass)", grid(kind, a.estimate[kind], peak, "estimated", roles)),
+          labelled("exact (each head switched off)", grid(kind, a.drops[kind], peak, "exact", roles))
         );
-      } else pair.appendChild(grid(kind, a.drops[kind], peak, "estimated"));
+      } else pair.appendChild(grid(kind, a.drops[kind], peak, "estimated", roles));
       box.appendChild(pair);
       grids.appendChild(box);
     });
@@ -2690,7 +2851,7 @@
     box.append(el("div", "ae-heads-method", text), table);
     return box;
   }
-  function grid(kind, drops, peak, word) {
+  function grid(kind, drops, peak, word, roles) {
     const best = Math.max(...drops.flat().filter((v) => v !== null));
     const table = el("table", "ae-heads-grid");
     table.dataset.kind = kind;
@@ -2709,11 +2870,13 @@
           return tr.appendChild(off);
         }
         const td = el("td", drop === best ? "ae-top" : "", drop.toFixed(2));
+        const role = roleOf(roles, kind, layer, head);
+        if (role && role.short) td.appendChild(el("span", "ae-role", role.short));
         const share = Math.max(0, drop) / peak;
         td.style.background = signedFill(share, 1);
         td.style.color = share > 0.55 ? "white" : "#1f2937";
         const change = drop >= 0 ? "loses " + drop.toFixed(3) : "gains " + (-drop).toFixed(3);
-        td.title = KIND_TITLES[kind] + ", " + headName(layer, head) + ": the translation " + change + " log-probability without it (" + word + "; click to switch it off)";
+        td.title = KIND_TITLES[kind] + ", " + headName(layer, head) + ": the translation " + change + " log-probability without it (" + word + "; click to switch it off)" + (role ? ". Its role: " + role.says : "");
         td.dataset.layer = layer;
         td.dataset.head = head;
         td.addEventListener("click", () => emit(td, "ae-switch-off", { kind, layer, head }));
@@ -2733,7 +2896,7 @@
         waiting: method === "exact" ? "Switching each head off in turn…" : "Estimating every head in one pass…"
       };
     },
-    draw: draw10
+    draw: draw11
   };
 
   // panels.js
@@ -2747,7 +2910,7 @@
   function question(what, trace, state, cell2, extra) {
     return panelOf(what).question(trace, state, cell2, extra);
   }
-  function draw11(div, content, state) {
+  function draw12(div, content, state) {
     div.hidden = !content;
     if (!content) return;
     const close = button("✕", "Close this panel", () => emit(div, "ae-close-panel", {}), "ae-panel-close");
@@ -2818,7 +2981,7 @@
       if (!same) {
         this.shown = shown;
         this.panelNeed = null;
-        draw11(this.panel, shown, s);
+        draw12(this.panel, shown, s);
       }
       if (shown) {
         if (this.panelNeed === null) {
@@ -3066,54 +3229,6 @@
     f.place();
     return f;
   }
-
-  // answers.js
-  var BUSY_RETRY_MS = 1e3;
-  var NEEDS_SERVER = "This needs the server (it computes from the model): open the app rather than the exported page.";
-  function keyOf(question2) {
-    return JSON.stringify(question2);
-  }
-  var Answers = class {
-    // `store`: the viewer's store; `online`: a server to ask; `ownModel()`: the key of the model this page trained.
-    constructor(store, online, ownModel) {
-      this.store = store;
-      this.online = online;
-      this.ownModel = ownModel;
-      this.asking = /* @__PURE__ */ new Set();
-      this.about = null;
-    }
-    // Asked again (a person pressed the button again): a refusal is not kept, since it may have been a busy server's;
-    // an answer is.
-    again(question2) {
-      const s = this.store.get(), key = keyOf(question2), answer2 = s.answers[key];
-      if (answer2 && answer2.error) {
-        const answers = Object.assign({}, s.answers);
-        delete answers[key];
-        this.store.set({ answers }, "again");
-      }
-    }
-    // The answer to `question` about the trace on screen, or null while it is asked (asked now if it was not). A busy
-    // server's refusal (429: too many at once) is asked again at the next drawing a second or more later.
-    get(question2) {
-      const s = this.store.get(), key = keyOf(question2), kept = s.answers[key];
-      if (kept && !(kept.busy && Date.now() - kept.busy >= BUSY_RETRY_MS && !this.asking.has(key))) return kept;
-      if (!this.online) return { error: NEEDS_SERVER };
-      if (this.about !== s.trace) {
-        this.about = s.trace;
-        this.asking.clear();
-      }
-      if (this.asking.has(key)) return null;
-      this.asking.add(key);
-      const trace = s.trace;
-      api.ask(trace.request, question2, this.ownModel()).catch((error) => Object.assign({ what: question2.what, error: error.message }, error.status === 429 ? { busy: Date.now() } : {})).then((answer2) => {
-        const now = this.store.get();
-        if (now.trace !== trace) return;
-        this.asking.delete(key);
-        this.store.set({ answers: Object.assign({}, now.answers, { [key]: answer2 }) }, "answer");
-      });
-      return null;
-    }
-  };
 
   // player.js
   var Player = class {
@@ -3552,6 +3667,7 @@
   };
 
   // lesson.js
+  var KIND_NAMES2 = { encoder_self: "encoder", decoder_self: "decoder self-attention", cross: "cross-attention" };
   var w2 = (x) => x.toFixed(2);
   var pct = (p) => (100 * p).toFixed(1) + "%";
   var quote = (token) => "“" + token + "”";
@@ -3579,6 +3695,16 @@
     }
     if (t.gold) return "This sentence is aligned by hand: press G to decode its gold translation and see the links outlined.";
     return "Read down the rows: where a head's weight follows the words' correspondence, attention is an alignment.";
+  }
+  function rolesSaid(t, ask) {
+    const answer2 = ask ? ask(ROLES_QUESTION) : null;
+    if (!answer2) return "… (asking the server what each head does over many sentences)";
+    if (answer2.error) return "";
+    const seen = /* @__PURE__ */ new Map();
+    for (const h of answer2.heads) if (h.role && !seen.has(h.role)) seen.set(h.role, h);
+    const unlabelled = answer2.heads.filter((h) => !h.role).length;
+    if (!seen.size) return "Measured over " + answer2.probe + " sentences, no head of this model has a clear role: each mixes several.";
+    return "Over " + answer2.probe + " sentences, heads take roles: " + [...seen.values()].map((h) => KIND_NAMES2[h.kind] + " " + headName(h.layer, h.head) + ", " + h.says).join("; ") + ". " + unlabelled + " of the " + answer2.heads.length + " heads have none that the data supports (Voita et al. 2019 found that the heads that matter are the ones with a role).";
   }
   function strongestEncoderLink(trace) {
     let best = { layer: 0, head: 0, i: 0, j: 0, weight: -1 };
@@ -3754,7 +3880,7 @@
       view(t, s) {
         return { view: "heatmap", kind: "cross", layer: t.nLayers("cross") - 1, head: "all", step: Math.max(1, s.step) };
       },
-      say(t, s) {
+      say(t, s, ask) {
         const step = Math.max(1, s.step), layer = t.nLayers("cross") - 1;
         const looks = [...Array(t.H).keys()].map((h) => {
           const row = t.head("cross", layer, h, step)[step - 1];
@@ -3763,7 +3889,8 @@
         });
         return [
           "Each layer has " + t.H + " heads, each with its own queries and keys, so each can look somewhere else.",
-          "At step " + step + ", writing " + quote(t.targetTokens[step - 1]) + ", the heads of cross-attention layer " + layer + " look most at: " + looks.join("; ") + "."
+          "At step " + step + ", writing " + quote(t.targetTokens[step - 1]) + ", the heads of cross-attention layer " + layer + " look most at: " + looks.join("; ") + ".",
+          rolesSaid(t, ask)
         ];
       }
     },
@@ -4312,7 +4439,8 @@
       if (!t) return Promise.resolve();
       const height = this.drawnHeight = this.f.area.height(this.root, this.presenting);
       this.f.toolbar.render(s.step, t.T, this.player.playing());
-      drawSelectors(this.f.rows, t, s, (change) => this.select(change));
+      const roles = this.online ? this.answers.get(ROLES_QUESTION) : null;
+      drawSelectors(this.f.rows, t, s, (change) => this.select(change), roles && !roles.error ? roles : null);
       drawStatus(this.f.status, t, s.step);
       const [row, which] = t.crossRow(s);
       this.f.sourceLabel.textContent = "Source" + (which ? " (shaded by cross-attention, " + which + ", at step " + s.step + ")" : "");
@@ -4497,7 +4625,7 @@
     const source = new EventSource(SETTINGS.API + "/train/" + id + "/events");
     run = { id, source };
     parts2.download.hidden = true;
-    source.addEventListener("state", (event) => draw12(id, JSON.parse(event.data)));
+    source.addEventListener("state", (event) => draw13(id, JSON.parse(event.data)));
     source.onerror = () => {
       if (source.readyState === EventSource.CLOSED) {
         run.source = null;
@@ -4505,7 +4633,7 @@
       }
     };
   }
-  function draw12(id, state) {
+  function draw13(id, state) {
     say(state.message);
     parts2.progress.value = state.fraction;
     if (state.loss && state.loss.train.length > 1) drawLoss(parts2.loss, state.loss);
