@@ -10,6 +10,7 @@ under an unguessable key that only its trainer's page learns (the run's state na
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import secrets
 import threading
@@ -33,6 +34,7 @@ from .wire import languages, to_wire
 MAX_OWN_MODELS = 64  # trained models held at once
 MODELS_PER_ADDRESS = MAX_OWN_MODELS // 2  # trained models one address holds: a lab behind one router, not everyone's
 MODEL_IDLE_S = 2 * 3600  # a trained model nobody asked about for this long is dropped
+log = logging.getLogger("explorer.models")
 
 
 @dataclass(frozen=True)
@@ -161,6 +163,20 @@ class ModelRegistry:
                 "shipped model, or train a new one."
             )
         return handle
+
+    async def awarm(self) -> None:
+        """Each served model's per-model answers (its head roles), asked in the model line at start: a class that
+        arrives finds them kept, instead of its first student waiting seconds for them."""
+        for key in self.served:
+            for what, entry in questions.REGISTRY.items():
+                if entry.per_model:
+                    asked = questions.Ask.model_validate(
+                        {"trace": {"sentence": "warm", "model": key}, "question": {"what": what}}
+                    )
+                    try:
+                        await self.aanswer(asked)
+                    except Exception:  # never stops the server: the first person to ask computes it then
+                        log.exception("could not warm %s of %s", what, key)
 
     def listing(self) -> list[ServedModel]:
         """The shipped models, the default first: what `GET /models` lists and the page offers."""

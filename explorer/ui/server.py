@@ -9,6 +9,8 @@ visitor's hundred requests cost the server.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import gc
 import importlib.util
 
@@ -50,7 +52,7 @@ def build_app(
     routes = http_api.routes(models, timelapse, proxies=proxies) + files
     app = FastAPI(routes=routes, docs_url=None, redoc_url=None, openapi_url=None)
     answer_errors(app)  # a file that is not there: 404 {"error"}
-    lifespan = app.router.lifespan_context  # ours: Gradio's would start its event queue (below)
+    lifespan = warming(app.router.lifespan_context, models)  # ours: Gradio's would start its event queue (below)
     app = gr.mount_gradio_app(
         app,
         demo,
@@ -71,6 +73,21 @@ def build_app(
     for url, (data, content_type) in viewer.BUNDLE.items():
         middleware.keep(url, data, content_type)
     return middleware, demo
+
+
+def warming(lifespan, models: ModelRegistry):
+    """`lifespan`, with the served models' per-model answers (head roles) computed in the model line once it runs."""
+
+    @contextlib.asynccontextmanager
+    async def warmed(app):
+        async with lifespan(app) as state:
+            task = asyncio.create_task(models.awarm())
+            try:
+                yield state
+            finally:
+                task.cancel()
+
+    return warmed
 
 
 def bundled(data: bytes, content_type: str):

@@ -2510,7 +2510,7 @@
       barmode: "stack",
       xaxis: { tickangle: -45, automargin: true, title: { text: "token written (step)" } },
       yaxis: { range: [0, 1], title: { text: "share of the prediction" }, automargin: true },
-      legend: { orientation: "h", y: 1.02, yanchor: "bottom", x: 0, font: { size: font } },
+      legend: { orientation: "h", y: 1.02, yanchor: "bottom", x: 0, font: { size: font }, traceorder: "normal" },
       margin: { l: 10, r: 10, t: 60 + 2 * font, b: 10 }
     });
     return react(div, data, chartLayout);
