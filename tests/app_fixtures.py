@@ -69,7 +69,18 @@ def build_tiny_checkpoint(directory: Path) -> Path:
         directory, model, tokenizer, metadata={"note": "random weights, for tests", "alignment": alignment}
     )
     add_timelapse(path, model)
+    add_roles(path)
     return path
+
+
+def add_roles(checkpoint: Path) -> None:
+    """Every head's role stored with the checkpoint, as the shipped ones carry theirs (`bench/head_roles.py --write`):
+    the page then brings them, and a first visit asks the server nothing."""
+    from explorer.app.questions.roles import measure_roles
+    from explorer.interpret.handle import load_handle
+    from explorer.model.checkpoint import update_metadata
+
+    update_metadata(checkpoint, {"head_roles": measure_roles(load_handle(checkpoint)).model_dump(exclude={"what"})})
 
 
 TIMELAPSE_SENTENCES = [s for s, _ in EXAMPLES[:2]]  # the opening example is recorded

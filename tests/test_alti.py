@@ -10,6 +10,7 @@ import torch
 from conftest import tiny_config
 
 from explorer.interpret.alti import blocks, source_prefix
+from explorer.interpret.explain import hooked_pass
 from explorer.model.config import EOS_ID
 from explorer.model.transformer import Ablation, Transformer
 
@@ -34,16 +35,53 @@ def model(request):
     return model
 
 
+def real_outputs(model, ablation) -> dict:
+    """Each attention block's output as the model computed it, taken where the next step reads it (not from what the
+    decomposition captured): pre-LN, the input of the next sublayer's LayerNorm; post-LN, this sublayer's LayerNorm's
+    output. {(kind, layer): (Q, D)}."""
+    seen, handles = {}, []
+
+    def keep(key, pre):
+        def hook(norm, args, output=None):
+            seen.setdefault(key, (args[0] if pre else output)[0].double())
+
+        return hook
+
+    stacks = [
+        ("encoder_self", model.encoder.layers, [("encoder_self", 0)]),
+        ("decoder", model.decoder.layers, [("decoder_self", 0), ("cross", 1)]),
+    ]
+    for _, layers, sites in stacks:
+        for i, layer in enumerate(layers):
+            for kind, n in sites:
+                if model.config.norm_first:  # the sublayer after this one normalizes this block's output first
+                    handles.append(layer.sublayers[n + 1].norm.register_forward_pre_hook(keep((kind, i), True)))
+                else:
+                    handles.append(layer.sublayers[n].norm.register_forward_hook(keep((kind, i), False)))
+    hooked_pass(model, SOURCE, TARGET, ablation, handles)
+    return seen
+
+
 @pytest.mark.parametrize("ablation", [None, [("cross", 1, 2), ("encoder_self", 0, 1)]])
 def test_every_blocks_parts_add_up_to_its_real_output(model, ablation):
     ablation = Ablation(model.config, ablation) if ablation else None
     decomposed = blocks(model, SOURCE, TARGET, ablation)
-    assert len(decomposed) == model.config.n_encoder_layers + 2 * model.config.n_decoder_layers
-    for (kind, _), block in decomposed.items():
+    real = real_outputs(model, ablation)
+    assert len(decomposed) == model.config.n_encoder_layers + 2 * model.config.n_decoder_layers == len(real)
+    for (kind, layer), block in decomposed.items():
         queries = len(SOURCE) if kind == "encoder_self" else len(TARGET)
         keys = {"encoder_self": len(SOURCE), "decoder_self": len(TARGET), "cross": 1 + len(SOURCE)}[kind]
-        assert block.parts.shape == (queries, keys, model.config.d_model), kind
-        torch.testing.assert_close(block.parts.sum(1) + block.bias, block.output, atol=1e-5, rtol=1e-5)
+        parts, bias = block.parts()
+        assert parts.shape == (queries, keys, model.config.d_model), kind
+        torch.testing.assert_close(parts.sum(1) + bias, real[(kind, layer)], atol=1e-5, rtol=1e-5)
+        for rows in (slice(0, 2), slice(2, None)):  # a few queries at a time, as contributions() takes them
+            some, some_bias = block.parts(rows)
+            torch.testing.assert_close(some, parts[rows])
+
+
+def test_an_empty_translation_has_nothing_to_attribute(model):
+    found = source_prefix(model, SOURCE, [])
+    assert found.source.shape == (0, len(SOURCE)) and found.source_share.shape == (0,)
 
 
 def test_contributions_are_non_negative_and_each_row_sums_to_one(model):

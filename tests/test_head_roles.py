@@ -99,3 +99,18 @@ def test_every_head_of_a_model_gets_a_role_or_none_from_its_probe(mini_handle):
         assert all(np.isfinite(v) for v in head.scores.values())
     again = roles(probe, mini_handle.tokenizer.raw_piece, lambda i: i, n_layers, config.n_heads)
     assert [h.says for h in again] == [h.says for h in found]
+
+
+def test_a_head_whose_argmax_is_the_token_before_is_named_so_though_its_mass_there_is_under_half():
+    keys = sentences()
+    maps = []
+    for ids in keys:
+        K = len(ids)
+        A = np.full((K, K), 0.55 / (K - 1))
+        for q in range(K):
+            A[q, max(q - 1, 0)] = 0.45  # the argmax, but under half the mass
+        A /= A.sum(-1, keepdims=True)
+        maps.append(A)
+    role, says, scores = role_of("encoder_self", maps, keys)
+    assert scores["previous"] < 0.5 and scores["positional_offset"] == -1
+    assert role == "previous token" and says == "previous token: the argmax there in 1.00 of the rows"

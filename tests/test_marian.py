@@ -313,3 +313,27 @@ def test_explorer_checkpoint_keeps_a_hub_id_whole():
         "hf:Helsinki-NLP/opus-mt-en-fr",
         "checkpoints/lecture-en-de",
     ]
+
+
+def test_a_multilingual_target_tag_is_one_piece_as_marians_tokenizer_reads_it(tmp_path_factory, corpus):
+    folder = build_folder(tmp_path_factory, corpus, vocab_size=400)  # room for filler pieces
+    vocab = json.loads((folder / "vocab.json").read_text())
+    filler = next(piece for piece in vocab if piece.startswith("▁filler"))
+    vocab[">>fra<<"] = vocab.pop(filler)
+    (folder / "vocab.json").write_text(json.dumps(vocab, ensure_ascii=False))
+    with pytest.warns(UserWarning, match="sacremoses"):
+        tok = transformers.MarianTokenizer.from_pretrained(folder)
+    ckpt = read_marian(folder)
+    hf = transformers.MarianMTModel.from_pretrained(folder)
+    ours = to_ours(hf)
+    text = ">>fra<< The dog bites the man."
+    assert ckpt.tokenizer.encode_source(text) == [ours[i] for i in tok(text).input_ids]
+    assert ckpt.tokenizer.encode_source(text)[0] == ckpt.tokenizer.ids[">>fra<<"]
+
+
+def test_a_vocabulary_that_lists_a_piece_twice_is_named(tmp_path_factory, corpus):
+    folder = build_folder(tmp_path_factory, corpus)
+    text = (folder / "vocab.json").read_text()
+    (folder / "vocab.json").write_text(text.replace('"<unk>": 1,', '"<unk>": 1, "<unk>": 2,', 1))
+    with pytest.raises(CheckpointError, match="the key '<unk>' appears twice"):
+        open_checkpoint(folder)

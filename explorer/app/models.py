@@ -25,6 +25,7 @@ from ..interpret.trace import DecodeTrace, build_traces, plan_trace
 from ..model.formats import key_name
 from . import questions
 from .encoded import Encoded
+from .questions.roles import stored_roles
 from .rate_limits import Fairness
 from .schemas import SHIPPED, ServedModel, Translation
 from .trace_cache import TraceCache
@@ -190,6 +191,7 @@ class ModelRegistry:
                 layers=[h.config.n_encoder_layers, h.config.n_decoder_layers],
                 heads=h.config.n_heads,
                 best_head=list(h.best_head[1:]) if h.best_head else None,
+                roles=stored_roles(h),
             )
             for key, h in self.served.items()
         ]

@@ -166,6 +166,24 @@ class Languages(Sent):
     target_name: str  # "French"
 
 
+class HeadRole(Sent):
+    """One head's role, measured on the probe set (explorer/app/questions/roles.py)."""
+
+    kind: Kind
+    layer: int
+    head: int
+    role: str | None  # None: unlabelled
+    says: str  # the role with its score and rule: "previous token: 0.83 of the mass on the token before"
+    scores: dict[str, float]  # every score measured
+
+
+class HeadRoles(Sent):
+    """Every head's role, and how many probe sentences measured them."""
+
+    probe: int
+    heads: list[HeadRole]
+
+
 class ServedModel(Sent):
     """A model the server serves to everyone (`GET /models`): its key for `model=`, its name, and its shape."""
 
@@ -177,6 +195,7 @@ class ServedModel(Sent):
     layers: list[int]  # [encoder, decoder]
     heads: int
     best_head: list[int] | None  # [layer, head] of the cross-attention that aligns words best, where measured
+    roles: HeadRoles | None = None  # every head's role where the checkpoint stores them (else: POST /ask/roles)
 
 
 class WireArray(Sent):

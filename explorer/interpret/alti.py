@@ -34,23 +34,60 @@ import torch
 from ..model.transformer import Ablation, Transformer
 from .explain import hooked_pass
 
+CHUNK = 16  # queries decomposed at once: a block's parts are (queries, keys, D) float64, so memory stays bounded
+
 
 @dataclass
 class Block:
-    """One attention block's decomposition for one sentence: per query i, one vector per input part."""
+    """One attention block of one sentence as ALTI decomposes it: what makes each query's output (CPU, float64).
 
-    parts: (
-        torch.Tensor
-    )  # (Q, P, D): P = the keys (self-attention, residual on the diagonal) or 1 + S (cross: residual, then the sources)
-    bias: torch.Tensor  # (Q, D) what no input token gets: the output bias (post-LN: through the LayerNorm, plus β)
+    `parts(rows)` gives the per-input vectors of some queries, `contributions()` every query's scores, a few queries
+    at a time (a long sentence's parts would take gigabytes at once).
+    """
+
+    x: torch.Tensor  # (Q, D) the residual stream entering the sublayer
+    moved: torch.Tensor  # (H, K, D) W_O^h (W_V^h x̂_k + b_V^h): what head h carries from key k into the output
+    weights: torch.Tensor  # (H, Q, K) the attention weights (0 for a switched-off head)
+    out_bias: torch.Tensor  # (D,) the output projection's bias
     output: torch.Tensor  # (Q, D) the block's real output, as the model computed it
+    cross: bool  # parts: the residual, then each encoder output (else: the keys, the residual on the query's own)
+    norm: tuple | None = None  # post-LN: (γ, β, eps) of the LayerNorm after the residual
+
+    def parts(self, rows: slice = slice(None)) -> tuple[torch.Tensor, torch.Tensor]:
+        """(parts (q, P, D), bias (q, D)) of the queries `rows`: Σ parts + bias is their output."""
+        weights, x = self.weights[:, rows], self.x[rows]  # (H, q, K), (q, D)
+        moved = torch.einsum("hqk,hkd->qkd", weights, self.moved)  # (q, K, D) Σ_h α^h_qk W_O^h v^h_k
+        if self.cross:
+            parts = torch.cat([x[:, None, :], moved], dim=1)  # (q, 1 + S, D)
+        else:
+            parts = moved
+            first = range(self.x.size(0))[rows].start
+            index = torch.arange(x.size(0))
+            parts[index, index + first] += x  # the residual joins the query's own token
+        bias = self.out_bias.expand(x.size(0), -1)  # (q, D)
+        if self.norm is not None:  # y = LN(z): each part through LN's linear map at this row's σ
+            gamma, beta, eps = self.norm
+            z = parts.sum(1) + bias  # (q, D) the LayerNorm's input
+            sigma = torch.sqrt(z.var(-1, unbiased=False, keepdim=True) + eps)  # (q, 1)
+            parts = gamma * (parts - parts.mean(-1, keepdim=True)) / sigma[:, None, :]
+            bias = gamma * (bias - bias.mean(-1, keepdim=True)) / sigma + beta
+        return parts, bias
 
     def contributions(self) -> torch.Tensor:
-        """c_ij = max(0, ‖y_i‖₁ − ‖y_i − T_i(x_j)‖₁), each row normalised to sum to 1: (Q, P)."""
-        y = self.output[:, None, :]  # (Q, 1, D)
-        c = (self.output.abs().sum(-1, keepdim=True) - (y - self.parts).abs().sum(-1)).clamp(min=0)  # (Q, P)
+        """c_ij = max(0, ‖y_i‖₁ − ‖y_i − T_i(x_j)‖₁), each row normalised to sum to 1: (Q, P). A row no part brings
+        closer is its residual's alone."""
+        rows = []
+        for start in range(0, self.x.size(0), CHUNK):
+            chunk = slice(start, start + CHUNK)
+            parts, _ = self.parts(chunk)
+            y = self.output[chunk]  # (q, D)
+            rows.append((y.abs().sum(-1, keepdim=True) - (y[:, None, :] - parts).abs().sum(-1)).clamp(min=0))
+        c = torch.cat(rows)  # (Q, P)
         total = c.sum(-1, keepdim=True)
-        return torch.where(total > 0, c / total.clamp(min=1e-30), torch.full_like(c, 1.0 / c.size(-1)))
+        residual = torch.zeros_like(c)
+        Q = c.size(0)
+        residual[torch.arange(Q), 0 if self.cross else torch.arange(Q)] = 1.0  # never a masked key's
+        return torch.where(total > 0, c / total.clamp(min=1e-30), residual)
 
 
 @dataclass
@@ -69,34 +106,26 @@ class SourcePrefix:
 
 def _decompose(module, sublayer, seen: dict, cross: bool, head_mask: torch.Tensor | None) -> Block:
     """The block of one attention site from what its hooks saw (batch row 0); `head_mask` (H,): switched-off heads."""
-    x = seen["x"]  # (Q, D) the residual stream entering the sublayer
-    read = seen["memory"] if cross else seen["query_input"]  # (K, D) what the attention's values are made of
-    weights = seen["weights"].double()  # (H, Q, K)
+
+    def cpu(t: torch.Tensor) -> torch.Tensor:  # float64 where the model may run in float32 on a GPU (or MPS)
+        return t.detach().to("cpu", torch.float64)
+
+    read = cpu(seen["memory"] if cross else seen["query_input"])  # (K, D) what the attention's values are made of
+    weights = cpu(seen["weights"])  # (H, Q, K)
     if head_mask is not None:  # a switched-off head's output never reaches the projection
-        weights = weights * head_mask.double().view(-1, 1, 1)
+        weights = weights * cpu(head_mask).view(-1, 1, 1)
     H, Dh = module.n_heads, module.d_head
-    values = module.v_proj(read).double().view(-1, H, Dh).transpose(0, 1)  # (H, K, Dh)
-    w_o = module.out_proj.weight.double().view(-1, H, Dh).permute(1, 2, 0)  # (H, Dh, D) W_O^h, transposed
-    moved = torch.einsum("hqk,hkd,hde->qke", weights, values, w_o)  # (Q, K, D) Σ_h W_O^h α^h_qk v^h_k
-    x = x.double()
-    if cross:
-        parts = torch.cat([x[:, None, :], moved], dim=1)  # (Q, 1 + S, D): the residual, then each source token
-    else:
-        parts = moved.clone()
-        index = torch.arange(parts.size(0))
-        parts[index, index] += x  # the residual joins the query's own token
-    bias = module.out_proj.bias.double().expand(parts.size(0), -1)  # (Q, D)
+    w_v, b_v = cpu(module.v_proj.weight), cpu(module.v_proj.bias)
+    values = (read @ w_v.T + b_v).view(-1, H, Dh).transpose(0, 1)  # (H, K, Dh)
+    w_o = cpu(module.out_proj.weight).view(-1, H, Dh).permute(1, 2, 0)  # (H, Dh, D) W_O^h, transposed
+    moved = torch.einsum("hkd,hde->hke", values, w_o)  # (H, K, D)
+    x = cpu(seen["x"])
     if sublayer.norm_first:
-        output = x + seen["attention_output"].double()
-    else:  # y = LN(z): each part through LN's linear map at this row's σ
-        norm = sublayer.norm
-        z = parts.sum(1) + bias  # (Q, D) the LayerNorm's input
-        sigma = torch.sqrt(z.var(-1, unbiased=False, keepdim=True) + norm.eps)  # (Q, 1)
-        gamma, beta = norm.weight.double(), norm.bias.double()
-        parts = gamma * (parts - parts.mean(-1, keepdim=True)) / sigma[:, None, :]
-        bias = gamma * (bias - bias.mean(-1, keepdim=True)) / sigma + beta
-        output = seen["normed_output"].double()
-    return Block(parts, bias, output)
+        output, norm = x + cpu(seen["attention_output"]), None
+    else:
+        ln = sublayer.norm
+        output, norm = cpu(seen["normed_output"]), (cpu(ln.weight), cpu(ln.bias), ln.eps)
+    return Block(x, moved, weights, cpu(module.out_proj.bias), output, cross, norm)
 
 
 @torch.no_grad()
@@ -154,8 +183,10 @@ def blocks(model: Transformer, source_ids: list[int], target_ids: list[int], abl
 
 def source_prefix(model: Transformer, source_ids: list[int], target_ids: list[int], ablation=None) -> SourcePrefix:
     """ALTI+ of a trace's tokens: each decoder position's contributions over the source and its prefix."""
-    decomposed = blocks(model, source_ids, target_ids, ablation)
     S, T = len(source_ids), len(target_ids)
+    if T == 0:  # nothing written yet: nothing to attribute
+        return SourcePrefix(np.zeros((0, S)), np.zeros((0, 0)), np.eye(S))
+    decomposed = blocks(model, source_ids, target_ids, ablation)
     encoder = torch.eye(S, dtype=torch.float64)
     for i in range(model.config.n_encoder_layers):
         encoder = decomposed[("encoder_self", i)].contributions() @ encoder  # (S, S)

@@ -4,9 +4,11 @@ Each role is a score measured over the probe set (the same whatever sentence is 
 the role whose score passes its rule by the widest margin, or none ("unlabelled": the data does not support a role).
 
     previous / self / next token   the share of its attention mass on the key one before, at, or one after the query
-                                   (TransformerLens's head detector, "mul" score); rule: at least 0.5
-    positional                     Voita et al. (2019): its argmax lands on one relative position (other than −1, 0,
-                                   +1, which the three above name) at least 90% of the time
+                                   (TransformerLens's head detector, "mul" score, over the rows that have that key);
+                                   rule: at least 0.5
+    positional                     Voita et al. (2019): its argmax lands on one relative position at least 90% of the
+                                   time (of the rows that have a key there); at −1, 0 or +1 it is named previous,
+                                   self or next token
     rare word                      Voita et al.: its argmax lands on the rarest piece of the sentence (the lowest
                                    SentencePiece score, which training-corpus frequency set) in at least half the rows
     end-of-sentence sink           Clark et al. (2019): at least half its mass on </s> (in the decoder's own prefix,
@@ -17,8 +19,9 @@ the role whose score passes its rule by the widest margin, or none ("unlabelled"
                                    German models, whose sentences are aligned by hand); with its diagonal score, the
                                    mass within one position of the diagonal
 
-`probe_maps` runs the probe (teacher-forced, on the model's greedy translations); `score_heads` and `roles` are pure
-functions of the maps, so a test can hand them attention built by hand.
+Rows with a single key to see (the decoder's first query sees only <s>) are left out of every score: they say nothing
+about the head. `probe_maps` runs the probe (teacher-forced, on the model's greedy translations); `roles` and `label`
+are pure functions of the maps, so a test can hand them attention built by hand.
 """
 
 from __future__ import annotations
@@ -67,6 +70,9 @@ RULES = {
         "alignment", 0.3, "alignment error rate {score:.2f} against the hand alignment", lower_is_better=True
     ),
 }
+
+
+NEIGHBOURS = {-1: "previous", 0: "self", 1: "next"}  # offsets the positional test may find, by their own role
 
 
 @dataclass
@@ -126,17 +132,25 @@ def _scores(kind: str, rows: list[np.ndarray], keys: list[list[int]], piece, rar
     reach = Counter()  # how many rows have a key at that offset
     n_rows = 0
     for A, ids in zip(rows, keys):
+        rows_, keys_ = A.shape
+        # the keys each row may see: the look-ahead mask lets decoder position q see 0..q, the others see them all
+        visible = np.minimum(np.arange(1, rows_ + 1), keys_) if kind == "decoder_self" else np.full(rows_, keys_)
+        chooses = visible >= 2  # a row with one key to see (the decoder's first) says nothing about the head
+        A = A[chooses]
+        q = np.arange(len(visible))[chooses]  # each kept row's query position
         Q, K = A.shape
-        q = np.arange(Q)
+        if Q == 0:
+            continue
         if kind != "cross":
             for name, shift in (("previous", -1), ("self", 0), ("next", 1)):
                 if kind == "decoder_self" and shift > 0:
                     continue  # the look-ahead mask: never a key after the query
                 ok = (q + shift >= 0) & (q + shift < K)
-                sums[name] += A[q[ok], q[ok] + shift].sum()
+                sums[name] += A[np.arange(Q)[ok], q[ok] + shift].sum()
                 counts[name] += ok.sum()
             offsets.update((A.argmax(-1) - q).tolist())
-            reach.update({o: K - abs(o) for o in range(-(K - 1), K)})
+            last = 0 if kind == "decoder_self" else K - 1  # the furthest offset a row may look ahead
+            reach.update({o: int(((q + o >= 0) & (q + o < K)).sum()) for o in range(-(K - 1), last + 1)})
             n_rows += Q
         sink = (
             ids.index(EOS_ID) if kind != "decoder_self" and EOS_ID in ids else (0 if kind == "decoder_self" else None)
@@ -150,14 +164,12 @@ def _scores(kind: str, rows: list[np.ndarray], keys: list[list[int]], piece, rar
         words = [j for j, i in enumerate(ids) if i not in SPECIAL and not is_punctuation(piece(i))]
         if len(words) >= 2:
             rarest = min(words, key=lambda j: rarity(ids[j]))
-            sums["rare"] += (A.argmax(-1) == rarest).sum()
-            counts["rare"] += Q
-        visible = (A > 0).sum(-1)  # the keys each row may see (the mask leaves the others at exactly 0)
-        many = visible >= 2
-        if many.any():
-            entropy = -(A[many] * np.log(np.clip(A[many], 1e-12, None))).sum(-1) / np.log(visible[many])
-            sums["broad"] += entropy.sum()
-            counts["broad"] += many.sum()
+            sees = visible[chooses] > rarest  # the rows the mask lets see it
+            sums["rare"] += (A[sees].argmax(-1) == rarest).sum()
+            counts["rare"] += sees.sum()
+        entropy = -(A * np.log(np.clip(A, 1e-12, None))).sum(-1) / np.log(visible[chooses])
+        sums["broad"] += entropy.sum()
+        counts["broad"] += Q
         if kind == "cross" and Q > 1 and K > 1:
             diagonal = np.rint(q * (K - 1) / (Q - 1)).astype(int)
             near = np.abs(np.arange(K)[None, :] - diagonal[:, None]) <= 1
@@ -165,7 +177,7 @@ def _scores(kind: str, rows: list[np.ndarray], keys: list[list[int]], piece, rar
             counts["diagonal"] += Q
     scores = {name: float(sums[name] / counts[name]) for name in sums if counts[name]}
     # Voita's positional head: the share of the rows that have a key at that offset (at least half of all rows do)
-    shares = {o: n / reach[o] for o, n in offsets.items() if o not in (-1, 0, 1) and reach[o] >= n_rows / 2}
+    shares = {o: n / reach[o] for o, n in offsets.items() if reach[o] >= n_rows / 2}
     if shares:
         offset = max(shares, key=shares.get)
         scores["positional"], scores["positional_offset"] = shares[offset], float(offset)
@@ -198,5 +210,9 @@ def label(kind: str, layer: int, head: int, scores: dict[str, float]) -> HeadRol
     _, name = max(passing)
     rule, score = RULES[name], scores[name]
     sink = "<s>" if kind == "decoder_self" else "</s>"
-    says = f"{rule.name}: " + rule.says.format(score=score, offset=int(scores.get("positional_offset", 0)), sink=sink)
+    offset = int(scores.get("positional_offset", 0))
+    if name == "positional" and offset in NEIGHBOURS:  # Voita's test at the token before, at or after: its name
+        role = RULES[NEIGHBOURS[offset]].name
+        return HeadRole(kind, layer, head, role, f"{role}: the argmax there in {score:.2f} of the rows", scores)
+    says = f"{rule.name}: " + rule.says.format(score=score, offset=offset, sink=sink)
     return HeadRole(kind, layer, head, rule.name, says, scores)

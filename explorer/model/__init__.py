@@ -1,2 +1,2 @@
-"""The translator itself: its config, layers (attention, masks, positional encoding, dropout), vocabulary and
-checkpoint format. Imports nothing else from `explorer`."""
+"""The translator itself: its config, layers (attention, masks, positional encoding, dropout), vocabularies and
+checkpoint format, and the weight formats converted into it (Marian). Imports nothing else from `explorer`."""

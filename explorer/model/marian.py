@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import zipfile
 from pathlib import Path
 
 import torch
@@ -67,12 +68,22 @@ def is_marian(path: str | Path) -> bool:
         return False
 
 
+def _unique(pairs: list) -> dict:
+    """A JSON object's keys, each once: a vocabulary that lists a piece twice would lose one of its ids unseen."""
+    data = {}
+    for key, value in pairs:
+        if key in data:
+            raise ValueError(f"the key {key[:40]!r} appears twice")
+        data[key] = value
+    return data
+
+
 def _read_json(file: Path) -> dict:
     try:
         size = file.stat().st_size
         if size > MAX_JSON_BYTES:
             raise CheckpointError(f"{file} has {size:,} bytes, more than the {MAX_JSON_BYTES:,} allowed")
-        data = json.loads(file.read_text(encoding="utf-8"))
+        data = json.loads(file.read_text(encoding="utf-8"), object_pairs_hook=_unique)
     except (OSError, ValueError, RecursionError) as exc:
         raise CheckpointError(f"{file} is not readable JSON ({exc})") from None
     if not isinstance(data, dict):
@@ -147,6 +158,8 @@ def vocabulary_order(hf: dict, vocab: dict, where: Path) -> list[int]:
         raise CheckpointError(f"{where}: special ids outside the vocabulary of {size}: {', '.join(wrong)}")
     if start != pad:  # every opus-mt model starts from pad; another start would need its own row, and none exists
         raise CheckpointError(f"{where}: decoder_start_token_id={start} differs from pad_token_id={pad}")
+    if len({pad, unk, eos}) < 3:
+        raise CheckpointError(f"{where}: pad ({pad}), <unk> ({unk}) and eos ({eos}) must be three different ids")
     head = [pad, unk, start, eos]  # this project's PAD_ID, UNK_ID, BOS_ID, EOS_ID
     assert [PAD_ID, UNK_ID, BOS_ID, EOS_ID] == list(range(4))
     return head + [i for i in range(size) if i not in set(head)]
@@ -169,8 +182,8 @@ def read_weights(folder: Path) -> dict[str, torch.Tensor]:
             from safetensors.torch import load_file
 
             tensors = load_file(str(file))
-        else:
-            tensors = torch.load(file, map_location="cpu", weights_only=True, mmap=True)
+        else:  # a zip archive is mapped, not read; the pickle format before torch 1.6 can only be read
+            tensors = torch.load(file, map_location="cpu", weights_only=True, mmap=zipfile.is_zipfile(file))
     except Exception as exc:  # safetensors, pickle (refused globals) and zip errors, each with its own type
         raise CheckpointError(f"{file} is not a readable weights file ({type(exc).__name__}: {exc})") from None
     if not isinstance(tensors, dict) or not all(isinstance(v, torch.Tensor) for v in tensors.values()):
@@ -225,8 +238,9 @@ def convert_state(tensors: dict[str, torch.Tensor], config: ModelConfig, order: 
     state["final_logits_bias"][[PAD_ID, BOS_ID]] = NEVER
     for stack in ("encoder", "decoder"):  # the sinusoids are computed, not learned: a stored table must be ours
         stored = tensors.get(f"{stack}.embed_positions.weight")
+        tolerance = 8 * torch.finfo(stored.dtype).eps if stored is not None and stored.is_floating_point() else 1e-4
         if stored is not None and not torch.allclose(
-            stored.float(), sinusoid_table(stored.size(0), stored.size(1), "halves"), atol=1e-4
+            stored.float(), sinusoid_table(stored.size(0), stored.size(1), "halves"), atol=max(1e-4, tolerance)
         ):
             raise CheckpointError(f"{where}: {stack}.embed_positions.weight is not Marian's sinusoidal table")
     expected = state_shapes(config)
@@ -359,7 +373,8 @@ Converted from the Marian model **{source["source"]}** ({ckpt.languages.label}) 
   `target.spm` and the vocabulary in the new order are kept. `tests/test_marian.py` holds conversions of tiny random
   models to `transformers`' MarianMTModel: the same logits, attention maps, greedy and beam outputs.
 - **Not converted:** the source's punctuation normalisation (Moses, in `transformers` when `sacremoses` is
-  installed); language tags of multilingual targets are read as ordinary pieces.
+  installed). A multilingual model's target tag (">>fra<<" before the sentence) is read as one piece, as
+  `transformers` reads it.
 """
 
 

@@ -17,7 +17,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
-from .config import ModelConfig
+from .config import ATTENTION_KINDS, ModelConfig
 
 MAX_NAME_CHARS = 80  # the model's display name
 MAX_LABEL_CHARS = 200  # other short texts the app shows: the hardware, evaluation names
@@ -194,6 +194,42 @@ class Alignment(Section):
     methods: list[MethodRow] | None = None
 
 
+class HeadRoleFact(Section):
+    """One head's role as `explorer/interpret/head_roles.py` measured it on the explorer's probe set."""
+
+    kind: _checked(lambda v: v in ATTENTION_KINDS, f"must be one of {', '.join(ATTENTION_KINDS)}")
+    layer: integer(0)
+    head: integer(0)
+    role: plain(MAX_NAME_CHARS) | None = None
+    says: plain(MAX_CREDIT_CHARS)
+    scores: dict[str, Real]
+
+    @field_validator("head")
+    @classmethod
+    def _a_head(cls, head: int, info: ValidationInfo) -> int:
+        config: ModelConfig = info.context["config"]
+        if head >= config.n_heads:
+            raise ValueError(f"is not a head of this model (0 to {config.n_heads - 1})")
+        return head
+
+
+class HeadRoles(Section):
+    """Every head's role, measured once on the probe set (`probe` sentences) and stored with the model."""
+
+    probe: Count
+    heads: list[HeadRoleFact]
+
+    @field_validator("heads")
+    @classmethod
+    def _every_head_once(cls, heads: list, info: ValidationInfo) -> list:
+        config: ModelConfig = info.context["config"]
+        sites = {(h.kind, h.layer, h.head) for h in heads}
+        wanted = {(k, i, h) for k in ATTENTION_KINDS for i in range(config.n_layers(k)) for h in range(config.n_heads)}
+        if sites != wanted or len(heads) != len(wanted):
+            raise ValueError(f"must name each of this model's {len(wanted)} heads once")
+        return heads
+
+
 class ConvertedFrom(Section):
     """A model converted from another format (explorer/model/marian.py): what it was and its licence."""
 
@@ -227,6 +263,7 @@ class Training(Section):
     evaluation: dict[Label, Evaluation] | None = None
     alignment: Alignment | None = None
     converted_from: ConvertedFrom | None = None
+    head_roles: HeadRoles | None = None
 
 
 def validate_metadata(meta: object, config: ModelConfig) -> dict:

@@ -9,6 +9,7 @@ fixed ids of `config.py` whatever model the weights came from. It offers what `t
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 
 import sentencepiece as spm
@@ -16,6 +17,7 @@ import sentencepiece as spm
 from .config import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 from .tokenizer import SPECIAL_PIECES, WORD_START, display_piece, normalize
 
+LANGUAGE_TAG = re.compile(r">>[^<>\s]{1,20}<<")  # a multilingual model's target language before the sentence
 MAX_PIECE_CHARS = 200  # a piece longer than this is not a vocabulary entry but a crafted file
 
 
@@ -70,7 +72,12 @@ class PairTokenizer:
         return [self.ids.get(piece, UNK_ID) for piece in sp.encode(normalize(text), out_type=str)]
 
     def encode(self, text: str) -> list[int]:
-        """Source text -> ids through the source model, without BOS/EOS; a piece outside the vocabulary is <unk>."""
+        """Source text -> ids through the source model, without BOS/EOS; a piece outside the vocabulary is <unk>. A
+        multilingual model's target tag before the sentence (">>fra<<") is one piece of the vocabulary, as
+        `transformers`' MarianTokenizer reads it."""
+        tag = LANGUAGE_TAG.match(text.lstrip())
+        if tag and tag.group(0) in self.ids:
+            return [self.ids[tag.group(0)]] + self._ids(self.source, text.lstrip()[tag.end() :])
         return self._ids(self.source, text)
 
     def encode_target(self, text: str) -> list[int]:

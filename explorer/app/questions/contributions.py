@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from ...errors import UserError
 from ...interpret.alti import source_prefix
 from . import Answer, Question, register
 from .common import ablation_of, rounded
@@ -28,6 +29,11 @@ class ContributionsAnswer(Answer):
 
 @register(Contributions, ContributionsAnswer)
 def contributions(handle, trace, question: Contributions) -> ContributionsAnswer:
+    if not handle.config.lookahead_mask:
+        raise UserError(
+            "This model was trained without the look-ahead mask: each position saw the whole translation, the future "
+            "too, so what comes from the translation so far is not what it used."
+        )
     found = source_prefix(handle.model, trace.source_ids, trace.target_ids, ablation_of(handle, trace.request))
     return ContributionsAnswer(
         what="contributions",

@@ -9,6 +9,7 @@ a piece (set by its frequency in the training corpus).
 
 from __future__ import annotations
 
+import functools
 import threading
 from typing import Literal
 
@@ -21,7 +22,7 @@ from ...model.config import ATTENTION_KINDS
 from ...training.data import MINI_CORPUS, clean, read_tsv
 from ..examples import EXAMPLES
 from ..gold import GOLD_LANGUAGES, gold_pairs
-from ..schemas import Kind, Sent
+from ..schemas import HeadRole, HeadRoles
 from . import Answer, Question, register
 from .common import rounded
 
@@ -36,32 +37,41 @@ class Roles(Question):
     what: Literal["roles"] = "roles"
 
 
-class HeadRoleAnswer(Sent):
-    kind: Kind
-    layer: int
-    head: int
-    role: str | None  # None: unlabelled
-    says: str  # the role with its score and rule: "previous token: 0.83 of the mass on the token before"
-    scores: dict[str, float]  # every score measured
-
-
-class RolesAnswer(Answer):
+class RolesAnswer(HeadRoles, Answer):
     what: Literal["roles"]
-    probe: int  # sentences in the probe set
-    heads: list[HeadRoleAnswer]
 
 
+@functools.cache
 def probe_sentences() -> list[str]:
     """The probe set, in a fixed order."""
     everyday = [source for source, _ in clean(read_tsv(MINI_CORPUS))][:MINI_SENTENCES]
     return list(dict.fromkeys([s for s, _ in EXAMPLES] + [pair.source for pair in gold_pairs().values()] + everyday))
 
 
+def stored_roles(handle: ModelHandle) -> HeadRoles | None:
+    """The roles the checkpoint stores (validated when it was loaded), when they were measured on today's probe set."""
+    stored = handle.metadata.get("head_roles")
+    if not stored or stored["probe"] != len(probe_sentences()):
+        return None
+    return HeadRoles.model_validate(stored)
+
+
 def head_roles(handle: ModelHandle) -> RolesAnswer:
-    """The model's roles, computed on its first question and kept by its fingerprint."""
+    """The model's roles: stored with it, or measured on its first question and kept by its fingerprint."""
+    stored = stored_roles(handle)
+    if stored is not None:
+        return RolesAnswer(what="roles", **stored.model_dump())
     with _lock:
         if handle.fingerprint in _cache:
             return _cache[handle.fingerprint]
+    answer = measure_roles(handle)
+    with _lock:
+        _cache[handle.fingerprint] = answer
+    return answer
+
+
+def measure_roles(handle: ModelHandle) -> RolesAnswer:
+    """Every head's role, measured now on the probe set."""
     sentences = probe_sentences()
     probe = probe_maps(handle.model, handle.tokenizer, sentences)
     aer = None
@@ -88,7 +98,7 @@ def head_roles(handle: ModelHandle) -> RolesAnswer:
         what="roles",
         probe=len(sentences),
         heads=[
-            HeadRoleAnswer(
+            HeadRole(
                 kind=h.kind,
                 layer=h.layer,
                 head=h.head,
@@ -99,8 +109,6 @@ def head_roles(handle: ModelHandle) -> RolesAnswer:
             for h in found
         ],
     )
-    with _lock:
-        _cache[handle.fingerprint] = answer
     return answer
 
 

@@ -8,7 +8,7 @@
 import { KINDS, KIND_TITLES, headName } from "./trace.js";
 import { signedFill } from "./colors.js";
 import { button, el, emit } from "./dom.js";
-import { roleOf, rolesIn } from "./roles.js";
+import { roleOf, rolesFor, rolesIn } from "./roles.js";
 
 const EXACT_CAPTION = "Exact: each tile is how much log-probability the translation above loses when that one head is " +
   "switched off (its output zeroed) and every other head stays on; one batched pass over all heads. It measures heads " +
@@ -22,7 +22,7 @@ const ESTIMATE_CAPTION = "Estimate: a gate multiplies each head's output (1: on,
 // Draw an answer ({method, drops: {kind: [[...]]}, log_prob, translation, estimate, rho}) into div; a click on a tile
 // emits "ae-switch-off" {kind, layer, head}, the Exact button "ae-ask" {what: "heads", method: "exact"}.
 export function draw(div, a, state) {
-  const roles = rolesIn(state);
+  const roles = rolesFor(state && state.trace, () => rolesIn(state));
   const shown = a.estimate ? [a.estimate, a.drops] : [a.drops];
   const all = shown.map((d) => Object.values(d).flat(2)).flat().filter((v) => v !== null);
   const peak = Math.max(...all.map(Math.abs), 1e-9); // one scale for both

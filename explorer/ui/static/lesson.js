@@ -7,7 +7,7 @@
 import { ARROW, headName } from "./trace.js";
 import { button, el } from "./dom.js";
 import { lensOf } from "./lens.js";
-import { ROLES_QUESTION } from "./roles.js";
+import { rolesFor } from "./roles.js";
 
 const KIND_NAMES = { encoder_self: "encoder", decoder_self: "decoder self-attention", cross: "cross-attention" };
 
@@ -47,7 +47,7 @@ function goldSentence(t, layer, head) {
 // What the heads do, over many sentences rather than this one: the roles the server measured on its probe set, one
 // example of each role found (a head's chip says it on the head buttons and the All heads tiles).
 function rolesSaid(t, ask) {
-  const answer = ask ? ask(ROLES_QUESTION) : null;
+  const answer = rolesFor(t, ask);
   if (!answer) return "… (asking the server what each head does over many sentences)";
   if (answer.error) return "";
   const seen = new Map();

@@ -5,7 +5,7 @@ import { KIND_TITLES, headName } from "./trace.js";
 import { COLORS } from "./colors.js";
 import { emit, escape, fontSize } from "./dom.js";
 import { drawMessage, layout, plotPng, react } from "./plot.js";
-import { ROLES_QUESTION, roleOf } from "./roles.js";
+import { roleOf, rolesFor } from "./roles.js";
 
 // Draw state.kind at state.step, state.height pixels tall; the best-aligning head (the trace's model) outlined.
 function draw(div, trace, state, roles) {
@@ -95,7 +95,7 @@ class Mosaic {
 
   draw(context, state) {
     this.last = [context.trace, state];
-    return draw(this.div, context.trace, state, context.ask(ROLES_QUESTION)).then(() => this.bindClicks());
+    return draw(this.div, context.trace, state, rolesFor(context.trace, context.ask)).then(() => this.bindClicks());
   }
 
   // A click on a tile asks for that layer and head in the heatmap ("ae-select"). Bound after Plotly.react has made the

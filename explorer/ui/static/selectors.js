@@ -16,8 +16,9 @@ export function selectorRows() {
 // `roles`: the server's answer to {what: "roles"} (roles.js), or null: each head button then carries its role's chip.
 export function drawSelectors(rows, t, s, select, roles) {
   const row = (box, label, items, current, name) => {
-    box.replaceChildren(el("span", "ae-row-label", label), ...items.map(([value, text, title]) => {
+    box.replaceChildren(el("span", "ae-row-label", label), ...items.map(([value, text, title, chip]) => {
       const b = button(text, title, () => select({ [name]: value }), value === current ? "ae-on" : "");
+      if (chip) b.appendChild(el("span", "ae-role-chip", chip)); // a head's role (on a projector: the shown head's)
       b.dataset.value = value;
       b.setAttribute("aria-pressed", String(value === current));
       return b;
@@ -31,8 +32,9 @@ export function drawSelectors(rows, t, s, select, roles) {
   const heads = [...Array(t.H).keys()].map((h) => {
     const isBest = best && best.kind === s.kind && best.layer === s.layer && best.head === h;
     const role = roleOf(roles, s.kind, s.layer, h);
-    return [h, String(h) + (isBest ? " ★" : "") + (role && role.short ? " " + role.short : ""),
-      "head " + h + (isBest ? ": best word alignment" : "") + (role ? "; " + role.says : "") + " (key " + h + ")"];
+    return [h, String(h) + (isBest ? " ★" : ""),
+      "head " + h + (isBest ? ": best word alignment" : "") + (role ? "; " + role.says : "") + " (key " + h + ")",
+      role && role.short];
   });
   heads.push(["mean", "mean", "mean of heads (M)"], ["all", "all", "all heads of this layer (A)"]);
   if (t.hasRollout(s.kind)) heads.push(["rollout", "rollout", "attention rollout through every encoder layer (R)"]);

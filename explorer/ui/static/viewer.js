@@ -19,7 +19,7 @@ import { readLink } from "./link.js";
 import { presenting } from "./dom.js";
 import { bindKeys } from "./keys.js";
 import { drawSelectors } from "./selectors.js";
-import { ROLES_QUESTION } from "./roles.js";
+import { rolesFor } from "./roles.js";
 import { Player } from "./player.js";
 import { Busy } from "./busy.js";
 import { COMPANIONS } from "./companions.js";
@@ -184,7 +184,7 @@ export class Viewer {
     if (!t) return Promise.resolve();
     const height = (this.drawnHeight = this.f.area.height(this.root, this.presenting)); // layout read before any write
     this.f.toolbar.render(s.step, t.T, this.player.playing());
-    const roles = this.online ? this.answers.get(ROLES_QUESTION) : null; // each head's role: asked once per trace
+    const roles = rolesFor(t, this.online ? (q) => this.answers.get(q) : null); // the page's, or asked once per trace
     drawSelectors(this.f.rows, t, s, (change) => this.select(change), roles && !roles.error ? roles : null);
     drawStatus(this.f.status, t, s.step);
     const [row, which] = t.crossRow(s);

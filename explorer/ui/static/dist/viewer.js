@@ -1565,6 +1565,12 @@
     broad: "broad",
     alignment: "align"
   };
+  function rolesFor(trace, ask) {
+    const key = !trace || trace.modelKey === "shipped" ? DEFAULT_MODEL : trace.modelKey;
+    const served = SETTINGS.MODELS.find((m) => m.key === key);
+    if (served && served.roles) return served.roles;
+    return ask ? ask(ROLES_QUESTION) : null;
+  }
   function rolesIn(state) {
     const answer2 = state && state.answers ? state.answers[keyOf(ROLES_QUESTION)] : null;
     return answer2 && !answer2.error ? answer2 : null;
@@ -1685,7 +1691,7 @@
     }
     draw(context, state) {
       this.last = [context.trace, state];
-      return draw(this.div, context.trace, state, context.ask(ROLES_QUESTION)).then(() => this.bindClicks());
+      return draw(this.div, context.trace, state, rolesFor(context.trace, context.ask)).then(() => this.bindClicks());
     }
     // A click on a tile asks for that layer and head in the heatmap ("ae-select"). Bound after Plotly.react has made the
     // div a chart (before it, div.on does not exist), and again after every draw (a new plot drops its listeners): one
@@ -2542,8 +2548,9 @@
   }
   function drawSelectors(rows, t, s, select, roles) {
     const row = (box, label2, items, current, name) => {
-      box.replaceChildren(el("span", "ae-row-label", label2), ...items.map(([value, text, title2]) => {
+      box.replaceChildren(el("span", "ae-row-label", label2), ...items.map(([value, text, title2, chip2]) => {
         const b = button(text, title2, () => select({ [name]: value }), value === current ? "ae-on" : "");
+        if (chip2) b.appendChild(el("span", "ae-role-chip", chip2));
         b.dataset.value = value;
         b.setAttribute("aria-pressed", String(value === current));
         return b;
@@ -2559,8 +2566,9 @@
       const role = roleOf(roles, s.kind, s.layer, h);
       return [
         h,
-        String(h) + (isBest ? " ★" : "") + (role && role.short ? " " + role.short : ""),
-        "head " + h + (isBest ? ": best word alignment" : "") + (role ? "; " + role.says : "") + " (key " + h + ")"
+        String(h) + (isBest ? " ★" : ""),
+        "head " + h + (isBest ? ": best word alignment" : "") + (role ? "; " + role.says : "") + " (key " + h + ")",
+        role && role.short
       ];
     });
     heads.push(["mean", "mean", "mean of heads (M)"], ["all", "all", "all heads of this layer (A)"]);
@@ -2815,7 +2823,7 @@
   var EXACT_CAPTION = "Exact: each tile is how much log-probability the translation above loses when that one head is switched off (its output zeroed) and every other head stays on; one batched pass over all heads. It measures heads one at a time: two heads that can stand in for each other both look unimportant alone. A negative number means the translation became more likely without that head (it stays white). Click a tile to switch that head off in the viewer.";
   var ESTIMATE_CAPTION = "Estimate: a gate multiplies each head's output (1: on, 0: off), and one forward and one backward pass give the slope of log p along every gate at once. Switching a head off moves its gate from 1 to 0, so the slope is the drop to first order (Michel, Levy and Neubig 2019). Where log p is not a straight line in the gate (heads that make up for each other, or matter only together) the estimate is off: press Exact to see where.";
   function draw11(div, a, state) {
-    const roles = rolesIn(state);
+    const roles = rolesFor(state && state.trace, () => rolesIn(state));
     const shown = a.estimate ? [a.estimate, a.drops] : [a.drops];
     const all = shown.map((d) => Object.values(d).flat(2)).flat().filter((v) => v !== null);
     const peak = Math.max(...all.map(Math.abs), 1e-9);
@@ -3697,7 +3705,7 @@
     return "Read down the rows: where a head's weight follows the words' correspondence, attention is an alignment.";
   }
   function rolesSaid(t, ask) {
-    const answer2 = ask ? ask(ROLES_QUESTION) : null;
+    const answer2 = rolesFor(t, ask);
     if (!answer2) return "… (asking the server what each head does over many sentences)";
     if (answer2.error) return "";
     const seen = /* @__PURE__ */ new Map();
@@ -4439,7 +4447,7 @@
       if (!t) return Promise.resolve();
       const height = this.drawnHeight = this.f.area.height(this.root, this.presenting);
       this.f.toolbar.render(s.step, t.T, this.player.playing());
-      const roles = this.online ? this.answers.get(ROLES_QUESTION) : null;
+      const roles = rolesFor(t, this.online ? (q) => this.answers.get(q) : null);
       drawSelectors(this.f.rows, t, s, (change) => this.select(change), roles && !roles.error ? roles : null);
       drawStatus(this.f.status, t, s.step);
       const [row, which] = t.crossRow(s);
