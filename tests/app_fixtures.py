@@ -14,6 +14,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -174,6 +175,19 @@ def stop_app(proc: subprocess.Popen, log_path: Path) -> None:
     if died:
         output = log_path.read_text(errors="replace")
         print(f"\nthe app died during the tests (code {proc.returncode}); its output:\n{output}")
+
+
+@contextmanager
+def served(checkpoint, log_dir: Path):
+    """The URL of `python app.py --checkpoint CHECKPOINT` on a free port, stopped by its PID at the end."""
+    port = free_port()
+    proc, log_path = run_app(checkpoint, port, log_dir)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        wait_until_ready(proc, url, log_path)
+        yield url
+    finally:
+        stop_app(proc, log_path)
 
 
 @pytest.fixture(scope="session")

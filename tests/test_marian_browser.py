@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from app_fixtures import free_port, run_app, stop_app, wait_until_ready
+from app_fixtures import served
 from browser_fixtures import cell_centre, choose, open_page, settle, shot
 from test_projector import ASKING_VIEWS
 
@@ -38,14 +38,8 @@ def marian_url(tmp_path_factory):
         init_std=1.0,
         languages=("en", "fr"),
     )
-    port = free_port()
-    proc, log = run_app(folder, port, tmp_path_factory.mktemp("marian-log"))
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        wait_until_ready(proc, url, log)
+    with served(folder, tmp_path_factory.mktemp("marian-log")) as url:
         yield url
-    finally:
-        stop_app(proc, log)
 
 
 def viewer_text(page) -> str:
@@ -111,21 +105,10 @@ def test_every_view_panel_and_lesson_stop_of_a_converted_marian_model(browser, m
 
 def test_a_room_follows_a_converted_marian_model(browser, marian_url):
     from playwright.sync_api import expect
-    from test_classroom import same_view
+    from test_classroom import room, same_view
 
-    lecturer = open_page(browser, marian_url)
-    student = None
-    try:
-        lecturer.locator(".ae-tools button", has_text="Present to class").click()
-        expect(lecturer.locator(".ae-room-code")).to_have_text(re.compile(r"Room [A-Z]{4}"))
-        code = lecturer.locator(".ae-room-code").text_content().split()[-1]
-        student = open_page(browser, marian_url + "?room=" + code)
-        expect(student.locator(".ae-room-count")).to_have_text("following the lecturer")
+    with room(browser, marian_url) as (lecturer, student, _):
         lecturer.keyboard.press("ArrowRight")
         lecturer.keyboard.press("2")
         same_view(student, lecturer)
         expect(student.locator("#title")).to_contain_text("English → French")
-    finally:
-        lecturer.context.close()
-        if student is not None:
-            student.context.close()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from app_fixtures import free_port, run_app, stop_app, wait_until_ready
+from app_fixtures import served
 from browser_fixtures import choose, open_page, settle, shot
 
 from explorer.app import SHIPPED_CHECKPOINT
@@ -17,14 +17,8 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture(scope="module")
 def shipped_url(tmp_path_factory):
-    port = free_port()
-    proc, log = run_app(SHIPPED_CHECKPOINT, port, tmp_path_factory.mktemp("shipped-log"))
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        wait_until_ready(proc, url, log)
+    with served(SHIPPED_CHECKPOINT, tmp_path_factory.mktemp("shipped-log")) as url:
         yield url
-    finally:
-        stop_app(proc, log)
 
 
 def roles(url) -> dict:
@@ -122,22 +116,10 @@ def test_source_or_prefix_draws_a_bar_per_token_and_names_the_current_one(browse
 
 
 def test_a_room_follows_the_lecturer_onto_source_or_prefix(browser, shipped_url):
-    from playwright.sync_api import expect
-    from test_classroom import same_view
+    from test_classroom import room, same_view
 
-    lecturer = open_page(browser, shipped_url)
-    student = None
-    try:
-        lecturer.locator(".ae-tools button", has_text="Present to class").click()
-        expect(lecturer.locator(".ae-room-code")).to_have_text(re.compile(r"Room [A-Z]{4}"))
-        code = lecturer.locator(".ae-room-code").text_content().split()[-1]
-        student = open_page(browser, shipped_url + "?room=" + code)
-        expect(student.locator(".ae-room-count")).to_have_text("following the lecturer")
+    with room(browser, shipped_url) as (lecturer, student, _):
         lecturer.keyboard.press("ArrowRight")
         choose(lecturer, view="contributions")
         same_view(student, lecturer)
         student.wait_for_selector(".ae-contributions .main-svg")
-    finally:
-        lecturer.context.close()
-        if student is not None:
-            student.context.close()
