@@ -544,3 +544,21 @@ def test_a_string_too_long_is_refused_with_its_own_field_and_limit(client, metho
     room = client.post("/ae/api/room").json()["code"]
     answer = getattr(client, method)(path.format(room=room), **sent)
     assert answer.status_code == 400 and said in answer.json()["error"], answer.json()
+
+
+def test_the_npz_asks_the_logit_lens_in_the_model_line_as_the_registered_question_it_is(client, monkeypatch):
+    """Issue 67: /npz computed the lens beside the model line (a flood of downloads slowed a victim 4.4x). Now it asks
+    the registered question: one computation, kept, that the viewer's Logit lens then reads from the cache."""
+    from explorer.app.questions import lens as lens_question
+
+    computed = []
+    real = lens_question.trace_lens
+    monkeypatch.setattr(lens_question, "trace_lens", lambda *a: computed.append(1) or real(*a))
+    answer = client.get("/ae/api/npz", params={"sentence": "The bird sees the tree.", "step": "2"})
+    assert answer.status_code == 200 and len(computed) == 1
+    arrays = np.load(io.BytesIO(answer.content))
+    body = {"trace": {"sentence": "The bird sees the tree."}, "question": {"what": "lens"}}
+    asked = client.post("/ae/api/ask/lens", json=body).json()
+    assert len(computed) == 1  # the viewer's question: the same answer, from the cache
+    np.testing.assert_allclose(arrays["lens_top_probs"], np.asarray(asked["top_probs"])[:, :2], atol=1e-6)
+    np.testing.assert_array_equal(arrays["lens_top_ids"], np.asarray(asked["top_ids"])[:, :2])

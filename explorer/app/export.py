@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 
 from ..errors import UserError, shown
@@ -32,3 +34,19 @@ def attention_arrays(trace: DecodeTrace, step: int, lens: Lens | None = None) ->
     arrays["source_text"] = np.array(trace.request.sentence)
     arrays["step"] = np.array(step)
     return arrays
+
+
+def lens_of_answer(answer) -> Lens:
+    """The logit lens from its registered question's answer (the probabilities as the viewer gets them: 4 decimals)."""
+    return Lens(
+        np.asarray(answer.top_ids, dtype=np.int64),
+        np.asarray(answer.top_probs, dtype=np.float32),
+        np.asarray(answer.chosen, dtype=np.float32),
+    )
+
+
+def npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
+    """The arrays as a compressed .npz file (the CPU work of a download: a caller runs it off the event loop)."""
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **arrays)
+    return buffer.getvalue()

@@ -10,11 +10,9 @@ limiter (`rate_limits.ADMITTED`), and who a caller is, is `callers.py`'s to say.
 # no `from __future__ import annotations`: FastAPI reads the routes' annotations, some made in a loop (ask_route)
 
 import asyncio
-import io
 import math
 from typing import Annotated
 
-import numpy as np
 from fastapi import APIRouter, FastAPI, Path, Query, Request
 from plotly.io.json import to_json_plotly
 from sse_starlette import EventSourceResponse
@@ -29,12 +27,11 @@ from . import room_api
 from .callers import ClientIds, address_of, trusted_proxies
 from .encoded import Encoded
 from .errors import REFUSED, answer_errors
-from .export import attention_arrays
+from .export import attention_arrays, lens_of_answer, npz_bytes
 from .figures import NORMAL_FONT, PRESENTATION_FONT
 from .models import ModelRegistry
 from .positional import positional_figures, positional_table
-from .questions import ANSWERS, ASKS
-from .questions.lens import trace_lens
+from .questions import ANSWERS, ASKS, Ask
 from .rate_limits import ADMITTED, Rates, rate_setting
 from .rooms import Rooms
 from .schemas import (
@@ -128,13 +125,15 @@ def build_api(
         """The attention tensors of a trace up to `step`, as a numpy .npz download."""
         handle = models.get(query.model)
         traced = await models.atraced(handle, query.trace())
-        lens = await run_in_threadpool(trace_lens, handle, traced.trace)
-        arrays = attention_arrays(traced.trace, query.step, lens)
-        buffer = io.BytesIO()
-        np.savez_compressed(buffer, **arrays)
+        # the logit lens is the registered question it is: computed in the model line (never beside it), once, and
+        # shared with the viewer's own Logit lens
+        asked = Ask.model_validate({"trace": query.trace().model_dump(), "question": {"what": "lens"}})
+        lens, _ = await models.aanswered(asked)
+        arrays = attention_arrays(traced.trace, query.step, lens_of_answer(lens))
+        packed = await run_in_threadpool(npz_bytes, arrays)  # ~3 MB compressed: off the event loop, as every stream
         name = f"attention_step{int(arrays['step'])}.npz"
         return Response(
-            buffer.getvalue(),
+            packed,
             media_type="application/octet-stream",
             headers={"content-disposition": f'attachment; filename="{name}"'},
         )

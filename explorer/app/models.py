@@ -246,6 +246,10 @@ class ModelRegistry:
 
     # ----- questions ------------------------------------------------------------------------------
     async def aanswer(self, asked: questions.Ask) -> Encoded:
+        """The answer to one of the viewer's questions, serialised once (`aanswered`'s, as sent)."""
+        return (await self.aanswered(asked))[1]
+
+    async def aanswered(self, asked: questions.Ask) -> tuple[questions.Answer, Encoded]:
         """The answer to one of the viewer's questions about the trace of `asked.trace`, serialised once
         (`explorer.app.questions.encoded`), computed once per (model, request, question) whoever asks and kept in the
         shared cache: a class asking *Heads that matter* about the same example costs one computation, and the
@@ -253,7 +257,8 @@ class ModelRegistry:
         answered by them."""
         entry = questions.REGISTRY[asked.question.what]
         if entry.asks_models:
-            return await asyncio.to_thread(questions.encoded, await entry.compute(self, asked))  # off the event loop
+            answer = await entry.compute(self, asked)
+            return answer, await asyncio.to_thread(questions.encoded, answer)  # off the event loop
         handle = self.get(asked.trace.model)
         if entry.per_model:  # the model's answer whatever the sentence: one key, one computation, per model
             key = ("answer", handle.fingerprint, asked.question)
@@ -261,7 +266,7 @@ class ModelRegistry:
             key = ("answer", *self.cache_key(handle, asked.trace), asked.question)  # questions are frozen: hashable
         cached = self.cache.peek(key)
         if cached is not None:  # answered already: the trace it was about is not needed (nor decoded again if evicted)
-            return cached[1]
+            return cached
 
         def run_batch(jobs):  # one model's questions, each about its own trace, each answer sent as it is ready
             return (questions.answer(handle, trace, q) for trace, q in jobs)
@@ -269,4 +274,4 @@ class ModelRegistry:
         job = (None if entry.per_model else (await self.atraced(handle, asked.trace)).trace, asked.question)
         # after the traces waiting for a model slot: a student sees their own sentence before anyone's answer
         group = ("answer", handle.fingerprint)
-        return (await self.cache.aentry(key, job, run_batch, group=group, priority=1, encode=questions.encoded))[1]
+        return await self.cache.aentry(key, job, run_batch, group=group, priority=1, encode=questions.encoded)
