@@ -27,13 +27,20 @@ def attention_arrays(trace: DecodeTrace, step: int, lens: Lens | None = None) ->
     arrays["target_tokens"] = np.array(trace.target_tokens[:step], dtype=str)
     arrays["target_ids"] = np.array(trace.target_ids[:step], dtype=np.int64)
     arrays["decoder_input_tokens"] = np.array(trace.decoder_input_tokens[:step], dtype=str)
-    if lens is not None:  # the logit lens up to the step: (Ld, step, k) top ids and probabilities, (Ld, step)
-        arrays["lens_top_ids"] = lens.top_ids[:, :step].astype(np.int64)
-        arrays["lens_top_probs"] = lens.top_probs[:, :step].astype(np.float32)
-        arrays["lens_chosen_prob"] = lens.chosen[:, :step].astype(np.float32)
+    if lens is not None:
+        arrays |= lens_arrays(lens, step)
     arrays["source_text"] = np.array(trace.request.sentence)
     arrays["step"] = np.array(step)
     return arrays
+
+
+def lens_arrays(lens: Lens, step: int) -> dict[str, np.ndarray]:
+    """The logit lens up to the step: (Ld, step, k) top ids and probabilities, (Ld, step) the chosen token's."""
+    return {
+        "lens_top_ids": lens.top_ids[:, :step].astype(np.int64),
+        "lens_top_probs": lens.top_probs[:, :step].astype(np.float32),
+        "lens_chosen_prob": lens.chosen[:, :step].astype(np.float32),
+    }
 
 
 def lens_of_answer(answer) -> Lens:

@@ -27,7 +27,7 @@ from . import room_api
 from .callers import ClientIds, address_of, trusted_proxies
 from .encoded import Encoded
 from .errors import REFUSED, answer_errors
-from .export import attention_arrays, lens_of_answer, npz_bytes
+from .export import attention_arrays, lens_arrays, lens_of_answer, npz_bytes
 from .figures import NORMAL_FONT, PRESENTATION_FONT
 from .models import ModelRegistry
 from .positional import positional_figures, positional_table
@@ -127,9 +127,10 @@ def build_api(
         traced = await models.atraced(handle, query.trace())
         # the logit lens is the registered question it is: computed in the model line (never beside it), once, and
         # shared with the viewer's own Logit lens
+        arrays = attention_arrays(traced.trace, query.step)  # a step the trace lacks is refused before any lens
         asked = Ask.model_validate({"trace": query.trace().model_dump(), "question": {"what": "lens"}})
         lens, _ = await models.aanswered(asked)
-        arrays = attention_arrays(traced.trace, query.step, lens_of_answer(lens))
+        arrays |= lens_arrays(lens_of_answer(lens), query.step)
         packed = await run_in_threadpool(npz_bytes, arrays)  # ~3 MB compressed: off the event loop, as every stream
         name = f"attention_step{int(arrays['step'])}.npz"
         return Response(
