@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from explorer.interpret.head_roles import ProbeSentence, _scores, label, probe_maps, roles
+from explorer.interpret.head_roles import Keys, ProbeSentence, _scores, label, probe_maps, roles
 from explorer.model.config import BOS_ID, EOS_ID
 
 PIECES = {i: f"▁w{i}" for i in range(4, 60)} | {50: ".", 51: ","}
@@ -21,7 +21,7 @@ def sentences(n: int = 6, seed: int = 0) -> list[list[int]]:
 
 
 def role_of(kind: str, maps: list[np.ndarray], keys: list[list[int]]) -> tuple:
-    found = label(kind, 0, 0, _scores(kind, maps, keys, piece, rarity))
+    found = label(kind, 0, 0, _scores(kind, maps, [Keys.of(kind, ids, piece, rarity) for ids in keys]))
     return found.role, found.says, found.scores
 
 

@@ -133,10 +133,12 @@ def blocks(model: Transformer, source_ids: list[int], target_ids: list[int], abl
     """Every attention block's decomposition for a trace's tokens: {(kind, layer): Block}."""
     thread = threading.get_ident()
     seen: dict[tuple[str, int], dict] = {}
+    sites: dict[tuple[str, int], tuple] = {}  # (kind, layer) -> (its attention module, its residual Sublayer)
     handles = []
 
     def watch(kind: str, layer: int, module, sublayer):
         record = seen.setdefault((kind, layer), {})
+        sites[(kind, layer)] = (module, sublayer)
 
         def on_norm_input(norm, args):  # pre-LN: the LayerNorm reads x; post-LN: it reads x + the attention's output
             if threading.get_ident() == thread and sublayer.norm_first:
@@ -167,16 +169,8 @@ def blocks(model: Transformer, source_ids: list[int], target_ids: list[int], abl
         watch("decoder_self", i, layer.self_attn, layer.sublayers[0])
         watch("cross", i, layer.cross_attn, layer.sublayers[1])
     hooked_pass(model, source_ids, target_ids, ablation, handles)
-    sites = {(kind, layer): module for kind, layer, module in model.attention_modules()}
-    sublayers = {}
-    for i, layer in enumerate(model.encoder.layers):
-        sublayers[("encoder_self", i)] = layer.sublayers[0]
-    for i, layer in enumerate(model.decoder.layers):
-        sublayers[("decoder_self", i)], sublayers[("cross", i)] = layer.sublayers[0], layer.sublayers[1]
     return {
-        key: _decompose(
-            sites[key], sublayers[key], record, key[0] == "cross", ablation.head_mask(*key) if ablation else None
-        )
+        key: _decompose(*sites[key], record, key[0] == "cross", ablation.head_mask(*key) if ablation else None)
         for key, record in seen.items()
     }
 

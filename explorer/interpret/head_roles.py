@@ -124,14 +124,32 @@ def probe_maps(model: Transformer, tokenizer, sentences: list[str], batch: int =
     return out
 
 
-def _scores(kind: str, rows: list[np.ndarray], keys: list[list[int]], piece, rarity) -> dict[str, float]:
+@dataclass(frozen=True)
+class Keys:
+    """What the roles read of one probe sentence's keys, found once for every head: the sink's position (None: the
+    sentence has no </s>), the punctuation's, and the rarest word piece's (None: fewer than two word pieces)."""
+
+    sink: int | None
+    punctuation: list[int]
+    rarest: int | None
+
+    @classmethod
+    def of(cls, kind: str, ids: list[int], piece, rarity) -> Keys:
+        sink = 0 if kind == "decoder_self" else (ids.index(EOS_ID) if EOS_ID in ids else None)  # <s>, or </s>
+        punctuation = [j for j, i in enumerate(ids) if i not in SPECIAL and is_punctuation(piece(i))]
+        words = [j for j, i in enumerate(ids) if i not in SPECIAL and j not in punctuation]
+        rarest = min(words, key=lambda j: rarity(ids[j])) if len(words) >= 2 else None
+        return cls(sink, punctuation, rarest)
+
+
+def _scores(kind: str, rows: list[np.ndarray], keys: list[Keys]) -> dict[str, float]:
     """Every role's score of one head from its map on each probe sentence (`rows[n]`: (Q, K))."""
     sums = Counter()
     counts = Counter()
     offsets = Counter()  # how often the argmax lands at each offset from the query
     reach = Counter()  # how many rows have a key at that offset
     n_rows = 0
-    for A, ids in zip(rows, keys):
+    for A, found in zip(rows, keys):
         rows_, keys_ = A.shape
         # the keys each row may see: the look-ahead mask lets decoder position q see 0..q, the others see them all
         visible = np.minimum(np.arange(1, rows_ + 1), keys_) if kind == "decoder_self" else np.full(rows_, keys_)
@@ -152,20 +170,14 @@ def _scores(kind: str, rows: list[np.ndarray], keys: list[list[int]], piece, rar
             last = 0 if kind == "decoder_self" else K - 1  # the furthest offset a row may look ahead
             reach.update({o: int(((q + o >= 0) & (q + o < K)).sum()) for o in range(-(K - 1), last + 1)})
             n_rows += Q
-        sink = (
-            ids.index(EOS_ID) if kind != "decoder_self" and EOS_ID in ids else (0 if kind == "decoder_self" else None)
-        )
-        if sink is not None:
-            sums["sink"] += A[:, sink].sum()
+        if found.sink is not None:
+            sums["sink"] += A[:, found.sink].sum()
             counts["sink"] += Q
-        punct = [j for j, i in enumerate(ids) if i not in SPECIAL and is_punctuation(piece(i))]
-        sums["punctuation"] += A[:, punct].sum() if punct else 0.0
+        sums["punctuation"] += A[:, found.punctuation].sum() if found.punctuation else 0.0
         counts["punctuation"] += Q
-        words = [j for j, i in enumerate(ids) if i not in SPECIAL and not is_punctuation(piece(i))]
-        if len(words) >= 2:
-            rarest = min(words, key=lambda j: rarity(ids[j]))
-            sees = visible[chooses] > rarest  # the rows the mask lets see it
-            sums["rare"] += (A[sees].argmax(-1) == rarest).sum()
+        if found.rarest is not None:
+            sees = visible[chooses] > found.rarest  # the rows the mask lets see it
+            sums["rare"] += (A[sees].argmax(-1) == found.rarest).sum()
             counts["rare"] += sees.sum()
         entropy = -(A * np.log(np.clip(A, 1e-12, None))).sum(-1) / np.log(visible[chooses])
         sums["broad"] += entropy.sum()
@@ -191,10 +203,10 @@ def roles(
     `aer[(layer, head)]`, a cross-attention head's alignment error rate where hand alignments exist."""
     out = []
     for kind in ATTENTION_KINDS:
+        keys = [Keys.of(kind, p.keys[kind], piece, rarity) for p in probe]  # the same for every head of the kind
         for layer in range(n_layers[kind]):
             for head in range(n_heads):
-                rows = [p.maps[kind][layer, head] for p in probe]
-                scores = _scores(kind, rows, [p.keys[kind] for p in probe], piece, rarity)
+                scores = _scores(kind, [p.maps[kind][layer, head] for p in probe], keys)
                 if kind == "cross" and aer and (layer, head) in aer:
                     scores["alignment"] = float(aer[(layer, head)])
                 out.append(label(kind, layer, head, scores))

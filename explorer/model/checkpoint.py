@@ -32,7 +32,7 @@ from .config import MAX_PARAMETERS, ModelConfig
 from .languages import LanguagePair
 from .metadata import validate_metadata
 from .pair_tokenizer import PairTokenizer
-from .safetensors_header import read_header
+from .safetensors_header import TensorInfo, read_header
 from .tokenizer import Tokenizer
 from .transformer import Transformer, state_shapes
 
@@ -150,19 +150,9 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> Che
         declared = read_header(weights)
     except (ValueError, OSError) as exc:
         raise CheckpointError(f"{weights} is not a readable safetensors file ({exc})") from None
-    problems = [f"missing tensor {k}" for k in shapes if k not in declared]
-    problems += [f"unexpected tensor {k[:80]}" for k in declared if k not in shapes]
-    problems += [
-        f"tensor {k} has shape {declared[k].shape}, expected {shape}"
-        for k, shape in shapes.items()
-        if k in declared and declared[k].shape != shape
-    ]
-    problems += [
-        f"tensor {k} has dtype {v.dtype}, expected a float type" for k, v in declared.items() if not v.is_float
-    ]
+    problems = mismatches(shapes, declared)
     if problems:
-        shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
-        raise CheckpointError(f"{weights} does not match its config: {shown}")
+        raise CheckpointError(f"{weights} does not match its config: {problems}")
 
     try:
         tensors = load_file(str(weights))
@@ -176,6 +166,21 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> Che
     model.load_state_dict({k: v.float() for k, v in tensors.items()})
     model.to(device).eval()
     return Checkpoint(model, tokenizer, metadata, path, languages)
+
+
+def mismatches(shapes: dict[str, tuple[int, ...]], found: dict[str, TensorInfo], unexpected: bool = True) -> str:
+    """What a set of tensors gets wrong against the shapes a config implies, in one line (the first five; "" if
+    nothing): a missing tensor, an unexpected one (with `unexpected`), a wrong shape, a dtype that is not a float."""
+    problems = [f"missing tensor {k}" for k in shapes if k not in found]
+    if unexpected:
+        problems += [f"unexpected tensor {k[:80]}" for k in found if k not in shapes]
+    problems += [
+        f"tensor {k} has shape {found[k].shape}, expected {shape}"
+        for k, shape in shapes.items()
+        if k in found and found[k].shape != shape
+    ]
+    problems += [f"tensor {k} has dtype {v.dtype}, expected a float type" for k, v in found.items() if not v.is_float]
+    return "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
 
 
 def check_parameter_count(config: ModelConfig, where: Path) -> None:

@@ -33,12 +33,12 @@ from pathlib import Path
 
 import torch
 
-from .checkpoint import Checkpoint, CheckpointError, check_parameter_count, save_checkpoint
+from .checkpoint import Checkpoint, CheckpointError, check_parameter_count, mismatches, save_checkpoint
 from .config import BOS_ID, EOS_ID, MAX_PARAMETERS, PAD_ID, UNK_ID, ModelConfig
 from .languages import LanguagePair, from_model_name
 from .metadata import validate_metadata
 from .pair_tokenizer import PairTokenizer
-from .safetensors_header import read_header
+from .safetensors_header import TensorInfo, read_header
 from .transformer import Transformer, sinusoid_table, state_shapes
 
 TOKENIZER_FILES = ("source.spm", "target.spm", "vocab.json")
@@ -244,21 +244,13 @@ def convert_state(tensors: dict[str, torch.Tensor], config: ModelConfig, order: 
         ):
             raise CheckpointError(f"{where}: {stack}.embed_positions.weight is not Marian's sinusoidal table")
     expected = state_shapes(config)
-    problems = [f"missing tensor {k}" for k in expected if k not in state]
-    problems += [
-        f"tensor {k} has shape {tuple(state[k].shape)}, expected {shape}"
-        for k, shape in expected.items()
-        if k in state and tuple(state[k].shape) != shape
-    ]
-    problems += [f"tensor {k} has dtype {state[k].dtype}" for k in state if not state[k].is_floating_point()]
-    problems += [
-        f"tensor {k} has non-finite values"
-        for k in state
-        if state[k].is_floating_point() and not torch.isfinite(state[k]).all()
-    ]
+    found = {k: TensorInfo.of(v) for k, v in state.items()}
+    problems = mismatches(expected, found, unexpected=False)  # the renaming takes only what it knows
     if problems:
-        shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
-        raise CheckpointError(f"{where}: the weights do not match the Marian config: {shown}")
+        raise CheckpointError(f"{where}: the weights do not match the Marian config: {problems}")
+    bad = [k for k in expected if not torch.isfinite(state[k]).all()]
+    if bad:
+        raise CheckpointError(f"{where}: the weights have non-finite values in {', '.join(bad[:5])}")
     return {k: state[k].float() for k in expected}
 
 

@@ -15,6 +15,7 @@ from safetensors import SafetensorError, safe_open
 
 MAX_HEADER_BYTES = 1 << 20  # ~100 bytes per tensor: a 24+24-layer model's ~1,000 tensors need ~100 KB
 FLOAT_DTYPES = ("F16", "BF16", "F32", "F64")  # what a checkpoint's weights may be stored as
+TORCH_FLOATS = {"float16": "F16", "bfloat16": "BF16", "float32": "F32", "float64": "F64"}  # torch's names of them
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,12 @@ class TensorInfo:
     @property
     def is_float(self) -> bool:
         return self.dtype in FLOAT_DTYPES
+
+    @classmethod
+    def of(cls, tensor) -> TensorInfo:
+        """A loaded tensor as a header would declare it (its dtype by safetensors' code where it is a float)."""
+        name = str(tensor.dtype).removeprefix("torch.")
+        return cls(TORCH_FLOATS.get(name, name), tuple(tensor.shape))
 
 
 def read_header(path: str | Path, max_bytes: int = MAX_HEADER_BYTES) -> dict[str, TensorInfo]:

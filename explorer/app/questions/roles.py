@@ -10,10 +10,7 @@ a piece (set by its frequency in the training corpus).
 from __future__ import annotations
 
 import functools
-import threading
 from typing import Literal
-
-from cachetools import LRUCache
 
 from ...interpret.alignment import score_heads
 from ...interpret.handle import ModelHandle
@@ -27,8 +24,6 @@ from . import Answer, Question, register
 from .common import rounded
 
 MINI_SENTENCES = 200
-_cache: LRUCache = LRUCache(maxsize=16)  # by model fingerprint: a role is the model's, not the sentence's
-_lock = threading.Lock()
 
 
 class Roles(Question):
@@ -57,17 +52,12 @@ def stored_roles(handle: ModelHandle) -> HeadRoles | None:
 
 
 def head_roles(handle: ModelHandle) -> RolesAnswer:
-    """The model's roles: stored with it, or measured on its first question and kept by its fingerprint."""
+    """The model's roles: stored with it, else measured (a per-model question: the model line computes it once per
+    model and keeps the answer)."""
     stored = stored_roles(handle)
     if stored is not None:
         return RolesAnswer(what="roles", **stored.model_dump())
-    with _lock:
-        if handle.fingerprint in _cache:
-            return _cache[handle.fingerprint]
-    answer = measure_roles(handle)
-    with _lock:
-        _cache[handle.fingerprint] = answer
-    return answer
+    return measure_roles(handle)
 
 
 def measure_roles(handle: ModelHandle) -> RolesAnswer:
