@@ -27,6 +27,7 @@ from ..model.config import ModelConfig
 from ..model.tokenizer import Tokenizer
 from .allocator import retain_freed_memory
 from .data import Pair, clean, held_out_filter, read_corpus, read_rows, split_by_source, weighted_epoch
+from .grow import deepened
 from .recipe import LoadedRecipe, load_recipe
 from .trainer import TrainConfig, Trainer, read_resume, train_tokenizer, training_device
 
@@ -83,6 +84,9 @@ def build_trainer(config: TrainConfig, log=print, recipe: LoadedRecipe | None = 
     if resume is None and config.init_from:  # continue a trained model: its architecture and vocabulary
         start = load_checkpoint(config.init_from)
         say(f"starting from the weights and vocabulary of {config.init_from}")
+        if config.grow:  # deeper, with new layers that start as the identity: the same translations at step 0
+            start = replace(start, model=deepened(start.model, *config.grow, seed=config.seed))
+            say(f"grown to {config.grow[0]}+{config.grow[1]} layers, the new ones starting as the identity")
         config = replace(config, model=start.model.config)
     train, valid, sizes = read_data(config, say)
     tokenizer = start.tokenizer if start is not None else None  # resuming: from_pairs takes the resume state's
@@ -135,7 +139,7 @@ def _parser() -> argparse.ArgumentParser:
     for name, default in options:
         flag = "--" + name.replace("_", "-")
         if isinstance(default, list):
-            kind = {"data_weights": float, "snapshot_steps": int}.get(name, str)
+            kind = {"data_weights": float, "snapshot_steps": int, "grow": int}.get(name, str)
             parser.add_argument(flag, nargs="*", type=kind, help=f"default {default}")
         elif isinstance(default, bool):
             parser.add_argument(flag, type=_boolean, metavar="BOOL", help=f"default {default}")

@@ -57,6 +57,7 @@ class TrainConfig:
         default_factory=list
     )  # TSV test sets whose sources (and near-copies) are never trained on
     init_from: str | None = None  # a checkpoint directory to start from: its weights, vocabulary and architecture
+    grow: list[int] = field(default_factory=list)  # [encoder, decoder] layers to deepen init_from to (grow.py); []
     valid: str | None = None  # a corpus spec; default: split off valid_fraction of the training data
     valid_fraction: float = 0.05
     out: str = "runs/model"  # checkpoint directory written at the end (and at each validation)
@@ -90,6 +91,8 @@ class TrainConfig:
             raise ValueError(f"data_weights {self.data_weights} must be finite and >= 0")
         if self.cooldown_minutes and not self.max_minutes:
             raise ValueError(f"cooldown_minutes {self.cooldown_minutes} needs max_minutes")
+        if self.grow and (len(self.grow) != 2 or not self.init_from):
+            raise ValueError(f"grow {self.grow} needs two layer counts (encoder, decoder) and init_from")
         if self.loader_workers < 0:
             raise ValueError(f"loader_workers {self.loader_workers} must be >= 0")
 
