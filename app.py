@@ -61,6 +61,13 @@ def parse_args(argv=None):
         help="torch CPU threads (default 1: one sentence decodes as fast as with 2, and concurrent users do not "
         "oversubscribe the cores)",
     )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=os.environ.get("EXPLORER_WORKERS"),
+        help="batches the model computes at once, each on one core (default: the CPUs this process may use, its "
+        "affinity within the container's CPU quota, not the host's count)",
+    )
     return parser.parse_args(argv)
 
 
@@ -84,12 +91,15 @@ def main(argv=None) -> int:
     except (CheckpointError, ValueError) as exc:
         print(f"error: cannot load the model: {exc}", file=sys.stderr)
         return 2
-    print(f"* Serving {', '.join(served)} on {device_label(device)}", flush=True)
+    from explorer.app.scheduler import available_cpus
+
+    workers = args.workers or available_cpus()
+    print(f"* Serving {', '.join(served)} on {device_label(device)}, {workers} model slots", flush=True)
 
     from explorer.ui.server import build_app, serve
 
     lifetimes = {} if args.trained_idle_minutes is None else {"trained_idle_s": float(args.trained_idle_minutes) * 60}
-    app, _ = build_app(served, timelapse, proxies=proxies, **lifetimes)
+    app, _ = build_app(served, timelapse, proxies=proxies, workers=workers, **lifetimes)
     serve(app, args.host, args.port)
     return 0
 

@@ -3,10 +3,10 @@
     python -m bench.batch_trace [--refs REF ...] [--batch 32] [--repeat 5] [--rounds 3]
 
 In one process per design and round (this checkout, and each REF checked out into a temporary git worktree), the
-shipped model on 2 threads traces `--batch` distinct sentences together, as `TraceCache` batches a class's sentences,
-`--repeat` times. Reported per run: the mean time of `build_traces`, and of its teacher-forced pass (the recorded
-maps, and the logit lens where the design computes it). The designs alternate round by round, so a busy moment of
-the machine falls on all of them.
+shipped model on 2 threads traces `--batch` distinct sentences together, as the model line
+(`explorer/app/scheduler.py`) batches a class's sentences, `--repeat` times. Reported per run: the mean time of
+`build_traces`, and of its teacher-forced pass (the recorded maps, and the logit lens where the design computes it).
+The designs alternate round by round, so a busy moment of the machine falls on all of them.
 """
 
 from __future__ import annotations

@@ -139,6 +139,17 @@ def greedy_cached(model: Transformer, source: list[int], n_tokens: int, need_wei
 # ----- timing -----------------------------------------------------------------------------------
 
 
+def cold_trace(handle, request):
+    """`request` traced with `handle` as the server traces it (its model line, from a fresh registry: nothing kept),
+    as the server's own caller; the `models.Traced` (typed trace and wire form)."""
+    import asyncio
+
+    from explorer.app.callers import SERVER
+    from explorer.app.models import ModelRegistry
+
+    return asyncio.run(ModelRegistry(handle).atraced(handle, request, SERVER))
+
+
 def interleaved(
     variants: dict[str, Callable[[], object]],
     warmup: int,

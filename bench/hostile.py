@@ -1,15 +1,17 @@
 """One hostile student's script against a class (issue 51), old design beside new in one run.
 
-    python -m bench.hostile [--old-ref REV] [--checkpoint DIR] [--seconds 45] [--victim 48] [--pause 0] [--npz]
-                            [--json OUT]
+    python -m bench.hostile [--old-ref REV] [--checkpoint DIR] [--seconds 45] [--victim 48] [--pause 0]
+                            [--questions attribution|npz|mixed] [--json OUT]
 
 For each design `python app.py` is started on 127.0.0.1 (stopped by its PID). A victim on 127.0.0.2 (another
 address) first measures its trace latency with the server idle: 48 sentences nobody asked before, one after
 another (`--victim`; 16 until session 33, whose p95 was the slowest one or two of them). Then the script, from
 127.0.0.1, for at most `--seconds`:
 
-- floods the model: 36 loops asking traces and 12 asking questions (attention against attribution; with `--npz`,
-  downloading the .npz of a new sentence, which computes its trace and its logit lens), each request a new sentence and
+- floods the model: 36 loops asking traces and 12 asking questions (`--questions attribution`: attention against
+  attribution; `npz` (or `--npz`): downloading the .npz of a new sentence, which computes its trace and its logit lens;
+  `mixed`: the three costliest in turn, attribution, the .npz, and *Heads that matter* exact, which switches each
+  head off in turn), each request a new sentence and
   a fresh client id: one it made up (in the old design that bought a fresh share of the server) and,
   where the server issues ids, one it was issued for that request;
 - creates 50 rooms, one every 0.2 s (the old server held 50 at most);
@@ -109,14 +111,16 @@ async def latencies(victim: httpx.AsyncClient, said: list[str], pause_s: float =
     return out
 
 
-def attack_process(port: int, seconds: float, events: dict, seed: int, loops: tuple[int, int], npz: bool, out) -> None:
+def attack_process(port: int, seconds: float, events: dict, seed: int, loops: tuple[int, int], asks: str, out) -> None:
     """The script, in its own process: `attack`'s counts are put on `out`."""
-    got = asyncio.run(attack(port, seconds, events, seed, loops, npz))
+    got = asyncio.run(attack(port, seconds, events, seed, loops, asks))
     got["cpu_s"] = round(time.process_time(), 1)
     out.put(got)
 
 
-async def attack(port: int, seconds: float, events: dict, seed: int, loops: tuple[int, int], npz: bool = False) -> dict:
+async def attack(
+    port: int, seconds: float, events: dict, seed: int, loops: tuple[int, int], asks: str = "attribution"
+) -> dict:
     """The script's floods until `events["stop"]` or `seconds` (events shared between processes): what it got done
     and what was refused, by kind. It sets `events["flooding"]` once it has had `FLOODING` answers (its loops all
     running), and `events["rooms_made"]` once it has tried all its rooms."""
@@ -152,18 +156,20 @@ async def attack(port: int, seconds: float, events: dict, seed: int, loops: tupl
                     await asyncio.sleep(0.05)
 
         async def questions(n: int):
-            for sentence in sentences(seed * 1000 + 500 + n, 10_000):
+            kinds = ["attribution", "npz", "heads"] if asks == "mixed" else [asks]
+            for i, sentence in enumerate(sentences(seed * 1000 + 500 + n, 10_000)):
                 if stop.is_set() or time.monotonic() > deadline:
                     return
                 headers = {"x-ae-client": await fresh_id()}
-                if npz:  # a download: the trace and its logit lens, compressed
+                kind = kinds[(i + n) % len(kinds)]
+                if kind == "npz":  # a download: the trace and its logit lens, compressed
                     r = await script.get("/npz", params={"sentence": sentence, "step": "1"}, headers=headers)
                 else:
-                    body = {
-                        "trace": {"sentence": sentence},
-                        "question": {"what": "attribution", "step": 1, "layer": 0, "head": 0},
-                    }
-                    r = await script.post("/ask/attribution", json=body, headers=headers)
+                    question = {"what": "heads", "method": "exact"} if kind == "heads" else {
+                        "what": "attribution", "step": 1, "layer": 0, "head": 0
+                    }  # fmt: skip
+                    body = {"trace": {"sentence": sentence}, "question": question}
+                    r = await script.post(f"/ask/{kind}", json=body, headers=headers)
                 count("question", r)
                 if r.status_code == 429:
                     await asyncio.sleep(0.05)
@@ -193,7 +199,7 @@ async def one_design(
     loops: tuple[int, int],
     said: tuple[list[str], list[str]],
     pause_s: float = 0.0,
-    npz: bool = False,
+    asks: str = "attribution",
 ) -> dict:
     async with client(port, "127.0.0.2") as victim:
         await latencies(victim, sentences(7, 3))  # warm-up
@@ -203,7 +209,7 @@ async def one_design(
         upload_id = upload.json().get("upload")
         spawn = multiprocessing.get_context("spawn")
         events, out = {name: spawn.Event() for name in ("stop", "flooding", "rooms_made")}, spawn.Queue()
-        script = spawn.Process(target=attack_process, args=(port, seconds, events, 11, loops, npz, out))
+        script = spawn.Process(target=attack_process, args=(port, seconds, events, 11, loops, asks, out))
         script.start()
         try:
             assert await asyncio.to_thread(events["flooding"].wait, 120), "the script never flooded"
@@ -243,7 +249,13 @@ def main() -> int:
         "48 traces take; a crowd's batch waits for a person's a second at most, explorer/app/turns.py)",
     )
     parser.add_argument("--json", default=None)
-    parser.add_argument("--npz", action="store_true", help="the question loops download .npz files instead")
+    parser.add_argument(
+        "--questions",
+        choices=("attribution", "npz", "mixed"),
+        default="attribution",
+        help="what the question loops ask: attribution, the .npz download, or those and exact heads that matter",
+    )
+    parser.add_argument("--npz", action="store_true", help="the same as --questions npz")
     parser.add_argument(
         "--loops",
         type=int,
@@ -255,14 +267,13 @@ def main() -> int:
     )
     args = parser.parse_args()
     results, said = {}, matched_halves(args.checkpoint, args.victim)
+    asks = "npz" if args.npz else args.questions
     with checkouts(args.old_ref) as designs:
         for name, cwd in designs:
             port = free_port()
             proc, _ = start_app(args.checkpoint, port, cwd=cwd)
             try:
-                results[name] = asyncio.run(
-                    one_design(port, args.seconds, tuple(args.loops), said, args.pause, args.npz)
-                )
+                results[name] = asyncio.run(one_design(port, args.seconds, tuple(args.loops), said, args.pause, asks))
             finally:
                 stop_app(proc)
     print("| design | victim trace p50 / p95, idle | under attack | p95 ratio (target ≤ 1.5) | a new lecturer's room "

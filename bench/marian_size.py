@@ -32,6 +32,7 @@ import sys
 import time
 from pathlib import Path
 
+from bench import common
 from bench.app_latency import free_port, start_app, stop_app
 from bench.random_marian import OPUS_MT_EN_DE, build
 from explorer.app import SHIPPED_CHECKPOINT
@@ -90,9 +91,7 @@ def in_process(checkpoint: str, repeat: int, lengths: dict[str, int] | None = No
     to that many pieces (the last </s>)."""
     import torch
 
-    from explorer.app.models import ModelRegistry
     from explorer.app.schemas import trace_request
-    from explorer.app.trace_cache import TraceCache
     from explorer.interpret.decoding import greedy_decode
     from explorer.interpret.handle import load_handle
     from explorer.interpret.head_importance import head_gradients, head_importance
@@ -109,7 +108,7 @@ def in_process(checkpoint: str, repeat: int, lengths: dict[str, int] | None = No
         options = {"forced_ids": forced(lengths[name])} if lengths else {}
         for _ in range(repeat + 1):
             t0 = time.perf_counter()
-            wire = ModelRegistry(handle, TraceCache()).trace(handle, trace_request(sentence, **options))
+            wire = common.cold_trace(handle, trace_request(sentence, **options)).wire
             times.append(time.perf_counter() - t0)
             pieces = (len(wire["source_ids"]), len(wire["target_ids"]))
         out[f"trace {name}"] = {"ms": statistics.median(times[1:]) * 1000, "pieces (S, T)": pieces}

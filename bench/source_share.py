@@ -15,8 +15,8 @@ Reported per class: the mean source share and how many pieces. Then the known re
 stopes' documentation (a hallucination takes less from the source): each sentence decoded again after a forced wrong
 prefix (the first three words of the next sentence's translation), and the mean source share of the pieces the model
 writes after it, against the same sentence's own translation at the same positions. Then the server time of the
-question (`source_prefix` on a trace) beside the trace's own (a cold `ModelRegistry.trace`), on the Translate tab's
-examples, one torch thread.
+question (`source_prefix` on a trace) beside the trace's own (a cold trace, `bench.common.cold_trace`), on the
+Translate tab's examples, one torch thread.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from pathlib import Path
 
 import torch
 
+from bench import common
 from explorer.app import SHIPPED_CHECKPOINT
 from explorer.app.examples import EXAMPLES
 from explorer.interpret.alti import source_prefix
@@ -132,15 +133,13 @@ def main() -> int:
         f"{results['forced']['own']:.3f} at the same positions of the model's own translation"
     )
 
-    from explorer.app.models import ModelRegistry
     from explorer.app.schemas import trace_request
-    from explorer.app.trace_cache import TraceCache
 
     trace_ms, alti_ms = [], []
     for sentence, _ in EXAMPLES:
         for _ in range(4):
             t0 = time.perf_counter()
-            ModelRegistry(handle, TraceCache()).trace(handle, trace_request(sentence))
+            common.cold_trace(handle, trace_request(sentence))
             trace_ms.append((time.perf_counter() - t0) * 1000)
             source = tok.encode_source(sentence)
             target = greedy_decode(model, [source])[0]

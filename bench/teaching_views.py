@@ -23,9 +23,7 @@ from bench import common
 from explorer.app import SHIPPED_CHECKPOINT
 from explorer.app import questions as registry
 from explorer.app.gold import gold_of
-from explorer.app.models import ModelRegistry
 from explorer.app.schemas import trace_request, validate
-from explorer.app.trace_cache import TraceCache
 from explorer.interpret.handle import load_handle
 from explorer.ui.translate_tab import EXAMPLES
 
@@ -39,7 +37,7 @@ def views_of(handle, sentence: str, best: tuple) -> tuple[dict, str]:
     computed as the app computes it once (`questions.answer` on the cached trace, serialised; the app's answer cache
     would make every repeat after the first a hit)."""
     request = trace_request(sentence)
-    trace = ModelRegistry(handle, TraceCache()).traced(handle, request).trace
+    trace = common.cold_trace(handle, request).trace
     T, S, middle = len(trace.target_ids), len(trace.source_ids), max(1, len(trace.target_ids) // 2)
     kind, layer, head = "cross", best[1], int(best[2])
     questions = {
@@ -58,7 +56,7 @@ def views_of(handle, sentence: str, best: tuple) -> tuple[dict, str]:
         asked = validate(registry.AnyQuestion, question)
         return lambda: registry.encoded(registry.answer(handle, trace, asked))
 
-    views = {"trace (cold)": lambda: ModelRegistry(handle, TraceCache()).trace(handle, request)}
+    views = {"trace (cold)": lambda: common.cold_trace(handle, request).wire}
     views |= {name: ask(q) for name, q in questions.items()}
     views["gold alignment (in the trace)"] = lambda: gold_of(trace, handle)
     return views, f"{sentence[:40]} (S={S}, T={T})"

@@ -20,11 +20,10 @@ from pathlib import Path
 
 import torch
 
+from bench import common
 from explorer.app import SHIPPED_CHECKPOINT
 from explorer.app.examples import EXAMPLES
-from explorer.app.models import ModelRegistry
 from explorer.app.schemas import trace_request
-from explorer.app.trace_cache import TraceCache
 from explorer.interpret.handle import load_handle, serving_device
 
 
@@ -49,7 +48,7 @@ def main() -> int:
         for name, handle in handles.items():
             for i, request in enumerate(requests):
                 start = time.perf_counter()
-                wire = ModelRegistry(handle, TraceCache()).trace(handle, request)
+                wire = common.cold_trace(handle, request).wire
                 seconds = time.perf_counter() - start
                 if round_:
                     times[name][i].append(seconds)

@@ -8,6 +8,7 @@ job, views that never reach the viewer or the store.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import shlex
@@ -112,6 +113,7 @@ def test_the_viewer_names_no_view_each_is_registered_once_in_views_js():
 def test_the_javascript_tests_fixtures_are_what_todays_server_sends(mini_handle):
     """tests/js/fixtures (made by tests/js/make_fixture.py): the page's settings, with the trace request's fields, and
     a wire trace with every field the server sends."""
+    from explorer.app.callers import SERVER
     from explorer.app.models import ModelRegistry
     from explorer.app.schemas import trace_request
     from explorer.interpret.request import fields
@@ -121,7 +123,7 @@ def test_the_javascript_tests_fixtures_are_what_todays_server_sends(mini_handle)
     page = json.loads((fixtures / "settings.json").read_text())
     assert page.keys() == settings().keys() and page["REQUEST"] == json.loads(json.dumps(fields()))
     fixture = json.loads((fixtures / "trace.json").read_text())["wire"]
-    wire = ModelRegistry(mini_handle).trace(mini_handle, trace_request("I see the sea."))
+    wire = asyncio.run(ModelRegistry(mini_handle).atraced(mini_handle, trace_request("I see the sea."), SERVER)).wire
 
     def shape(value):
         if isinstance(value, dict):

@@ -60,13 +60,13 @@ def test_identical_requests_are_computed_once_and_a_changed_option_is_a_new_entr
         "/ae/api/trace", params={"sentence": "  The dog\tsees the cat. "}
     )  # the same request, normalized
     assert again.content == first.content and again.headers["etag"] == first.headers["etag"]
-    assert models.cache.computed == 1 and models.cache.hits >= 1
+    assert models.scheduler.computed == 1 and models.scheduler.hits >= 1
     current = client.get("/ae/api/trace", params={"sentence": TEXT}, headers={"if-none-match": first.headers["etag"]})
     assert current.status_code == 304 and current.content == b""
     sampled = client.get("/ae/api/trace", params={"sentence": TEXT, "strategy": "sample", "seed": "3"})
-    assert sampled.status_code == 200 and models.cache.computed == 2
+    assert sampled.status_code == 200 and models.scheduler.computed == 2
     ignored = client.get("/ae/api/trace", params={"sentence": TEXT, "seed": "9"})  # greedy ignores the seed: same entry
-    assert ignored.headers["etag"] == first.headers["etag"] and models.cache.computed == 2
+    assert ignored.headers["etag"] == first.headers["etag"] and models.scheduler.computed == 2
 
 
 def test_a_hit_is_sent_as_it_was_compressed_once(client):
@@ -355,9 +355,10 @@ def test_a_question_is_computed_once_whoever_asks_and_however_many_ask_at_once(c
     import threading
 
     from explorer.app import questions
+    from explorer.app.callers import Caller
     from explorer.app.schemas import validate
 
-    calls, gate = [], threading.Event()
+    calls, gate, STUDENT = [], threading.Event(), Caller("10.0.0.7", None)
     original = questions.answer
 
     def counted(handle, trace, question):
@@ -371,16 +372,16 @@ def test_a_question_is_computed_once_whoever_asks_and_however_many_ask_at_once(c
         return validate(questions.Ask, {"trace": {"sentence": sentence}, "question": {"what": what}})
 
     async def eight():  # the first asker computes; the others wait for its answer
-        return await asyncio.gather(*(models.aanswer(asked()) for _ in range(8)))
+        return await asyncio.gather(*(models.aanswer(asked(), STUDENT) for _ in range(8)))
 
     threading.Timer(0.5, gate.set).start()
     answers = asyncio.run(eight())  # each the answer serialised and compressed once, as the route sends it
     first = json.loads(answers[0].bodies[b"identity"])
     assert len(answers) == 8 and all(a is answers[0] for a in answers) and first["what"] == "heads"
     assert calls == ["heads"]  # eight asked, one computed
-    assert asyncio.run(models.aanswer(asked())) is answers[0] and calls == ["heads"]  # later: from memory
+    assert asyncio.run(models.aanswer(asked(), STUDENT)) is answers[0] and calls == ["heads"]  # later: from memory
     assert ask(client, {"what": "heads"}).json() == first and calls == ["heads"]  # over HTTP too
-    asyncio.run(models.aanswer(asked("The cat sees the dog.")))  # another sentence: its own answer
+    asyncio.run(models.aanswer(asked("The cat sees the dog."), STUDENT))  # another sentence: its own answer
     assert calls == ["heads", "heads"]
 
 

@@ -195,7 +195,7 @@ def test_a_recipe_sets_every_value_and_flags_override_single_ones():
     )  # the rest: the recipe's
     with pytest.raises(
         ValueError,
-        match="no recipe named .nope.; known: lecture_en_de, lecture_scratch_en_de, mask_companion_en_de, tatoeba_en",
+        match="no recipe named .nope.; known: deep_lecture_en_de, lecture_en_de, lecture_scratch_en_de, mask_compan",
     ):
         load_recipe("nope")
 

@@ -1,18 +1,14 @@
-"""Issue 51: a script's flood stops between its layers while a student's batch runs (`explorer/app/turns.py`), and a
-student who finds every model slot held by the flood borrows one (`explorer/app/trace_cache.py`)."""
+"""Issue 51: a script's flood stops between its layers while a student's batch runs (`explorer/app/turns.py`); how
+the model line hands out slots, the borrowed one included, is `tests/test_scheduler.py`'s."""
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 
 import pytest
 import torch
 
-from explorer.app.callers import ASKING
-from explorer.app.encoded import Encoded
-from explorer.app.trace_cache import TraceCache
 from explorer.app.turns import ONE_PERSON, Allowance, Turns
 from explorer.model.transformer import pad_batch
 
@@ -24,9 +20,9 @@ class Layers:
     notes each layer it enters; `done` is set when the encode returns."""
 
     def __init__(self, turns: Turns, model, whose: list[str] | None):
-        self.entered, self.done = [], threading.Event()
+        self.entered, self.done, self.in_layer = [], threading.Event(), threading.Event()
         for i, layer in enumerate(model.encoder.layers):  # after the turn's hook: a layer noted is a layer computing
-            layer.register_forward_pre_hook(lambda *_, i=i: self.entered.append(i))
+            layer.register_forward_pre_hook(lambda *_, i=i: self.entered.append(i) or self.in_layer.set())
         self.thread = threading.Thread(target=self.run, args=(turns, model, whose))
         self.thread.start()
 
@@ -60,44 +56,6 @@ class Held:
         self.thread.join(5)
 
 
-class Line:
-    """A cache with `workers` model slots; a batch with `held` in it runs until `release`, any other encodes a sentence
-    with `model` when one is given (its served model). Jobs are asked from addresses, each in a thread (`ASKING` as
-    the API sets it), 50 ms apart; `batches` as they ran, `answered` by key."""
-
-    def __init__(self, held: str, workers: int = 1, model=None):
-        self.cache, self.gate, self.held, self.model = TraceCache(workers=workers), threading.Event(), held, model
-        self.batches, self.answered, self.threads = [], {}, []
-        if model is not None:
-            self.cache.turns.watch(model)
-
-    def run(self, jobs):
-        if self.held in jobs:
-            self.gate.wait(10)
-        elif self.model is not None:
-            time.sleep(0.5)  # its first layer after the jobs asked meanwhile: the script's load is all of them
-            with torch.no_grad():
-                self.model.encode(pad_batch([[5, 6, 7, 2]], torch.device("cpu")))
-        self.batches.append(list(jobs))
-        return [{"key": job} for job in jobs]
-
-    def ask(self, key: str, address: str) -> threading.Thread:
-        def asking():
-            ASKING.set(address)
-            self.answered[key] = self.cache.get(key, key, self.run, group="model")
-
-        self.threads.append(threading.Thread(target=asking))
-        self.threads[-1].start()
-        time.sleep(0.05)
-        return self.threads[-1]
-
-    def release(self) -> None:
-        self.gate.set()
-        for t in self.threads:
-            t.join(10)
-        assert not self.cache._inflight and self.cache.turns._load == {}  # every job answered, every load back to 0
-
-
 def loaded(turns: Turns, **jobs: int) -> Turns:
     for who, n in jobs.items():
         for _ in range(n):
@@ -126,7 +84,7 @@ def test_a_batch_stops_at_the_next_layer_not_the_end_of_its_batch(tiny_model):
 
     tiny_model.encoder.layers[0].register_forward_hook(inside_layer_0)
     script = Layers(turns, tiny_model, ["script"])
-    time.sleep(0.2)
+    assert script.in_layer.wait(5)
     student = Held(turns, ["student"])
     gate.set()
     assert not script.done.wait(0.5) and script.entered == [0]  # layer 1 waits for the student's batch
@@ -248,131 +206,10 @@ def test_a_person_is_an_address_with_at_most_one_tabs_jobs_and_borrows_only_from
     try:
         assert turns.may_borrow("student") and not turns.may_borrow("script")
         turns.answered("script")  # now one tab's worth: a person
-        assert not turns.may_borrow("student") and turns._load == {"student": 1, "script": ONE_PERSON}
+        assert not turns.may_borrow("student") and turns.load() == {"student": 1, "script": ONE_PERSON}
     finally:
         crowd.release()
     for who, n in (("student", 1), ("script", ONE_PERSON)):
         for _ in range(n):
             turns.answered(who)
-    assert turns._load == {}
-
-
-def test_a_student_borrows_a_slot_from_a_flood_holding_them_all():
-    """One slot, held by a script's batch that does not finish; the script has more jobs waiting. A student on another
-    address is answered at once (a slot beyond the one), not after the script's batch."""
-    line = Line(held="flood 0")
-    for n in range(CROWD):
-        line.ask(f"flood {n}", "10.0.0.66")
-    line.ask("student", "10.0.0.7").join(5)
-    try:
-        assert line.answered.get("student") == {"key": "student"} and line.batches == [["student"]]
-        assert "flood 0" not in line.answered  # the flood's batch still runs
-    finally:
-        line.release()
-    assert len(line.answered) == CROWD + 1
-
-
-def test_the_borrowed_slot_passes_to_the_next_person_not_back_to_the_flood():
-    """Two students come while the flood holds the one slot: the first borrows the slot beyond it, the second waits;
-    when the first is done, the second borrows it, while the flood's batch still runs."""
-    line, first_done = Line(held="flood 0"), threading.Event()
-    for n in range(CROWD):
-        line.ask(f"flood {n}", "10.0.0.66")
-    run = line.run
-
-    def first_runs_until_told(jobs):
-        if jobs == ["first"]:
-            first_done.wait(10)
-        return run(jobs)
-
-    line.run = first_runs_until_told
-    line.ask("first", "10.0.0.7")
-    second = line.ask("second", "10.0.0.8")
-    try:
-        assert line.batches == [] and "second" not in line.answered  # the first holds the slot beyond the flood's
-        first_done.set()
-        second.join(5)
-        assert line.batches == [["first"], ["second"]] and "flood 0" not in line.answered
-    finally:
-        first_done.set()
-        line.release()
-
-
-def test_a_student_borrows_no_slot_from_a_person_and_waits_in_line_as_before():
-    """A classmate's batch holds the one slot: a student waits for it (people compute side by side, never one beyond
-    the cores)."""
-    line = Line(held="held")
-    line.ask("held", "10.0.0.1")
-    line.ask("student", "10.0.0.7")
-    time.sleep(0.3)
-    try:
-        assert line.batches == []  # waiting for the one slot
-    finally:
-        line.release()
-    assert line.batches == [["held"], ["student"]]
-
-
-def test_the_caches_batches_take_turns_a_floods_batch_waits_for_a_students_in_the_other_slot(tiny_model):
-    """Two slots: a student's batch holds one (until released); a script with a crowd's jobs asked gets the other, and
-    its batch stops before the model's first layer until the student's is done."""
-    line = Line(held="student", workers=2, model=tiny_model)
-    line.ask("student", "10.0.0.7")
-    for n in range(CROWD):
-        line.ask(f"flood {n}", "10.0.0.66")
-    time.sleep(0.5)
-    try:
-        assert line.batches == [] and line.answered == {}  # the flood's batch waits at its first layer
-    finally:
-        line.release()
-    assert line.batches[0] == ["student"] and len(line.answered) == CROWD + 1
-
-
-def test_a_borrowed_slot_has_a_thread_of_its_own_on_the_event_loops_path():
-    """The API's path (`aentry`): the flood's batch holds the one slot and its thread; the student's borrowed slot runs
-    in the executor's spare thread, answered while the flood's batch still runs."""
-    cache, gate = TraceCache(workers=1), threading.Event()
-
-    def run(jobs):
-        if "flood 0" in jobs:
-            gate.wait(10)
-        return [{"key": job} for job in jobs]
-
-    async def ask(key: str, address: str):
-        ASKING.set(address)  # this task's own context
-        return (await cache.aentry(key, key, run, group="model"))[0]
-
-    async def class_and_flood():
-        floods = [asyncio.create_task(ask(f"flood {n}", "10.0.0.66")) for n in range(CROWD)]
-        await asyncio.sleep(0.2)
-        try:
-            student = await asyncio.wait_for(ask("student", "10.0.0.7"), 5)
-            assert student == {"key": "student"} and not any(f.done() for f in floods)
-        finally:
-            gate.set()
-        return await asyncio.gather(*floods)
-
-    assert len(asyncio.run(class_and_flood())) == CROWD and cache.turns._load == {}
-
-
-def test_a_job_whose_answer_fails_to_encode_is_answered_once():
-    """The answer's encoding fails: the asker gets the error, and its address's load drops by one job, not two (its
-    other job, still asked, keeps it counted)."""
-    cache = TraceCache(workers=1)
-    cache.turns.asked("10.0.0.7")  # the address's other job, not answered yet
-
-    def unsendable(value) -> Encoded:
-        raise ValueError("cannot encode this")
-
-    failed = []
-
-    def asking():
-        ASKING.set("10.0.0.7")
-        try:
-            cache.entry("bad", "bad", lambda jobs: [{"key": job} for job in jobs], group="model", encode=unsendable)
-        except ValueError as exc:
-            failed.append(str(exc))
-
-    thread = threading.Thread(target=asking)
-    thread.start()
-    thread.join(10)
-    assert failed == ["cannot encode this"] and cache.turns._load == {"10.0.0.7": 1} and not cache._inflight
+    assert turns.load() == {}

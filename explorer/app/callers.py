@@ -22,14 +22,12 @@ import hmac
 import ipaddress
 import os
 import secrets
-from contextvars import ContextVar
 from dataclasses import dataclass
 
 CLIENT_HEADER = "x-ae-client"  # the id the server issued to a browser tab, sent with each API request
 FORWARDED_HEADER = "x-forwarded-for"
 TRUSTED_PROXIES_ENV = "AE_TRUSTED_PROXIES"
 IPV6_PREFIX = 56  # the bits of an IPv6 address that name who asks: a home's prefix
-ASKING: ContextVar[str] = ContextVar("asking", default="")  # the address of the API request being served (its line)
 ISSUE_RATE = "400/minute"  # client ids one address may be issued: a class of 200 opening the page at once, twice
 
 
@@ -111,6 +109,9 @@ class Caller:
 
     address: str
     client: str | None
+
+
+SERVER = Caller("server", None)  # the server's own model work: the start-up trace, the warm per-model answers
 
 
 def caller_of(request, clients: ClientIds, proxies: list | None) -> Caller:

@@ -32,7 +32,7 @@ from .figures import NORMAL_FONT, PRESENTATION_FONT
 from .models import ModelRegistry
 from .positional import positional_figures, positional_table
 from .questions import ANSWERS, ASKS, Ask
-from .rate_limits import ADMITTED, Rates, rate_setting
+from .rate_limits import ADMITTED, Admitted, Rates, rate_setting
 from .rooms import Rooms
 from .schemas import (
     NpzQuery,
@@ -77,19 +77,19 @@ def build_api(
     runs = TrainingRuns(models, idle_s=models.own.ttl)  # a run lives as long as the model it trained
 
     # a question (up to a second of CPU: integrated gradients) waits in the model's line like a trace, after the traces
-    # (trace_cache.Slots: priority 1 after 0) and fair between addresses: one address's burst never holds another's
+    # (scheduler.Scheduler: priority 1 after 0) and fair between addresses: one address's burst never holds another's
     # question back (a review of issue 51: behind a server-wide gate of two, a victim's waited 15 s behind 90)
     router = APIRouter(dependencies=[ADMITTED], responses=REFUSED)
     streams = APIRouter(responses=REFUSED)  # open for as long as what they follow: not counted
 
     @router.get("/trace", responses={200: {"model": Wire}})
-    async def trace(query: Annotated[TraceRequest, Query()]) -> Response:
+    async def trace(query: Annotated[TraceRequest, Query()], caller: Admitted) -> Response:
         """The decode trace of a sentence: tokens, steps, every attention map, packed (`explorer/app/wire.py`)."""
         handle = models.get(query.model)
-        cached = models.cache.peek(models.cache_key(handle, query))
+        cached = models.scheduler.peek(models.cache_key(handle, query))
         encoded = cached[1] if cached is not None else None
-        if encoded is None:  # in the model's line (trace_cache: fair between addresses), no thread parked meanwhile
-            encoded = await models.atrace_encoded(handle, query)
+        if encoded is None:  # in the model line (scheduler.py: fair between addresses), no thread parked meanwhile
+            encoded = await models.atrace_encoded(handle, query, caller)
         return EncodedResponse(encoded)
 
     @router.get("/models")
@@ -98,15 +98,15 @@ def build_api(
         return models.listing()
 
     @router.get("/translate")
-    async def translate(query: Annotated[TraceRequest, Query()]) -> Translation:
+    async def translate(query: Annotated[TraceRequest, Query()], caller: Admitted) -> Translation:
         """The translation of a sentence (the decode `trace` would show, without its attention)."""
-        return await models.atranslation(query)
+        return await models.atranslation(query, caller)
 
     def ask_route(what: str):
         body = ASKS[what]
 
-        async def ask(asked: body) -> Response:  # type: ignore[valid-type]
-            return EncodedResponse(await models.aanswer(asked))
+        async def ask(asked: body, caller: Admitted) -> Response:  # type: ignore[valid-type]
+            return EncodedResponse(await models.aanswer(asked, caller))
 
         ask.__doc__ = body.__doc__
         return ask
@@ -121,15 +121,15 @@ def build_api(
         )
 
     @router.get("/npz", response_class=Response, responses={200: {"content": {"application/octet-stream": {}}}})
-    async def npz(query: Annotated[NpzQuery, Query()]) -> Response:
+    async def npz(query: Annotated[NpzQuery, Query()], caller: Admitted) -> Response:
         """The attention tensors of a trace up to `step`, as a numpy .npz download."""
         handle = models.get(query.model)
-        traced = await models.atraced(handle, query.trace())
+        traced = await models.atraced(handle, query.trace(), caller)
         # the logit lens is the registered question it is: computed in the model line (never beside it), once, and
         # shared with the viewer's own Logit lens
         arrays = attention_arrays(traced.trace, query.step)  # a step the trace lacks is refused before any lens
         asked = Ask.model_validate({"trace": query.trace().model_dump(), "question": {"what": "lens"}})
-        lens, _ = await models.aanswered(asked)
+        lens, _ = await models.aanswered(asked, caller)
         arrays |= lens_arrays(lens_of_answer(lens), query.step)
         packed = await run_in_threadpool(npz_bytes, arrays)  # ~3 MB compressed: off the event loop, as every stream
         name = f"attention_step{int(arrays['step'])}.npz"

@@ -4,7 +4,8 @@ The shipped models are served under their keys (`checkpoints/lecture-en-de` as "
 the default, which a request may also name "shipped"); a model trained in the app (`training_job.py`) is registered
 under an unguessable key that only its trainer's page learns (the run's state names it), and is dropped
 `MODEL_IDLE_S` after its last use. Every route of the API comes here, so a trace is computed once per
-(model, request) whoever asks, in batches, and kept encoded (`TraceCache`).
+(model, request) whoever asks, in batches, and kept encoded (`scheduler.Scheduler`, the model line). Each call
+names its caller (`callers.Caller`): the line places it by the caller's address.
 """
 
 from __future__ import annotations
@@ -24,11 +25,12 @@ from ..interpret.request import TraceRequest
 from ..interpret.trace import DecodeTrace, build_traces, plan_trace
 from ..model.formats import key_name
 from . import questions
+from .callers import SERVER, Caller
 from .encoded import Encoded
 from .questions.roles import stored_roles
 from .rate_limits import Fairness
+from .scheduler import Scheduler
 from .schemas import SHIPPED, ServedModel, Translation
-from .trace_cache import TraceCache
 from .uploads import Uploads
 from .wire import languages, to_wire
 
@@ -40,7 +42,7 @@ log = logging.getLogger("explorer.models")
 
 @dataclass(frozen=True)
 class Traced:
-    """A decode as the cache keeps it: the typed trace (the questions and the .npz read it at full precision) and
+    """A decode as the model line keeps it: the typed trace (the questions and the .npz read it at full precision) and
     its wire form (what is sent)."""
 
     trace: DecodeTrace
@@ -79,12 +81,12 @@ class ServerFull(UserError):
 
 
 class ModelRegistry:
-    """The shipped models, the trained ones by key, the shared trace cache, and the uploaded training files."""
+    """The shipped models, the trained ones by key, the model line, and the uploaded training files."""
 
     def __init__(
         self,
         shipped: ModelHandle | dict[str, ModelHandle],
-        cache: TraceCache | None = None,
+        scheduler: Scheduler | None = None,
         model_idle_s: float = MODEL_IDLE_S,
     ):
         # the shipped models by key, the default first; one handle alone is served as "shipped"
@@ -93,9 +95,9 @@ class ModelRegistry:
             raise ValueError("the server needs at least one model to serve")
         self.default_key = next(iter(self.served))
         self.shipped = self.served[self.default_key]  # the default model: the page opens on it
-        self.cache = cache if cache is not None else TraceCache()
+        self.scheduler = scheduler if scheduler is not None else Scheduler()
         for handle in self.served.values():  # a person's batch computes first (`turns`)
-            self.cache.turns.watch(handle.model)
+            self.scheduler.turns.watch(handle.model)
         # trained models by key, each kept MODEL_IDLE_S after its last use (`get` starts its time again)
         self.own: TTLCache[str, ModelHandle] = TTLCache(maxsize=MAX_OWN_MODELS, ttl=model_idle_s)
         self.owners: dict[str, list[str]] = {}  # each address's trained models' keys, oldest first
@@ -111,7 +113,7 @@ class ModelRegistry:
             key = secrets.token_urlsafe(18)
             self.own[key] = handle
             self.owners.setdefault(owner, []).append(key)
-            self.cache.turns.watch(handle.model)
+            self.scheduler.turns.watch(handle.model)
         return key
 
     def room_for_one(self, owner: str = "") -> None:
@@ -175,7 +177,7 @@ class ModelRegistry:
                         {"trace": {"sentence": "warm", "model": key}, "question": {"what": what}}
                     )
                     try:
-                        await self.aanswer(asked)
+                        await self.aanswer(asked, SERVER)
                     except Exception:  # never stops the server: the first person to ask computes it then
                         log.exception("could not warm %s of %s", what, key)
 
@@ -196,9 +198,9 @@ class ModelRegistry:
             for key, h in self.served.items()
         ]
 
-    # ----- traces: each `x` has an `ax` for the event loop, which waits in the model's line instead of a thread -----
+    # ----- traces: every one in the model line, as its caller's -----------------------------------------------
     def _trace_job(self, handle: ModelHandle, request: TraceRequest) -> dict:
-        """What the cache needs to compute `request` with `handle`'s model (a bad request is refused here, before it
+        """What the line needs to compute `request` with `handle`'s model (a bad request is refused here, before it
         waits for the model)."""
         key = self.key_of(handle)
         request = request.with_model(key)  # "shipped" and the default's own key are one decode, echoed by its key
@@ -207,71 +209,64 @@ class ModelRegistry:
         def run_batch(plans):  # every wire form made before any is sent (sent one by one, a class waits longer for the
             traced = []  # next batch: bench/class_open.py); a person's batch may go between two of them (`turns`)
             for t in build_traces(handle, plans):
-                self.cache.turns.wait_turn()
+                self.scheduler.turns.wait_turn()
                 traced.append(Traced(t, to_wire(t, handle) | {"model_key": key}))
             return traced
 
         cached_as = (handle.fingerprint, request)  # as `cache_key` makes it, the model's key looked up once
-        return dict(key=cached_as, job=plan, run_batch=run_batch, group=handle.fingerprint, encode=Traced.encode)
+        return dict(key=cached_as, work=plan, run_batch=run_batch, group=handle.fingerprint, encode=Traced.encode)
 
     def cache_key(self, handle: ModelHandle, request: TraceRequest) -> tuple:
-        """The trace cache's key of `request` with `handle`'s model: its fingerprint and the request as its key names
-        it (the key is part of the cached answer: its `model_key`, its request's echo)."""
+        """The line's key of `request` with `handle`'s model: its fingerprint and the request as its key names it (the
+        key is part of the kept answer: its `model_key`, its request's echo)."""
         return (handle.fingerprint, request.with_model(self.key_of(handle)))
 
-    def _entry(self, handle: ModelHandle, request: TraceRequest):
-        return self.cache.entry(**self._trace_job(handle, request))
+    async def _aentry(self, handle: ModelHandle, request: TraceRequest, caller: Caller):
+        return await self.scheduler.aentry(**self._trace_job(handle, request), caller=caller)
 
-    async def _aentry(self, handle: ModelHandle, request: TraceRequest):
-        return await self.cache.aentry(**self._trace_job(handle, request))
+    async def atraced(self, handle: ModelHandle, request: TraceRequest, caller: Caller) -> Traced:
+        """The decode of `request` with `handle`'s model, typed and on the wire, kept or computed in `caller`'s
+        place in the line."""
+        return (await self._aentry(handle, request, caller))[0]
 
-    async def atraced(self, handle: ModelHandle, request: TraceRequest) -> Traced:
-        return (await self._aentry(handle, request))[0]
+    async def atrace_encoded(self, handle: ModelHandle, request: TraceRequest, caller: Caller) -> Encoded:
+        return (await self._aentry(handle, request, caller))[1]
 
-    async def atrace_encoded(self, handle: ModelHandle, request: TraceRequest) -> Encoded:
-        return (await self._aentry(handle, request))[1]
-
-    def traced(self, handle: ModelHandle, request: TraceRequest) -> Traced:
-        """The decode of `request` with `handle`'s model, typed and on the wire, from the shared cache if it has it."""
-        return self._entry(handle, request)[0]
-
-    def trace(self, handle: ModelHandle, request: TraceRequest) -> dict:
-        """The wire trace of `request` with `handle`'s model, from the shared cache when it has it."""
-        return self.traced(handle, request).wire
-
-    async def atranslation(self, query: TraceRequest) -> Translation:
-        """The translation of `query` (its decode's output): a trace, so batched and cached like one."""
-        wire = (await self.atraced(self.get(query.model), query)).wire
+    async def atranslation(self, query: TraceRequest, caller: Caller) -> Translation:
+        """The translation of `query` (its decode's output): a trace, so batched and kept like one."""
+        wire = (await self.atraced(self.get(query.model), query, caller)).wire
         return Translation(sentence=query.sentence, translation=wire["outputs"][-1], model=wire["model"]["name"])
 
     # ----- questions ------------------------------------------------------------------------------
-    async def aanswer(self, asked: questions.Ask) -> Encoded:
+    async def aanswer(self, asked: questions.Ask, caller: Caller) -> Encoded:
         """The answer to one of the viewer's questions, serialised once (`aanswered`'s, as sent)."""
-        return (await self.aanswered(asked))[1]
+        return (await self.aanswered(asked, caller))[1]
 
-    async def aanswered(self, asked: questions.Ask) -> tuple[questions.Answer, Encoded]:
+    async def aanswered(self, asked: questions.Ask, caller: Caller) -> tuple[questions.Answer, Encoded]:
         """The answer to one of the viewer's questions about the trace of `asked.trace`, serialised once
         (`explorer.app.questions.encoded`), computed once per (model, request, question) whoever asks and kept in the
-        shared cache: a class asking *Heads that matter* about the same example costs one computation, and the
+        model line's store: a class asking *Heads that matter* about the same example costs one computation, and the
         students who ask while it runs wait for that one. A question that asks the models itself (a second trace) is
         answered by them."""
         entry = questions.REGISTRY[asked.question.what]
         if entry.asks_models:
-            answer = await entry.compute(self, asked)
+            answer = await entry.compute(self, asked, caller)
             return answer, await asyncio.to_thread(questions.encoded, answer)  # off the event loop
         handle = self.get(asked.trace.model)
         if entry.per_model:  # the model's answer whatever the sentence: one key, one computation, per model
             key = ("answer", handle.fingerprint, asked.question)
         else:
             key = ("answer", *self.cache_key(handle, asked.trace), asked.question)  # questions are frozen: hashable
-        cached = self.cache.peek(key)
+        cached = self.scheduler.peek(key)
         if cached is not None:  # answered already: the trace it was about is not needed (nor decoded again if evicted)
             return cached
 
         def run_batch(jobs):  # one model's questions, each about its own trace, each answer sent as it is ready
             return (questions.answer(handle, trace, q) for trace, q in jobs)
 
-        job = (None if entry.per_model else (await self.atraced(handle, asked.trace)).trace, asked.question)
+        job = (None if entry.per_model else (await self.atraced(handle, asked.trace, caller)).trace, asked.question)
         # after the traces waiting for a model slot: a student sees their own sentence before anyone's answer
         group = ("answer", handle.fingerprint)
-        return await self.cache.aentry(key, job, run_batch, group=group, priority=1, encode=questions.encoded)
+        return await self.scheduler.aentry(
+            key, job, run_batch, caller, group=group, priority=1, encode=questions.encoded
+        )

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import Counter
+from typing import Annotated
 
 from fastapi import Depends, Request
 from limits import parse
@@ -20,7 +21,7 @@ from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
 
 from ..errors import UserError
-from .callers import ASKING, Caller, caller_of
+from .callers import Caller, caller_of
 
 MAX_IN_FLIGHT = 4  # requests one browser tab may have running at once
 ADDRESS_IN_FLIGHT = 256  # requests one address may run: a lecture hall of 200 behind one router
@@ -112,17 +113,19 @@ class Fairness:
 
 async def admitted(request: Request):
     """A FastAPI dependency: the request's turn, counted against its caller's shares (the app's `state.fairness`;
-    who the caller is: `state.clients`, `state.proxies`), refused (429) beyond them; its model work waits in the
-    model's line as its address's (`trace_cache.Slots`)."""
+    who the caller is: `state.clients`, `state.proxies`), refused (429) beyond them. It hands the route its `Caller`,
+    which the route hands the model line (`scheduler.Scheduler`): model work waits there as its address's."""
     state = request.app.state
     caller = caller_of(request, state.clients, state.proxies)
     counted = shares(caller)
-    ASKING.set(caller.address)
     state.fairness.enter(counted)
     try:
-        yield
+        yield caller
     finally:
         state.fairness.leave(counted)
 
 
-ADMITTED = Depends(admitted, scope="function")  # left as soon as the route returns, before its answer is sent
+# every route's (a router dependency), and the caller of the routes that name it, `caller: Admitted`: one per request
+# (FastAPI runs a dependency once per request), left as soon as the route returns, before its answer is sent
+ADMITTED = Depends(admitted, scope="function")
+Admitted = Annotated[Caller, ADMITTED]

@@ -1,14 +1,15 @@
 """Batches that run at once take turns between their layers: a person's batch computes first, a crowd's waits.
 
-The model's slots (`trace_cache.Slots`) decide whose batch runs; `Turns` decides, while several run, which of them
-compute. An address's load is the jobs it has asked for and not been answered yet (its own: a request answered from the
-cache, or one waiting for a computation someone else began, adds none). An address with at most `ONE_PERSON` jobs (what
-one browser tab may have running at once) is a person; one with more is a crowd: a lecture hall behind its router, or
-a script. A batch is a person's while a job in it is a person's, so a crowd's batch that carries a student's job is the
-student's. Every layer of a served model asks `wait_turn` (a forward pre-hook, `watch`) whether its thread may go on: a
-crowd's batch waits there while a person's batch runs. So a student's trace computes beside a script's flood as if the
-server were idle: the flood stops at its next layer, not at the end of its batch, and goes on when the student's batch
-is done. People compute side by side, and so do crowds, one batch per core, as before.
+The model line's slots (`scheduler.Scheduler`) decide whose batch runs; `Turns` decides, while several run, which of
+them compute. An address's load is the jobs it has asked for and not been answered yet (its own: a request answered
+from the store, or one waiting for a computation someone else began, adds none). An address with at most `ONE_PERSON`
+jobs (what one browser tab may have running at once) is a person; one with more is a crowd: a lecture hall behind its
+router, or a script. A batch is a person's while a job in it is a person's, so a crowd's batch that carries a
+student's job is the student's. Every layer of a served model asks `wait_turn` (a forward pre-hook, `watch`) whether
+its thread may go on: a crowd's batch waits there while a person's batch runs. So a student's trace computes beside a
+script's flood as if the server were idle: the flood stops at its next layer, not at the end of its batch, and goes
+on when the student's batch is done. People compute side by side, and so do crowds, one batch per core, as before.
+Batches compute in worker threads, so this one part of the line waits on a `threading.Condition`.
 
 Crowds wait out of one allowance (`Allowance`): at most `STRETCH_S` in one stretch, and `WAIT_SHARE` of the time in
 the long run. So a student's few seconds of tracing back to back are shielded whole, while a script that stays a
@@ -103,9 +104,14 @@ class Turns:
                     del counts[who]
             self._changed.notify_all()
 
+    def load(self) -> dict[str, int]:
+        """Jobs asked and not answered, by address."""
+        with self._changed:
+            return dict(self._load)
+
     def may_borrow(self, who: str) -> bool:
         """Whether `who` is a person and every batch running is a crowd's (one at least): its own batch would go
-        first, so it may take a slot beyond the model's (`trace_cache.Slots`)."""
+        first, so it may take a slot beyond the model's (`scheduler.Scheduler`)."""
         with self._changed:
             crowds = [not self._persons(batch) for batch in self._running.values()]
             return self._load[who] <= ONE_PERSON and bool(crowds) and all(crowds)

@@ -5,13 +5,14 @@ May import every other folder; the only place besides `app.py` that imports grad
 
 from __future__ import annotations
 
+import asyncio
 import html
 
 import gradio as gr
 
+from ..app.callers import SERVER
 from ..app.models import ModelRegistry
 from ..app.schemas import trace_request
-from ..app.trace_cache import TraceCache
 from ..interpret.handle import ModelHandle
 from . import ablation_tab, about_tab, positional_tab, train_tab, translate_tab, viewer
 from .common import USE_OWN_LABEL, Context
@@ -29,12 +30,12 @@ def header_html(model_name: str, languages: str) -> str:
     )
 
 
-def build_demo(shipped: ModelHandle, cache: TraceCache | None = None, models: ModelRegistry | None = None) -> gr.Blocks:
+def build_demo(shipped: ModelHandle, models: ModelRegistry | None = None) -> gr.Blocks:
     """The page. Gradio lays it out; every event of it runs in the browser, which asks the API (`/ae/api`) for what
     it shows: no event runs on the server, so the app has no Gradio session or state. The page carries the opening
-    example's trace."""
-    models = models if models is not None else ModelRegistry(shipped, cache)
-    opening = models.trace(shipped, trace_request(translate_tab.OPENING_EXAMPLE))
+    example's trace, asked in the model line as the server's own (before the server's event loop runs)."""
+    models = models if models is not None else ModelRegistry(shipped)
+    opening = asyncio.run(models.atraced(shipped, trace_request(translate_tab.OPENING_EXAMPLE), SERVER)).wire
     with gr.Blocks(title="Attention Explorer", analytics_enabled=False) as demo:
         served = models.listing()
         with gr.Row(elem_id="header"):

@@ -24,6 +24,7 @@ from ..app.callers import trusted_proxies
 from ..app.encoded import IMMUTABLE
 from ..app.errors import answer_errors
 from ..app.models import MODEL_IDLE_S, ModelRegistry
+from ..app.scheduler import Scheduler
 from ..app.timelapse import TimeLapse
 from ..app.uploads import MAX_UPLOAD_BYTES
 from ..interpret.handle import ModelHandle
@@ -37,11 +38,13 @@ def build_app(
     timelapse: TimeLapse | None = None,
     trained_idle_s: float = MODEL_IDLE_S,
     proxies: list | None = (),
+    workers: int | None = None,
 ) -> tuple[AppMiddleware, gr.Blocks]:
     """The ASGI app to serve, and the Gradio Blocks inside it; `shipped` is one model, or the served ones by key
     (the first opens); a model trained here is kept `trained_idle_s` after its last use; `proxies`: the trusted
-    reverse proxies (`explorer.app.callers`; () reads the environment)."""
-    models = ModelRegistry(shipped, model_idle_s=trained_idle_s)
+    reverse proxies (`explorer.app.callers`; () reads the environment); `workers`: the model line's slots (default:
+    the CPUs this process may use, `scheduler.available_cpus`)."""
+    models = ModelRegistry(shipped, Scheduler(workers=workers), model_idle_s=trained_idle_s)
     proxies = trusted_proxies() if proxies == () else proxies
     timelapse = timelapse or TimeLapse(None)
     demo = build_demo(models.shipped, models=models)

@@ -10,12 +10,14 @@ fixtures still have every field the server sends, and the settings the trace req
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
 import numpy as np
 
 from explorer.app import SHIPPED_MODELS
+from explorer.app.callers import SERVER
 from explorer.app.models import ModelRegistry, load_served
 from explorer.app.schemas import trace_request
 from explorer.app.wire import unpack
@@ -32,7 +34,7 @@ def rows(array: np.ndarray) -> list:
 def main() -> None:
     models = ModelRegistry(load_served(SHIPPED_MODELS))
     handle = models.shipped
-    wire = models.trace(handle, trace_request(SENTENCE))
+    wire = asyncio.run(models.atraced(handle, trace_request(SENTENCE), SERVER)).wire
     attention = {kind: unpack(wire["attention"][kind]) for kind in ("encoder_self", "decoder_self", "cross")}
     last, t = wire["model"]["n_layers"]["cross"] - 1, 2
     reference = {  # what the browser must read from the wire, as Python reads it

@@ -38,7 +38,7 @@ class Answer(Sent):
 @dataclass(frozen=True)
 class Entry:
     """One registered question: its request, its answer and its computation, `compute(handle, trace, question)`;
-    with `asks_models`, `compute(models, asked)` is a coroutine that asks the model registry itself (a second
+    with `asks_models`, `compute(models, asked, caller)` is a coroutine that asks the model registry itself (a second
     trace); with `per_model`, the answer is the model's whatever the trace (`compute(handle, None, question)`): it is
     computed and kept once per model, and its asker's sentence is never decoded for it."""
 

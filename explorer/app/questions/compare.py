@@ -34,9 +34,9 @@ class CompareAnswer(Answer):
 
 
 @register(Compare, CompareAnswer, asks_models=True)
-async def compare(models, asked) -> CompareAnswer:
+async def compare(models, asked, caller) -> CompareAnswer:
     second = compared(models, asked.trace, asked.question, asked.own_model)
-    wire = (await models.atraced(models.get(second.model), second)).wire
+    wire = (await models.atraced(models.get(second.model), second, caller)).wire
     # a whole wire trace: checked in a thread, never on the event loop that serves the class
     return await asyncio.to_thread(CompareAnswer.model_validate, {"what": "compare", "wire": wire})
 
