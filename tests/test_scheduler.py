@@ -265,7 +265,7 @@ def test_the_store_is_bounded_in_bytes():
         scheduler = Scheduler(max_bytes=100)
         for i in range(10):
             await scheduler.aentry(i, i, lambda jobs: [{"v": "x" * 30} for _ in jobs], Caller("x", None))
-        assert scheduler.nbytes <= 100 and len(scheduler) < 10
+        assert scheduler.store.currsize <= 100 and len(scheduler.store) < 10
         assert scheduler.peek(9) is not None and scheduler.peek(0) is None
 
     asyncio.run(scenario())

@@ -42,6 +42,18 @@ def test_one_address_uploading_many_files_never_pushes_out_anothers():
     assert uploads.path(shared).exists() and uploads.path(mine).exists()
 
 
+def test_the_least_recent_address_goes_with_the_files_only_it_held():
+    uploads = Uploads(per_owner=2, max_owners=2)
+    first = uploads.add(b"first\tzuerst\n", "10.0.0.1")
+    both = uploads.add(b"both\tbeide\n", "10.0.0.1")
+    assert uploads.add(b"both\tbeide\n", "10.0.0.2") == both
+    uploads.add(b"third\tdritte\n", "10.0.0.3")  # a third address: 10.0.0.1 uploaded least recently
+    assert not (uploads.folder / f"{first}.tsv").exists() and uploads.path(both).exists()
+    with pytest.raises(UnknownUpload):
+        uploads.path(first)
+    assert sorted(p.name for p in uploads.folder.iterdir()) == sorted(f"{u}.tsv" for u in uploads.holders)
+
+
 @pytest.mark.parametrize("sent", ["/etc/passwd", "../" + "0" * 32, {"path": "/etc/passwd"}, None, 7, "A" * 32])
 def test_anything_but_an_id_is_refused_by_name(sent):
     with pytest.raises(UserError, match="is not an upload id") as refused:

@@ -158,13 +158,6 @@ class Scheduler:
         """Slots held now, by address."""
         return dict(self._held)
 
-    def __len__(self) -> int:
-        return len(self.store)
-
-    @property
-    def nbytes(self) -> int:
-        return int(self.store.currsize)
-
     # ----- the line (event loop) ---------------------------------------------------------------------------
     def _join(self, key, work, run_batch, who, group, encode, priority, future) -> None:
         now = self.clock()

@@ -25,7 +25,6 @@ import weakref
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 
 from torch import nn
 
@@ -34,13 +33,6 @@ from .rate_limits import MAX_IN_FLIGHT
 ONE_PERSON = MAX_IN_FLIGHT  # the jobs one browser tab may have asked at once: an address with more is a crowd
 STRETCH_S = 3.0  # the longest crowds wait for people's batches at once, when they have not waited for a while
 WAIT_SHARE = 0.5  # the share of the time crowds wait for people's batches, at most, in the long run
-
-
-@dataclass
-class Running:
-    """A batch computing in its thread: its jobs not answered yet, by address."""
-
-    pending: Counter[str] = field(default_factory=Counter)
 
 
 class Allowance:
@@ -79,7 +71,7 @@ class Turns:
         self.allowance = allowance or Allowance()
         self._changed = threading.Condition()
         self._load: Counter[str] = Counter()  # jobs asked and not answered, by address
-        self._running: dict[int, Running] = {}  # by thread
+        self._running: dict[int, Counter[str]] = {}  # each running batch's jobs not answered yet, by its thread
         self._watched: weakref.WeakSet[nn.Module] = weakref.WeakSet()
 
     def watch(self, model: nn.Module) -> None:
@@ -98,7 +90,7 @@ class Turns:
     def answered(self, who: str) -> None:
         """One of `who`'s jobs is answered (by the batch this thread runs, if it runs one)."""
         with self._changed:
-            for counts in (self._load, self._running.get(threading.get_ident(), Running()).pending):
+            for counts in (self._load, self._running.get(threading.get_ident(), Counter())):
                 counts[who] -= 1
                 if counts[who] <= 0:
                     del counts[who]
@@ -121,7 +113,7 @@ class Turns:
         """A batch of jobs of the addresses `whose` (one per job), for as long as this thread runs it."""
         thread = threading.get_ident()
         with self._changed:
-            self._running[thread] = Running(Counter(whose))
+            self._running[thread] = Counter(whose)
         try:
             yield
         finally:
@@ -144,10 +136,10 @@ class Turns:
             finally:
                 self.allowance.end()
 
-    def _persons(self, batch: Running) -> bool:
+    def _persons(self, batch: Counter[str]) -> bool:
         """(The lock held.) Whether a job of a person's is in `batch`."""
-        return any(self._load[who] <= ONE_PERSON for who in batch.pending)
+        return any(self._load[who] <= ONE_PERSON for who in batch)
 
-    def _may_go(self, me: Running) -> bool:
+    def _may_go(self, me: Counter[str]) -> bool:
         """(The lock held.) A person's batch always goes; a crowd's when no person's runs."""
         return self._persons(me) or not any(self._persons(other) for other in self._running.values())

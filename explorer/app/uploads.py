@@ -14,8 +14,12 @@ import re
 import shutil
 import tempfile
 import threading
-from collections import OrderedDict
+from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+from cachetools import LRUCache
 
 from ..errors import UserError
 
@@ -37,6 +41,19 @@ class UnknownUpload(UserError):
     status = 404
 
 
+class Dropping(LRUCache):
+    """An `LRUCache` that tells `dropped(key, value)` what it evicts (cachetools' hook: its `popitem`)."""
+
+    def __init__(self, maxsize: int, dropped: Callable[[Any, Any], None]):
+        super().__init__(maxsize)
+        self.dropped = dropped
+
+    def popitem(self):
+        key, value = super().popitem()
+        self.dropped(key, value)
+        return key, value
+
+
 class Uploads:
     """Uploaded files by content id, in a folder only this server writes, kept per owner (an address): an owner's
     uploads push out only its own older ones, and the owner that uploaded least recently goes first when
@@ -44,8 +61,9 @@ class Uploads:
 
     def __init__(self, per_owner: int = PER_OWNER, max_owners: int = MAX_OWNERS):
         self.folder: Path | None = None  # made at the first upload
-        self.per_owner, self.max_owners = per_owner, max_owners
-        self.owners: OrderedDict[str, OrderedDict[str, Path]] = OrderedDict()
+        self.per_owner = per_owner
+        self.owners = Dropping(max_owners, lambda _, files: [self._release(u) for u in list(files.keys())])
+        self.holders: Counter[str] = Counter()  # owners holding each upload
         self.lock = threading.Lock()
 
     def add(self, data: bytes, owner: str = "") -> str:
@@ -59,35 +77,32 @@ class Uploads:
             if self.folder is None:
                 self.folder = Path(tempfile.mkdtemp(prefix="ae-uploads-"))
                 atexit.register(shutil.rmtree, self.folder, ignore_errors=True)
-            path = self.folder / f"{upload}.tsv"
-            if self._held(upload) is None:
-                path.write_bytes(data)
-            files = self.owners.setdefault(owner, OrderedDict())
-            self.owners.move_to_end(owner)
-            files[upload] = path
-            files.move_to_end(upload)
-            dropped = []
-            while len(files) > self.per_owner:
-                dropped.append(files.popitem(last=False)[0])
-            while len(self.owners) > self.max_owners:
-                dropped.extend(self.owners.popitem(last=False)[1])
-            for gone in dropped:
-                if self._held(gone) is None:
-                    (self.folder / f"{gone}.tsv").unlink(missing_ok=True)
+            files = self.owners.get(owner)  # the owner is the most recent now
+            if files is None:  # a new owner pushes out the least recent one, and the files only it held
+                files = self.owners[owner] = Dropping(self.per_owner, lambda gone, _: self._release(gone))
+            if upload not in files:
+                if not self.holders[upload]:
+                    (self.folder / f"{upload}.tsv").write_bytes(data)
+                self.holders[upload] += 1
+            files[upload] = None  # its newest: beyond `per_owner`, its oldest goes
         return upload
 
-    def _held(self, upload: str) -> Path | None:
-        return next((files[upload] for files in self.owners.values() if upload in files), None)
+    def _release(self, upload: str) -> None:
+        """One owner less holds `upload`; its file goes with the last."""
+        self.holders[upload] -= 1
+        if self.holders[upload] <= 0:
+            del self.holders[upload]
+            (self.folder / f"{upload}.tsv").unlink(missing_ok=True)
 
     def path(self, upload) -> Path:
         """The file of an id `add` returned, or a UserError naming what was sent."""
         if not isinstance(upload, str) or not ID.fullmatch(upload):
             raise UserError(f"{str(upload)[:80]!r} is not an upload id: upload the file first (POST /ae/api/uploads).")
         with self.lock:
-            path = self._held(upload)
-        if path is None:
+            held = self.holders[upload] > 0
+        if not held:
             raise UnknownUpload(
                 f"No upload {upload!r} on this server (each address keeps its last {self.per_owner}): upload the file "
                 "again."
             )
-        return path
+        return self.folder / f"{upload}.tsv"

@@ -18,10 +18,10 @@ A first visit fetches the page and about a hundred files. Here, without entering
 from __future__ import annotations
 
 import asyncio
-from collections import OrderedDict
 from urllib.parse import parse_qsl, urlencode
 
 import httpx
+from cachetools import LRUCache
 from starlette.requests import Request
 
 from ..app.callers import address_of
@@ -58,8 +58,8 @@ class AppMiddleware:
         self.app, self.proxies = app, proxies
         self.limited = BodyLimit(app, upload_bytes=upload_bytes)
         self.kept = kept
-        self.pages: OrderedDict[tuple, Encoded] = OrderedDict()  # rendered pages, by key
-        self.files: OrderedDict[tuple, Encoded] = OrderedDict()  # the kept files, by key
+        self.pages: LRUCache[tuple, Encoded] = LRUCache(PAGES)  # rendered pages, by key
+        self.files: LRUCache[tuple, Encoded] = LRUCache(FILES)  # the kept files, by key
         self.rendering: dict[tuple, asyncio.Future] = {}
         self.renders = Rates()
 
@@ -77,7 +77,6 @@ class AppMiddleware:
         key = file_key(path)
         kept = self.files.get(key)  # most of a first visit: files kept already
         if kept is not None:
-            self.files.move_to_end(key)
             return await kept.send(scope, send)
         if path in RENDERED or kept_as(path, self.kept) is not None:
             try:
@@ -94,10 +93,9 @@ class AppMiddleware:
     async def _page(self, scope) -> Encoded | None:
         """The page or Gradio file this request's key names: kept, or rendered by Gradio once however many ask."""
         key = page_key(scope)
-        kept, most = (self.pages, PAGES) if scope["path"] in RENDERED else (self.files, FILES)
+        kept = self.pages if scope["path"] in RENDERED else self.files
         page = kept.get(key)
         if page is not None:
-            kept.move_to_end(key)
             return page
         future = self.rendering.get(key)
         if future is None:
@@ -108,9 +106,7 @@ class AppMiddleware:
             try:
                 page = await self._render(scope)
                 if isinstance(page, Encoded):
-                    kept[key] = page
-                    while len(kept) > most:
-                        kept.popitem(last=False)
+                    kept[key] = page  # the least recently used goes beyond PAGES or FILES
                 future.set_result(page)
             except BaseException as exc:  # noqa: BLE001 - the waiters fall back to the app itself
                 future.set_exception(exc)
