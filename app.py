@@ -2,7 +2,7 @@
 
 Loads the shipped English→German models (the lecture translator, which the page opens on, and the Tatoeba model, to
 compare), or the models given (the first opens: checkpoints, Marian folders, `hf:Helsinki-NLP/opus-mt-en-fr`), and
-serves the explorer UI with uvicorn (`explorer.ui.server`).
+serves the explorer UI with uvicorn (`explorer.server.server`).
 On a Hugging Face Space, GRADIO_SERVER_NAME=0.0.0.0 and GRADIO_SERVER_PORT=7860 are set, and it binds there.
 """
 
@@ -96,7 +96,7 @@ def main(argv=None) -> int:
     workers = args.workers or available_cpus()
     print(f"* Serving {', '.join(served)} on {device_label(device)}, {workers} model slots", flush=True)
 
-    from explorer.ui.server import build_app, serve
+    from explorer.server.server import build_app, serve
 
     lifetimes = {} if args.trained_idle_minutes is None else {"trained_idle_s": float(args.trained_idle_minutes) * 60}
     app, _ = build_app(served, timelapse, proxies=proxies, workers=workers, **lifetimes)

@@ -82,7 +82,7 @@ def inner(n: int) -> dict:
     rooms = Rooms()
     app = Starlette(routes=http_api.routes(ModelRegistry(load_handle(SHIPPED_CHECKPOINT)), rooms=rooms))
     try:  # what the design's server does after start-up, before the first request (the old design: nothing)
-        from explorer.ui.server import settle_heap
+        from explorer.server.server import settle_heap
     except ImportError:
         pass
     else:

@@ -147,7 +147,7 @@ def test_a_deeply_nested_body_is_refused_in_words_not_with_a_500(app_url):
     assert status == 200 and answer["target_tokens"]  # the server is healthy
 
 
-# Gradio's routes, which the page no longer calls: each closed (`explorer/ui/middleware.py`), in the one shape
+# Gradio's routes, which the page no longer calls: each closed (`explorer/server/middleware.py`), in the one shape
 GRADIO_ROUTES = [
     ("POST", "/gradio_api/queue/join", '{"fn_index": 0, "data": [], "session_hash": "m1"}'),
     ("POST", "/gradio_api/call/train", '{"data": []}'),

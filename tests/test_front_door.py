@@ -1,4 +1,4 @@
-"""The middleware (explorer/ui/middleware.py) around a stand-in app: static files from memory, one render per page
+"""The middleware (explorer/server/middleware.py) around a stand-in app: static files from memory, one render per page
 address and from the key's headers alone, aliases, bodies and closed routes, through HTTP."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from starlette.testclient import TestClient
 
 from explorer.app.encoded import IMMUTABLE
-from explorer.ui.middleware import KEPT, AppMiddleware, kept_as
+from explorer.server.middleware import KEPT, AppMiddleware, kept_as
 
 
 class App:
@@ -114,7 +114,7 @@ def test_one_peer_has_a_bounded_number_of_new_page_addresses_rendered(tmp_path):
     """From a review of issue 51: each new Host (or forwarded header) made Gradio render the page again (~75 ms of
     CPU), and 160 of them pushed the real page out of the kept ones. A peer gets `RENDER_RATE` new ones a minute;
     the kept ones it asks again cost nothing."""
-    from explorer.ui.middleware import RENDER_RATE
+    from explorer.server.middleware import RENDER_RATE
 
     app, client = door(tmp_path)
     assert RENDER_RATE == "20/minute"

@@ -34,11 +34,11 @@ def test_gradios_front_end_is_served_under_the_prefixes_the_middleware_keeps(min
     stylesheets are under `/assets/`, named by a content hash (kept for a year), and answered as plain files."""
     from starlette.testclient import TestClient
 
-    from explorer.ui.middleware import KEPT
-    from explorer.ui.server import build_app
+    from explorer.server.middleware import KEPT
+    from explorer.server.server import build_app
 
     door, _ = build_app(mini_handle)
-    where = "explorer/ui/middleware.py (KEPT)"
+    where = "explorer/server/middleware.py (KEPT)"
     with TestClient(door.app) as gradio:  # the app behind the front door
         page = gradio.get("/").text
         files = sorted(set(re.findall(r"/assets/[\w.-]+\.(?:js|css)\b", page)))
@@ -56,7 +56,7 @@ def test_the_page_gradio_renders_is_the_same_for_every_visitor_at_one_address(mi
     itself (behind it, not its cache) must render them from the address alone, the same bytes each time."""
     from starlette.testclient import TestClient
 
-    from explorer.ui.server import build_app
+    from explorer.server.server import build_app
 
     door, _ = build_app(mini_handle)
     with TestClient(door.app) as gradio:  # the app behind the middleware: Gradio renders every request
@@ -64,7 +64,7 @@ def test_the_page_gradio_renders_is_the_same_for_every_visitor_at_one_address(mi
         second = gradio.get(path, headers={"x-ae-client": "two", "user-agent": "another browser"})
     assert first.status_code == second.status_code == 200 and first.content, (path, first.status_code)
     assert first.content == second.content, relied_on(
-        f"the page at {path} (now different per visitor)", "explorer/ui/middleware.py"
+        f"the page at {path} (now different per visitor)", "explorer/server/middleware.py"
     )
 
 
@@ -81,8 +81,8 @@ def test_gradios_event_queue_is_started_by_the_lifespan_mount_gradio_app_install
     from fastapi import FastAPI
     from starlette.testclient import TestClient
 
+    from explorer.server.server import build_app
     from explorer.ui import build_demo
-    from explorer.ui.server import build_app
 
     async def gradios_tasks() -> list[str]:
         codes = [getattr(task.get_coro(), "cr_code", None) for task in asyncio.all_tasks()]
@@ -93,7 +93,7 @@ def test_gradios_event_queue_is_started_by_the_lifespan_mount_gradio_app_install
         assert served.get("/").status_code == 200
         for path in ("/gradio_api/startup-events", "/startup-events"):  # Gradio's own way to start it: closed
             assert served.get(path).status_code == 404, path
-        assert served.portal.call(gradios_tasks) == [], relied_on("where its queue starts", "explorer/ui/server.py")
+        assert served.portal.call(gradios_tasks) == [], relied_on("where its queue starts", "explorer/server/server.py")
     with TestClient(gr.mount_gradio_app(FastAPI(), build_demo(mini_handle), path="/")) as mounted:
         assert mounted.portal.call(gradios_tasks), relied_on("its lifespan (it starts no queue now)", "this test")
 
@@ -116,11 +116,11 @@ def test_the_page_needs_of_gradio_only_the_routes_the_middleware_lets_through(mi
     heartbeat, uploads), and asks for no `/config` of its own (the config is in the page)."""
     from starlette.testclient import TestClient
 
-    from explorer.ui.middleware import GRADIO_GETS
-    from explorer.ui.server import build_app
+    from explorer.server.middleware import GRADIO_GETS
+    from explorer.server.server import build_app
 
     door, _ = build_app(mini_handle)
-    where = "explorer/ui/middleware.py (GRADIO_GETS)"
+    where = "explorer/server/middleware.py (GRADIO_GETS)"
     with TestClient(door.app) as gradio:
         page = gradio.get("/").text
     assert "window.gradio_config" in page, relied_on("the page's embedded config", where)

@@ -25,7 +25,7 @@ from explorer.errors import UserError
 from explorer.interpret.handle import ModelHandle
 from explorer.interpret.request import TraceRequest
 from explorer.model.transformer import Transformer
-from explorer.ui.body_limit import BodyLimit
+from explorer.server.body_limit import BodyLimit
 
 TEXT = "The dog sees the cat."
 

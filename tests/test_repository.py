@@ -18,6 +18,7 @@ ALLOWED = {
     "training": {"model", "interpret", "training"} | EVERYWHERE,
     "app": {"model", "interpret", "training", "app"} | EVERYWHERE,
     "ui": {"model", "interpret", "training", "app", "ui"} | EVERYWHERE,
+    "server": {"model", "interpret", "training", "app", "ui", "server"} | EVERYWHERE,
 }
 
 

@@ -1,6 +1,6 @@
-"""The app's logic, testable without a browser: the API and its limits, the models and the shared trace cache, the
-wire format the browser reads, server-drawn figures, in-app training runs. May import `model`, `interpret` and
-`training`; never gradio."""
+"""The app's logic, testable without a browser: the API and its limits, the models and the model line
+(`scheduler.py`), the wire format the browser reads, server-drawn figures, in-app training runs. May import `model`,
+`interpret` and `training`; never gradio."""
 
 from pathlib import Path
 

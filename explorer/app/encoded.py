@@ -1,7 +1,7 @@
 """A response body encoded once: the bytes, their brotli and gzip forms and a strong ETag, ready to send.
 
 Static files, rendered pages and cached traces are each serialized and compressed when they are made, not
-for every visitor who asks (`explorer.ui.middleware`, `explorer.app.scheduler`).
+for every visitor who asks (`explorer.server.middleware`, `explorer.app.scheduler`).
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 A refusal is a 4xx (`schemas.Refusal`) that names the value: from FastAPI's validation (400), a `UserError` (its own
 `status` where it has one: 404, 409, 413, 429), or Starlette's own 400/404/405. A bug is logged with its traceback
-and answered 500 with a generic message; the server goes on. The front of the server (`explorer/ui/middleware.py`, the
-body cap) answers with the same `error`.
+and answered 500 with a generic message; the server goes on. The front of the server
+(`explorer/server/middleware.py`, the body cap) answers with the same `error`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
-"""The Gradio UI: `build_demo` lays out the tabs and wires them to the gradio-free core; `server.build_app` serves it.
+"""The Gradio UI: `build_demo` lays out the tabs and wires them to the gradio-free core; `mount` puts the page on an
+ASGI app, which `explorer.server` serves.
 
-May import every other folder; the only place besides `app.py` that imports gradio (browser code: `static/`).
+May import every folder below it; the only place besides `app.py` that imports gradio (browser code: `static/`).
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from ..app.models import ModelRegistry
 from ..app.schemas import trace_request
 from ..interpret.handle import ModelHandle
 from . import ablation_tab, about_tab, positional_tab, train_tab, translate_tab, viewer
-from .common import USE_OWN_LABEL, Context
+from .common import CSS, THEME, USE_OWN_LABEL, Context
 
-__all__ = ["build_demo"]
+__all__ = ["Page", "build_demo", "mount", "viewer"]
+Page = gr.Blocks  # the page `build_demo` lays out
 
 
 def header_html(model_name: str, languages: str) -> str:
@@ -95,3 +97,10 @@ def wire_trace(ctx: Context, tab: dict, model: gr.Radio) -> list:
         None, [sentence, tab["example"]], [tab["example"]], api_name=False, queue=False, js=viewer.EXAMPLE_AGREES_JS
     )
     return form
+
+
+def mount(app, page: Page, head: str):
+    """`app` with `page` at `/` (Gradio's own routes: the page, its config and front end), our theme, CSS and `head`."""
+    return gr.mount_gradio_app(
+        app, page, path="/", theme=THEME, css=CSS, head=head, footer_links=["gradio"], show_error=False, ssr_mode=False
+    )

@@ -14,7 +14,6 @@ import contextlib
 import gc
 import importlib.util
 
-import gradio as gr
 from fastapi import FastAPI
 from starlette.responses import FileResponse, Response
 from starlette.routing import Route
@@ -28,8 +27,7 @@ from ..app.scheduler import Scheduler
 from ..app.timelapse import TimeLapse
 from ..app.uploads import MAX_UPLOAD_BYTES
 from ..interpret.handle import ModelHandle
-from . import build_demo, viewer
-from .common import CSS, THEME
+from ..ui import Page, build_demo, mount, viewer
 from .middleware import KEPT, AppMiddleware
 
 
@@ -39,7 +37,7 @@ def build_app(
     trained_idle_s: float = MODEL_IDLE_S,
     proxies: list | None = (),
     workers: int | None = None,
-) -> tuple[AppMiddleware, gr.Blocks]:
+) -> tuple[AppMiddleware, Page]:
     """The ASGI app to serve, and the Gradio Blocks inside it; `shipped` is one model, or the served ones by key
     (the first opens); a model trained here is kept `trained_idle_s` after its last use; `proxies`: the trusted
     reverse proxies (`explorer.app.callers`; () reads the environment); `workers`: the model line's slots (default:
@@ -56,17 +54,7 @@ def build_app(
     app = FastAPI(routes=routes, docs_url=None, redoc_url=None, openapi_url=None)
     answer_errors(app)  # a file that is not there: 404 {"error"}
     lifespan = warming(app.router.lifespan_context, models)  # ours: Gradio's would start its event queue (below)
-    app = gr.mount_gradio_app(
-        app,
-        demo,
-        path="/",
-        theme=THEME,
-        css=CSS,
-        head=viewer.head(timelapse.settings(), [m.model_dump() for m in models.listing()]),
-        footer_links=["gradio"],
-        show_error=False,
-        ssr_mode=False,
-    )
+    app = mount(app, demo, viewer.head(timelapse.settings(), [m.model_dump() for m in models.listing()]))
     # no event of the page runs on the server (the middleware closes Gradio's event routes), so Gradio's queue, which
     # `mount_gradio_app`'s lifespan starts, would only poll: its loops (one sleeps 1 ms while free) woke the event loop
     # 1,750 times a second, 2.4% of a core with nobody there and more in a class (bench/idle_cpu.py, bench/classroom.py)
