@@ -1,6 +1,7 @@
 """Run every test of the project, with one command, after a fresh clone:
 
     python tests/run.py [--install] [PYTEST ARGS ...]
+    python tests/run.py --fast      # a newcomer's inner loop: pytest -m "not slow and not browser", under a minute
 
 It first looks for what the tests need, and installs what it may:
 - the browser code's npm packages (esbuild, pinned by `explorer/ui/static/package-lock.json`): installed with
@@ -84,8 +85,8 @@ def node_version() -> int | None:
     return int(out.lstrip("v").split(".")[0]) if re.fullmatch(r"v\d+\..*", out) else None
 
 
-def prepare(install: bool) -> None:
-    """What the tests need: present, installed, or named (then stop)."""
+def prepare(install: bool, browser: bool = True) -> None:
+    """What the tests need: present, installed, or named (then stop); Chromium only for the `browser` tests."""
     python = missing_python()
     if python and install:
         run(sys.executable, "-m", "pip", "install", "-q", TORCH)
@@ -106,7 +107,7 @@ def prepare(install: bool) -> None:
             f"Python packages missing: {', '.join(python)}. Install them: `pip install {TORCH} && pip install -r "
             "requirements-dev.txt`, or run `python tests/run.py --install`."
         )
-    if not CHROMIUM.exists():
+    if browser and not CHROMIUM.exists():
         problems.append(
             f"No Chromium at {CHROMIUM} (the headless-browser tests): `apt-get install chromium fonts-dejavu-core` as "
             "root, or `python tests/run.py --install`."
@@ -123,10 +124,12 @@ def prepare(install: bool) -> None:
 
 
 def main(argv: list[str]) -> int:
-    install = "--install" in argv
-    pytest_args = [a for a in argv if a != "--install"] or ["-q"]
+    install, fast = "--install" in argv, "--fast" in argv
+    pytest_args = [a for a in argv if a not in ("--install", "--fast")] or ["-q"]
+    if fast:  # the tests of a second or less (`slow` marks the others), no browser: under a minute on 2 cores
+        pytest_args += ["-m", "not slow and not browser"]
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
-    prepare(install)
+    prepare(install, browser=not fast)
     run(sys.executable, "-m", "ruff", "check", ".")
     run(sys.executable, "-m", "ruff", "format", "--check", ".")
     run("node", "--test", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests" / "js").glob("*.test.mjs")))

@@ -38,6 +38,7 @@ def faults_per_round(mode: str) -> list[int]:
     return [int(n) for n in out.stdout.split()]
 
 
+@pytest.mark.slow
 def test_freed_memory_is_reused_instead_of_faulted_in_every_round():
     pages = 2 * NUMEL * 4 // 4096  # one round's worth of pages
     default, retained = faults_per_round("default"), faults_per_round("retain")

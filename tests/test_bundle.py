@@ -19,6 +19,8 @@ import pytest
 
 from explorer.ui.viewer import BUILT, STATIC
 
+pytestmark = pytest.mark.slow  # the bundle rebuilt with esbuild, and gradio imported with the viewer's settings
+
 MODULES = sorted(p for p in STATIC.glob("*.js"))
 ESBUILD = STATIC / "node_modules" / ".bin" / "esbuild"
 IMPORT = re.compile(r'^import\s+(?:\{[^}]*\}|\*\s+as\s+\w+)\s+from\s+"\./([\w-]+)\.js";', re.M)

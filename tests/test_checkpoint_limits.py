@@ -237,6 +237,7 @@ def broken(tiny_checkpoint, tmp_path):
     return shutil.copytree(tiny_checkpoint, tmp_path / "broken")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(MALFORMED))
 def test_a_malformed_checkpoint_is_refused_with_the_field_named(case, broken):
     damage, message = MALFORMED[case]

@@ -191,6 +191,7 @@ def test_prepare_source_truncates_and_says_so(mini_tokenizer):
     assert not short.truncated and short.pieces[-1] == "</s>"
 
 
+@pytest.mark.slow
 def test_a_recorded_and_an_unrecorded_decode_share_one_model_from_two_threads_exactly():
     """Issue 37: the attention path was a counter on the module, changed with += from several threads; while one
     thread recorded, every other thread's forward took the explicit path (different bits), and a lost update could

@@ -21,6 +21,8 @@ from explorer.training.evaluate import (
     scores_by_length,
 )
 
+pytestmark = pytest.mark.slow  # a second or more each: CI runs them, `tests/run.py --fast` leaves them out
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

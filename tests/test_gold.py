@@ -80,6 +80,7 @@ def test_the_links_are_outlined_on_the_pieces_of_each_linked_word_pair():
     assert len(gold["cells"]) == gold["links"] == 9  # one piece a word here: one cell a link
 
 
+@pytest.mark.slow
 def test_the_api_trace_carries_the_gold_alignment(api, tiny_tokenizer):
     wire = api.get("/trace", sentence=DATIVE)
     gold = wire["gold"]
@@ -154,6 +155,7 @@ def test_g_on_a_sentence_nobody_aligned_says_so_and_how_to_get_one(browser, app_
         page.context.close()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not SHIPPED.is_dir(), reason="the shipped checkpoint is not here")
 def test_the_lecture_model_writes_every_lecture_sentence_as_aligned_and_its_links_are_outlined():
     """A lecture happens on lecture sentences: the default model writes the gold German of all 26, so the heatmap

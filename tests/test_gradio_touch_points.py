@@ -12,6 +12,8 @@ from pathlib import Path
 import gradio as gr
 import pytest
 
+pytestmark = pytest.mark.slow  # a second or more each: CI runs them, `tests/run.py --fast` leaves them out
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

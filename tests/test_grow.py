@@ -15,6 +15,8 @@ from explorer.training.grow import ZERO_OUTPUTS, deepened, shipped_positions
 from explorer.training.train import build_trainer, parse_args
 from explorer.training.trainer import TrainConfig
 
+pytestmark = pytest.mark.slow  # a second or more each: CI runs them, `tests/run.py --fast` leaves them out
+
 ROOT = Path(__file__).resolve().parents[1]
 LECTURE = ROOT / "checkpoints" / "lecture-en-de"
 

@@ -86,6 +86,7 @@ def test_spearman_leaves_out_the_heads_switched_off_and_counts_ties_once():
     assert np.isnan(spearman(np.array([1.0, np.nan]), np.array([2.0, 3.0])))
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not (SHIPPED_CHECKPOINT / "model.safetensors").is_file(), reason="no shipped checkpoint")
 def test_on_the_shipped_model_the_estimate_ranks_the_heads_as_the_ablation_does():
     """Over the Translate tab's examples the one-pass estimate's ranking agrees with the exact one (ρ ≥ 0.5 each,

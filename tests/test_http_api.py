@@ -397,6 +397,7 @@ MALFORMED_BODIES = {
 }
 
 
+@pytest.mark.slow
 def test_every_plain_route_answers_any_malformed_body_or_header_in_words_never_a_5xx(client, caplog):
     """Issue 37: every route, every malformed body (deep nesting, NaN, wrong types, 3 MB, non-UTF-8 bytes) and a
     non-ASCII header: a 4xx whose message is words, no 5xx, and nothing logged as a failure (no traceback)."""
@@ -485,6 +486,7 @@ def test_a_stream_that_ends_or_never_starts_gives_its_follower_place_back(models
     assert run.followers == 0
 
 
+@pytest.mark.slow
 def test_a_burst_of_questions_from_one_address_never_holds_another_addresss_question_back(models):
     """A review of issue 51: behind a server-wide gate of two questions at a time, first come first served, a
     student's question waited for a script's whole burst (15 s behind 90). Each question now waits in the model's

@@ -22,6 +22,8 @@ from explorer.app.schemas import Wire
 from explorer.model.transformer import sinusoid_table
 from explorer.training.data import MINI_CORPUS, clean, read_tsv
 
+pytestmark = pytest.mark.slow  # a second or more each: CI runs them, `tests/run.py --fast` leaves them out
+
 pytest.importorskip("transformers")
 
 ALIGNED = "I know that he reads a book every day."  # hand-aligned with its German (explorer/app/alignments/)

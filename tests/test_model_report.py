@@ -12,6 +12,8 @@ from explorer.model.checkpoint import load_checkpoint, save_checkpoint
 from explorer.model.transformer import Transformer
 from explorer.training.model_report import main
 
+pytestmark = pytest.mark.slow  # a second or more each: CI runs them, `tests/run.py --fast` leaves them out
+
 GOLD = Path(__file__).parents[1] / "explorer" / "app" / "alignments" / "everyday.tsv"
 
 

@@ -81,6 +81,7 @@ def test_every_folder_says_its_job_and_what_it_may_import():
         )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "old, new", [("explorer.train", "explorer.training.train"), ("explorer.evaluate", "explorer.training.evaluate")]
 )

@@ -305,6 +305,7 @@ def test_an_answer_that_changes_no_count_is_told_to_no_page():
     assert student.empty() and question.public()["answered"] == 1
 
 
+@pytest.mark.slow
 def test_a_class_answering_together_is_told_the_count_a_few_times_a_second_and_the_last_one_soon():
     """Each answer was told to every page at once: a class of 200 answering made 200 × 200 events, and a script that
     answered from stream after stream made every page pay for each. The count goes out at most every `TALLY_S`, the

@@ -40,6 +40,7 @@ def trace(client, **params):
     return answer.json()
 
 
+@pytest.mark.slow
 def test_the_models_route_lists_every_shipped_model_the_default_first(client):
     listed = client.get("/ae/api/models").json()
     assert [m["key"] for m in listed] == ["lecture-en-de", "tatoeba-en-de"]
@@ -84,6 +85,7 @@ def test_compare_reaches_the_other_shipped_model_by_other_or_by_key(client):
     assert own.status_code == 400 and "no model trained on this page" in own.json()["error"]
 
 
+@pytest.mark.slow
 def test_the_served_models_are_keyed_by_their_folder(tmp_path):
     from app_fixtures import build_tiny_checkpoint
 

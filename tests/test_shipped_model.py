@@ -130,6 +130,7 @@ def test_the_lecture_model_keeps_tatoeba_and_gains_the_field():
     assert load_checkpoint(SHIPPED).metadata["lecture"]["sentences"] == 88  # every translation listed in the card
 
 
+@pytest.mark.slow
 def test_recorded_alignment_finding_reproduces_and_sets_the_default_view(each):
     path, ckpt = each
     alignment = ckpt.metadata["alignment"]

@@ -114,6 +114,7 @@ def test_time_cooldown_falls_linearly_to_zero_at_max_minutes(tmp_path):
         assert schedule(7) == pytest.approx(factor * inverse_sqrt_schedule(0)(7))
 
 
+@pytest.mark.slow
 def test_batches_collated_by_loader_workers_train_exactly_like_the_loop(tmp_path):
     """Worker processes build the same batches in the same order: the same weights, step for step."""
     runs = {}

@@ -89,6 +89,7 @@ def checkpoint(tmp_path_factory):
     return build_tiny_checkpoint(tmp_path_factory.mktemp("timelapse") / "tiny")
 
 
+@pytest.mark.slow
 def test_the_time_lapse_reads_back_every_example_at_every_step(checkpoint):
     handle = load_handle(checkpoint)
     recorded = timelapse.read(checkpoint, handle)
@@ -115,6 +116,7 @@ def rewrite(checkpoint: Path, change) -> None:
     path.write_bytes(gzip.compress(json.dumps(data).encode()))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "craft, needle",
     [
@@ -136,6 +138,7 @@ def test_a_crafted_time_lapse_is_refused_with_one_line(checkpoint, tmp_path, cra
     assert "\n" not in str(info.value)
 
 
+@pytest.mark.slow
 def test_an_oversized_time_lapse_is_refused_before_it_is_read(checkpoint, monkeypatch, capsys):
     monkeypatch.setattr(timelapse, "MAX_FILE_BYTES", 1000)
     with pytest.raises(CheckpointError, match="more than a time-lapse may have"):

@@ -17,6 +17,7 @@ from explorer.errors import UserError
 from explorer.interpret.request import clean_text
 
 
+@pytest.mark.slow
 def test_a_trained_model_lives_while_it_is_used_and_goes_after_its_lifetime(mini_handle):
     models = ModelRegistry(mini_handle, model_idle_s=0.6)
     key = models.register(mini_handle)

@@ -181,6 +181,7 @@ class Timed(Allowance):
         self.waited += time.monotonic() - self.began
 
 
+@pytest.mark.slow
 def test_a_script_that_stays_a_person_for_good_holds_a_hall_back_half_the_time(tiny_model):
     allowance = Timed(stretch_s=0.2)
     turns = loaded(Turns(allowance), hall=30, student=1)
