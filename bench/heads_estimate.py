@@ -5,8 +5,9 @@
 For every Translate-tab example and every hand-aligned lecture sentence (`explorer/app/alignments/lecture.tsv`),
 greedy-decoded by the model: Spearman's ρ between the estimate (`head_gradients`: the gradient of a gate on each
 head's output, one forward and one backward pass) and the exact drops (`head_importance`: each head switched off,
-one batched pass), whether the estimate's top head is the exact top head (or among its top three), and the median
-seconds of each over `--repeat` runs on `--threads` torch threads (the server computes a question on one).
+one batched pass), how many of the exact top 3 heads the estimate names, whether the estimate's top head is the
+exact top head (or among its top three), and the median seconds of each over `--repeat` runs on `--threads` torch
+threads (the server computes a question on one).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from explorer.app.gold import FOLDER
 from explorer.interpret.alignment import read_gold
 from explorer.interpret.decoding import greedy_decode
 from explorer.interpret.handle import load_handle
-from explorer.interpret.head_importance import head_gradients, head_importance, spearman
+from explorer.interpret.head_importance import head_gradients, head_importance, spearman, top_overlap
 from explorer.model.config import ATTENTION_KINDS
 
 
@@ -56,8 +57,10 @@ def main() -> int:
         ("lecture", pair.source) for pair in read_gold(FOLDER / "lecture.tsv")
     ]
     rows = []
-    print("| set | sentence | ρ | top head same | estimate top in exact top 3 | estimate ms | exact ms |")
-    print("|---|---|---|---|---|---|---|")
+    print(
+        "| set | sentence | ρ | top 3 shared | top head same | estimate top in exact top 3 | estimate ms | exact ms |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
     for group, sentence in sentences:
         source = handle.tokenizer.encode_source(sentence, handle.config.max_len)
         (target,) = greedy_decode(handle.model, [source])
@@ -68,6 +71,7 @@ def main() -> int:
             "set": group,
             "sentence": sentence,
             "rho": spearman(a, b),
+            "top3": top_overlap(a, b),
             "top_same": bool(np.argmax(a) == np.argmax(b)),
             "top_in_exact_3": bool(np.argmax(b) in np.argsort(-a)[:3]),
             "estimate_ms": 1000 * estimate_s,
@@ -75,17 +79,21 @@ def main() -> int:
         }
         rows.append(row)
         print(
-            f"| {group} | {sentence} | {row['rho']:.3f} | {'yes' if row['top_same'] else 'no'} | "
+            f"| {group} | {sentence} | {row['rho']:.3f} | {row['top3']} | {'yes' if row['top_same'] else 'no'} | "
             f"{'yes' if row['top_in_exact_3'] else 'no'} | {row['estimate_ms']:.1f} | {row['exact_ms']:.1f} |",
             flush=True,
         )
-    print("\n| set | sentences | ρ mean [min-max] | top head same | estimate ms (median) | exact ms (median) |")
-    print("|---|---|---|---|---|---|")
+    print(
+        "\n| set | sentences | ρ mean [min-max] | top 3 shared (mean of 3) | top head same | estimate ms (median) "
+        "| exact ms (median) |"
+    )
+    print("|---|---|---|---|---|---|---|")
     for group in ("example", "lecture", None):
         part = [r for r in rows if group is None or r["set"] == group]
         rhos = [r["rho"] for r in part]
         print(
             f"| {group or 'all'} | {len(part)} | {statistics.mean(rhos):.3f} [{min(rhos):.3f}-{max(rhos):.3f}] | "
+            f"{statistics.mean(r['top3'] for r in part):.2f} | "
             f"{sum(r['top_same'] for r in part)} of {len(part)} | "
             f"{statistics.median(r['estimate_ms'] for r in part):.1f} | "
             f"{statistics.median(r['exact_ms'] for r in part):.1f} |"

@@ -16,7 +16,7 @@ from explorer.app.models import ModelRegistry
 from explorer.app.questions.heads import HeadsAnswer
 from explorer.interpret.decoding import greedy_decode
 from explorer.interpret.handle import load_handle
-from explorer.interpret.head_importance import HeadGates, head_gradients, head_importance, spearman
+from explorer.interpret.head_importance import HeadGates, head_gradients, head_importance, spearman, top_overlap
 from explorer.model.config import ATTENTION_KINDS, BOS_ID
 from explorer.model.transformer import Transformer, pad_batch
 
@@ -124,7 +124,19 @@ def test_the_api_answers_the_estimate_alone_and_the_exact_with_the_estimate_besi
         np.array([v for kind in ATTENTION_KINDS for row in d[kind] for v in row]) for d in (exact.drops, exact.estimate)
     ]
     assert exact.rho == pytest.approx(spearman(*flat), abs=1e-5) and -1 <= exact.rho <= 1
+    exact_top, estimate_top = ({int(i) for i in np.argsort(-f)[:3]} for f in flat)
+    assert exact.top3 == len(exact_top & estimate_top) and estimate.top3 is None
     refused = client.post(
         "/ae/api/ask/heads", json={"trace": {"sentence": "x"}, "question": {"what": "heads", "method": "guess"}}
     )
     assert refused.status_code == 400 and "'guess'" in refused.json()["error"]
+
+
+def test_the_top_overlap_counts_shared_heads_among_the_three_highest_and_skips_heads_off_already():
+    exact = np.array([6.0, 5.0, 4.0, 3.0, 2.0, 1.0])
+    assert top_overlap(exact, exact) == 3
+    assert top_overlap(exact, -exact) == 0  # the estimate's top 3 are the exact bottom 3
+    assert top_overlap(exact, np.array([6.0, 1.0, 4.0, 3.0, 2.0, 5.0])) == 2  # it names heads 0, 2 and 5
+    off = np.array([np.nan, 4.0, 3.0, 2.0, 1.0])  # head 0 switched off already: the top 3 are among the rest
+    assert top_overlap(off, np.array([9.0, 4.0, 3.0, 2.0, 1.0])) == 3
+    assert top_overlap(exact[:2], exact[:2]) == 2  # fewer heads than 3

@@ -13,6 +13,10 @@ head's output, 1 for every head, and takes the gradient of the translation's log
 gate in one forward and one backward pass. Switching a head off moves its gate from 1 to 0, so to first order the
 drop is ∂ log p / ∂ξ: the same unit as the exact drop, and where the two disagree the log-probability is not linear
 in the gate (a head whose loss others make up for, or one that only matters together with another).
+
+What this module computes is their gate gradient, signed and for one sentence: a head that the translation is better
+without has a negative estimate. Michel et al.'s importance score is the absolute value of that gradient averaged
+over a whole dataset; the explorer explains one sentence, so it keeps the sign and does not average.
 """
 
 from __future__ import annotations
@@ -161,3 +165,11 @@ def spearman(a: np.ndarray, b: np.ndarray) -> float:
     """Spearman's ρ of two head-score arrays over the heads both scored (NaN: switched off already, left out)."""
     keep = ~(np.isnan(a) | np.isnan(b))
     return rank_correlation(a[keep], b[keep]) if keep.sum() >= 2 else float("nan")
+
+
+def top_overlap(a: np.ndarray, b: np.ndarray, k: int = 3) -> int:
+    """How many of `a`'s k highest-scoring heads are also among `b`'s k highest (NaN heads never count)."""
+    keep = np.flatnonzero(~(np.isnan(a) | np.isnan(b)))
+    k = min(k, len(keep))
+    top = [set(keep[np.argsort(-x[keep], kind="stable")[:k]].tolist()) for x in (a, b)]
+    return len(top[0] & top[1])

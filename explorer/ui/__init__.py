@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import html
+import json
 
 import gradio as gr
 
 from ..app.callers import SERVER
 from ..app.models import ModelRegistry
+from ..app.questions import Ask
 from ..app.schemas import trace_request
 from ..interpret.handle import ModelHandle
 from . import ablation_tab, about_tab, positional_tab, train_tab, translate_tab, viewer
@@ -20,6 +22,7 @@ from .common import CSS, THEME, USE_OWN_LABEL, Context
 
 __all__ = ["Page", "build_demo", "mount", "viewer"]
 Page = gr.Blocks  # the page `build_demo` lays out
+BEAM_QUESTION = {"what": "beam_tree"}  # beamline.js's: what beam search writes, asked about every greedy trace
 
 
 def header_html(model_name: str, languages: str) -> str:
@@ -32,12 +35,23 @@ def header_html(model_name: str, languages: str) -> str:
     )
 
 
+async def opening_trace(models: ModelRegistry, shipped: ModelHandle) -> dict:
+    """The opening example's wire trace with the answers its first drawing asks for (`answers`, by the question's
+    key as the browser writes it): what beam search writes, for the line under the greedy output (beamline.js), so a
+    first visit sends no request."""
+    request = trace_request(translate_tab.OPENING_EXAMPLE)
+    wire = (await models.atraced(shipped, request, SERVER)).wire
+    asked = Ask.model_validate({"trace": request.model_dump(), "question": BEAM_QUESTION})
+    beam, _ = await models.aanswered(asked, SERVER)
+    return wire | {"answers": {json.dumps(BEAM_QUESTION, separators=(",", ":")): beam.model_dump(mode="json")}}
+
+
 def build_demo(shipped: ModelHandle, models: ModelRegistry | None = None) -> gr.Blocks:
     """The page. Gradio lays it out; every event of it runs in the browser, which asks the API (`/ae/api`) for what
     it shows: no event runs on the server, so the app has no Gradio session or state. The page carries the opening
     example's trace, asked in the model line as the server's own (before the server's event loop runs)."""
     models = models if models is not None else ModelRegistry(shipped)
-    opening = asyncio.run(models.atraced(shipped, trace_request(translate_tab.OPENING_EXAMPLE), SERVER)).wire
+    opening = asyncio.run(opening_trace(models, shipped))
     with gr.Blocks(title="Attention Explorer", analytics_enabled=False) as demo:
         served = models.listing()
         with gr.Row(elem_id="header"):

@@ -7,7 +7,7 @@ from typing import Literal
 
 import numpy as np
 
-from ...interpret.head_importance import HeadImportance, head_gradients, head_importance, spearman
+from ...interpret.head_importance import HeadImportance, head_gradients, head_importance, spearman, top_overlap
 from ...interpret.request import Kind
 from . import Answer, Question, register
 from .common import DIGITS, finite
@@ -30,6 +30,7 @@ class HeadsAnswer(Answer):
     translation: str
     estimate: dict[Kind, list[list[float | None]]] | None  # exact answers: the one-pass estimate, on the same scale
     rho: float | None  # exact answers: Spearman's rank correlation of the estimate with the exact drops
+    top3: int | None  # exact answers: how many of the exact top 3 heads the estimate's top 3 also names (0-3)
 
 
 @register(Heads, HeadsAnswer)
@@ -47,6 +48,7 @@ def heads(handle, trace, question: Heads) -> HeadsAnswer:
         translation=trace.outputs[-1],
         estimate=_drops(estimate) if exact else None,
         rho=finite(spearman(_flat(exact), _flat(estimate))) if exact else None,
+        top3=top_overlap(_flat(exact), _flat(estimate)) if exact else None,
     )
 
 

@@ -101,9 +101,11 @@ export function draw(div, a) {
 }
 
 // The panel, as panels.js registers it.
+export const QUESTION = { what: "beam_tree" }; // the panel's, and the greedy page's line (beamline.js)
+
 export const PANEL = {
   what: "beam_tree",
   button: ["Beam tree", "Beam search as a tree of hypotheses (asks the server)"],
-  question: () => ({ question: { what: "beam_tree" }, waiting: "Searching with every hypothesis recorded…" }),
+  question: () => ({ question: QUESTION, waiting: "Searching with every hypothesis recorded…" }),
   draw: draw,
 };

@@ -13,7 +13,7 @@ import { PANELS } from "./panels.js";
 import { Candidates } from "./topk.js";
 
 // The viewer's parts, in `viewer.root`: {toolbar, tools, decoding, status, message, notes, rows, sourceLabel,
-// sourceBox, targetBox, output, topk (the candidates), beams, area, place()}.
+// sourceBox, targetBox, output, beamLine (what beam search writes), topk (the candidates), beams, area, place()}.
 export function buildFrame(viewer) {
   const online = viewer.online, hooked = (name) => viewer.hooked(name);
   const f = { toolbar: new Toolbar(viewer), rows: selectorRows(), area: new ChartArea(() => viewer.refresh()) };
@@ -44,14 +44,15 @@ export function buildFrame(viewer) {
     const chip = event.target.closest(".ae-chip[data-index]"); // a companion made the chips answers
     if (chip) hooked("answer").some((c) => c.answer(Number(chip.dataset.index)));
   });
-  for (const name of ["targetBox", "output", "beams"]) f[name] = el("div", { targetBox: "ae-chips ae-target-chips", output: "ae-output", beams: "ae-beams" }[name]);
+  for (const name of ["targetBox", "output", "beamLine", "beams"]) f[name] = el("div", { targetBox: "ae-chips ae-target-chips", output: "ae-output", beamLine: "ae-beam-line", beams: "ae-beams" }[name]);
+  f.beamLine.hidden = true; // beamline.js: shown when beam search writes another translation
   f.topk = new Candidates(online);
   const left = el("div", "ae-left");
   // the companions' bars (the room's code, the lesson's sentences) head the left column, beside the chart they speak
   // of: the chart keeps its height
   left.append(...hooked("bar").map((c) => c.bar), f.notes, ...Object.values(f.rows),
     ...hooked("selectorRow").map((c) => c.selectorRow), tools, f.sourceLabel, f.sourceBox,
-    el("div", "ae-label", "Target so far"), f.targetBox, f.output, f.topk.element, f.beams);
+    el("div", "ae-label", "Target so far"), f.targetBox, f.output, f.beamLine, f.topk.element, f.beams);
   const body = el("div", "ae-body");
   body.append(left, f.area.element);
   const help = el("div", "ae-keys", "Keys: " + KEY_HELP + ". " + (online ? "Click a candidate bar to force it; click " +

@@ -17,9 +17,11 @@ const EXACT_CAPTION = "Exact: each tile is how much log-probability the translat
 const ESTIMATE_CAPTION = "Estimate: a gate multiplies each head's output (1: on, 0: off), and one forward and one " +
   "backward pass give the slope of log p along every gate at once. Switching a head off moves its gate from 1 to 0, " +
   "so the slope is the drop to first order (Michel, Levy and Neubig 2019). Where log p is not a straight line in the " +
-  "gate (heads that make up for each other, or matter only together) the estimate is off: press Exact to see where.";
+  "gate (heads that make up for each other, or matter only together) the estimate is off: press Exact to see where. " +
+  "It is their gate gradient, signed and for this sentence alone; their importance score is its absolute value " +
+  "averaged over a whole dataset, where a head this sentence is better without (a negative estimate) would count as important.";
 
-// Draw an answer ({method, drops: {kind: [[...]]}, log_prob, translation, estimate, rho}) into div; a click on a tile
+// Draw an answer ({method, drops: {kind: [[...]]}, log_prob, translation, estimate, rho, top3}) into div; a click on a tile
 // emits "ae-switch-off" {kind, layer, head}, the Exact button "ae-ask" {what: "heads", method: "exact"}.
 export function draw(div, a, state) {
   const roles = rolesFor(state && state.trace, () => rolesIn(state));
@@ -39,7 +41,7 @@ export function draw(div, a, state) {
     grids.appendChild(box);
   });
   const title = "Which heads matter for “" + a.translation + "” (log p = " + a.log_prob.toFixed(2) + ")" +
-    (a.method === "exact" ? " · estimate against exact: Spearman ρ = " + (a.rho === null ? "–" : a.rho.toFixed(2)) : " · estimated in one pass");
+    (a.method === "exact" ? " · estimate against exact: " + agreement(a) : " · estimated in one pass");
   const parts = [el("div", "ae-panel-title", title), grids];
   if (a.method === "estimate") {
     parts.push(button("Exact: switch each head off", "Ask for the exact drops (one pass per head, batched), shown beside this estimate",
@@ -47,6 +49,13 @@ export function draw(div, a, state) {
   }
   parts.push(el("div", "ae-caption", a.method === "exact" ? EXACT_CAPTION + " " + ESTIMATE_CAPTION : ESTIMATE_CAPTION));
   div.replaceChildren(...parts);
+}
+
+// How far the estimate agrees with the exact drops: the rank correlation over every head, and how many of the
+// three heads that matter most it names (the ones a lecture points at).
+export function agreement(a) {
+  const rho = "Spearman ρ = " + (a.rho === null ? "–" : a.rho.toFixed(2));
+  return a.top3 === null || a.top3 === undefined ? rho : rho + ", top 3 shared: " + a.top3 + " of 3";
 }
 
 function labelled(text, table) {

@@ -12,7 +12,9 @@ export const OPENING_STEP = 3;
 // or an action asked for, {sentence, view, own}, or null; `opts`: {keepView, link}), and the view of the link it opens
 // at (or null: then the pending place waits for its own trace).
 export function openingOf(trace, previous, pending, opts) {
-  const change = { trace: trace, answers: {}, panel: null, panelContent: null }; // Compare two asks again about it
+  // the answers a trace brings (the page's opening trace: what beam search writes) count as asked; Compare two asks
+  // again about it
+  const change = { trace: trace, answers: Object.assign({}, trace.wire.answers), panel: null, panelContent: null };
   const best = trace.model.best_head;
   if (!previous && best) Object.assign(change, { kind: best.kind, layer: best.layer, head: best.head });
   const request = trace.request;

@@ -3,10 +3,11 @@
 // (store.js): the view state, the trace on screen, Compare two's second trace and the answers to the questions asked
 // about it; every view is drawn from the store whenever it changes, with no server request. Views tell the viewer what
 // the person asked for with DOM events ("ae-cell", "ae-select", "ae-force", "ae-switch-off", "ae-follow",
-// "ae-compare", "ae-close-panel", "ae-ask"); it turns them into an action. A new trace goes to the server's plain
-// routes (api.js), a question through answers.js; on the exported offline page (`online` false) neither is offered.
-// Beside the views work its companions (companions.js: the room, the lesson, the quiz, the training time-lapse), each
-// reached only through its hooks and subscribed to the store; they change what is shown only through the actions below.
+// "ae-compare", "ae-close-panel", "ae-ask", "ae-beam-line"); it turns them into an action. A new trace goes to the
+// server's plain routes (api.js), a question through answers.js; on the exported offline page (`online` false)
+// neither is offered. Beside the views work its companions (companions.js: the room, the lesson, the quiz, the
+// training time-lapse), each reached only through its hooks and subscribed to the store; they change what is shown
+// only through the actions below.
 import { KINDS, Trace } from "./trace.js";
 import { openingOf, unusedOfLink } from "./opening.js";
 import { buildFrame } from "./frame.js";
@@ -25,6 +26,7 @@ import { Busy } from "./busy.js";
 import { COMPANIONS } from "./companions.js";
 import { drawNotes, drawSourceChips, drawStatus, drawTargetChips, drawBeams } from "./chips.js";
 import { VIEWS, viewOf } from "./views.js";
+import { BEAM_QUESTION, asksBeam, beamLine, drawBeamLine } from "./beamline.js";
 import * as page from "./page.js";
 import * as panels from "./panels.js";
 
@@ -88,6 +90,11 @@ export class Viewer {
     on("ae-force", (candidate) => this.force(candidate));
     on("ae-switch-off", (head) => this.switchOff(head.kind, head.layer, head.head));
     on("ae-follow", (path) => this.decodeWith({ strategy: "greedy", forced_ids: path.forced_ids, prefix: "" }));
+    on("ae-beam-line", (action) => { // the line under the output: step through beam search's translation, or back
+      const t = this.trace;
+      this.beamFollowed = action.beamSize ? { sentence: t.request.sentence, model: t.modelKey, ids: action.change.forced_ids, beamSize: action.beamSize } : null;
+      this.decodeWith(action.change);
+    });
     on("ae-compare", (b) => {
       const compare = { what: "compare", sentence: b.sentence.trim(), model: b.model };
       this.answers.again(compare);
@@ -192,6 +199,8 @@ export class Viewer {
     drawSourceChips(this.f.sourceBox, t, row);
     drawTargetChips(this.f.targetBox, t, s.step);
     this.f.output.textContent = "Output so far: " + (t.wire.outputs[s.step] || "—");
+    const beam = this.online && asksBeam(t) ? this.answers.get(BEAM_QUESTION) : null; // asked once per trace
+    drawBeamLine(this.f.beamLine, beamLine(t, beam, this.beamFollowed));
     drawBeams(this.f.beams, t);
     const drawn = [this.f.topk.draw(t, s.step)];
     const view = this.f.area.view(s.view);

@@ -316,7 +316,7 @@
   // opening.js
   var OPENING_STEP = 3;
   function openingOf(trace, previous, pending2, opts) {
-    const change = { trace, answers: {}, panel: null, panelContent: null };
+    const change = { trace, answers: Object.assign({}, trace.wire.answers), panel: null, panelContent: null };
     const best = trace.model.best_head;
     if (!previous && best) Object.assign(change, { kind: best.kind, layer: best.layer, head: best.head });
     const request = trace.request;
@@ -2738,10 +2738,11 @@
       el("div", "ae-caption", BEAM_CAPTION)
     );
   }
+  var QUESTION2 = { what: "beam_tree" };
   var PANEL2 = {
     what: "beam_tree",
     button: ["Beam tree", "Beam search as a tree of hypotheses (asks the server)"],
-    question: () => ({ question: { what: "beam_tree" }, waiting: "Searching with every hypothesis recorded…" }),
+    question: () => ({ question: QUESTION2, waiting: "Searching with every hypothesis recorded…" }),
     draw: draw9
   };
 
@@ -2821,7 +2822,7 @@
 
   // heads.js
   var EXACT_CAPTION = "Exact: each tile is how much log-probability the translation above loses when that one head is switched off (its output zeroed) and every other head stays on; one batched pass over all heads. It measures heads one at a time: two heads that can stand in for each other both look unimportant alone. A negative number means the translation became more likely without that head (it stays white). Click a tile to switch that head off in the viewer.";
-  var ESTIMATE_CAPTION = "Estimate: a gate multiplies each head's output (1: on, 0: off), and one forward and one backward pass give the slope of log p along every gate at once. Switching a head off moves its gate from 1 to 0, so the slope is the drop to first order (Michel, Levy and Neubig 2019). Where log p is not a straight line in the gate (heads that make up for each other, or matter only together) the estimate is off: press Exact to see where.";
+  var ESTIMATE_CAPTION = "Estimate: a gate multiplies each head's output (1: on, 0: off), and one forward and one backward pass give the slope of log p along every gate at once. Switching a head off moves its gate from 1 to 0, so the slope is the drop to first order (Michel, Levy and Neubig 2019). Where log p is not a straight line in the gate (heads that make up for each other, or matter only together) the estimate is off: press Exact to see where. It is their gate gradient, signed and for this sentence alone; their importance score is its absolute value averaged over a whole dataset, where a head this sentence is better without (a negative estimate) would count as important.";
   function draw11(div, a, state) {
     const roles = rolesFor(state && state.trace, () => rolesIn(state));
     const shown = a.estimate ? [a.estimate, a.drops] : [a.drops];
@@ -2841,7 +2842,7 @@
       box.appendChild(pair);
       grids.appendChild(box);
     });
-    const title2 = "Which heads matter for “" + a.translation + "” (log p = " + a.log_prob.toFixed(2) + ")" + (a.method === "exact" ? " · estimate against exact: Spearman ρ = " + (a.rho === null ? "–" : a.rho.toFixed(2)) : " · estimated in one pass");
+    const title2 = "Which heads matter for “" + a.translation + "” (log p = " + a.log_prob.toFixed(2) + ")" + (a.method === "exact" ? " · estimate against exact: " + agreement(a) : " · estimated in one pass");
     const parts4 = [el("div", "ae-panel-title", title2), grids];
     if (a.method === "estimate") {
       parts4.push(button(
@@ -2853,6 +2854,10 @@
     }
     parts4.push(el("div", "ae-caption", a.method === "exact" ? EXACT_CAPTION + " " + ESTIMATE_CAPTION : ESTIMATE_CAPTION));
     div.replaceChildren(...parts4);
+  }
+  function agreement(a) {
+    const rho = "Spearman ρ = " + (a.rho === null ? "–" : a.rho.toFixed(2));
+    return a.top3 === null || a.top3 === void 0 ? rho : rho + ", top 3 shared: " + a.top3 + " of 3";
   }
   function labelled(text, table) {
     const box = el("div", "ae-heads-one");
@@ -3210,7 +3215,8 @@
       const chip2 = event.target.closest(".ae-chip[data-index]");
       if (chip2) hooked("answer").some((c) => c.answer(Number(chip2.dataset.index)));
     });
-    for (const name of ["targetBox", "output", "beams"]) f[name] = el("div", { targetBox: "ae-chips ae-target-chips", output: "ae-output", beams: "ae-beams" }[name]);
+    for (const name of ["targetBox", "output", "beamLine", "beams"]) f[name] = el("div", { targetBox: "ae-chips ae-target-chips", output: "ae-output", beamLine: "ae-beam-line", beams: "ae-beams" }[name]);
+    f.beamLine.hidden = true;
     f.topk = new Candidates(online);
     const left = el("div", "ae-left");
     left.append(
@@ -3224,6 +3230,7 @@
       el("div", "ae-label", "Target so far"),
       f.targetBox,
       f.output,
+      f.beamLine,
       f.topk.element,
       f.beams
     );
@@ -4287,6 +4294,43 @@
     box.replaceChildren(el("div", "ae-label", "Beams (the best one is stepped through)"), table);
   }
 
+  // beamline.js
+  var BEAM_QUESTION = QUESTION2;
+  function asksBeam(trace) {
+    const r = trace.request;
+    return r.strategy === "greedy" && !(r.forced_ids && r.forced_ids.length) && !r.prefix;
+  }
+  function beamLine(trace, answer2, followed) {
+    const r = trace.request;
+    if (followed && followed.sentence === r.sentence && followed.model === trace.modelKey && sameIds(followed.ids, r.forced_ids || [])) {
+      return {
+        text: "Stepping through what beam search (" + followed.beamSize + ") writes, its tokens forced: at each step the candidates show where greedy decoding would have gone instead.",
+        action: { label: "Back to greedy", title: "Decode this sentence greedily again", change: { forced_ids: [], prefix: "" } }
+      };
+    }
+    if (!asksBeam(trace) || !answer2 || answer2.error || !answer2.nodes) return null;
+    const greedy = trace.wire.outputs[trace.wire.outputs.length - 1];
+    if (answer2.translation === greedy) return null;
+    return {
+      text: "Beam search (" + answer2.beam_size + ") writes: “" + answer2.translation + "”",
+      action: {
+        label: "Step through it",
+        title: "Step through beam search's translation: its tokens forced, one at a time",
+        change: { strategy: "greedy", forced_ids: beamPath(answer2.nodes, answer2.winner), prefix: "" },
+        beamSize: answer2.beam_size
+      }
+    };
+  }
+  function sameIds(a, b) {
+    return a.length === b.length && a.every((x, i) => x === b[i]);
+  }
+  function drawBeamLine(box, line) {
+    box.hidden = !line;
+    if (!line) return box.replaceChildren();
+    const act = button(line.action.label, line.action.title, () => emit(box, "ae-beam-line", line.action), "ae-beam-step");
+    box.replaceChildren(el("span", "ae-beam-text", line.text), act);
+  }
+
   // viewer.js
   function decodingName(request) {
     const how = { beam: "beam search (" + request.beam_size + ")", sample: "sampling (T " + request.temperature + ")" }[request.strategy] || "greedy";
@@ -4358,6 +4402,11 @@
       on("ae-force", (candidate) => this.force(candidate));
       on("ae-switch-off", (head) => this.switchOff(head.kind, head.layer, head.head));
       on("ae-follow", (path) => this.decodeWith({ strategy: "greedy", forced_ids: path.forced_ids, prefix: "" }));
+      on("ae-beam-line", (action) => {
+        const t = this.trace;
+        this.beamFollowed = action.beamSize ? { sentence: t.request.sentence, model: t.modelKey, ids: action.change.forced_ids, beamSize: action.beamSize } : null;
+        this.decodeWith(action.change);
+      });
       on("ae-compare", (b) => {
         const compare = { what: "compare", sentence: b.sentence.trim(), model: b.model };
         this.answers.again(compare);
@@ -4455,6 +4504,8 @@
       drawSourceChips(this.f.sourceBox, t, row);
       drawTargetChips(this.f.targetBox, t, s.step);
       this.f.output.textContent = "Output so far: " + (t.wire.outputs[s.step] || "—");
+      const beam = this.online && asksBeam(t) ? this.answers.get(BEAM_QUESTION) : null;
+      drawBeamLine(this.f.beamLine, beamLine(t, beam, this.beamFollowed));
       drawBeams(this.f.beams, t);
       const drawn = [this.f.topk.draw(t, s.step)];
       const view = this.f.area.view(s.view);
