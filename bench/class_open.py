@@ -6,17 +6,18 @@ For each design (this checkout, and with `--old-ref` the one at a git revision, 
 worktree and served the same way):
 1. Record: Chromium (playwright, Debian's /usr/bin/chromium) opens the page once and waits until the heatmap
    is drawn; every request it made is kept (method, path, body), except Gradio's heartbeat (a long poll that
-   carries nothing). Then it types a sentence and presses Enter, clicks a heatmap cell (explain it) and
-   presses "Heads that matter", and keeps the requests each action made: that is what a student does next.
+   carries nothing). Then it types a sentence and presses Enter, clicks a heatmap cell (explain it),
+   presses "Heads that matter" and steps to the end of the translation (End: where the page asks what beam search
+   writes, since issue 68), and keeps the requests each action made: that is what a student does next.
 2. Replay: N students start together. Each opens the page as a browser does: the page on one connection,
    then every other request over up to 6 keep-alive connections; a queued Gradio event (POST queue/join
    and its event stream) counts as done when its `process_completed` arrives. "First view" is the time
    until all of it is done. Then each asks for its trace (half the opening example, half a sentence of its
-   own, numbered across the run's classes so that none is in the server's cache already) and the two questions,
-   with its own session id and sentence put in the recorded requests.
+   own, numbered across the run's classes so that none is in the server's cache already), the two questions and
+   the step to the end, with its own session id and sentence put in the recorded requests.
    The load generator is raw asyncio keep-alive HTTP/1.1 (it shares the 2 cores with the server: httpx
    cost more CPU than the server it measured); its own CPU is reported.
-Reports, per design and class size: first view p50/p95/max, own trace p50/p95, question p95, errors,
+Reports, per design and class size: first view p50/p95/max, own trace p50/p95, question p95, to the end p95, errors,
 server CPU per student (from /proc), bytes on the wire per student (headers and compressed bodies as
 received), requests per first visit. Talks to 127.0.0.1 only, bounded in count and time; every server is
 stopped by its PID and the worktree removed.
@@ -66,7 +67,7 @@ def record(url: str) -> dict:
     """The requests of a first visit and of the three actions, as Chromium made them."""
     from playwright.sync_api import sync_playwright
 
-    phases: dict[str, list] = {"visit": [], "trace": [], "explain": [], "heads": []}
+    phases: dict[str, list] = {"visit": [], "trace": [], "explain": [], "heads": [], "end": []}
     current = ["visit"]
     with sync_playwright() as p:
         browser = p.chromium.launch(
@@ -102,6 +103,10 @@ def record(url: str) -> dict:
         with page.expect_response(lambda r: "/ae/api/ask/heads" in r.url, timeout=120_000):
             page.get_by_role("button", name="Heads that matter").click()
         page.wait_for_timeout(300)
+        current[0] = "end"
+        page.keyboard.press("End")  # the last step: the page asks what beam search writes (a design that does)
+        page.wait_for_function("() => window.aeViewer.state.step === window.aeViewer.trace.T")
+        page.wait_for_timeout(1000)
         browser.close()
     return phases
 
@@ -244,7 +249,7 @@ async def student(
         out["first_view"] = time.perf_counter() - t0
         visit_bytes = stats["bytes"]
         await visited.wait()  # the class has opened the page: the server's CPU for first visits is read here
-        for name in ("trace", "explain", "heads"):
+        for name in ("trace", "explain", "heads", "end"):
             t = time.perf_counter()
             await run_requests(mine[name], conns[:2], stats)
             out[name] = time.perf_counter() - t
@@ -301,7 +306,7 @@ async def one_class(n: int, port: int, phases: dict, session_of: str | None, pid
         return_exceptions=True,
     )
     own1 = resource.getrusage(resource.RUSAGE_SELF)
-    done = [r for r in results if isinstance(r, dict) and "heads" in r]
+    done = [r for r in results if isinstance(r, dict) and "end" in r]
     errors = sum(r["errors"] for r in done) + (n - len(done))
     first = [r["first_view"] for r in done]
     return {
@@ -312,6 +317,7 @@ async def one_class(n: int, port: int, phases: dict, session_of: str | None, pid
         "trace_p50_s": round(pct([r["trace"] for r in done], 50), 3),
         "trace_p95_s": round(pct([r["trace"] for r in done], 95), 3),
         "questions_p95_s": round(pct([r["explain"] for r in done] + [r["heads"] for r in done], 95), 3),
+        "end_p95_s": round(pct([r["end"] for r in done], 95), 3),
         "errors": errors,
         "server_cpu_per_first_visit_ms": round(((visited.cpu or cpu_seconds(pid)) - cpu0) / n * 1000, 1),
         "server_cpu_per_student_ms": round((cpu_seconds(pid) - cpu0) / n * 1000, 1),
@@ -344,7 +350,7 @@ def measure(design: str, cwd: Path, checkpoint: str, sizes: list[int], env: dict
         print(
             f"{design}: ready in {ready_s:.1f} s; a first visit is {len(visit)} requests "
             f"({sum('/queue/join' in x['path'] for x in visit)} queued events); trace {len(phases['trace'])}, "
-            f"explain {len(phases['explain'])}, heads {len(phases['heads'])} requests",
+            f"explain {len(phases['explain'])}, heads {len(phases['heads'])}, end {len(phases['end'])} requests",
             flush=True,
         )
         asyncio.run(one_class(1, port, phases, session, proc.pid))  # warm: compression, first renders
@@ -375,6 +381,7 @@ def table(rows: list[dict]) -> str:
         ("trace_p50_s", "own trace p50 s"),
         ("trace_p95_s", "p95 s"),
         ("questions_p95_s", "questions p95 s"),
+        ("end_p95_s", "to the end p95 s"),
         ("errors", "errors"),
         ("server_cpu_per_first_visit_ms", "server CPU / first visit ms"),
         ("server_cpu_per_student_ms", "server CPU / student ms"),

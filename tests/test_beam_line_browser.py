@@ -1,6 +1,7 @@
 """The greedy page's line on beam search, in headless Chromium on the shipped lecture model: where beam search (4)
-writes another translation than the greedy step-through, one line says which, in beam_search's own words; one click
-steps through it (its tokens forced) and one goes back; the opening example brings its answer with the page."""
+writes another translation than the greedy step-through, one line says which, in beam_search's own words, once the
+step-through reaches the end; one click steps through it (its tokens forced) and one goes back; the opening example
+brings its answer with the page."""
 
 from __future__ import annotations
 
@@ -51,6 +52,9 @@ def test_a_different_beam_translation_is_one_line_and_one_click_steps_through_it
     try:
         page.locator("#presentation input").check()
         line = page.locator(".ae-beam-line")
+        settle(page)
+        assert line.is_hidden()  # asked when the step-through reaches the end of the translation
+        page.keyboard.press("End")
         expect(line).to_have_text(re.compile(re.escape(f"Beam search (4) writes: “{beam}”")), timeout=30_000)
         assert line.is_visible() and line.bounding_box()["y"] + line.bounding_box()["height"] <= PROJECTOR["height"]
         shot(page, "beam-line-presentation")
@@ -62,9 +66,12 @@ def test_a_different_beam_translation_is_one_line_and_one_click_steps_through_it
         forced = [int(v) for v in page.evaluate("() => new URLSearchParams(location.search).getAll('forced_ids')")]
         assert forced[: len(beam_ids)] == beam_ids
         line.get_by_role("button", name="Back to greedy").click()
-        expect(line).to_have_text(re.compile(re.escape(f"Beam search (4) writes: “{beam}”")), timeout=30_000)
+        page.wait_for_function("() => !new URLSearchParams(location.search).has('forced_ids')")
         page.keyboard.press("End")
         expect(page.locator(".ae-output")).to_have_text(f"Output so far: {greedy}")
+        expect(line).to_have_text(re.compile(re.escape(f"Beam search (4) writes: “{beam}”")), timeout=30_000)
+        page.keyboard.press("Home")  # once known, it stays while the class steps back through greedy's choices
+        expect(line).to_contain_text("Beam search (4) writes")
     finally:
         page.context.close()
 

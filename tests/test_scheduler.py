@@ -86,7 +86,9 @@ class Line:
         return self.tasks[key]
 
     async def answers(self) -> dict:
+        """Every answer asked, once each batch that made them has freed its slot too."""
         done = await asyncio.wait_for(asyncio.gather(*self.tasks.values(), return_exceptions=True), WAIT_S)
+        await asyncio.wait_for(self.scheduler.idle(), WAIT_S)
         return dict(zip(self.tasks, done))
 
 

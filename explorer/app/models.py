@@ -265,8 +265,9 @@ class ModelRegistry:
             return (questions.answer(handle, trace, q) for trace, q in jobs)
 
         job = (None if entry.per_model else (await self.atraced(handle, asked.trace, caller)).trace, asked.question)
-        # after the traces waiting for a model slot: a student sees their own sentence before anyone's answer
+        # after the traces waiting for a model slot: a student sees their own sentence before anyone's answer (and
+        # what the page asks by itself after what people asked: the entry's priority)
         group = ("answer", handle.fingerprint)
         return await self.scheduler.aentry(
-            key, job, run_batch, caller, group=group, priority=1, encode=questions.encoded
+            key, job, run_batch, caller, group=group, priority=entry.priority, encode=questions.encoded
         )

@@ -158,6 +158,12 @@ class Scheduler:
         """Slots held now, by address."""
         return dict(self._held)
 
+    async def idle(self) -> None:
+        """Return once no batch runs. A batch hands its values back as it makes them, so a caller can hold its answer
+        before the batch's slot is free again."""
+        while self._batches:
+            await asyncio.gather(*self._batches, return_exceptions=True)
+
     # ----- the line (event loop) ---------------------------------------------------------------------------
     def _join(self, key, work, run_batch, who, group, encode, priority, future) -> None:
         now = self.clock()

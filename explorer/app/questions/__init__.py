@@ -40,25 +40,30 @@ class Entry:
     """One registered question: its request, its answer and its computation, `compute(handle, trace, question)`;
     with `asks_models`, `compute(models, asked, caller)` is a coroutine that asks the model registry itself (a second
     trace); with `per_model`, the answer is the model's whatever the trace (`compute(handle, None, question)`): it is
-    computed and kept once per model, and its asker's sentence is never decoded for it."""
+    computed and kept once per model, and its asker's sentence is never decoded for it. `priority`: its place in the
+    model line (`scheduler.Scheduler`): 1 after the traces waiting, 2 after the questions people asked too (what the
+    page asks by itself)."""
 
     question: type[Question]
     answer: type[Answer]
     compute: Callable
     asks_models: bool = False
     per_model: bool = False
+    priority: int = 1
 
 
 REGISTRY: dict[str, Entry] = {}
 
 
-def register(question: type[Question], answer: type[Answer], asks_models: bool = False, per_model: bool = False):
+def register(
+    question: type[Question], answer: type[Answer], asks_models: bool = False, per_model: bool = False, priority: int = 1
+):
     """Register the decorated computation as the answer to `question` (a decorator)."""
 
     def decorate(compute: Callable) -> Callable:
         what = question.model_fields["what"].default
         assert what not in REGISTRY and answer.model_fields["what"].annotation.__args__ == (what,), what
-        REGISTRY[what] = Entry(question, answer, compute, asks_models, per_model)
+        REGISTRY[what] = Entry(question, answer, compute, asks_models, per_model, priority)
         return compute
 
     return decorate

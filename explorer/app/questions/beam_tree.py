@@ -37,7 +37,7 @@ class BeamTreeAnswer(Answer):
     nodes: list[BeamNode]
 
 
-@register(BeamTree, BeamTreeAnswer)
+@register(BeamTree, BeamTreeAnswer, priority=2)  # the page asks it by itself (the line under the greedy output)
 def beam_tree(handle, trace, question: BeamTree) -> BeamTreeAnswer:
     """The request's beam size and length penalty (the defaults where the request is not a beam search)."""
     request, nodes = trace.request, []

@@ -2,7 +2,9 @@
 // greedy (the argmax at each step is what a lesson explains); where beam search (the request's beam size, 4 by
 // default) ends on another translation, the line says which, and one click steps through it: its tokens forced, so
 // the candidates at each step show where greedy would have gone instead. It is the beam tree's own question
-// (beamtree.js, explorer/app/questions/beam_tree.py), asked once per trace, so opening the tree after it costs nothing.
+// (beamtree.js, explorer/app/questions/beam_tree.py), asked once per trace when the step-through reaches the end of
+// the translation (a beam search costs about what a trace does: a class that types its own sentences pays it only
+// as far as it steps), so opening the tree after it costs nothing.
 import { QUESTION, beamPath } from "./beamtree.js";
 import { button, el, emit } from "./dom.js";
 

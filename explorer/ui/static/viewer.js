@@ -14,7 +14,7 @@ import { buildFrame } from "./frame.js";
 import { clampToTrace, createStore } from "./store.js";
 import { DEFAULT_MODEL, isShipped } from "./settings.js";
 import { api } from "./api.js";
-import { Answers } from "./answers.js";
+import { Answers, keyOf } from "./answers.js";
 import { traceRequest } from "./request.js";
 import { readLink } from "./link.js";
 import { presenting } from "./dom.js";
@@ -199,8 +199,7 @@ export class Viewer {
     drawSourceChips(this.f.sourceBox, t, row);
     drawTargetChips(this.f.targetBox, t, s.step);
     this.f.output.textContent = "Output so far: " + (t.wire.outputs[s.step] || "—");
-    const beam = this.online && asksBeam(t) ? this.answers.get(BEAM_QUESTION) : null; // asked once per trace
-    drawBeamLine(this.f.beamLine, beamLine(t, beam, this.beamFollowed));
+    drawBeamLine(this.f.beamLine, beamLine(t, this.beamAnswer(t, s), this.beamFollowed));
     drawBeams(this.f.beams, t);
     const drawn = [this.f.topk.draw(t, s.step)];
     const view = this.f.area.view(s.view);
@@ -210,6 +209,13 @@ export class Viewer {
     const cell = s.panelContent && s.panelContent.cell;
     if (s.panel && cell && view.focus) view.focus(cell); // the explained cell stays in view
     return this.busy.during(Promise.all(drawn));
+  }
+
+  // What beam search writes for the greedy trace on screen (beamline.js): asked once the step-through reaches the end
+  // of the translation (the page's opening trace brings it), then shown at every step; null while it is not there.
+  beamAnswer(t, s) {
+    if (!this.online || !asksBeam(t)) return null;
+    return s.step === t.T ? this.answers.get(BEAM_QUESTION) : s.answers[keyOf(BEAM_QUESTION)] || null;
   }
 
   // Compare two's second trace ({trace, error}; none before its question is asked), made once per answer.

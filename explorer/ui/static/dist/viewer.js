@@ -4504,8 +4504,7 @@
       drawSourceChips(this.f.sourceBox, t, row);
       drawTargetChips(this.f.targetBox, t, s.step);
       this.f.output.textContent = "Output so far: " + (t.wire.outputs[s.step] || "—");
-      const beam = this.online && asksBeam(t) ? this.answers.get(BEAM_QUESTION) : null;
-      drawBeamLine(this.f.beamLine, beamLine(t, beam, this.beamFollowed));
+      drawBeamLine(this.f.beamLine, beamLine(t, this.beamAnswer(t, s), this.beamFollowed));
       drawBeams(this.f.beams, t);
       const drawn = [this.f.topk.draw(t, s.step)];
       const view = this.f.area.view(s.view);
@@ -4515,6 +4514,12 @@
       const cell2 = s.panelContent && s.panelContent.cell;
       if (s.panel && cell2 && view.focus) view.focus(cell2);
       return this.busy.during(Promise.all(drawn));
+    }
+    // What beam search writes for the greedy trace on screen (beamline.js): asked once the step-through reaches the end
+    // of the translation (the page's opening trace brings it), then shown at every step; null while it is not there.
+    beamAnswer(t, s) {
+      if (!this.online || !asksBeam(t)) return null;
+      return s.step === t.T ? this.answers.get(BEAM_QUESTION) : s.answers[keyOf(BEAM_QUESTION)] || null;
     }
     // Compare two's second trace ({trace, error}; none before its question is asked), made once per answer.
     second() {
