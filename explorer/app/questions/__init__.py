@@ -56,7 +56,11 @@ REGISTRY: dict[str, Entry] = {}
 
 
 def register(
-    question: type[Question], answer: type[Answer], asks_models: bool = False, per_model: bool = False, priority: int = 1
+    question: type[Question],
+    answer: type[Answer],
+    asks_models: bool = False,
+    per_model: bool = False,
+    priority: int = 1,
 ):
     """Register the decorated computation as the answer to `question` (a decorator)."""
 
