@@ -18,9 +18,9 @@ docstring (docstrings are counted apart). The scheduler is the model line's modu
 
 from __future__ import annotations
 
+import argparse
 import ast
 import subprocess
-import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -108,7 +108,9 @@ def measure(ref: str) -> dict:
 
 
 def main() -> int:
-    refs = sys.argv[1:] or ["6e5cbf4", "HEAD"]
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("refs", nargs="*", default=["6e5cbf4", "HEAD"], help="git revisions, side by side")
+    refs = parser.parse_args().refs
     measured = {ref: measure(ref) for ref in refs}
     print("| | " + " | ".join(refs) + " |\n|---|" + "---|" * len(refs))
     for row in measured[refs[0]]:

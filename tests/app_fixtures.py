@@ -44,14 +44,15 @@ EXTRA_TOKENIZER_TEXT = [
 READY = {}  # filled by app_server: {"seconds": ..., "url": ..., "log": ...}; printed in the terminal summary
 
 
-def build_tiny_checkpoint(directory: Path) -> Path:
-    """Tokenizer (vocab 400) on the mini corpus, a 2+2-layer d_model 32 Transformer with random weights."""
+def build_tiny_checkpoint(directory: Path, n_heads: int = 4) -> Path:
+    """Tokenizer (vocab 400) on the mini corpus, a 2+2-layer d_model 32 Transformer with random weights (4 heads, or
+    `n_heads`: the next models have 8)."""
     pairs = clean(read_tsv(MINI_CORPUS))
     tokenizer = Tokenizer.train([s for pair in pairs for s in pair] + EXTRA_TOKENIZER_TEXT, vocab_size=400)
     config = ModelConfig(
         vocab_size=tokenizer.vocab_size,
         d_model=32,
-        n_heads=4,
+        n_heads=n_heads,
         n_encoder_layers=2,
         n_decoder_layers=2,
         d_ff=64,

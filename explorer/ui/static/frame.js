@@ -11,9 +11,11 @@ import { ChartArea } from "./layout.js";
 import * as page from "./page.js";
 import { PANELS } from "./panels.js";
 import { Candidates } from "./topk.js";
+import { SentenceField } from "./sentencefield.js";
 
 // The viewer's parts, in `viewer.root`: {toolbar, tools, decoding, status, message, notes, rows, sourceLabel,
-// sourceBox, targetBox, output, beamLine (what beam search writes), topk (the candidates), beams, area, place()}.
+// sourceBox, targetBox, output, beamLine (what beam search writes), topk (the candidates), beams, area, sentence (the
+// field "/" opens, online only), place()}.
 export function buildFrame(viewer) {
   const online = viewer.online, hooked = (name) => viewer.hooked(name);
   const f = { toolbar: new Toolbar(viewer), rows: selectorRows(), area: new ChartArea(() => viewer.refresh()) };
@@ -24,6 +26,10 @@ export function buildFrame(viewer) {
     f.decoding = button("Decoding: greedy ▾", "Beam search, sampling and a what-if prefix: open the decoding options", () => page.openOptions());
     f.decoding.classList.add("ae-decoding");
     tools.append(f.decoding);
+  }
+  if (online) { // the next sentence without scrolling to the page's box (key /)
+    f.sentence = new SentenceField(viewer);
+    tools.append(button("✎ Sentence", "Type the next sentence here, without leaving the viewer (key /)", () => f.sentence.open()));
   }
   const html = button("⬇ HTML", "Download this sentence as one HTML file that works offline", () => exportHtml(viewer));
   html.classList.add("ae-desk-only"); // a download for the desk, not the projector's top bar
@@ -60,11 +66,11 @@ export function buildFrame(viewer) {
     "Click a tile of All heads to select it. This page works offline: forcing a candidate and the questions that " +
     "compute from the model need the app."));
   const frame = el("div", "ae-viewer");
-  frame.append(f.toolbar.element, f.message, f.status, ...hooked("banner").map((c) => c.banner), body, help);
+  frame.append(f.toolbar.element, ...(f.sentence ? [f.sentence.element] : []), f.message, f.status, ...hooked("banner").map((c) => c.banner), body, help);
   viewer.root.replaceChildren(frame);
   // Presentation mode: the tools join the top bar (under the step controls), so the lecturer reaches Lesson, Present
   // to class, PNG and the questions without scrolling; otherwise they sit among the selectors, before the source.
-  f.place = () => (presenting() ? f.toolbar.element.after(tools) : left.insertBefore(tools, f.sourceLabel));
+  f.place = () => (presenting() ? (f.sentence ? f.sentence.element : f.toolbar.element).after(tools) : left.insertBefore(tools, f.sourceLabel));
   f.place();
   return f;
 }

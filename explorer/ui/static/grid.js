@@ -108,9 +108,10 @@ export class Grid {
       return Promise.resolve();
     }
     let L = layout(spec, boxW, boxH);
-    if (L.width > boxW) L = layout(spec, boxW, boxH - SCROLLBAR); // a horizontal scroll bar takes its height
-    if (L.height > boxH) L = layout(spec, boxW - SCROLLBAR, L.width > boxW ? boxH - SCROLLBAR : boxH);
-    const sheetW = Math.max(L.width, 300), sheetH = Math.ceil(L.top + spec.rows.length * L.ch + 2);
+    const cols = L.cols; // the arrangement chosen for the whole box; the scroll bars only make it a little smaller
+    if (L.width > boxW) L = arranged(spec, boxW, boxH - SCROLLBAR, cols); // a horizontal scroll bar takes its height
+    if (L.height > boxH) L = arranged(spec, boxW - SCROLLBAR, L.width > boxW ? boxH - SCROLLBAR : boxH, cols);
+    const sheetW = Math.max(L.width, 300), sheetH = L.sheetH;
     const scrollH = Math.min(sheetH + (L.width > boxW ? SCROLLBAR : 0), boxH - L.bottom);
     g.scroll.style.height = scrollH + "px";
     g.strip.style.height = L.bottom + "px";
@@ -119,10 +120,10 @@ export class Grid {
     g.columns.style.height = L.bottom + "px";
     const ctx = sizeCanvas(g.canvas, sheetW, sheetH);
     paintCells(ctx, spec, L, sheetW, sheetH);
-    const [rowSpans, columnSpans, nameSpans] = labelSpans(spec, L, sheetW);
+    const [rowSpans, columnSpans, nameSpans, bandSpans] = labelSpans(spec, L, sheetW);
     g.columns.replaceChildren(...columnSpans);
     g.names.replaceChildren(...nameSpans);
-    g.labels.replaceChildren(); // the empty grid's message, if it said one
+    g.labels.replaceChildren(...bandSpans); // the names of the second and later rows of panels (or nothing)
     g.pin.replaceChildren(...rowSpans);
     g.pin.style.width = L.left + "px";
     g.pin.style.height = sheetH + "px";
@@ -133,7 +134,8 @@ export class Grid {
     g.yTitle.textContent = fitted(spec.rowTitles.concat([""]), seenH, font);
     g.scales.replaceChildren(...(spec.hideScales ? [] : scaleBlocks(spec, font, L.top, seenH)));
     g.geom = {
-      panels: spec.panels.map((p, k) => Object.assign({ x0: L.x0[k] }, p)), top: L.top, left: L.left, cw: L.cw, ch: L.ch,
+      panels: spec.panels.map((p, k) => Object.assign({ x0: L.x0[k], y0: L.y0[k] }, p)), top: L.top, left: L.left, cw: L.cw, ch: L.ch,
+      cols: L.cols, rows: L.rows, band: L.band,
       queries: spec.rows, keys: spec.columns, width: sheetW, height: namesH + sheetH + L.bottom, bottom: L.bottom, namesH: namesH,
       labels: { font: L.size, rotated: L.rotate },
     };
@@ -160,8 +162,9 @@ export class Grid {
     if (!geom) return null;
     const box = canvas.getBoundingClientRect();
     const x = event.clientX - box.left, y = event.clientY - box.top;
-    const i = Math.floor((y - geom.top) / geom.ch);
-    const panel = geom.panels.find((p) => x >= p.x0 && x < p.x0 + geom.keys.length * geom.cw);
+    const panel = geom.panels.find((p) => x >= p.x0 && x < p.x0 + geom.keys.length * geom.cw &&
+      y >= p.y0 && y < p.y0 + geom.queries.length * geom.ch);
+    const i = panel ? Math.floor((y - panel.y0) / geom.ch) : -1;
     const j = panel ? Math.floor((x - panel.x0) / geom.cw) : -1;
     if (!panel || i < 0 || i >= geom.queries.length || j < 0 || j >= geom.keys.length) return null;
     return { row: i, column: j, head: panel.head, weight: panel.z[i][j], x: x, y: y, panel: panel };
@@ -206,17 +209,19 @@ export class Grid {
       ctx.fillText(text, 6, (n + 0.5) * (font + 8) + 4);
     });
     if (!geom) return out;
-    const gridW = geom.panels.length * geom.cw * geom.keys.length + GAP * (geom.panels.length - 1), gridH = geom.queries.length * geom.ch;
+    const gridW = geom.cols * geom.cw * geom.keys.length + GAP * (geom.cols - 1);
+    const gridH = geom.rows * geom.queries.length * geom.ch + geom.band * (geom.rows - 1);
     ctx.fillStyle = "white";
     ctx.save();
     ctx.translate(axisW, headH);
     paintLabels(ctx, g.names, g.names);
     ctx.translate(0, geom.namesH);
-    const L = { top: geom.top, cw: geom.cw, ch: geom.ch, panelW: geom.cw * geom.keys.length, x0: geom.panels.map((p) => p.x0) };
+    const L = { cw: geom.cw, ch: geom.ch, panelW: geom.cw * geom.keys.length, x0: geom.panels.map((p) => p.x0), y0: geom.panels.map((p) => p.y0) };
     paintCells(ctx, spec, L, geom.width, geom.height);
     const pinned = g.pin.style.transform;
     g.pin.style.transform = ""; // the row labels where they belong on the whole sheet
     paintLabels(ctx, g.pin, g.sheet);
+    paintLabels(ctx, g.labels, g.sheet); // the names between rows of panels
     g.pin.style.transform = pinned;
     ctx.translate(0, geom.height - geom.namesH - geom.bottom);
     paintLabels(ctx, g.columns, g.columns);
@@ -244,18 +249,45 @@ function measurer() {
 }
 
 // Where everything goes: label font, cell sizes, margins and the sheet's size (larger than the box: it scrolls).
+// Several panels (every head of a layer) go side by side when they fit, else in rows of panels (2 x 2 for four
+// heads, 4 x 2 or 2 x 4 for eight), whichever fits the box with the largest cells; only when none fits does the
+// sheet grow and scroll, in the arrangement that overflows least.
 function layout(spec, boxW, boxH) {
+  const P = spec.panels.length;
+  let best = null;
+  for (let rows = 1; rows <= P; rows++) {
+    const cols = Math.ceil(P / rows); // as few panels in a row as this many rows allow: the widest panels
+    if (rows > 1 && cols === Math.ceil(P / (rows - 1))) continue; // no fewer than with a row less
+    const L = arranged(spec, boxW, boxH, cols);
+    const over = Math.max(1, L.width / boxW) * Math.max(1, L.height / boxH); // 1: it fits the box
+    const score = [-over, L.size, -L.rows]; // fits, then the largest labels, then the fewest rows of panels
+    if (!best || better(score, best.score)) best = { L: L, score: score };
+  }
+  return best.L;
+}
+
+// Whether score `a` beats `b`: the first entry where they differ is larger in `a`.
+function better(a, b) {
+  const k = a.findIndex((v, i) => v !== b[i]);
+  return k >= 0 && a[k] > b[k];
+}
+
+// The layout with `cols` panels in a row: rows of panels repeat the row labels at the left and the panels' names
+// above each panel (the first row's in the strip above the sheet, the others' in a band between the rows); the
+// column labels sit once, below the sheet, under each column of panels.
+function arranged(spec, boxW, boxH, cols) {
   const widest = measurer();
   const font = spec.font, P = spec.panels.length, n = spec.rows.length, m = spec.columns.length;
+  const R = Math.ceil(P / cols), band = R > 1 ? GAP + font + 8 : 0; // between two rows of panels: their names
   const top = 4;
   const floor = labelFloor(font);
   let size = font, rotate = false, bottom = 0, left = 0, cw = 0, ch = 0;
   for (let pass = 0; pass < 3; pass++) {
     left = 4 + widest(spec.rows, size, "600") + 8; // the row labels (the current one is bold)
-    cw = (boxW - left - 8 - GAP * (P - 1)) / P / m;
+    cw = (boxW - left - 8 - GAP * (cols - 1)) / cols / m;
     rotate = P > 1 || m > 8 || widest(spec.columns, size) + 6 > cw;
     bottom = (rotate ? widest(spec.columns, size) * SIN + size : size + 6) + 8;
-    ch = (boxH - top - bottom) / n;
+    ch = (boxH - top - bottom - band * (R - 1)) / (n * R);
     const fits = Math.floor(Math.min(font, ch - 2, rotate ? cw * SIN - 2 : font));
     const next = Math.max(floor, fits);
     if (next === size) break;
@@ -267,11 +299,14 @@ function layout(spec, boxW, boxH) {
   const nameW = (texts) => (widest(texts, font, "600") + 8) / m;
   if (P > 1 && nameW(names) > cw && spec.panels.every((p) => p.short)) names = spec.panels.map((p) => p.short);
   if (P > 1) cw = Math.max(cw, nameW(names));
-  const panelW = cw * m;
+  const panelW = cw * m, pitch = n * ch + band; // from one row of panels to the next
+  const sheetH = Math.ceil(top + R * n * ch + band * (R - 1) + 2);
   return {
     names: names, size: size, rotate: rotate, top: top, left: left, bottom: bottom, cw: cw, ch: ch, panelW: panelW,
-    width: Math.ceil(left + P * panelW + GAP * (P - 1) + 8), height: Math.ceil(top + n * ch + bottom),
-    x0: spec.panels.map((_, k) => left + k * (panelW + GAP)),
+    cols: cols, rows: R, band: band, sheetH: sheetH,
+    width: Math.ceil(left + cols * panelW + GAP * (cols - 1) + 8), height: sheetH + bottom,
+    x0: spec.panels.map((_, k) => left + (k % cols) * (panelW + GAP)),
+    y0: spec.panels.map((_, k) => top + Math.floor(k / cols) * pitch),
   };
 }
 
@@ -293,9 +328,9 @@ function paintCells(ctx, spec, L, sheetW, sheetH) {
   const n = spec.rows.length, m = spec.columns.length;
   spec.panels.forEach((p, k) => {
     const scale = spec.scales[p.scale || 0];
-    const x0 = L.x0[k];
+    const x0 = L.x0[k], y0 = L.y0[k];
     const xs = [...Array(m + 1).keys()].map((j) => Math.round(x0 + j * L.cw));
-    const ys = [...Array(n + 1).keys()].map((i) => Math.round(L.top + i * L.ch));
+    const ys = [...Array(n + 1).keys()].map((i) => Math.round(y0 + i * L.ch));
     for (let i = 0; i < n; i++) {
       for (let j = 0; j < m; j++) { // cells on whole pixels: no seams between them
         const v = p.z[i][j];
@@ -306,7 +341,7 @@ function paintCells(ctx, spec, L, sheetW, sheetH) {
     if (spec.current >= 0) {
       ctx.strokeStyle = COLORS.chosen;
       ctx.lineWidth = 3;
-      ctx.strokeRect(x0 + 1.5, L.top + spec.current * L.ch + 1.5, L.panelW - 3, L.ch - 3);
+      ctx.strokeRect(x0 + 1.5, y0 + spec.current * L.ch + 1.5, L.panelW - 3, L.ch - 3);
     }
     for (const [i, j] of spec.outlines || []) { // outlined cells (a gold alignment's links): white, black inside
       const [w, h] = [xs[j + 1] - xs[j], ys[i + 1] - ys[i]];
@@ -320,24 +355,31 @@ function paintCells(ctx, spec, L, sheetW, sheetH) {
   });
 }
 
-// Every label as page text, at the layout's places: [the rows' and panels' names on the sheet, the columns' on the
-// strip below it].
+// Every label as page text, at the layout's places: [the rows' labels (repeated for each row of panels), the
+// columns' on the strip below the sheet (under each column of panels), the first row of panels' names (the strip
+// above the sheet), the other rows' names (on the sheet, in the band above their panels)].
 function labelSpans(spec, L, sheetW) {
-  const rows = [], columns = [], names = [], size = L.size, line = size + 2, font = spec.font;
-  spec.rows.forEach((text, i) => {
-    rows.push(span("ae-tick-row" + (i === spec.current ? " ae-tick-current" : ""), text, { // in the pin, L.left wide
-      right: "6px", top: L.top + (i + 0.5) * L.ch - line / 2 + "px", fontSize: size + "px", lineHeight: line + "px",
-    }));
-  });
+  const rows = [], columns = [], names = [], band = [], size = L.size, line = size + 2, font = spec.font;
+  for (let r = 0; r < L.rows; r++) {
+    const y0 = L.y0[r * L.cols];
+    spec.rows.forEach((text, i) => {
+      rows.push(span("ae-tick-row" + (i === spec.current ? " ae-tick-current" : ""), text, { // in the pin, L.left wide
+        right: "6px", top: y0 + (i + 0.5) * L.ch - line / 2 + "px", fontSize: size + "px", lineHeight: line + "px",
+      }));
+    });
+  }
   const y = 5;
   spec.panels.forEach((p, k) => {
     if (spec.panels.length > 1) {
+      const first = k < L.cols;
       const name = span("ae-tick-panel", L.names[k], {
-        left: L.x0[k] + "px", width: L.panelW + "px", top: "3px", fontSize: font + "px", lineHeight: font + 2 + "px",
+        left: L.x0[k] + "px", width: L.panelW + "px", top: (first ? 3 : L.y0[k] - font - 5) + "px",
+        fontSize: font + "px", lineHeight: font + 2 + "px",
       });
       name.title = p.name; // the full name, where the short one is drawn
-      names.push(name);
+      (first ? names : band).push(name);
     }
+    if (k >= L.cols) return; // the columns are labelled once, under each column of panels
     spec.columns.forEach((text, j) => {
       const x = L.x0[k] + (j + 0.5) * L.cw;
       const style = L.rotate
@@ -346,7 +388,7 @@ function labelSpans(spec, L, sheetW) {
       columns.push(span("ae-tick-column" + (L.rotate ? " ae-tick-rotated" : ""), text, Object.assign({ fontSize: size + "px", lineHeight: line + "px" }, style)));
     });
   });
-  return [rows, columns, names];
+  return [rows, columns, names, band];
 }
 
 // The width of the colour scales' column: the bar and its widest text (none where the scales are hidden: B of

@@ -1,13 +1,13 @@
 // keys.js: keyboard and presentation-clicker shortcuts: → / PageDown next token (in the lesson: the next stop),
 // ← / PageUp previous, Home / End, digits choose the head, M mean, A all heads, R rollout, L cycles the layer,
-// K the kind, V the view, G the gold alignment (a hand-aligned sentence), Space plays or pauses; in the quiz [ and ]
-// move the guess, Enter answers.
+// K the kind, V the view, G the gold alignment (a hand-aligned sentence), Space plays or pauses, / opens the field
+// for the next sentence; in the quiz [ and ] move the guess, Enter answers.
 // Inert while the person types in a text field. Autoplay is player.js.
 
 import { goldView } from "./heatmap.js";
 
 export const KEY_HELP = "→ / PageDown next · ← / PageUp previous · Home / End first / last · 0–9 head · M mean · A all heads · " +
-  "R rollout · L layer · K kind · V view · G gold alignment · Space play / pause · Esc closes a panel (then the lesson) · in the lesson: → ← move " +
+  "R rollout · L layer · K kind · V view · G gold alignment · Space play / pause · / type a sentence · Esc closes a panel (then the lesson) · in the lesson: → ← move " +
   "through its stops · in the quiz: [ ] choose a source token, Enter answer, Esc end";
 
 function typing(target) {
@@ -44,6 +44,7 @@ export function bindKeys(viewer) {
     else if (key === "v" || key === "V") viewer.cycle("view");
     else if (key === "g" || key === "G") viewer.showGold(goldView(viewer.state));
     else if (key === " " || key === "Spacebar") viewer.togglePlay();
+    else if (key === "/" && viewer.f.sentence) viewer.f.sentence.open();
     else if (key === "Escape" && viewer.store.get().panel) viewer.select({ panel: null }, "key");
     else handled = false;
     if (handled) event.preventDefault();

@@ -12,6 +12,7 @@ import { mount as mountUpload } from "./upload.js";
 import { mount as mountTrain, say as sayTraining, startTraining, stopTraining, trained } from "./train.js";
 import { mount as mountPositional, showPositional } from "./positional.js";
 import { keepPlace } from "./place.js";
+import { keepPresenting } from "./presenting.js";
 import { exampleAgrees } from "./page.js";
 
 // In the Gradio page (the gr.HTML component's js_on_load): a deep link's trace comes from the plain route, the
@@ -20,6 +21,7 @@ function mount(element) {
   const viewer = new Viewer(element, true);
   window.aeViewer = viewer;
   keepPlace(viewer); // the address bar follows the place: Back and reload return to it
+  keepPresenting(); // and a reload keeps presentation mode
   // the room (one to drive again, or one to follow: ?room=CODE) gives this page its view, not the address's link
   const placed = viewer.hooked("start").map((c) => c.start()).some(Boolean);
   const link = viewer.pendingView;

@@ -716,9 +716,10 @@
         return Promise.resolve();
       }
       let L = layout(spec2, boxW, boxH);
-      if (L.width > boxW) L = layout(spec2, boxW, boxH - SCROLLBAR);
-      if (L.height > boxH) L = layout(spec2, boxW - SCROLLBAR, L.width > boxW ? boxH - SCROLLBAR : boxH);
-      const sheetW = Math.max(L.width, 300), sheetH = Math.ceil(L.top + spec2.rows.length * L.ch + 2);
+      const cols = L.cols;
+      if (L.width > boxW) L = arranged(spec2, boxW, boxH - SCROLLBAR, cols);
+      if (L.height > boxH) L = arranged(spec2, boxW - SCROLLBAR, L.width > boxW ? boxH - SCROLLBAR : boxH, cols);
+      const sheetW = Math.max(L.width, 300), sheetH = L.sheetH;
       const scrollH = Math.min(sheetH + (L.width > boxW ? SCROLLBAR : 0), boxH - L.bottom);
       g.scroll.style.height = scrollH + "px";
       g.strip.style.height = L.bottom + "px";
@@ -727,10 +728,10 @@
       g.columns.style.height = L.bottom + "px";
       const ctx = sizeCanvas(g.canvas, sheetW, sheetH);
       paintCells(ctx, spec2, L, sheetW, sheetH);
-      const [rowSpans, columnSpans, nameSpans] = labelSpans(spec2, L, sheetW);
+      const [rowSpans, columnSpans, nameSpans, bandSpans] = labelSpans(spec2, L, sheetW);
       g.columns.replaceChildren(...columnSpans);
       g.names.replaceChildren(...nameSpans);
-      g.labels.replaceChildren();
+      g.labels.replaceChildren(...bandSpans);
       g.pin.replaceChildren(...rowSpans);
       g.pin.style.width = L.left + "px";
       g.pin.style.height = sheetH + "px";
@@ -741,11 +742,14 @@
       g.yTitle.textContent = fitted(spec2.rowTitles.concat([""]), seenH, font);
       g.scales.replaceChildren(...spec2.hideScales ? [] : scaleBlocks(spec2, font, L.top, seenH));
       g.geom = {
-        panels: spec2.panels.map((p, k) => Object.assign({ x0: L.x0[k] }, p)),
+        panels: spec2.panels.map((p, k) => Object.assign({ x0: L.x0[k], y0: L.y0[k] }, p)),
         top: L.top,
         left: L.left,
         cw: L.cw,
         ch: L.ch,
+        cols: L.cols,
+        rows: L.rows,
+        band: L.band,
         queries: spec2.rows,
         keys: spec2.columns,
         width: sheetW,
@@ -775,8 +779,8 @@
       if (!geom) return null;
       const box = canvas.getBoundingClientRect();
       const x = event.clientX - box.left, y = event.clientY - box.top;
-      const i = Math.floor((y - geom.top) / geom.ch);
-      const panel = geom.panels.find((p) => x >= p.x0 && x < p.x0 + geom.keys.length * geom.cw);
+      const panel = geom.panels.find((p) => x >= p.x0 && x < p.x0 + geom.keys.length * geom.cw && y >= p.y0 && y < p.y0 + geom.queries.length * geom.ch);
+      const i = panel ? Math.floor((y - panel.y0) / geom.ch) : -1;
       const j = panel ? Math.floor((x - panel.x0) / geom.cw) : -1;
       if (!panel || i < 0 || i >= geom.queries.length || j < 0 || j >= geom.keys.length) return null;
       return { row: i, column: j, head: panel.head, weight: panel.z[i][j], x, y, panel };
@@ -817,17 +821,19 @@
         ctx.fillText(text, 6, (n + 0.5) * (font + 8) + 4);
       });
       if (!geom) return out;
-      const gridW = geom.panels.length * geom.cw * geom.keys.length + GAP * (geom.panels.length - 1), gridH = geom.queries.length * geom.ch;
+      const gridW = geom.cols * geom.cw * geom.keys.length + GAP * (geom.cols - 1);
+      const gridH = geom.rows * geom.queries.length * geom.ch + geom.band * (geom.rows - 1);
       ctx.fillStyle = "white";
       ctx.save();
       ctx.translate(axisW, headH);
       paintLabels(ctx, g.names, g.names);
       ctx.translate(0, geom.namesH);
-      const L = { top: geom.top, cw: geom.cw, ch: geom.ch, panelW: geom.cw * geom.keys.length, x0: geom.panels.map((p) => p.x0) };
+      const L = { cw: geom.cw, ch: geom.ch, panelW: geom.cw * geom.keys.length, x0: geom.panels.map((p) => p.x0), y0: geom.panels.map((p) => p.y0) };
       paintCells(ctx, spec2, L, geom.width, geom.height);
       const pinned = g.pin.style.transform;
       g.pin.style.transform = "";
       paintLabels(ctx, g.pin, g.sheet);
+      paintLabels(ctx, g.labels, g.sheet);
       g.pin.style.transform = pinned;
       ctx.translate(0, geom.height - geom.namesH - geom.bottom);
       paintLabels(ctx, g.columns, g.columns);
@@ -853,17 +859,35 @@
     };
   }
   function layout(spec2, boxW, boxH) {
+    const P = spec2.panels.length;
+    let best = null;
+    for (let rows = 1; rows <= P; rows++) {
+      const cols = Math.ceil(P / rows);
+      if (rows > 1 && cols === Math.ceil(P / (rows - 1))) continue;
+      const L = arranged(spec2, boxW, boxH, cols);
+      const over = Math.max(1, L.width / boxW) * Math.max(1, L.height / boxH);
+      const score = [-over, L.size, -L.rows];
+      if (!best || better(score, best.score)) best = { L, score };
+    }
+    return best.L;
+  }
+  function better(a, b) {
+    const k = a.findIndex((v, i) => v !== b[i]);
+    return k >= 0 && a[k] > b[k];
+  }
+  function arranged(spec2, boxW, boxH, cols) {
     const widest = measurer();
     const font = spec2.font, P = spec2.panels.length, n = spec2.rows.length, m = spec2.columns.length;
+    const R = Math.ceil(P / cols), band = R > 1 ? GAP + font + 8 : 0;
     const top = 4;
     const floor = labelFloor(font);
     let size = font, rotate = false, bottom = 0, left = 0, cw = 0, ch = 0;
     for (let pass = 0; pass < 3; pass++) {
       left = 4 + widest(spec2.rows, size, "600") + 8;
-      cw = (boxW - left - 8 - GAP * (P - 1)) / P / m;
+      cw = (boxW - left - 8 - GAP * (cols - 1)) / cols / m;
       rotate = P > 1 || m > 8 || widest(spec2.columns, size) + 6 > cw;
       bottom = (rotate ? widest(spec2.columns, size) * SIN + size : size + 6) + 8;
-      ch = (boxH - top - bottom) / n;
+      ch = (boxH - top - bottom - band * (R - 1)) / (n * R);
       const fits = Math.floor(Math.min(font, ch - 2, rotate ? cw * SIN - 2 : font));
       const next = Math.max(floor, fits);
       if (next === size) break;
@@ -875,7 +899,8 @@
     const nameW = (texts) => (widest(texts, font, "600") + 8) / m;
     if (P > 1 && nameW(names) > cw && spec2.panels.every((p) => p.short)) names = spec2.panels.map((p) => p.short);
     if (P > 1) cw = Math.max(cw, nameW(names));
-    const panelW = cw * m;
+    const panelW = cw * m, pitch = n * ch + band;
+    const sheetH = Math.ceil(top + R * n * ch + band * (R - 1) + 2);
     return {
       names,
       size,
@@ -886,9 +911,14 @@
       cw,
       ch,
       panelW,
-      width: Math.ceil(left + P * panelW + GAP * (P - 1) + 8),
-      height: Math.ceil(top + n * ch + bottom),
-      x0: spec2.panels.map((_, k) => left + k * (panelW + GAP))
+      cols,
+      rows: R,
+      band,
+      sheetH,
+      width: Math.ceil(left + cols * panelW + GAP * (cols - 1) + 8),
+      height: sheetH + bottom,
+      x0: spec2.panels.map((_, k) => left + k % cols * (panelW + GAP)),
+      y0: spec2.panels.map((_, k) => top + Math.floor(k / cols) * pitch)
     };
   }
   function fitted(texts, room, size, weight) {
@@ -906,9 +936,9 @@
     const n = spec2.rows.length, m = spec2.columns.length;
     spec2.panels.forEach((p, k) => {
       const scale = spec2.scales[p.scale || 0];
-      const x0 = L.x0[k];
+      const x0 = L.x0[k], y0 = L.y0[k];
       const xs = [...Array(m + 1).keys()].map((j) => Math.round(x0 + j * L.cw));
-      const ys = [...Array(n + 1).keys()].map((i) => Math.round(L.top + i * L.ch));
+      const ys = [...Array(n + 1).keys()].map((i) => Math.round(y0 + i * L.ch));
       for (let i = 0; i < n; i++) {
         for (let j = 0; j < m; j++) {
           const v = p.z[i][j];
@@ -919,7 +949,7 @@
       if (spec2.current >= 0) {
         ctx.strokeStyle = COLORS.chosen;
         ctx.lineWidth = 3;
-        ctx.strokeRect(x0 + 1.5, L.top + spec2.current * L.ch + 1.5, L.panelW - 3, L.ch - 3);
+        ctx.strokeRect(x0 + 1.5, y0 + spec2.current * L.ch + 1.5, L.panelW - 3, L.ch - 3);
       }
       for (const [i, j] of spec2.outlines || []) {
         const [w, h] = [xs[j + 1] - xs[j], ys[i + 1] - ys[i]];
@@ -933,36 +963,41 @@
     });
   }
   function labelSpans(spec2, L, sheetW) {
-    const rows = [], columns = [], names = [], size = L.size, line = size + 2, font = spec2.font;
-    spec2.rows.forEach((text, i) => {
-      rows.push(span("ae-tick-row" + (i === spec2.current ? " ae-tick-current" : ""), text, {
-        // in the pin, L.left wide
-        right: "6px",
-        top: L.top + (i + 0.5) * L.ch - line / 2 + "px",
-        fontSize: size + "px",
-        lineHeight: line + "px"
-      }));
-    });
+    const rows = [], columns = [], names = [], band = [], size = L.size, line = size + 2, font = spec2.font;
+    for (let r = 0; r < L.rows; r++) {
+      const y0 = L.y0[r * L.cols];
+      spec2.rows.forEach((text, i) => {
+        rows.push(span("ae-tick-row" + (i === spec2.current ? " ae-tick-current" : ""), text, {
+          // in the pin, L.left wide
+          right: "6px",
+          top: y0 + (i + 0.5) * L.ch - line / 2 + "px",
+          fontSize: size + "px",
+          lineHeight: line + "px"
+        }));
+      });
+    }
     const y = 5;
     spec2.panels.forEach((p, k) => {
       if (spec2.panels.length > 1) {
+        const first = k < L.cols;
         const name = span("ae-tick-panel", L.names[k], {
           left: L.x0[k] + "px",
           width: L.panelW + "px",
-          top: "3px",
+          top: (first ? 3 : L.y0[k] - font - 5) + "px",
           fontSize: font + "px",
           lineHeight: font + 2 + "px"
         });
         name.title = p.name;
-        names.push(name);
+        (first ? names : band).push(name);
       }
+      if (k >= L.cols) return;
       spec2.columns.forEach((text, j) => {
         const x = L.x0[k] + (j + 0.5) * L.cw;
         const style = L.rotate ? { right: sheetW - x + "px", top: y - line / 2 + "px", transform: "rotate(-60deg)", transformOrigin: "100% 50%" } : { left: x + "px", top: y + "px", transform: "translateX(-50%)" };
         columns.push(span("ae-tick-column" + (L.rotate ? " ae-tick-rotated" : ""), text, Object.assign({ fontSize: size + "px", lineHeight: line + "px" }, style)));
       });
     });
-    return [rows, columns, names];
+    return [rows, columns, names, band];
   }
   function scaleWidth(spec2) {
     if (!spec2.scales.length || spec2.hideScales) return 0;
@@ -1186,7 +1221,7 @@
   };
 
   // keys.js
-  var KEY_HELP = "→ / PageDown next · ← / PageUp previous · Home / End first / last · 0–9 head · M mean · A all heads · R rollout · L layer · K kind · V view · G gold alignment · Space play / pause · Esc closes a panel (then the lesson) · in the lesson: → ← move through its stops · in the quiz: [ ] choose a source token, Enter answer, Esc end";
+  var KEY_HELP = "→ / PageDown next · ← / PageUp previous · Home / End first / last · 0–9 head · M mean · A all heads · R rollout · L layer · K kind · V view · G gold alignment · Space play / pause · / type a sentence · Esc closes a panel (then the lesson) · in the lesson: → ← move through its stops · in the quiz: [ ] choose a source token, Enter answer, Esc end";
   function typing(target) {
     if (!target || !target.tagName) return false;
     const tag = target.tagName.toLowerCase();
@@ -1218,6 +1253,7 @@
       else if (key === "v" || key === "V") viewer.cycle("view");
       else if (key === "g" || key === "G") viewer.showGold(goldView(viewer.state));
       else if (key === " " || key === "Spacebar") viewer.togglePlay();
+      else if (key === "/" && viewer.f.sentence) viewer.f.sentence.open();
       else if (key === "Escape" && viewer.store.get().panel) viewer.select({ panel: null }, "key");
       else handled = false;
       if (handled) event.preventDefault();
@@ -3183,6 +3219,55 @@
     }
   };
 
+  // sentencefield.js
+  var SentenceField = class {
+    constructor(viewer) {
+      this.viewer = viewer;
+      const form = this.element = el("form", "ae-sentence-field");
+      form.hidden = true;
+      const input = this.input = el("input", "ae-sentence-input");
+      input.type = "text";
+      input.maxLength = 1e3;
+      input.setAttribute("aria-label", "The next sentence to translate (Enter decodes it, Escape closes)");
+      input.addEventListener("keydown", (event) => {
+        if (event.key === "Escape") {
+          event.preventDefault();
+          this.close();
+        }
+      });
+      form.addEventListener("submit", (event) => {
+        event.preventDefault();
+        this.submit();
+      });
+      form.append(
+        el("span", "ae-row-label", "Sentence"),
+        input,
+        button("Translate", "Decode this sentence with the options and the model on screen", null, "ae-sentence-go"),
+        button("✕", "Close (Escape)", () => this.close(), "ae-sentence-close")
+      );
+      form.querySelector(".ae-sentence-go").type = "submit";
+    }
+    open() {
+      const t = this.viewer.trace;
+      this.element.hidden = false;
+      this.input.value = t ? t.request.sentence : "";
+      this.input.focus({ preventScroll: true });
+      this.input.select();
+    }
+    close() {
+      this.element.hidden = true;
+      this.input.blur();
+    }
+    submit() {
+      const sentence = this.input.value.trim();
+      if (!sentence) return this.viewer.say("Type a sentence first, then press Enter.");
+      this.close();
+      const t = this.viewer.trace;
+      if (t && sentence === t.request.sentence && !t.request.forced_ids.length && !t.request.prefix) return null;
+      return this.viewer.decodeWith({ sentence, forced_ids: [], prefix: "" });
+    }
+  };
+
   // frame.js
   function buildFrame(viewer) {
     const online = viewer.online, hooked = (name) => viewer.hooked(name);
@@ -3194,6 +3279,10 @@
       f.decoding = button("Decoding: greedy ▾", "Beam search, sampling and a what-if prefix: open the decoding options", () => openOptions());
       f.decoding.classList.add("ae-decoding");
       tools.append(f.decoding);
+    }
+    if (online) {
+      f.sentence = new SentenceField(viewer);
+      tools.append(button("✎ Sentence", "Type the next sentence here, without leaving the viewer (key /)", () => f.sentence.open()));
     }
     const html = button("⬇ HTML", "Download this sentence as one HTML file that works offline", () => exportHtml(viewer));
     html.classList.add("ae-desk-only");
@@ -3238,9 +3327,9 @@
     body.append(left, f.area.element);
     const help = el("div", "ae-keys", "Keys: " + KEY_HELP + ". " + (online ? "Click a candidate bar to force it; click a tile of All heads to select it; click a cell of a head's heatmap to see how its weight is computed." : "Click a tile of All heads to select it. This page works offline: forcing a candidate and the questions that compute from the model need the app."));
     const frame = el("div", "ae-viewer");
-    frame.append(f.toolbar.element, f.message, f.status, ...hooked("banner").map((c) => c.banner), body, help);
+    frame.append(f.toolbar.element, ...f.sentence ? [f.sentence.element] : [], f.message, f.status, ...hooked("banner").map((c) => c.banner), body, help);
     viewer.root.replaceChildren(frame);
-    f.place = () => presenting() ? f.toolbar.element.after(tools) : left.insertBefore(tools, f.sourceLabel);
+    f.place = () => presenting() ? (f.sentence ? f.sentence.element : f.toolbar.element).after(tools) : left.insertBefore(tools, f.sourceLabel);
     f.place();
     return f;
   }
@@ -4839,11 +4928,38 @@
     });
   }
 
+  // presenting.js
+  var KEY2 = "ae-presenting";
+  var TRIES = 100;
+  function keepPresenting() {
+    let on = false;
+    try {
+      on = sessionStorage.getItem(KEY2) === "1";
+    } catch (e) {
+    }
+    new MutationObserver(() => {
+      try {
+        sessionStorage.setItem(KEY2, presenting() ? "1" : "0");
+      } catch (e) {
+      }
+    }).observe(document.body, { attributes: true, attributeFilter: ["class"] });
+    if (!on || presenting()) return;
+    let tries = 0;
+    const tick = () => {
+      const box = document.querySelector("#presentation input[type=checkbox]");
+      if (box && !box.checked) box.click();
+      else if (!box && ++tries < TRIES) window.requestAnimationFrame(tick);
+      else if (!box) document.body.classList.add("presentation");
+    };
+    tick();
+  }
+
   // main.js
   function mount5(element) {
     const viewer = new Viewer(element, true);
     window.aeViewer = viewer;
     keepPlace(viewer);
+    keepPresenting();
     const placed = viewer.hooked("start").map((c) => c.start()).some(Boolean);
     const link = viewer.pendingView;
     if (link && link.sentence && !placed) {

@@ -1,0 +1,69 @@
+"""A lecturer's page at 1366x768 in presentation mode (issue 66 #2, #3): a reload keeps presentation mode, and "/"
+opens a field for the next sentence under the step controls, in the window, without scrolling the viewer away."""
+
+from __future__ import annotations
+
+import pytest
+from browser_fixtures import open_page, settle, shot
+
+pytestmark = pytest.mark.browser
+
+NEXT = "The cat sees the dog."
+
+
+def presenting(page) -> bool:
+    return page.evaluate("() => document.body.classList.contains('presentation')")
+
+
+def test_a_reload_keeps_presentation_mode_and_leaving_it_is_kept_too(browser, app_url):
+    page = open_page(browser, app_url)
+    try:
+        page.locator("#presentation input").check()
+        assert presenting(page)
+        page.reload(wait_until="load")
+        page.wait_for_selector(".ae-viewer .ae-heat canvas[aria-label]")
+        page.wait_for_function("() => document.body.classList.contains('presentation')")
+        assert page.locator("#presentation input").is_checked()  # the header's switch agrees with the page
+        page.locator("#presentation input").uncheck()
+        page.reload(wait_until="load")
+        page.wait_for_selector(".ae-viewer .ae-heat canvas[aria-label]")
+        page.wait_for_timeout(500)
+        assert not presenting(page)
+    finally:
+        page.context.close()
+
+
+def test_slash_opens_the_next_sentence_in_the_window_and_enter_decodes_it(browser, app_url):
+    from playwright.sync_api import expect
+
+    page = open_page(browser, app_url)
+    try:
+        page.locator("#presentation input").check()
+        settle(page)
+        page.keyboard.press("ArrowRight")
+        scrolled = page.evaluate("() => window.scrollY")
+        page.keyboard.press("/")
+        field = page.locator(".ae-sentence-input")
+        expect(field).to_be_focused()
+        box = field.bounding_box()
+        assert 0 <= box["y"] and box["y"] + box["height"] <= 768  # in the window
+        assert page.evaluate("() => window.scrollY") == scrolled  # the viewer did not move
+        opening = field.input_value()
+        assert opening  # it holds the sentence on screen, selected: typing replaces it
+        shot(page, "sentence-field-presentation")
+        page.keyboard.type(NEXT)
+        page.keyboard.press("Enter")
+        page.wait_for_function(
+            "(s) => new URLSearchParams(location.search).get('sentence') === s", arg=NEXT, timeout=30_000
+        )
+        settle(page)
+        expect(field).to_be_hidden()
+        expect(page.locator("#sentence textarea")).to_have_value(NEXT)  # the page's box agrees
+        assert page.evaluate("() => window.scrollY") == scrolled
+        page.keyboard.press("ArrowRight")  # the keys step the viewer again
+        expect(page.locator(".ae-step")).to_contain_text("Step 1 /")
+        page.keyboard.press("/")
+        page.keyboard.press("Escape")
+        expect(field).to_be_hidden()
+    finally:
+        page.context.close()
