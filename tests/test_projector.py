@@ -75,6 +75,7 @@ MEASURE = """(chartSelector) => {
       seenLabels: visible('.ae-tick-row', scroll)
         .concat(visible('.ae-tick-column', strip), visible('.ae-tick-panel', headStrip)),
       names: [...d.querySelectorAll('.ae-tick-panel')].map(box),
+      firstRow: headStrip ? headStrip.querySelectorAll('.ae-tick-panel').length : 0, // panels in a row (grid.js)
     };
   });
   // the plotly charts' text (the mosaic): titles, annotations, axis titles and ticks
@@ -99,8 +100,11 @@ def measured(page, chart: str, sizes: tuple[int, int]) -> dict:
     for g in m["grids"]:
         if "ae-mask-stages" in g["name"]:  # three stages of the masked decoder self-attention
             g["rows"], g["columns"] = t, 3 * t
-        else:  # the heatmap (every head side by side with "all"), and Compare's A, B and A − B (the mean for "all")
-            g["rows"], g["columns"] = rows, keys * (H if s["head"] == "all" and "ae-heat" in g["name"] else 1)
+        elif s["head"] == "all" and "ae-heat" in g["name"]:  # every head: rows of `cols` panels (grid.js), the
+            cols = g["firstRow"] or H  # row labels repeated for each row of panels, the columns under each column
+            g["rows"], g["columns"] = rows * -(-H // cols), keys * cols
+        else:  # the heatmap of one head, and Compare's A, B and A − B (the mean for "all")
+            g["rows"], g["columns"] = rows, keys
     return m
 
 

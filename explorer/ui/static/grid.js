@@ -11,7 +11,8 @@
 // does not fit), head, z (rows x columns, null: masked), scale (index into scales)}], scales: [{label, min, max, color(v) -> css, ticks: [v], masked, format(v)}],
 // rowTitles / columnTitles: [text, shorter, ...], current: the outlined row (-1: none), font, height,
 // describe(panel, i, j) -> the hover text, aria: the canvas's description, titleTip: what the title's terms mean,
-// bare: no axis title under the columns (maps stacked in a short box)}.
+// bare: no axis title under the columns (maps stacked in a short box), wrap: the panels may go in rows of panels
+// (every head of a layer; the mask's stages stay side by side)}.
 import { COLORS } from "./colors.js";
 import { FAMILY, el, emit, sizeCanvas, textFloor } from "./dom.js";
 
@@ -255,7 +256,7 @@ function measurer() {
 function layout(spec, boxW, boxH) {
   const P = spec.panels.length;
   let best = null;
-  for (let rows = 1; rows <= P; rows++) {
+  for (let rows = 1; rows <= (spec.wrap ? P : 1); rows++) { // panels meant side by side (the mask's stages) stay so
     const cols = Math.ceil(P / rows); // as few panels in a row as this many rows allow: the widest panels
     if (rows > 1 && cols === Math.ceil(P / (rows - 1))) continue; // no fewer than with a row less
     const L = arranged(spec, boxW, boxH, cols);

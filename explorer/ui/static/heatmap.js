@@ -55,7 +55,7 @@ function spec(trace, state) {
     scales: [weightScale(peak, kind === "decoder_self")], hideScales: Boolean(state.hideScale),
     rowTitles: [rowTitle, rowTitle.split(" (")[0], "query"], columnTitles: [columnTitle, columnTitle.split(" (")[0], "key"],
     current: kind === "encoder_self" ? -1 : t - 1, outlines: gold,
-    font: many ? fontSize() - 2 : fontSize(), height: state.height, bare: Boolean(state.bare),
+    font: many ? fontSize() - 2 : fontSize(), height: state.height, bare: Boolean(state.bare), wrap: many,
     empty: "No target token yet: press → (Next) to produce the first one.",
     describe: (p, i, j) => {
       const v = p.z[i][j];

@@ -861,7 +861,7 @@
   function layout(spec2, boxW, boxH) {
     const P = spec2.panels.length;
     let best = null;
-    for (let rows = 1; rows <= P; rows++) {
+    for (let rows = 1; rows <= (spec2.wrap ? P : 1); rows++) {
       const cols = Math.ceil(P / rows);
       if (rows > 1 && cols === Math.ceil(P / (rows - 1))) continue;
       const L = arranged(spec2, boxW, boxH, cols);
@@ -1163,6 +1163,7 @@
       font: many ? fontSize() - 2 : fontSize(),
       height: state.height,
       bare: Boolean(state.bare),
+      wrap: many,
       empty: "No target token yet: press → (Next) to produce the first one.",
       describe: (p, i, j) => {
         const v = p.z[i][j];
