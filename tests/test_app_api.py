@@ -161,8 +161,10 @@ def test_the_positional_encoding_is_the_models_own_table(api):
 
 def test_a_model_or_a_run_the_server_no_longer_holds_is_said_in_words(api):
     # a page that still asks for the model it trained yesterday: told so in plain words
-    gone = expect_app_error(lambda: trace(api, model="a-key-from-yesterday"), "not on the server any more", "untick")
-    assert "a-key-from-y" in gone
+    gone = expect_app_error(
+        lambda: trace(api, model="a-key-from-yesterday"), "not on the server any more", "one of the served models"
+    )
+    assert "'a-key-from-yesterday'" in gone and "tick" not in gone.lower()  # the model named whole; no checkbox
     assert trace(api)["request"]["sentence"] == TEXT  # and the shipped model goes on working
     for asked in (lambda: api.post("/train/no-such-run/stop"), lambda: list(api.events("/train/no-such-run/events"))):
         assert expect_app_error(asked, "No training run 'no-such-run'", "train a new model")

@@ -150,7 +150,8 @@ def test_g_on_a_sentence_nobody_aligned_says_so_and_how_to_get_one(browser, app_
         message = page.locator(".ae-message")
         expect(message).to_be_visible()
         expect(message).to_contain_text(f"no one has aligned “{sentence}” by hand")
-        expect(message).to_contain_text("explorer/app/alignments/")
+        expect(message).to_contain_text("Pick an example from the Examples menu")
+        assert "explorer/" not in message.inner_text()  # a student is never sent to the repository (issue 66 #8)
     finally:
         page.context.close()
 

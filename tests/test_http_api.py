@@ -339,7 +339,12 @@ def test_fastapis_own_openapi_document_names_what_the_routes_read_and_answer(cli
         }.get(what, what.capitalize())
         assert post["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].endswith(answer.__name__)
         assert post["responses"]["400"]["content"]["application/json"]["schema"]["$ref"].endswith("Refusal")
-    assert client.get("/ae/api/docs").status_code == 200
+    docs = client.get("/ae/api/docs")  # a reference page that works offline: no script, nothing from a CDN
+    assert docs.status_code == 200 and docs.headers["content-type"].startswith("text/html")
+    assert "<script" not in docs.text and "cdn" not in docs.text.lower() and "https://" not in docs.text
+    for path in document["paths"]:
+        assert f"<code>/ae/api{path}</code>" in docs.text.replace("&#x27;", "'"), path  # every route, by its path
+    assert "<td>sentence</td><td>query</td>" in docs.text  # /trace's parameters, each with where it goes
     # what the document says, sent as it says: a repeated parameter per list item
     params = [("sentence", TEXT), ("strategy", "greedy"), ("ablation", "cross.0.1"), ("ablation", "encoder_self.1.0")]
     wire = client.get("/ae/api/trace", params=params).json()

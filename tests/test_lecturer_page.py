@@ -67,3 +67,19 @@ def test_slash_opens_the_next_sentence_in_the_window_and_enter_decodes_it(browse
         expect(field).to_be_hidden()
     finally:
         page.context.close()
+
+
+@pytest.mark.parametrize("asked", [42, 0])
+def test_a_link_to_a_lesson_stop_the_lesson_lacks_is_named_and_opens_the_nearest(browser, app_url, asked):
+    from playwright.sync_api import expect
+
+    page = open_page(browser, f"{app_url}?sentence=The+dog+sees+the+cat.&lesson={asked}")
+    try:
+        settle(page)
+        message = page.locator(".ae-message")
+        expect(message).to_contain_text(f"lesson stop {asked}")
+        expect(message).to_contain_text("the lesson has 12 stops (1–12)")
+        nearest = 12 if asked > 12 else 1
+        expect(page.locator(".ae-lesson-title")).to_contain_text(f"Lesson {nearest} / 12")
+    finally:
+        page.context.close()

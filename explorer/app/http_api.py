@@ -18,12 +18,13 @@ from plotly.io.json import to_json_plotly
 from sse_starlette import EventSourceResponse
 from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
-from starlette.responses import FileResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Mount
 
 from ..errors import UserError
 from ..interpret.request import TraceRequest
 from . import room_api
+from .api_docs import docs_page
 from .callers import ClientIds, address_of, trusted_proxies
 from .encoded import Encoded
 from .errors import REFUSED, answer_errors
@@ -237,10 +238,16 @@ def build_api(
     api = FastAPI(
         title="Attention Explorer API",
         summary="Trace a translator's decode (English→German: the shipped models), ask about it, follow a classroom.",
-        docs_url="/docs",
+        docs_url=None,  # FastAPI's page loads Swagger UI from a CDN: blank offline. Ours is plain HTML (api_docs.py)
         redoc_url=None,
         openapi_url="/openapi.json",
     )
+
+    @api.get("/docs", include_in_schema=False, response_class=HTMLResponse)
+    def docs() -> str:
+        """The API's reference page, written from its OpenAPI document: no script, no CDN."""
+        return docs_page(api.openapi(), PREFIX)
+
     api.include_router(router)
     api.include_router(streams)
     api.include_router(room_api.router(rooms))

@@ -160,10 +160,10 @@ class ModelRegistry:
                 self.own[key] = handle  # used: kept MODEL_IDLE_S from now
         if handle is None:
             raise UnknownModel(
-                f"The model {key[:12]!r}… is not on the server any more, or never was: the models served to everyone "
+                f"The model {key[:40]!r} is not on the server any more, or never was: the models served to everyone "
                 f"are {', '.join(map(repr, self.served))}; a model trained here goes {self.own.ttl / 3600:g} hours "
-                "after its last use, or when the server restarts. Untick 'Explore my trained model' to go on with a "
-                "shipped model, or train a new one."
+                "after its last use, or when the server restarts. Choose one of the served models (the header's "
+                "switch, or model= in a link), or train a new one in the Train tab."
             )
         return handle
 

@@ -403,8 +403,15 @@ export class Lesson {
     return s;
   }
 
-  opened(link) { // a link that names a stop and no step: the stop sets its own view
-    if (link && link.lesson && link.step === undefined) this.go(link.lesson);
+  opened(link) { // a link that names a stop and no step: the stop sets its own view; a stop the lesson lacks is named
+    if (!link || link.lesson === undefined) return;
+    const n = STOPS.length, stop = Math.min(n, Math.max(1, link.lesson));
+    if (link.lesson !== stop) {
+      const v = this.viewer, before = v.f.message.hidden ? "" : v.f.message.textContent + " ";
+      v.say(before + "This link asks for lesson stop " + link.lesson + ", and the lesson has " + n + " stops (1–" + n +
+        "): it opens at stop " + stop + ".");
+    }
+    if (link.step === undefined || link.lesson !== stop) this.go(stop);
   }
 
   onKey(key) { // → and ← move through the stops while the lesson is open; Esc closes it once no panel is open

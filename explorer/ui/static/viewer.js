@@ -283,8 +283,7 @@ export class Viewer {
     }
     if (!gold) { // said, not silently ignored: the sentences a lecturer types have no hand alignment
       this.say("G shows a hand alignment, and no one has aligned “" + t.request.sentence + "” by hand. Pick an " +
-        "example from the Examples menu (each is aligned), or add the sentence with its word links to " +
-        "explorer/app/alignments/ (one line: English, German, links such as 0-0 1-1).");
+        "example from the Examples menu: each of them is aligned by hand, word by word.");
       return;
     }
     if (gold.matches) { this.select(view, "key"); return; }

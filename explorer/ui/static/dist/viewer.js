@@ -4104,7 +4104,13 @@
       return s;
     }
     opened(link) {
-      if (link && link.lesson && link.step === void 0) this.go(link.lesson);
+      if (!link || link.lesson === void 0) return;
+      const n = STOPS.length, stop = Math.min(n, Math.max(1, link.lesson));
+      if (link.lesson !== stop) {
+        const v = this.viewer, before = v.f.message.hidden ? "" : v.f.message.textContent + " ";
+        v.say(before + "This link asks for lesson stop " + link.lesson + ", and the lesson has " + n + " stops (1–" + n + "): it opens at stop " + stop + ".");
+      }
+      if (link.step === void 0 || link.lesson !== stop) this.go(stop);
     }
     onKey(key) {
       const s = this.viewer.state;
@@ -4673,7 +4679,7 @@
         return;
       }
       if (!gold) {
-        this.say("G shows a hand alignment, and no one has aligned “" + t.request.sentence + "” by hand. Pick an example from the Examples menu (each is aligned), or add the sentence with its word links to explorer/app/alignments/ (one line: English, German, links such as 0-0 1-1).");
+        this.say("G shows a hand alignment, and no one has aligned “" + t.request.sentence + "” by hand. Pick an example from the Examples menu: each of them is aligned by hand, word by word.");
         return;
       }
       if (gold.matches) {
