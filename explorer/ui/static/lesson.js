@@ -60,13 +60,21 @@ function rolesSaid(t, ask) {
     "are the ones with a role).";
 }
 
-// The strongest weight between two different source pieces in any encoder head (</s> left out).
-function strongestEncoderLink(trace) {
+// The word each piece belongs to: a piece that continues a word ("·st", the tokenizer's mark) joins the one before.
+export function wordsOf(pieces) {
+  let word = -1;
+  return pieces.map((p, i) => (i > 0 && p.startsWith("·") ? word : ++word));
+}
+
+// The strongest weight between two pieces of different source words in any encoder head (</s> left out): two pieces
+// of one word attending to each other is the tokenizer's split, not a link between words.
+export function strongestEncoderLink(trace) {
   let best = { layer: 0, head: 0, i: 0, j: 0, weight: -1 };
+  const words = wordsOf(trace.sourceTokens);
   for (let layer = 0; layer < trace.nLayers("encoder_self"); layer++) {
     for (let head = 0; head < trace.H; head++) {
       trace.head("encoder_self", layer, head, 0).forEach((row, i) => row.forEach((v, j) => {
-        const plain = i !== j && trace.sourceTokens[i] !== "</s>" && trace.sourceTokens[j] !== "</s>";
+        const plain = words[i] !== words[j] && trace.sourceTokens[i] !== "</s>" && trace.sourceTokens[j] !== "</s>";
         if (plain && v > best.weight) best = { layer: layer, head: head, i: i, j: j, weight: v };
       }));
     }
@@ -83,6 +91,17 @@ function decidedAt(trace, step, ask) {
   const id = trace.steps[step - 1].id;
   const layer = lens.top_ids.findIndex((layerIds) => layerIds[step - 1][0] === id);
   return layer < 0 ? "no layer (it was sampled or forced)" : "layer " + layer;
+}
+
+// Why the softmax makes a score gap a landslide: weights are e^score over their sum, so a gap of d in score is a
+// factor e^d in weight ("10.57 against 3.49: e^7.08 ≈ 1,190 times the weight").
+export function softmaxGap(scores, weights, order, tokens) {
+  if (order.length < 2) return "";
+  const [a, b] = order, gap = scores[a] - scores[b], factor = Math.exp(gap);
+  const times = factor < 10 ? factor.toFixed(1) : Math.round(factor).toLocaleString("en-US");
+  return "Why so lopsided: each weight is e^score divided by the sum of them all, so the gap of " + w2(scores[a]) +
+    " − " + w2(scores[b]) + " = " + w2(gap) + " in score makes the weight of " + quote(tokens[a]) + " e^" + w2(gap) +
+    " ≈ " + times + " times that of " + quote(tokens[b]) + ": " + w2(weights[a]) + " against " + w2(weights[b]) + ".";
 }
 
 const dot = (a, b) => a.reduce((sum, x, i) => sum + x * b[i], 0);
@@ -152,7 +171,7 @@ export const STOPS = [
         "Every piece asks every other piece of the source how much it matters to it, in " + t.nLayers("encoder_self") +
           " layers of " + t.H + " heads. A row of the grid is one piece's question; it sums to 1.",
         "In " + headName(link.layer, link.head) + ", " + quote(t.sourceTokens[link.i]) + " puts " + w2(link.weight) +
-          " of its weight on " + quote(t.sourceTokens[link.j]) + ": the strongest link between two pieces in this sentence.",
+          " of its weight on " + quote(t.sourceTokens[link.j]) + ": the strongest link between two words in this sentence.",
       ];
     },
   },
@@ -199,8 +218,9 @@ export const STOPS = [
       const [layer, head] = lessonHead(t);
       const c = clearestStep(t, layer, head);
       return [
-        "Cross-attention is where the decoder reads the source: each " + t.targetLanguage + " step asks every " +
-          t.sourceLanguage + " piece.",
+        "Cross-attention is where the decoder reads the source: the query comes from the decoder (the " +
+          t.targetLanguage + " written so far), the keys and the values from the encoder (its output for every " +
+          t.sourceLanguage + " piece), so each " + t.targetLanguage + " step asks every " + t.sourceLanguage + " piece.",
         "At step " + c.step + " the decoder writes " + quote(t.targetTokens[c.step - 1]) + "; " + headName(layer, head) +
           " puts " + w2(c.weight) + " of its weight on " + quote(t.sourceTokens[c.j]) + ".",
         goldSentence(t, layer, head),
@@ -228,6 +248,7 @@ export const STOPS = [
           "piece: q·k/√d_k = " + order.map((j) => w2(scores[j]) + " for " + quote(answer.key_tokens[j])).join(", ") +
           ". The softmax turns the scores into the weights of the heatmap: " + w2(answer.weights[order[0]]) + " on " +
           quote(answer.key_tokens[order[0]]) + ".",
+        softmaxGap(scores, answer.weights, order, answer.key_tokens),
         "Click any cell of the heatmap to see this arithmetic for that weight: q, k, the whole row's scores and the " +
           "softmax's denominator.",
       ];

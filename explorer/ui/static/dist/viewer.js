@@ -3811,12 +3811,17 @@
     if (!seen.size) return "Measured over " + answer2.probe + " sentences, no head of this model has a clear role: each mixes several.";
     return "Over " + answer2.probe + " sentences, heads take roles: " + [...seen.values()].map((h) => KIND_NAMES2[h.kind] + " " + headName(h.layer, h.head) + ", " + h.says).join("; ") + ". " + unlabelled + " of the " + answer2.heads.length + " heads have none that the data supports (Voita et al. 2019 found that the heads that matter are the ones with a role).";
   }
+  function wordsOf(pieces) {
+    let word = -1;
+    return pieces.map((p, i) => i > 0 && p.startsWith("·") ? word : ++word);
+  }
   function strongestEncoderLink(trace) {
     let best = { layer: 0, head: 0, i: 0, j: 0, weight: -1 };
+    const words = wordsOf(trace.sourceTokens);
     for (let layer = 0; layer < trace.nLayers("encoder_self"); layer++) {
       for (let head = 0; head < trace.H; head++) {
         trace.head("encoder_self", layer, head, 0).forEach((row, i) => row.forEach((v, j) => {
-          const plain = i !== j && trace.sourceTokens[i] !== "</s>" && trace.sourceTokens[j] !== "</s>";
+          const plain = words[i] !== words[j] && trace.sourceTokens[i] !== "</s>" && trace.sourceTokens[j] !== "</s>";
           if (plain && v > best.weight) best = { layer, head, i, j, weight: v };
         }));
       }
@@ -3830,6 +3835,12 @@
     const id = trace.steps[step - 1].id;
     const layer = lens.top_ids.findIndex((layerIds) => layerIds[step - 1][0] === id);
     return layer < 0 ? "no layer (it was sampled or forced)" : "layer " + layer;
+  }
+  function softmaxGap(scores, weights, order, tokens) {
+    if (order.length < 2) return "";
+    const [a, b] = order, gap = scores[a] - scores[b], factor = Math.exp(gap);
+    const times = factor < 10 ? factor.toFixed(1) : Math.round(factor).toLocaleString("en-US");
+    return "Why so lopsided: each weight is e^score divided by the sum of them all, so the gap of " + w2(scores[a]) + " − " + w2(scores[b]) + " = " + w2(gap) + " in score makes the weight of " + quote(tokens[a]) + " e^" + w2(gap) + " ≈ " + times + " times that of " + quote(tokens[b]) + ": " + w2(weights[a]) + " against " + w2(weights[b]) + ".";
   }
   var dot = (a, b) => a.reduce((sum, x, i) => sum + x * b[i], 0);
   var norm = (a) => Math.sqrt(dot(a, a));
@@ -3877,7 +3888,7 @@
         const link = strongestEncoderLink(t);
         return [
           "Every piece asks every other piece of the source how much it matters to it, in " + t.nLayers("encoder_self") + " layers of " + t.H + " heads. A row of the grid is one piece's question; it sums to 1.",
-          "In " + headName(link.layer, link.head) + ", " + quote(t.sourceTokens[link.i]) + " puts " + w2(link.weight) + " of its weight on " + quote(t.sourceTokens[link.j]) + ": the strongest link between two pieces in this sentence."
+          "In " + headName(link.layer, link.head) + ", " + quote(t.sourceTokens[link.i]) + " puts " + w2(link.weight) + " of its weight on " + quote(t.sourceTokens[link.j]) + ": the strongest link between two words in this sentence."
         ];
       }
     },
@@ -3917,7 +3928,7 @@
         const [layer, head] = lessonHead(t);
         const c = clearestStep(t, layer, head);
         return [
-          "Cross-attention is where the decoder reads the source: each " + t.targetLanguage + " step asks every " + t.sourceLanguage + " piece.",
+          "Cross-attention is where the decoder reads the source: the query comes from the decoder (the " + t.targetLanguage + " written so far), the keys and the values from the encoder (its output for every " + t.sourceLanguage + " piece), so each " + t.targetLanguage + " step asks every " + t.sourceLanguage + " piece.",
           "At step " + c.step + " the decoder writes " + quote(t.targetTokens[c.step - 1]) + "; " + headName(layer, head) + " puts " + w2(c.weight) + " of its weight on " + quote(t.sourceTokens[c.j]) + ".",
           goldSentence(t, layer, head)
         ];
@@ -3940,6 +3951,7 @@
         return [
           intro + " In " + headName(layer, head) + " each is d_k = " + answer2.d_head + " numbers.",
           "At step " + step + " the query that writes " + quote(t.targetTokens[step - 1]) + " meets the key of every " + t.sourceLanguage + " piece: q·k/√d_k = " + order.map((j) => w2(scores[j]) + " for " + quote(answer2.key_tokens[j])).join(", ") + ". The softmax turns the scores into the weights of the heatmap: " + w2(answer2.weights[order[0]]) + " on " + quote(answer2.key_tokens[order[0]]) + ".",
+          softmaxGap(scores, answer2.weights, order, answer2.key_tokens),
           "Click any cell of the heatmap to see this arithmetic for that weight: q, k, the whole row's scores and the softmax's denominator."
         ];
       }
