@@ -74,3 +74,28 @@ def test_the_value_path_draws_the_heads_own_tensors(browser, app_url):
         expect(page.locator(".ae-valuepath-plot")).to_contain_text("choose a head")
     finally:
         page.context.close()
+
+
+def test_on_the_projector_each_key_keeps_its_token_and_its_weight(browser, app_url):
+    """Issue 66 #4: in presentation mode at 1366x768 the keys' tokens and the values' weights went to the hover (the
+    columns were narrower than 16 px text). The keys' and values' columns now widen, and each is written at 16 px."""
+    from urllib.parse import urlencode
+
+    page = open_page(browser, f"{app_url}?{urlencode({'sentence': 'The dog and the cat sleep.', 'step': 3})}")
+    try:
+        page.locator("#presentation input").check()
+        settle(page)
+        answer = asked_while(page, lambda: page.locator(".ae-view-tabs button", has_text="Value path").click())
+        texts = page.evaluate(
+            """() => [...document.querySelectorAll('.ae-valuepath-plot .annotation-text')].map((t) =>
+                 [t.textContent, parseFloat(getComputedStyle(t).fontSize)])"""
+        )
+        weights = [f"{v:.2f}".removeprefix("0") for v in answer["weights"]]  # as drawn: ".23", "1.00"
+        drawn = {text: size for text, size in texts}
+        for token in answer["key_tokens"]:
+            assert token in drawn and drawn[token] >= 16, (token, texts)
+        assert sum(1 for text, size in texts if text in weights and size >= 16) >= len(weights), (weights, texts)
+        assert len(answer["key_tokens"]) >= 10  # a sentence whose keys did not fit before
+        shot(page, "value-path-presentation")
+    finally:
+        page.context.close()

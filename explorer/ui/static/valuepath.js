@@ -55,13 +55,13 @@ function strip(values, x, span, name) {
   };
 }
 
-// K vectors of one length as K adjacent columns, one per key, on one colour scale.
-function block(rows, x, span, name, tokens) {
+// K vectors of one length as K adjacent columns, one per key, each `kw` wide, on one colour scale.
+function block(rows, x, span, name, tokens, kw) {
   const n = rows[0].length, peak = Math.max(1e-12, ...rows.flat().map(Math.abs));
   const z = [...Array(n).keys()].map((d) => rows.map((r) => r[d] / peak));
   const custom = [...Array(n).keys()].map((d) => rows.map((r, j) => [name + " of " + escape(tokens[j]), d, r[d]]));
   return {
-    type: "heatmap", x0: x, dx: 1, y0: span / n / 2, dy: span / n, z: z, customdata: custom, zmin: -1, zmax: 1,
+    type: "heatmap", x0: x + (kw - 1) / 2, dx: kw, y0: span / n / 2, dy: span / n, z: z, customdata: custom, zmin: -1, zmax: 1,
     colorscale: DIVERGING, showscale: false, hovertemplate: "%{customdata[0]} [%{customdata[1]}] = %{customdata[2]:.4f}<extra></extra>",
   };
 }
@@ -78,68 +78,79 @@ function draw(p, context, state) {
   const D = answer.d_model, Dh = answer.d_head, K = answer.keys.length, span = 100;
   const small = Math.max(9, font - 4), labelFont = Math.max(10, font - 2);
   const gap = presenting() ? GAP.projector : GAP.desk;
-  const data = [], annotations = [];
-  let x = 0;
-  let titles = 0; // the tensors' names take turns on three lines, so neighbours never write over each other
-  const title = (at, text) => annotations.push({
-    x: at, y: 0, yanchor: "bottom", text: text, showarrow: false, font: { size: labelFont },
-    yshift: (titles++ % 3) * (labelFont + 6),
-  });
-  const column = (values, name, size, hoverName) => {
-    data.push(strip(values, x, span, hoverName || name));
-    title(x, escape(name) + " (" + size + ")");
-    x += 1;
+  const build = (kw) => { // the columns laid out left to right, the keys' and values' each `kw` units wide
+    const data = [], annotations = [];
+    let x = 0;
+    let titles = 0; // the tensors' names take turns on three lines, so neighbours never write over each other
+    const title = (at, text) => annotations.push({
+      x: at, y: 0, yanchor: "bottom", text: text, showarrow: false, font: { size: labelFont },
+      yshift: (titles++ % 3) * (labelFont + 6),
+    });
+    const column = (values, name, size, hoverName) => {
+      data.push(strip(values, x, span, hoverName || name));
+      title(x, escape(name) + " (" + size + ")");
+      x += 1;
+    };
+    const then = (text) => {
+      if (text) annotations.push({ x: x - 0.5 + gap / 2, y: span / 2, text: escape(text), textangle: -90, showarrow: false, font: { size: labelFont } });
+      x += gap;
+    };
+    if (answer.embedding) {
+      column(answer.embedding, "emb·√d", D, "embedding · √d_model");
+      then("+");
+      column(answer.position, "PE", D, "positional encoding PE(" + row + ")");
+      then("=");
+    }
+    column(answer.x, "x", D);
+    if (answer.norm_first) {
+      then("LayerNorm");
+      column(answer.normed, "LN(x)", D);
+    }
+    then("× W_q of H" + answer.head);
+    column(answer.query, "q", Dh, "query of head " + answer.head);
+    then("q·k / √" + Dh);
+    const keysAt = x;
+    data.push(block(answer.keys, x, span, "key", answer.key_tokens, kw));
+    title(x + (K * kw - 1) / 2, "keys k (" + K + " × " + Dh + ")");
+    x += K * kw;
+    then("softmax → weights");
+    const valuesAt = x;
+    data.push(block(answer.values, x, span, "value", answer.key_tokens, kw));
+    title(x + (K * kw - 1) / 2, "values v (" + K + " × " + Dh + ")");
+    x += K * kw;
+    then("Σ w·v");
+    column(answer.z, "z", Dh, "z = Σ w·v of head " + answer.head);
+    then("with the other heads");
+    const concatAt = x;
+    column(answer.concat, "heads", D, "the heads concatenated");
+    then("× W_o + b");
+    column(answer.out, "out", D, "W_o · heads + b");
+    then(answer.norm_first ? "+ x" : "+ x, LayerNorm");
+    column(answer.residual, answer.norm_first ? "x+out" : "LN(x+out)", D, "the residual stream after the sublayer");
+    // under the keys their tokens; under the values the weights the softmax gave them
+    data.push({
+      type: "heatmap", x0: valuesAt + (kw - 1) / 2, dx: kw, y0: span * 1.24, dy: span * 0.06, z: [answer.weights], zmin: 0, zmax: 1,
+      colorscale: WEIGHTS, showscale: false, customdata: [answer.key_tokens.map(escape)],
+      hovertemplate: "weight on %{customdata}: %{z:.4f}<extra></extra>",
+    });
+    return { data: data, annotations: annotations, x: x, keysAt: keysAt, valuesAt: valuesAt, concatAt: concatAt, kw: kw };
   };
-  const then = (text) => {
-    if (text) annotations.push({ x: x - 0.5 + gap / 2, y: span / 2, text: escape(text), textangle: -90, showarrow: false, font: { size: labelFont } });
-    x += gap;
-  };
-  if (answer.embedding) {
-    column(answer.embedding, "emb·√d", D, "embedding · √d_model");
-    then("+");
-    column(answer.position, "PE", D, "positional encoding PE(" + row + ")");
-    then("=");
+  // one key is one column: its token and its weight are written upright in it, as large as the column allows. Where
+  // one unit is too narrow for the smallest text (a projector's 16 px), the keys' and values' columns widen at the
+  // expense of the single vectors and the gaps, while a gap keeps room for its words (upright); too many keys even so,
+  // and the tokens and weights are left to the hover.
+  const W = plot.clientWidth - 20, need = textFloor() / 0.9;
+  let built = build(1);
+  const fixed = built.x + 0.4 - 2 * K; // the single vectors and the gaps, in units
+  if (W / (built.x + 0.4) < need && W > 2 * K * need && (W - 2 * K * need) / fixed >= (labelFont + 2) / gap) {
+    built = build((need * fixed) / (W - 2 * K * need));
   }
-  column(answer.x, "x", D);
-  if (answer.norm_first) {
-    then("LayerNorm");
-    column(answer.normed, "LN(x)", D);
-  }
-  then("× W_q of H" + answer.head);
-  column(answer.query, "q", Dh, "query of head " + answer.head);
-  then("q·k / √" + Dh);
-  const keysAt = x;
-  data.push(block(answer.keys, x, span, "key", answer.key_tokens));
-  title(x + (K - 1) / 2, "keys k (" + K + " × " + Dh + ")");
-  x += K;
-  then("softmax → weights");
-  const valuesAt = x;
-  data.push(block(answer.values, x, span, "value", answer.key_tokens));
-  title(x + (K - 1) / 2, "values v (" + K + " × " + Dh + ")");
-  x += K;
-  then("Σ w·v");
-  column(answer.z, "z", Dh, "z = Σ w·v of head " + answer.head);
-  then("with the other heads");
-  const concatAt = x;
-  column(answer.concat, "heads", D, "the heads concatenated");
-  then("× W_o + b");
-  column(answer.out, "out", D, "W_o · heads + b");
-  then(answer.norm_first ? "+ x" : "+ x, LayerNorm");
-  column(answer.residual, answer.norm_first ? "x+out" : "LN(x+out)", D, "the residual stream after the sublayer");
-  // under the keys their tokens; under the values the weights the softmax gave them
-  data.push({
-    type: "heatmap", x0: valuesAt, dx: 1, y0: span * 1.24, dy: span * 0.06, z: [answer.weights], zmin: 0, zmax: 1,
-    colorscale: WEIGHTS, showscale: false, customdata: [answer.key_tokens.map(escape)],
-    hovertemplate: "weight on %{customdata}: %{z:.4f}<extra></extra>",
-  });
-  // one key is one column: its token and its weight are written upright in it, as large as the column allows (too
-  // narrow, and they are left to the hover)
-  const columnPx = (plot.clientWidth - 20) / (x + 0.4);
-  const keyFont = Math.min(small, Math.floor(columnPx * 0.9));
+  const { data, annotations, x, keysAt, valuesAt, concatAt, kw } = built;
+  const keyFont = Math.min(small, Math.floor((W / (x + 0.4)) * kw * 0.9));
   if (keyFont >= textFloor()) {
     answer.weights.forEach((w, j) => {
-      annotations.push({ x: valuesAt + j, y: span * 1.02, yanchor: "top", text: w.toFixed(2).replace(/^0/, ""), textangle: -90, showarrow: false, font: { size: keyFont } });
-      annotations.push({ x: keysAt + j, y: span * 1.02, yanchor: "top", text: escape(answer.key_tokens[j]), textangle: -90, showarrow: false, font: { size: keyFont } });
+      annotations.push({ x: valuesAt + (kw - 1) / 2 + j * kw, y: span * 1.02, yanchor: "top", text: w.toFixed(2).replace(/^0/, ""), textangle: -90, showarrow: false, font: { size: keyFont } });
+      annotations.push({ x: keysAt + (kw - 1) / 2 + j * kw, y: span * 1.02, yanchor: "top", text: escape(answer.key_tokens[j]), textangle: -90, showarrow: false, font: { size: keyFont } });
     });
   }
   const slice = { type: "rect", x0: concatAt - 0.5, x1: concatAt + 0.5, y0: answer.head * span / answer.x.length * Dh, y1: (answer.head + 1) * span / answer.x.length * Dh, line: { color: "#D55E00", width: 2 } };

@@ -2159,14 +2159,14 @@
       hovertemplate: "%{customdata[0]} [%{customdata[1]}] = %{customdata[2]:.4f}<extra></extra>"
     };
   }
-  function block(rows, x, span2, name, tokens) {
+  function block(rows, x, span2, name, tokens, kw) {
     const n = rows[0].length, peak = Math.max(1e-12, ...rows.flat().map(Math.abs));
     const z = [...Array(n).keys()].map((d) => rows.map((r) => r[d] / peak));
     const custom = [...Array(n).keys()].map((d) => rows.map((r, j) => [name + " of " + escape(tokens[j]), d, r[d]]));
     return {
       type: "heatmap",
-      x0: x,
-      dx: 1,
+      x0: x + (kw - 1) / 2,
+      dx: kw,
       y0: span2 / n / 2,
       dy: span2 / n,
       z,
@@ -2190,79 +2190,88 @@
     const D = answer2.d_model, Dh = answer2.d_head, K = answer2.keys.length, span2 = 100;
     const small = Math.max(9, font - 4), labelFont = Math.max(10, font - 2);
     const gap = presenting() ? GAP2.projector : GAP2.desk;
-    const data = [], annotations = [];
-    let x = 0;
-    let titles = 0;
-    const title2 = (at, text) => annotations.push({
-      x: at,
-      y: 0,
-      yanchor: "bottom",
-      text,
-      showarrow: false,
-      font: { size: labelFont },
-      yshift: titles++ % 3 * (labelFont + 6)
-    });
-    const column = (values, name, size, hoverName) => {
-      data.push(strip(values, x, span2, hoverName || name));
-      title2(x, escape(name) + " (" + size + ")");
-      x += 1;
+    const build = (kw2) => {
+      const data2 = [], annotations2 = [];
+      let x2 = 0;
+      let titles = 0;
+      const title2 = (at, text) => annotations2.push({
+        x: at,
+        y: 0,
+        yanchor: "bottom",
+        text,
+        showarrow: false,
+        font: { size: labelFont },
+        yshift: titles++ % 3 * (labelFont + 6)
+      });
+      const column = (values, name, size, hoverName) => {
+        data2.push(strip(values, x2, span2, hoverName || name));
+        title2(x2, escape(name) + " (" + size + ")");
+        x2 += 1;
+      };
+      const then = (text) => {
+        if (text) annotations2.push({ x: x2 - 0.5 + gap / 2, y: span2 / 2, text: escape(text), textangle: -90, showarrow: false, font: { size: labelFont } });
+        x2 += gap;
+      };
+      if (answer2.embedding) {
+        column(answer2.embedding, "emb·√d", D, "embedding · √d_model");
+        then("+");
+        column(answer2.position, "PE", D, "positional encoding PE(" + row + ")");
+        then("=");
+      }
+      column(answer2.x, "x", D);
+      if (answer2.norm_first) {
+        then("LayerNorm");
+        column(answer2.normed, "LN(x)", D);
+      }
+      then("× W_q of H" + answer2.head);
+      column(answer2.query, "q", Dh, "query of head " + answer2.head);
+      then("q·k / √" + Dh);
+      const keysAt2 = x2;
+      data2.push(block(answer2.keys, x2, span2, "key", answer2.key_tokens, kw2));
+      title2(x2 + (K * kw2 - 1) / 2, "keys k (" + K + " × " + Dh + ")");
+      x2 += K * kw2;
+      then("softmax → weights");
+      const valuesAt2 = x2;
+      data2.push(block(answer2.values, x2, span2, "value", answer2.key_tokens, kw2));
+      title2(x2 + (K * kw2 - 1) / 2, "values v (" + K + " × " + Dh + ")");
+      x2 += K * kw2;
+      then("Σ w·v");
+      column(answer2.z, "z", Dh, "z = Σ w·v of head " + answer2.head);
+      then("with the other heads");
+      const concatAt2 = x2;
+      column(answer2.concat, "heads", D, "the heads concatenated");
+      then("× W_o + b");
+      column(answer2.out, "out", D, "W_o · heads + b");
+      then(answer2.norm_first ? "+ x" : "+ x, LayerNorm");
+      column(answer2.residual, answer2.norm_first ? "x+out" : "LN(x+out)", D, "the residual stream after the sublayer");
+      data2.push({
+        type: "heatmap",
+        x0: valuesAt2 + (kw2 - 1) / 2,
+        dx: kw2,
+        y0: span2 * 1.24,
+        dy: span2 * 0.06,
+        z: [answer2.weights],
+        zmin: 0,
+        zmax: 1,
+        colorscale: WEIGHTS,
+        showscale: false,
+        customdata: [answer2.key_tokens.map(escape)],
+        hovertemplate: "weight on %{customdata}: %{z:.4f}<extra></extra>"
+      });
+      return { data: data2, annotations: annotations2, x: x2, keysAt: keysAt2, valuesAt: valuesAt2, concatAt: concatAt2, kw: kw2 };
     };
-    const then = (text) => {
-      if (text) annotations.push({ x: x - 0.5 + gap / 2, y: span2 / 2, text: escape(text), textangle: -90, showarrow: false, font: { size: labelFont } });
-      x += gap;
-    };
-    if (answer2.embedding) {
-      column(answer2.embedding, "emb·√d", D, "embedding · √d_model");
-      then("+");
-      column(answer2.position, "PE", D, "positional encoding PE(" + row + ")");
-      then("=");
+    const W = plot.clientWidth - 20, need = textFloor() / 0.9;
+    let built = build(1);
+    const fixed = built.x + 0.4 - 2 * K;
+    if (W / (built.x + 0.4) < need && W > 2 * K * need && (W - 2 * K * need) / fixed >= (labelFont + 2) / gap) {
+      built = build(need * fixed / (W - 2 * K * need));
     }
-    column(answer2.x, "x", D);
-    if (answer2.norm_first) {
-      then("LayerNorm");
-      column(answer2.normed, "LN(x)", D);
-    }
-    then("× W_q of H" + answer2.head);
-    column(answer2.query, "q", Dh, "query of head " + answer2.head);
-    then("q·k / √" + Dh);
-    const keysAt = x;
-    data.push(block(answer2.keys, x, span2, "key", answer2.key_tokens));
-    title2(x + (K - 1) / 2, "keys k (" + K + " × " + Dh + ")");
-    x += K;
-    then("softmax → weights");
-    const valuesAt = x;
-    data.push(block(answer2.values, x, span2, "value", answer2.key_tokens));
-    title2(x + (K - 1) / 2, "values v (" + K + " × " + Dh + ")");
-    x += K;
-    then("Σ w·v");
-    column(answer2.z, "z", Dh, "z = Σ w·v of head " + answer2.head);
-    then("with the other heads");
-    const concatAt = x;
-    column(answer2.concat, "heads", D, "the heads concatenated");
-    then("× W_o + b");
-    column(answer2.out, "out", D, "W_o · heads + b");
-    then(answer2.norm_first ? "+ x" : "+ x, LayerNorm");
-    column(answer2.residual, answer2.norm_first ? "x+out" : "LN(x+out)", D, "the residual stream after the sublayer");
-    data.push({
-      type: "heatmap",
-      x0: valuesAt,
-      dx: 1,
-      y0: span2 * 1.24,
-      dy: span2 * 0.06,
-      z: [answer2.weights],
-      zmin: 0,
-      zmax: 1,
-      colorscale: WEIGHTS,
-      showscale: false,
-      customdata: [answer2.key_tokens.map(escape)],
-      hovertemplate: "weight on %{customdata}: %{z:.4f}<extra></extra>"
-    });
-    const columnPx = (plot.clientWidth - 20) / (x + 0.4);
-    const keyFont = Math.min(small, Math.floor(columnPx * 0.9));
+    const { data, annotations, x, keysAt, valuesAt, concatAt, kw } = built;
+    const keyFont = Math.min(small, Math.floor(W / (x + 0.4) * kw * 0.9));
     if (keyFont >= textFloor()) {
       answer2.weights.forEach((w, j) => {
-        annotations.push({ x: valuesAt + j, y: span2 * 1.02, yanchor: "top", text: w.toFixed(2).replace(/^0/, ""), textangle: -90, showarrow: false, font: { size: keyFont } });
-        annotations.push({ x: keysAt + j, y: span2 * 1.02, yanchor: "top", text: escape(answer2.key_tokens[j]), textangle: -90, showarrow: false, font: { size: keyFont } });
+        annotations.push({ x: valuesAt + (kw - 1) / 2 + j * kw, y: span2 * 1.02, yanchor: "top", text: w.toFixed(2).replace(/^0/, ""), textangle: -90, showarrow: false, font: { size: keyFont } });
+        annotations.push({ x: keysAt + (kw - 1) / 2 + j * kw, y: span2 * 1.02, yanchor: "top", text: escape(answer2.key_tokens[j]), textangle: -90, showarrow: false, font: { size: keyFont } });
       });
     }
     const slice = { type: "rect", x0: concatAt - 0.5, x1: concatAt + 0.5, y0: answer2.head * span2 / answer2.x.length * Dh, y1: (answer2.head + 1) * span2 / answer2.x.length * Dh, line: { color: "#D55E00", width: 2 } };
