@@ -197,7 +197,7 @@ def test_the_reveal_shows_every_token_of_a_sentence_on_the_projector(browser, ap
         shot(lecturer, "16-classroom-reveal-presentation")
         assert all(seen), seen  # every bar in the histogram's box and in the window: nothing scrolled away
         sizes = lecturer.evaluate(  # issue 66 #4: the numbers a class reads off the projector are 16 px or more
-            """() => [...document.querySelectorAll('.ae-room-histogram .ae-room-value, .ae-room-histogram .ae-room-token')]
+            """() => [...document.querySelectorAll('.ae-room-histogram :is(.ae-room-value, .ae-room-token)')]
               .map((e) => parseFloat(getComputedStyle(e).fontSize))"""
         )
         assert sizes and min(sizes) >= 16, sizes
