@@ -406,3 +406,18 @@ def test_the_memory_cap_leaves_room_for_the_imports(cli_runs):
     """The cap is not what ends the CLIs: torch and gradio import under it."""
     code, out, err, peak_mb = cli_runs[CONTROL]
     assert code == 0 and err == "", err
+
+
+def test_the_about_tab_says_that_equal_scores_are_a_tie_not_a_copy():
+    from explorer.ui.about_tab import tie_note
+
+    methods = [
+        {"method": "attention, mean of all heads", "aer": 0.076, "accuracy": 0.961},
+        {"method": "attention rollout (mean over decoder layers)", "aer": 0.577, "accuracy": 0.44},
+        {"method": "gradient × input", "aer": 0.577, "accuracy": 0.44},
+        {"method": "integrated gradients", "aer": 0.441, "accuracy": 0.581},
+    ]
+    said = tie_note(methods)
+    assert said.startswith("attention rollout") and "and gradient × input score the same here" in said
+    assert "not a copy" in said and "bench.alignment_overlap" in said
+    assert tie_note(methods[:2] + methods[3:]) == ""  # no tie, nothing said

@@ -77,7 +77,25 @@ def describe(handle: ModelHandle, key: str | None = None) -> str:
             + " |"
             for r in methods
         ]
+        tied = tie_note(methods)
+        if tied:
+            lines += ["", tied]
     return "\n".join(lines)
+
+
+def tie_note(methods: list[dict]) -> str:
+    """A sentence for rows with the same scores: each was measured on its own, and equal rows are a tie (issue 66)."""
+    seen: dict[tuple, list[str]] = {}
+    for r in methods:
+        seen.setdefault((r["aer"], r.get("accuracy")), []).append(r["method"])
+    tied = [names for names in seen.values() if len(names) > 1]
+    if not tied:
+        return ""
+    return " ".join(
+        f"{' and '.join(escape(n) for n in names)} score the same here, and they are not a copy: each is measured on "
+        "its own and they pick different source words, as many of them right (`python -m bench.alignment_overlap`)."
+        for names in tied
+    )
 
 
 def build(ctx: Context, served: dict[str, ModelHandle] | None = None):
