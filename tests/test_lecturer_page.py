@@ -83,3 +83,24 @@ def test_a_link_to_a_lesson_stop_the_lesson_lacks_is_named_and_opens_the_nearest
         expect(page.locator(".ae-lesson-title")).to_contain_text(f"Lesson {nearest} / 12")
     finally:
         page.context.close()
+
+
+def test_a_png_of_cross_attention_at_step_0_is_said_not_downloaded_blank(browser, app_url):
+    """Issue 66 #8: at step 0 cross-attention has no row yet, and the PNG was a blank slide."""
+    from playwright.sync_api import expect
+
+    page = open_page(browser, f"{app_url}?sentence=The+dog+sees+the+cat.&step=0&kind=cross")
+    downloads = []
+    page.on("download", lambda d: downloads.append(d.suggested_filename))
+    try:
+        settle(page)
+        page.locator(".ae-tools button", has_text="PNG").click()
+        expect(page.locator(".ae-message")).to_contain_text("step once (→) and press PNG again")
+        page.wait_for_timeout(300)
+        assert downloads == []
+        page.keyboard.press("ArrowRight")
+        with page.expect_download() as got:
+            page.locator(".ae-tools button", has_text="PNG").click()
+        assert got.value.suggested_filename.endswith("-step1.png")
+    finally:
+        page.context.close()

@@ -30,7 +30,8 @@ export function exportPng(viewer) {
   const name = filename(t.request.sentence, "") + "-" + s.view + "-step" + s.step;
   const header = ["“" + t.request.sentence + "” → “" + (t.wire.outputs[s.step] || "") + "”",
     "Step " + s.step + " of " + t.T + " · model: " + t.model.name + " (" + t.languages + ") · Attention Explorer"];
-  return Promise.resolve(viewer.f.area.view(s.view).png(header)).then((canvas) => canvasPng(canvas, name + ".png"));
+  return Promise.resolve().then(() => viewer.f.area.view(s.view).png(header))
+    .then((canvas) => canvasPng(canvas, name + ".png"), (error) => viewer.say(error.message)); // a blank chart: said
 }
 
 export function exportHtml(viewer) {

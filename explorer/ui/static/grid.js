@@ -185,9 +185,12 @@ export class Grid {
   }
 
   // The grid as a picture for a slide: `header` lines (the sentence, the step) above the title, the cells, every
-  // label and the colour scales, at `scale` times the size on screen.
+  // label and the colour scales, at `scale` times the size on screen. An empty grid (no row yet) is no picture: it
+  // throws its own message (the viewer says it) rather than download a blank slide.
   png(header, scale) {
     const g = this, spec = g.spec, geom = g.geom, k = scale || 2;
+    if (!geom) throw new Error(spec && spec.empty ? spec.empty.replace(/:.*/, "") + ", so there is no picture: " +
+      "step once (→) and press PNG again." : "Nothing is drawn yet: there is no picture to download.");
     const font = spec.font;
     const scaleW = scaleWidth(spec), axisW = font + 10, titleH = font + 12;
     const W = axisW + (geom ? geom.width : g.scroll.clientWidth) + scaleW;

@@ -548,7 +548,7 @@
       "“" + t.request.sentence + "” → “" + (t.wire.outputs[s.step] || "") + "”",
       "Step " + s.step + " of " + t.T + " · model: " + t.model.name + " (" + t.languages + ") · Attention Explorer"
     ];
-    return Promise.resolve(viewer.f.area.view(s.view).png(header)).then((canvas) => canvasPng(canvas, name + ".png"));
+    return Promise.resolve().then(() => viewer.f.area.view(s.view).png(header)).then((canvas) => canvasPng(canvas, name + ".png"), (error) => viewer.say(error.message));
   }
   function exportHtml(viewer) {
     const t = viewer.trace;
@@ -798,9 +798,11 @@
       tip.style.top = cell2.y + 14 + "px";
     }
     // The grid as a picture for a slide: `header` lines (the sentence, the step) above the title, the cells, every
-    // label and the colour scales, at `scale` times the size on screen.
+    // label and the colour scales, at `scale` times the size on screen. An empty grid (no row yet) is no picture: it
+    // throws its own message (the viewer says it) rather than download a blank slide.
     png(header, scale) {
       const g = this, spec2 = g.spec, geom = g.geom, k = scale || 2;
+      if (!geom) throw new Error(spec2 && spec2.empty ? spec2.empty.replace(/:.*/, "") + ", so there is no picture: step once (→) and press PNG again." : "Nothing is drawn yet: there is no picture to download.");
       const font = spec2.font;
       const scaleW = scaleWidth(spec2), axisW = font + 10, titleH = font + 12;
       const W = axisW + (geom ? geom.width : g.scroll.clientWidth) + scaleW;
