@@ -418,3 +418,33 @@ def test_a_student_whose_old_connection_lingers_is_counted_once_when_the_page_re
             expect(student.locator(".ae-room-count")).to_have_text("following the lecturer")
     finally:
         network.close()
+
+
+def test_a_revealed_question_leaves_a_students_screen_at_the_next_sentence_or_when_dismissed(browser, app_url):
+    """Issue 66 #5: the revealed question stayed on the students' screens, and after the next sentence it told them to
+    "follow again" to see it, though they were following."""
+    from playwright.sync_api import expect
+
+    with room(browser, app_url) as (lecturer, student, _):
+        reveal_one_guess(lecturer, student, "The dog sees the cat.")
+        answer = student.locator(".ae-room-question")
+        expect(answer.locator(".ae-room-histogram")).to_be_visible()
+        expect(student.locator(".ae-room-count")).to_have_text("following the lecturer")
+        answer.get_by_role("button", name="✕ Dismiss").click()
+        expect(student.locator(".ae-room-question")).to_have_count(0)  # dismissed: gone from this student's screen
+        expect(student.locator(".ae-room-count")).to_have_text("following the lecturer")
+        expect(lecturer.locator(".ae-room-histogram")).to_be_visible()  # the lecturer keeps the record
+        lecturer.locator(".ae-room button", has_text="Ask the class").click()  # the next question shows on its own
+        expect(student.locator(".ae-room-ask")).to_contain_text("Class question 2")
+        student.locator(".ae-source-chips .ae-room-choice").nth(2).click()
+        expect(lecturer.locator(".ae-room-ask")).to_contain_text("1 answered")
+        expect(student.locator(".ae-room-count")).to_have_text("following the lecturer")
+        lecturer.locator(".ae-room button", has_text="Reveal").click()
+        expect(student.locator(".ae-room-histogram")).to_be_visible()
+        expect(student.locator(".ae-room-count")).to_have_text("following the lecturer")
+        lecturer.fill("#sentence textarea", "The cat sees the dog.")  # the next sentence: the answer leaves
+        lecturer.press("#sentence textarea", "Enter")
+        showing(student, "The cat sees the dog.")
+        expect(student.locator(".ae-room-question")).to_have_count(0)
+        assert "follow again" not in student.locator(".ae-room").inner_text().lower()
+        expect(student.locator(".ae-room-count")).to_have_text("following the lecturer")

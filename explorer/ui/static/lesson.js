@@ -425,7 +425,7 @@ export class Lesson {
   }
 
   opened(link) { // a link that names a stop and no step: the stop sets its own view; a stop the lesson lacks is named
-    if (!link || link.lesson === undefined) return;
+    if (!link || typeof link.lesson !== "number") return; // none (a room's view says null)
     const n = STOPS.length, stop = Math.min(n, Math.max(1, link.lesson));
     if (link.lesson !== stop) {
       const v = this.viewer, before = v.f.message.hidden ? "" : v.f.message.textContent + " ";

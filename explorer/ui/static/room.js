@@ -332,8 +332,15 @@ export class Room {
     }
     if (this.error) parts.push(el("span", "ae-room-note", this.error));
     const q = this.question;
-    if (q) parts.push(this.questionPart(q));
+    if (q && this.shows(q)) parts.push(this.questionPart(q));
     this.bar.replaceChildren(...parts);
+  }
+
+  // Whether question `q` stays on this page: a student's revealed question leaves at the next sentence (it is about
+  // one no longer on screen) or when dismissed; the next question replaces it. The lecturer's stays, as the record.
+  shows(q) {
+    if (this.key || !q.revealed) return true;
+    return this.onScreen(q) && this.dismissed !== q.id;
   }
 
   questionPart(q) {
@@ -366,6 +373,12 @@ export class Room {
         meter("ae-room-weight", row[j], row[j].toFixed(2)));
       table.appendChild(bar);
     });
+    if (!this.key) {
+      box.appendChild(button("✕ Dismiss", "Hide this answer (the next question shows on its own)", () => {
+        this.dismissed = q.id;
+        this.draw();
+      }, "ae-room-dismiss"));
+    }
     box.append(el("div", "ae-room-note", "The class's guesses (blue) beside the head's weights (orange); the head looked most at “" +
       tokens[best] + "”." + (this.key || this.guess === null ? "" : this.guess === best ? " Your guess was right." :
         " Your guess, “" + tokens[this.guess] + "”, got weight " + row[this.guess].toFixed(2) + ".")), table);

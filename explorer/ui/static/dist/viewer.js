@@ -3727,8 +3727,14 @@
       }
       if (this.error) parts4.push(el("span", "ae-room-note", this.error));
       const q = this.question;
-      if (q) parts4.push(this.questionPart(q));
+      if (q && this.shows(q)) parts4.push(this.questionPart(q));
       this.bar.replaceChildren(...parts4);
+    }
+    // Whether question `q` stays on this page: a student's revealed question leaves at the next sentence (it is about
+    // one no longer on screen) or when dismissed; the next question replaces it. The lecturer's stays, as the record.
+    shows(q) {
+      if (this.key || !q.revealed) return true;
+      return this.onScreen(q) && this.dismissed !== q.id;
     }
     questionPart(q) {
       const box = el("div", "ae-room-question");
@@ -3760,6 +3766,12 @@
         );
         table.appendChild(bar);
       });
+      if (!this.key) {
+        box.appendChild(button("✕ Dismiss", "Hide this answer (the next question shows on its own)", () => {
+          this.dismissed = q.id;
+          this.draw();
+        }, "ae-room-dismiss"));
+      }
       box.append(el("div", "ae-room-note", "The class's guesses (blue) beside the head's weights (orange); the head looked most at “" + tokens[best] + "”." + (this.key || this.guess === null ? "" : this.guess === best ? " Your guess was right." : " Your guess, “" + tokens[this.guess] + "”, got weight " + row[this.guess].toFixed(2) + ".")), table);
       return box;
     }
@@ -4127,7 +4139,7 @@
       return s;
     }
     opened(link) {
-      if (!link || link.lesson === void 0) return;
+      if (!link || typeof link.lesson !== "number") return;
       const n = STOPS.length, stop = Math.min(n, Math.max(1, link.lesson));
       if (link.lesson !== stop) {
         const v = this.viewer, before = v.f.message.hidden ? "" : v.f.message.textContent + " ";
