@@ -104,3 +104,30 @@ def test_a_png_of_cross_attention_at_step_0_is_said_not_downloaded_blank(browser
         assert got.value.suggested_filename.endswith("-step1.png")
     finally:
         page.context.close()
+
+
+@pytest.mark.parametrize("presentation", [True, False], ids=["presentation", "desk"])
+def test_a_panel_and_the_lesson_open_in_the_window_after_the_lecturer_scrolled(browser, app_url, presentation):
+    """Issue 66 #3: scrolled down the page, a lecturer opened a panel or the lesson out of sight."""
+    from playwright.sync_api import expect
+
+    page = open_page(browser, app_url)
+    try:
+        if presentation:
+            page.locator("#presentation input").check()
+        settle(page)
+        page.keyboard.press("ArrowRight")
+        in_window = (
+            "(s) => { const r = document.querySelector(s).getBoundingClientRect();"
+            " return r.top >= 0 && r.top < innerHeight - 40; }"
+        )
+        for opens, shown in [("Heads that matter", ".ae-panel"), ("Lesson", ".ae-lesson")]:
+            page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")  # the lecturer scrolled down
+            page.wait_for_timeout(200)
+            page.locator(".ae-tools button", has_text=opens).click()
+            expect(page.locator(shown)).to_be_visible()
+            page.wait_for_timeout(300)
+            assert page.evaluate(in_window, shown), (opens, page.evaluate("() => window.scrollY"))
+            page.keyboard.press("Escape")
+    finally:
+        page.context.close()

@@ -399,7 +399,9 @@ export class Lesson {
     const v = this.viewer, t = v.trace;
     if (!t || n < 1 || n > STOPS.length) return;
     v.player.stop();
+    const opening = !v.state.lesson;
     v.select(Object.assign({ lesson: n, panel: null }, STOPS[n - 1].view(t, v.state)), "lesson");
+    if (opening) v.bringIntoView(".ae-lesson");
   }
 
   move(delta) { this.go(this.viewer.state.lesson + delta); }

@@ -173,6 +173,25 @@ export class Viewer {
     const q = panels.question(what, this.trace, this.state, cell, extra);
     if (q.question) this.answers.again(q.question);
     this.store.set({ panel: what, panelContent: Object.assign({ what: what, cell: cell || null }, q) }, "click", true);
+    this.bringIntoView(".ae-panel");
+  }
+
+  // After the lecturer scrolled: what just opened (a panel, the lesson) comes into the window once it is drawn: the
+  // viewer goes back to its top (in presentation mode it fills the window; at a desk, only if it was scrolled past or
+  // the element is out of the window).
+  bringIntoView(selector) {
+    this.bring = selector;
+    this.refresh();
+  }
+
+  broughtIntoView() {
+    const shown = this.bring && this.root.querySelector(this.bring);
+    if (!shown || shown.offsetParent === null) return; // not drawn yet: the next drawing tries again
+    this.bring = null;
+    const top = shown.getBoundingClientRect().top, viewer = this.root.getBoundingClientRect().top;
+    // the viewer's top is the anchor: what opens fits the viewer's height, and moves within it as its answer arrives
+    const away = viewer < 0 || top < 0 || top > window.innerHeight - 80;
+    if (this.presenting || away) this.root.scrollIntoView({ block: "start" });
   }
 
   // The panel's content now: its note, the wait for its answer, or the answer (asked once per trace, answers.js).
@@ -208,7 +227,9 @@ export class Viewer {
     drawn.push(view.draw(context, shown));
     const cell = s.panelContent && s.panelContent.cell;
     if (s.panel && cell && view.focus) view.focus(cell); // the explained cell stays in view
-    return this.busy.during(Promise.all(drawn));
+    const done = this.busy.during(Promise.all(drawn));
+    if (this.bring) done.then(() => this.broughtIntoView());
+    return done;
   }
 
   // What beam search writes for the greedy trace on screen (beamline.js): asked once the step-through reaches the end

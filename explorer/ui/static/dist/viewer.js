@@ -4116,7 +4116,9 @@
       const v = this.viewer, t = v.trace;
       if (!t || n < 1 || n > STOPS.length) return;
       v.player.stop();
+      const opening = !v.state.lesson;
       v.select(Object.assign({ lesson: n, panel: null }, STOPS[n - 1].view(t, v.state)), "lesson");
+      if (opening) v.bringIntoView(".ae-lesson");
     }
     move(delta) {
       this.go(this.viewer.state.lesson + delta);
@@ -4612,6 +4614,22 @@
       const q = question(what, this.trace, this.state, cell2, extra);
       if (q.question) this.answers.again(q.question);
       this.store.set({ panel: what, panelContent: Object.assign({ what, cell: cell2 || null }, q) }, "click", true);
+      this.bringIntoView(".ae-panel");
+    }
+    // After the lecturer scrolled: what just opened (a panel, the lesson) comes into the window once it is drawn: the
+    // viewer goes back to its top (in presentation mode it fills the window; at a desk, only if it was scrolled past or
+    // the element is out of the window).
+    bringIntoView(selector) {
+      this.bring = selector;
+      this.refresh();
+    }
+    broughtIntoView() {
+      const shown = this.bring && this.root.querySelector(this.bring);
+      if (!shown || shown.offsetParent === null) return;
+      this.bring = null;
+      const top = shown.getBoundingClientRect().top, viewer = this.root.getBoundingClientRect().top;
+      const away = viewer < 0 || top < 0 || top > window.innerHeight - 80;
+      if (this.presenting || away) this.root.scrollIntoView({ block: "start" });
     }
     // The panel's content now: its note, the wait for its answer, or the answer (asked once per trace, answers.js).
     panelShown() {
@@ -4644,7 +4662,9 @@
       drawn.push(view.draw(context, shown));
       const cell2 = s.panelContent && s.panelContent.cell;
       if (s.panel && cell2 && view.focus) view.focus(cell2);
-      return this.busy.during(Promise.all(drawn));
+      const done = this.busy.during(Promise.all(drawn));
+      if (this.bring) done.then(() => this.broughtIntoView());
+      return done;
     }
     // What beam search writes for the greedy trace on screen (beamline.js): asked once the step-through reaches the end
     // of the translation (the page's opening trace brings it), then shown at every step; null while it is not there.
