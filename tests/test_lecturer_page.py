@@ -3,6 +3,8 @@ opens a field for the next sentence under the step controls, in the window, with
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from browser_fixtures import open_page, settle, shot
 
@@ -129,5 +131,23 @@ def test_a_panel_and_the_lesson_open_in_the_window_after_the_lecturer_scrolled(b
             page.wait_for_timeout(300)
             assert page.evaluate(in_window, shown), (opens, page.evaluate("() => window.scrollY"))
             page.keyboard.press("Escape")
+    finally:
+        page.context.close()
+
+
+def test_a_refused_link_says_what_was_refused_and_the_box_holds_the_sentence_shown(browser, app_url):
+    """Issue 66 #6: a link the server refused said only the server's words, and the sentence box kept the link's
+    sentence while the viewer showed the opening example."""
+    from playwright.sync_api import expect
+
+    page = open_page(browser, f"{app_url}?sentence=The+cat+sees+the+dog.&strategy=sample&temperature=99")
+    try:
+        settle(page)
+        message = page.locator(".ae-message")
+        expect(message).to_contain_text("This link's decode was refused")
+        expect(message).to_contain_text(re.compile("temperature 99", re.I))  # the server names the value it refused
+        shown = message.inner_text().rsplit("still shows “", 1)[1].rsplit("”", 1)[0]
+        expect(page.locator("#sentence textarea")).to_have_value(shown)  # the box agrees with the viewer
+        assert shown != "The cat sees the dog."
     finally:
         page.context.close()

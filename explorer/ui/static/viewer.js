@@ -261,7 +261,12 @@ export class Viewer {
       (error) => {
         if (seq === this.traceSeq) {
           this.pendingView = null; // the place it was to open at goes with the refused decode
-          this.say(error.message);
+          const kept = this.trace; // a refused link: said as the link's, and the page agrees with what is shown
+          if (options && options.link && kept) {
+            this.say("This link's decode was refused: " + error.message + " The viewer still shows “" +
+              kept.request.sentence + "”.");
+            if (this.online) page.agree(kept);
+          } else this.say(error.message);
         }
         return null;
       },

@@ -4695,7 +4695,11 @@
         (error) => {
           if (seq === this.traceSeq) {
             this.pendingView = null;
-            this.say(error.message);
+            const kept = this.trace;
+            if (options && options.link && kept) {
+              this.say("This link's decode was refused: " + error.message + " The viewer still shows “" + kept.request.sentence + "”.");
+              if (this.online) agree(kept);
+            } else this.say(error.message);
           }
           return null;
         }
