@@ -158,3 +158,42 @@ def test_the_page_switches_to_the_other_shipped_model_in_one_click_and_keeps_the
         page.context.close()
     finally:
         stop_app(proc, log)
+
+
+@pytest.mark.browser
+def test_a_student_following_a_lecturer_who_switched_models_sees_the_switch_agree(browser, tiny_checkpoint, tmp_path):
+    """Issue 66 #5: after the lecturer switched models, the students' switch still named the first model."""
+    import re
+    import shutil
+
+    from app_fixtures import free_port, run_app, stop_app, wait_until_ready
+    from browser_fixtures import open_page, settle
+    from playwright.sync_api import expect
+
+    from explorer.model.checkpoint import update_metadata
+
+    second = tmp_path / "second-model"
+    shutil.copytree(tiny_checkpoint, second)
+    update_metadata(second, {"name": "Second model"})
+    port = free_port()
+    proc, log = run_app(tiny_checkpoint, port, tmp_path, args=["--checkpoint", str(tiny_checkpoint), str(second)])
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        wait_until_ready(proc, url, log)
+        lecturer = open_page(browser, url)
+        lecturer.locator(".ae-tools button", has_text="Present to class").click()
+        expect(lecturer.locator(".ae-room-code")).to_have_text(re.compile(r"Room [A-Z]{4}"))
+        code = lecturer.locator(".ae-room-code").text_content().split()[-1]
+        student = open_page(browser, f"{url}?room={code}")
+        expect(student.locator(".ae-room-count")).to_have_text("following the lecturer")
+        lecturer.locator("#opt-model label").filter(has_text="Second model").click()
+        expect(student.locator("#title .ae-model-name")).to_have_text("Second model")
+        settle(student)
+        checked = student.locator("#opt-model input[type=radio]:checked")
+        expect(checked).to_have_count(1)
+        assert checked.evaluate("(r) => r.closest('label').textContent").strip().startswith("Second model")
+        expect(student.locator(".ae-room-count")).to_have_text("following the lecturer")  # not told to follow again
+        lecturer.context.close()
+        student.context.close()
+    finally:
+        stop_app(proc, log)

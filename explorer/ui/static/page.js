@@ -5,14 +5,25 @@
 // "Decoding" button asks. It only reads the trace and writes these page elements; the trace stays the one source
 // of truth.
 import * as ablation from "./ablation.js";
+import { DEFAULT_MODEL } from "./settings.js";
 
-// The model, the sentence and the switched-off heads of `trace`, shown on the page.
+// The model (its name, and the header's switch), the sentence and the switched-off heads of `trace`, shown on the page.
 export function agree(trace) {
   label();
   document.querySelectorAll(".ae-model-name").forEach((node) => { node.textContent = trace.model.name; });
   document.querySelectorAll(".ae-languages").forEach((node) => { node.textContent = trace.languages; });
   showSentence(trace.request.sentence);
+  showModel(trace);
   ablation.show(trace);
+}
+
+// The header's model switch ticks the model of the trace on screen (a student following a lecturer who switched
+// models sees the switch agree); ticked without an event, so no decode is asked for.
+function showModel(trace) {
+  const key = trace.modelKey === "shipped" ? DEFAULT_MODEL : trace.modelKey;
+  const radios = [...document.querySelectorAll("#opt-model input[type=radio]")];
+  const mine = radios.find((r) => r.value === key);
+  if (mine) radios.forEach((r) => { r.checked = r === mine; }); // Gradio's radios share no name: each set apart
 }
 
 // The sentence box holds the sentence on screen (a student following the lecturer sees the lecturer's), unless the

@@ -3161,7 +3161,16 @@
       node.textContent = trace.languages;
     });
     showSentence(trace.request.sentence);
+    showModel(trace);
     show(trace);
+  }
+  function showModel(trace) {
+    const key = trace.modelKey === "shipped" ? DEFAULT_MODEL : trace.modelKey;
+    const radios = [...document.querySelectorAll("#opt-model input[type=radio]")];
+    const mine = radios.find((r) => r.value === key);
+    if (mine) radios.forEach((r) => {
+      r.checked = r === mine;
+    });
   }
   function showSentence(sentence) {
     const box = document.querySelector("#sentence textarea");
