@@ -3,6 +3,8 @@ the default, compare reaches the other; and `--device` (where the served models 
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import pytest
 import torch
 from starlette.applications import Starlette
@@ -120,15 +122,13 @@ def test_app_takes_several_checkpoints_and_a_device():
     assert defaults.device == "auto"
 
 
-@pytest.mark.browser
-def test_the_page_switches_to_the_other_shipped_model_in_one_click_and_keeps_the_step(
-    browser, tiny_checkpoint, tmp_path
-):
+@contextmanager
+def two_models(tiny_checkpoint, tmp_path):
+    """The URL of `python app.py` serving the tiny checkpoint and a copy of it named "Second model", stopped by its
+    PID at the end."""
     import shutil
 
     from app_fixtures import free_port, run_app, stop_app, wait_until_ready
-    from browser_fixtures import on_screen, open_page, settle, shown
-    from playwright.sync_api import expect
 
     from explorer.model.checkpoint import update_metadata
 
@@ -140,6 +140,19 @@ def test_the_page_switches_to_the_other_shipped_model_in_one_click_and_keeps_the
     url = f"http://127.0.0.1:{port}/"
     try:
         wait_until_ready(proc, url, log)
+        yield url
+    finally:
+        stop_app(proc, log)
+
+
+@pytest.mark.browser
+def test_the_page_switches_to_the_other_shipped_model_in_one_click_and_keeps_the_step(
+    browser, tiny_checkpoint, tmp_path
+):
+    from browser_fixtures import on_screen, open_page, settle, shown
+    from playwright.sync_api import expect
+
+    with two_models(tiny_checkpoint, tmp_path) as url:
         page = open_page(browser, url)
         choices = page.locator("#opt-model label")
         expect(choices).to_have_count(2)
@@ -156,30 +169,17 @@ def test_the_page_switches_to_the_other_shipped_model_in_one_click_and_keeps_the
         settle(page)
         assert on_screen(page, url)["model_key"] == "tiny"
         page.context.close()
-    finally:
-        stop_app(proc, log)
 
 
 @pytest.mark.browser
 def test_a_student_following_a_lecturer_who_switched_models_sees_the_switch_agree(browser, tiny_checkpoint, tmp_path):
     """Issue 66 #5: after the lecturer switched models, the students' switch still named the first model."""
     import re
-    import shutil
 
-    from app_fixtures import free_port, run_app, stop_app, wait_until_ready
     from browser_fixtures import open_page, settle
     from playwright.sync_api import expect
 
-    from explorer.model.checkpoint import update_metadata
-
-    second = tmp_path / "second-model"
-    shutil.copytree(tiny_checkpoint, second)
-    update_metadata(second, {"name": "Second model"})
-    port = free_port()
-    proc, log = run_app(tiny_checkpoint, port, tmp_path, args=["--checkpoint", str(tiny_checkpoint), str(second)])
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        wait_until_ready(proc, url, log)
+    with two_models(tiny_checkpoint, tmp_path) as url:
         lecturer = open_page(browser, url)
         lecturer.locator(".ae-tools button", has_text="Present to class").click()
         expect(lecturer.locator(".ae-room-code")).to_have_text(re.compile(r"Room [A-Z]{4}"))
@@ -195,5 +195,3 @@ def test_a_student_following_a_lecturer_who_switched_models_sees_the_switch_agre
         expect(student.locator(".ae-room-count")).to_have_text("following the lecturer")  # not told to follow again
         lecturer.context.close()
         student.context.close()
-    finally:
-        stop_app(proc, log)
