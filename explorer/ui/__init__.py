@@ -15,6 +15,7 @@ import gradio as gr
 from ..app.callers import SERVER
 from ..app.models import ModelRegistry
 from ..app.questions import Ask
+from ..app.questions.beam_tree import BeamTree
 from ..app.schemas import trace_request
 from ..interpret.handle import ModelHandle
 from . import ablation_tab, about_tab, positional_tab, train_tab, translate_tab, viewer
@@ -22,7 +23,6 @@ from .common import CSS, THEME, USE_OWN_LABEL, Context
 
 __all__ = ["Page", "build_demo", "mount", "viewer"]
 Page = gr.Blocks  # the page `build_demo` lays out
-BEAM_QUESTION = {"what": "beam_tree"}  # beamline.js's: what beam search writes, asked about every greedy trace
 
 
 def header_html(model_name: str, languages: str) -> str:
@@ -41,9 +41,10 @@ async def opening_trace(models: ModelRegistry, shipped: ModelHandle) -> dict:
     first visit sends no request."""
     request = trace_request(translate_tab.OPENING_EXAMPLE)
     wire = (await models.atraced(shipped, request, SERVER)).wire
-    asked = Ask.model_validate({"trace": request.model_dump(), "question": BEAM_QUESTION})
+    question = BeamTree().model_dump()  # beamtree.js's QUESTION; its key is the question as JSON.stringify writes it
+    asked = Ask.model_validate({"trace": request.model_dump(), "question": question})
     beam, _ = await models.aanswered(asked, SERVER)
-    return wire | {"answers": {json.dumps(BEAM_QUESTION, separators=(",", ":")): beam.model_dump(mode="json")}}
+    return wire | {"answers": {json.dumps(question, separators=(",", ":")): beam.model_dump(mode="json")}}
 
 
 def build_demo(shipped: ModelHandle, models: ModelRegistry | None = None) -> gr.Blocks:

@@ -5,10 +5,8 @@
 // (beamtree.js, explorer/app/questions/beam_tree.py), asked once per trace when the step-through reaches the end of
 // the translation (a beam search costs about what a trace does: a class that types its own sentences pays it only
 // as far as it steps), so opening the tree after it costs nothing.
-import { QUESTION, beamPath } from "./beamtree.js";
+import { beamPath } from "./beamtree.js";
 import { button, el, emit } from "./dom.js";
-
-export const BEAM_QUESTION = QUESTION;
 
 // Whether the line asks about `trace`: a plain greedy decode (no forced tokens, no what-if prefix).
 export function asksBeam(trace) {

@@ -193,12 +193,12 @@ export class Grid {
       "step once (→) and press PNG again." : "Nothing is drawn yet: there is no picture to download.");
     const font = spec.font;
     const scaleW = scaleWidth(spec), axisW = font + 10, titleH = font + 12;
-    const W = axisW + (geom ? geom.width : g.scroll.clientWidth) + scaleW;
+    const W = axisW + geom.width + scaleW;
     // the header lines and the title, each wrapped to the picture's width: a slide never cuts its own header
     const lines = wrapLines((header || []).map((text, n) => [text, n === 0 ? "600 " + font : String(font)])
       .concat([[spec.titles[0], "600 " + (font + 1)]]), W - 12);
     const headH = lines.length * (font + 8) + 8;
-    const H = headH + (geom ? geom.height : g.scroll.clientHeight) + titleH;
+    const H = headH + geom.height + titleH;
     const out = document.createElement("canvas");
     out.width = Math.round(W * k);
     out.height = Math.round(H * k);
@@ -212,7 +212,6 @@ export class Grid {
       ctx.font = style + "px " + FAMILY;
       ctx.fillText(text, 6, (n + 0.5) * (font + 8) + 4);
     });
-    if (!geom) return out;
     const gridW = geom.cols * geom.cw * geom.keys.length + GAP * (geom.cols - 1);
     const gridH = geom.rows * geom.queries.length * geom.ch + geom.band * (geom.rows - 1);
     ctx.fillStyle = "white";

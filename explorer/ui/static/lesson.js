@@ -399,9 +399,8 @@ export class Lesson {
     const v = this.viewer, t = v.trace;
     if (!t || n < 1 || n > STOPS.length) return;
     v.player.stop();
-    const opening = !v.state.lesson;
+    if (!v.state.lesson) v.bringIntoView(".ae-lesson"); // opening: in the window once drawn
     v.select(Object.assign({ lesson: n, panel: null }, STOPS[n - 1].view(t, v.state)), "lesson");
-    if (opening) v.bringIntoView(".ae-lesson");
   }
 
   move(delta) { this.go(this.viewer.state.lesson + delta); }

@@ -43,6 +43,7 @@ export class Room {
     this.following = true; // a student's page applies the room's view
     this.latest = null; // the room's last view
     this.question = null; // the room's open question
+    this.dismissed = null; // the id of the revealed question this student dismissed
     this.guess = null; // this student's answer to it
     this.answeredWith = null; // the token the guess was sent under
     this.score = { right: 0, answers: 0 }; // the class, over the revealed questions (the lecturer's screen)

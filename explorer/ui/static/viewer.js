@@ -26,7 +26,8 @@ import { Busy } from "./busy.js";
 import { COMPANIONS } from "./companions.js";
 import { drawNotes, drawSourceChips, drawStatus, drawTargetChips, drawBeams } from "./chips.js";
 import { VIEWS, viewOf } from "./views.js";
-import { BEAM_QUESTION, asksBeam, beamLine, drawBeamLine } from "./beamline.js";
+import { asksBeam, beamLine, drawBeamLine } from "./beamline.js";
+import { QUESTION as BEAM_QUESTION } from "./beamtree.js";
 import * as page from "./page.js";
 import * as panels from "./panels.js";
 
@@ -172,17 +173,14 @@ export class Viewer {
   openPanel(what, cell, extra) {
     const q = panels.question(what, this.trace, this.state, cell, extra);
     if (q.question) this.answers.again(q.question);
-    this.store.set({ panel: what, panelContent: Object.assign({ what: what, cell: cell || null }, q) }, "click", true);
     this.bringIntoView(".ae-panel");
+    this.store.set({ panel: what, panelContent: Object.assign({ what: what, cell: cell || null }, q) }, "click", true);
   }
 
-  // After the lecturer scrolled: what just opened (a panel, the lesson) comes into the window once it is drawn: the
-  // viewer goes back to its top (in presentation mode it fills the window; at a desk, only if it was scrolled past or
-  // the element is out of the window).
-  bringIntoView(selector) {
-    this.bring = selector;
-    this.refresh();
-  }
+  // After the lecturer scrolled: what opens with the next change of the store (a panel, the lesson) comes into the
+  // window once it is drawn: the viewer goes back to its top (in presentation mode it fills the window; at a desk,
+  // only if it was scrolled past or the element is out of the window). Called before that change.
+  bringIntoView(selector) { this.bring = selector; }
 
   broughtIntoView() {
     const shown = this.bring && this.root.querySelector(this.bring);

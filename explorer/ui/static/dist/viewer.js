@@ -805,10 +805,10 @@
       if (!geom) throw new Error(spec2 && spec2.empty ? spec2.empty.replace(/:.*/, "") + ", so there is no picture: step once (→) and press PNG again." : "Nothing is drawn yet: there is no picture to download.");
       const font = spec2.font;
       const scaleW = scaleWidth(spec2), axisW = font + 10, titleH = font + 12;
-      const W = axisW + (geom ? geom.width : g.scroll.clientWidth) + scaleW;
+      const W = axisW + geom.width + scaleW;
       const lines = wrapLines((header || []).map((text, n) => [text, n === 0 ? "600 " + font : String(font)]).concat([[spec2.titles[0], "600 " + (font + 1)]]), W - 12);
       const headH = lines.length * (font + 8) + 8;
-      const H = headH + (geom ? geom.height : g.scroll.clientHeight) + titleH;
+      const H = headH + geom.height + titleH;
       const out = document.createElement("canvas");
       out.width = Math.round(W * k);
       out.height = Math.round(H * k);
@@ -822,7 +822,6 @@
         ctx.font = style + "px " + FAMILY;
         ctx.fillText(text, 6, (n + 0.5) * (font + 8) + 4);
       });
-      if (!geom) return out;
       const gridW = geom.cols * geom.cw * geom.keys.length + GAP * (geom.cols - 1);
       const gridH = geom.rows * geom.queries.length * geom.ch + geom.band * (geom.rows - 1);
       ctx.fillStyle = "white";
@@ -3433,6 +3432,7 @@
       this.following = true;
       this.latest = null;
       this.question = null;
+      this.dismissed = null;
       this.guess = null;
       this.answeredWith = null;
       this.score = { right: 0, answers: 0 };
@@ -4125,9 +4125,8 @@
       const v = this.viewer, t = v.trace;
       if (!t || n < 1 || n > STOPS.length) return;
       v.player.stop();
-      const opening = !v.state.lesson;
+      if (!v.state.lesson) v.bringIntoView(".ae-lesson");
       v.select(Object.assign({ lesson: n, panel: null }, STOPS[n - 1].view(t, v.state)), "lesson");
-      if (opening) v.bringIntoView(".ae-lesson");
     }
     move(delta) {
       this.go(this.viewer.state.lesson + delta);
@@ -4437,7 +4436,6 @@
   }
 
   // beamline.js
-  var BEAM_QUESTION = QUESTION2;
   function asksBeam(trace) {
     const r = trace.request;
     return r.strategy === "greedy" && !(r.forced_ids && r.forced_ids.length) && !r.prefix;
@@ -4622,15 +4620,14 @@
     openPanel(what, cell2, extra) {
       const q = question(what, this.trace, this.state, cell2, extra);
       if (q.question) this.answers.again(q.question);
-      this.store.set({ panel: what, panelContent: Object.assign({ what, cell: cell2 || null }, q) }, "click", true);
       this.bringIntoView(".ae-panel");
+      this.store.set({ panel: what, panelContent: Object.assign({ what, cell: cell2 || null }, q) }, "click", true);
     }
-    // After the lecturer scrolled: what just opened (a panel, the lesson) comes into the window once it is drawn: the
-    // viewer goes back to its top (in presentation mode it fills the window; at a desk, only if it was scrolled past or
-    // the element is out of the window).
+    // After the lecturer scrolled: what opens with the next change of the store (a panel, the lesson) comes into the
+    // window once it is drawn: the viewer goes back to its top (in presentation mode it fills the window; at a desk,
+    // only if it was scrolled past or the element is out of the window). Called before that change.
     bringIntoView(selector) {
       this.bring = selector;
-      this.refresh();
     }
     broughtIntoView() {
       const shown = this.bring && this.root.querySelector(this.bring);
@@ -4679,7 +4676,7 @@
     // of the translation (the page's opening trace brings it), then shown at every step; null while it is not there.
     beamAnswer(t, s) {
       if (!this.online || !asksBeam(t)) return null;
-      return s.step === t.T ? this.answers.get(BEAM_QUESTION) : s.answers[keyOf(BEAM_QUESTION)] || null;
+      return s.step === t.T ? this.answers.get(QUESTION2) : s.answers[keyOf(QUESTION2)] || null;
     }
     // Compare two's second trace ({trace, error}; none before its question is asked), made once per answer.
     second() {
