@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from bench.app_latency import free_port, start_app, stop_app
-from bench.common import checkouts
+from bench.common import checkouts, viewer_page
 from bench.lecture_load import q
 from explorer.app import SHIPPED_CHECKPOINT
 
@@ -60,7 +60,7 @@ def measure(cwd: Path, checkpoint: str, presentation: bool) -> dict:
                 executable_path="/usr/bin/chromium",
                 args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
             )
-            page = browser.new_page(viewport={"width": 1366, "height": 768})
+            page = viewer_page(browser, viewport={"width": 1366, "height": 768})
             page.goto(url, wait_until="load")
             page.wait_for_selector(".ae-heat canvas[aria-label]")
             page.wait_for_function(f"window.aeViewer && window.aeViewer.trace.request.sentence === {json.dumps(LONG)}")

@@ -43,6 +43,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from bench.app_latency import ROOT, free_port, start_app
+from bench.common import viewer_page
 from explorer.app import SHIPPED_CHECKPOINT
 
 MARK = "The little dog sees the big cat."  # the sentence typed while recording, replaced by each student's own
@@ -74,7 +75,7 @@ def record(url: str) -> dict:
             executable_path="/usr/bin/chromium",
             args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
         )
-        page = browser.new_page(viewport={"width": 1366, "height": 768})
+        page = viewer_page(browser, viewport={"width": 1366, "height": 768})
 
         def keep(request):
             path = request.url.split("//", 1)[1].split("/", 1)[1]

@@ -276,3 +276,18 @@ def in_turns(designs: list, rounds: int):
     for k in range(rounds):
         for name, cwd in designs if k % 2 == 0 else designs[::-1]:
             yield k, name, cwd
+
+
+# The viewer on a page, for the browser benches, in every design they compare: before issue 66 the bundle put it on
+# window.aeViewer; since, main.js offers it as AttentionExplorer.viewer (and no module reads a global). The benches
+# read window.aeViewer, which this init script makes answer either way.
+VIEWER_ALIAS = """Object.defineProperty(window, "aeViewer", { configurable: true,
+  get() { return window.aeViewerSet || (window.AttentionExplorer && window.AttentionExplorer.viewer); },
+  set(viewer) { window.aeViewerSet = viewer; } });"""
+
+
+def viewer_page(browser, **options):
+    """A new page of `browser` (playwright) whose window.aeViewer is the viewer on it, in any design."""
+    page = browser.new_page(**options)
+    page.add_init_script(VIEWER_ALIAS)
+    return page

@@ -30,6 +30,7 @@ import tempfile
 from pathlib import Path
 
 from bench.app_latency import ROOT, free_port, start_app
+from bench.common import viewer_page
 from explorer.app import SHIPPED_CHECKPOINT
 
 SIZES = [(1366, 768), (1280, 720), (1920, 1080)]
@@ -100,7 +101,7 @@ def one_screen(browser, port: int) -> list[dict]:
     """Issue 50's lecture on one projector screen: every view and panel in presentation mode, as ONE_SCREEN reads it."""
     rows = []
     for width, height in SIZES[:2]:
-        page = browser.new_page(viewport={"width": width, "height": height})
+        page = viewer_page(browser, viewport={"width": width, "height": height})
         page.goto(f"http://127.0.0.1:{port}/", wait_until="load")
         page.wait_for_selector(".ae-viewer .ae-heat canvas[aria-label]")
         page.locator("#presentation input").check()
@@ -137,7 +138,7 @@ def measure(cwd: Path, checkpoint: str) -> list[dict]:
             args = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
             browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=args)
             views = []
-            page = browser.new_page(viewport={"width": 1366, "height": 768})
+            page = viewer_page(browser, viewport={"width": 1366, "height": 768})
             page.goto(f"http://127.0.0.1:{port}/", wait_until="load")
             page.wait_for_selector(".ae-viewer .ae-heat canvas[aria-label]")
             page.fill("#sentence textarea", LONG)
@@ -158,7 +159,7 @@ def measure(cwd: Path, checkpoint: str) -> list[dict]:
             page.close()
             screens = one_screen(browser, port)
             for width, height in SIZES:
-                page = browser.new_page(viewport={"width": width, "height": height})
+                page = viewer_page(browser, viewport={"width": width, "height": height})
                 page.goto(f"http://127.0.0.1:{port}/", wait_until="load")
                 page.wait_for_selector(".ae-viewer .ae-heat canvas[aria-label]")
                 for mode in ("normal", "presentation"):

@@ -666,6 +666,9 @@ def test_every_other_tab_shows_its_main_element(page):
     ]:
         page.get_by_role("tab", name=label, exact=True).click()
         expect(page.locator(selector).first).to_be_visible()
+        if label == "Positional encoding":  # opening the tab asks for the model on screen's figures, by name
+            expect(page.locator("#pe-heatmap .main-svg").first).to_be_attached(timeout=30_000)
+            expect(page.locator("#pe-said")).to_have_text("")
 
 
 def test_the_train_tab_uploads_a_file_through_the_api_and_trains_on_it(page, tmp_path):

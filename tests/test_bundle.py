@@ -14,6 +14,7 @@ import re
 import shlex
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -68,18 +69,58 @@ def test_every_module_says_its_job_and_the_bundle_is_valid_javascript():
         assert run.returncode == 0, run.stderr
 
 
+def registry(module: str, expression: str) -> list:
+    """What a registry module holds, read with Node: `expression` of its exports (e.g. `VIEWS.map((v) => v.id)`)."""
+    if not shutil.which("node"):
+        pytest.skip("node is not installed here: `python tests/run.py` says what to install")
+    name = re.match(r"[A-Z]+", expression).group(0)
+    script = (
+        "await import('../../../tests/js/setup.mjs'); await import('../../../tests/js/fake_dom.mjs');"
+        f"const {{ {name} }} = await import('./{module}'); console.log(JSON.stringify({expression}))"
+    )
+    done = subprocess.run(["node", "--input-type=module", "-e", script], cwd=STATIC, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def registered(registry_module: str, export: str) -> list[str]:
+    """The modules a registry imports `export` from, in its order."""
+    source = (STATIC / registry_module).read_text(encoding="utf-8")
+    return re.findall(rf'^import \{{ {export} as \w+ \}} from "\./([\w-]+)\.js";$', source, re.M)
+
+
 def test_views_draw_what_they_are_given_and_never_reach_the_viewer_or_the_store():
-    views = [p for p in MODULES if exports_of(p) & {"VIEW", "PANEL", "Candidates", "Grid"}]
-    assert {"heatmap", "headview", "mosaic", "mask", "compare", "topk", "explain", "heads", "attribution", "grid"} <= {
-        p.stem for p in views
-    }
-    for path in views:
-        assert not imports_of(path) & {"viewer", "store", "keys", "quiz", "main"}, path.name
-        assert "aeViewer" not in path.read_text(), path.name
+    exporting = {p.stem for p in MODULES if exports_of(p) & {"VIEW", "PANEL", "Candidates", "Grid"}}
+    assert set(registered("views.js", "VIEW")) | set(registered("panels.js", "PANEL")) <= exporting
+    for path in (STATIC / f"{stem}.js" for stem in exporting):
+        assert not imports_of(path) & {"viewer", "store", "keys", "quiz", "main", "tabs"}, path.name
     # two globals: the server's settings, read by settings.js alone (the exported page writes its own), and the page's
     # entry points, which main.js alone puts out
     assert [p.name for p in MODULES if "AttentionExplorerSettings" in p.read_text()] == ["export.js", "settings.js"]
     assert [p.name for p in MODULES if "window.AttentionExplorer " in p.read_text()] == ["main.js"]
+
+
+def test_no_module_reads_a_global_viewer_and_state_lives_in_instances():
+    """Issue 66: the tabs kept module-level state and looked the viewer up on `window.aeViewer`; now each is an
+    instance its mount makes (tabs.js), given the viewer, and only the API client keeps module-level variables (the
+    tab's issued id)."""
+    for path in MODULES:
+        source = path.read_text(encoding="utf-8")
+        assert "aeViewer" not in source, path.name
+        lets = re.findall(r"^(?:let|var)\s+(\w+)", source, re.M)
+        assert not lets or path.name == "api.js", f"{path.name} keeps state in module-level variables: {lets}"
+
+
+def test_every_tab_is_registered_once_and_the_page_mounts_only_registered_tabs():
+    tabs = registry("tabs.js", "TABS.map((t) => t.id)")
+    modules = registered("tabs.js", "TAB")
+    assert sorted(modules) == sorted(p.stem for p in MODULES if "export const TAB = {" in p.read_text(encoding="utf-8"))
+    assert len(tabs) == len(set(tabs)) == len(modules)
+    from explorer.ui import ablation_tab, positional_tab, train_tab
+
+    python = "".join(Path(m.__file__).read_text(encoding="utf-8") for m in (ablation_tab, positional_tab, train_tab))
+    named = re.findall(r'tab_(?:on_load|js)\("(\w+)"', python)
+    assert set(named) == set(tabs), (named, tabs)
 
 
 def test_no_module_keeps_state_on_an_element():
@@ -94,18 +135,14 @@ def test_the_viewer_names_no_view_each_is_registered_once_in_views_js():
     """Issue 37 #5: each view's name was switched on in seven places in viewer.js; now the viewer builds its tabs,
     charts, selector rows, caption, drawing and PNG from the registry, so adding a view is its file and one line."""
     static = STATIC
-    registry = (static / "views.js").read_text(encoding="utf-8")
-    registered = re.findall(r'^import \{ VIEW as (\w+) \} from "\./([\w-]+)\.js";$', registry, re.M)
+    modules = registered("views.js", "VIEW")
     views = sorted(p.stem for p in static.glob("*.js") if "export const VIEW = {" in p.read_text(encoding="utf-8"))
-    assert sorted(module for _, module in registered) == views  # every view module registered, and once
-    assert registered[0][0] == "heatmap"  # the first: the view a page opens on
-    ids = []
-    for _, module in registered:
-        source = (static / f"{module}.js").read_text(encoding="utf-8")
-        view = source[source.index("export const VIEW = {") :]
-        ids.append(re.search(r'id: "([\w-]+)"', view).group(1))
-        for member in ("label:", "className:", "controls:", "caption:", "create:"):
-            assert member in view, f"{module}.js's VIEW has no {member}"
+    assert sorted(modules) == views  # every view module registered, and once
+    members = registry("views.js", "VIEWS.map((v) => [v.id, typeof v.label, typeof v.className, typeof v.controls, typeof v.caption, typeof v.create])")
+    ids = [view_id for view_id, *_ in members]
+    assert len(ids) == len(set(ids)) == len(modules)
+    for view_id, *kinds in members:
+        assert kinds == ["string", "string", "object", "function", "function"], view_id
     viewer = (static / "viewer.js").read_text(encoding="utf-8")
     viewer = re.sub(r'what: "\w+"', "", viewer)  # the questions asked of the server ("compare": B's trace)
     for view_id in ids:  # no string names a view: not in a switch, a default, a list or a caption table
@@ -142,13 +179,10 @@ def test_every_panel_the_browser_registers_is_a_question_the_server_registers():
     neither the viewer nor its frame names a panel."""
     from explorer.app.questions import QUESTIONS
 
-    if not shutil.which("node"):
-        pytest.skip("node is not installed here: `python tests/run.py` says what to install")
-    script = "const { PANELS } = await import('./panels.js'); console.log(JSON.stringify(PANELS.map((p) => p.what)))"
-    done = subprocess.run(["node", "--input-type=module", "-e", script], cwd=STATIC, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    panels = json.loads(done.stdout)
-    assert set(panels) <= set(QUESTIONS) and len(panels) == 4, panels
+    panels = registry("panels.js", "PANELS.map((p) => p.what)")
+    modules = registered("panels.js", "PANEL")
+    assert sorted(modules) == sorted(p.stem for p in MODULES if "export const PANEL = {" in p.read_text(encoding="utf-8"))
+    assert set(panels) <= set(QUESTIONS) and len(panels) == len(set(panels)) == len(modules), panels
     for module in ("viewer.js", "frame.js"):
         source = (STATIC / module).read_text(encoding="utf-8")
         assert not [what for what in panels if f'"{what}"' in source], module

@@ -12,8 +12,9 @@ from __future__ import annotations
 import gradio as gr
 
 from .common import browser_drawn
+from .viewer import tab_on_load
 
-JS_ON_LOAD = "AttentionExplorer.mountAblation(element.querySelector('.ae-ablation'));"
+JS_ON_LOAD = tab_on_load("ablation", ".ae-ablation")
 
 
 def build() -> None:

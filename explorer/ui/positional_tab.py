@@ -10,9 +10,9 @@ import gradio as gr
 
 from ..model.config import POSITIONAL_LAYOUTS
 from .common import Context, browser_drawn
+from .viewer import tab_js, tab_on_load
 
-SHOW_JS = "(...values) => window.AttentionExplorer.showPositional(values)"
-ON_LOAD = "AttentionExplorer.mountPositional(element.querySelector('.ae-pe'));"
+ON_LOAD = tab_on_load("positional", ".ae-pe")
 
 
 def build(ctx: Context):
@@ -33,5 +33,6 @@ def build(ctx: Context):
         show_btn = gr.Button("Show", elem_id="pe-show")
         browser_drawn("<div class='ae-pe'></div>", ON_LOAD, "pe-charts")
     inputs = [positions, dims, waves, ctx.presentation]
-    show_btn.click(None, inputs, None, js=SHOW_JS, api_name=False, queue=False)
-    tab.select(None, inputs, None, js=SHOW_JS, api_name=False, queue=False)
+    show = tab_js("positional", "show", inputs, prefix="pe-")  # {positions, dims, waves, presentation}
+    show_btn.click(None, inputs, None, js=show, api_name=False, queue=False)
+    tab.select(None, inputs, None, js=show, api_name=False, queue=False)

@@ -12,9 +12,7 @@ from ..app.limits import MINUTES
 from ..app.training_job import CORPORA, PRESETS, preset_label
 from ..app.uploads import MAX_UPLOAD_BYTES
 from .common import Context, browser_drawn
-
-TRAIN_JS = "(...values) => window.AttentionExplorer.startTraining(values)"
-STOP_JS = "() => window.AttentionExplorer.stopTraining()"
+from .viewer import tab_js, tab_on_load
 
 
 def build(ctx: Context):
@@ -53,9 +51,10 @@ def build(ctx: Context):
         browser_drawn("<div class='ae-train'></div>", RUN_ON_LOAD, "train-run")
         ctx.use_own.render()
     browser = {"api_name": False, "queue": False}
-    train_btn.click(None, [corpus, preset, minutes, seed], None, js=TRAIN_JS, **browser)
-    stop_btn.click(None, None, None, js=STOP_JS, **browser)
+    form = [corpus, preset, minutes, seed]  # read by name in the browser: {corpus, preset, minutes, seed}
+    train_btn.click(None, form, None, js=tab_js("train", "start", form, prefix="train-"), **browser)
+    stop_btn.click(None, None, None, js=tab_js("train", "stop"), **browser)
 
 
-UPLOAD_ON_LOAD = "AttentionExplorer.mountUpload(element.querySelector('.ae-upload'));"
-RUN_ON_LOAD = "AttentionExplorer.mountTrain(element.querySelector('.ae-train'));"
+UPLOAD_ON_LOAD = tab_on_load("upload", ".ae-upload")
+RUN_ON_LOAD = tab_on_load("train", ".ae-train")

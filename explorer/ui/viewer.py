@@ -28,11 +28,8 @@ STATIC = Path(__file__).parent / "static"
 BUILT = STATIC / "dist" / "viewer.js"  # esbuild's bundle of STATIC/main.js and what it imports
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
 
-JS_ON_LOAD = """
-const viewer = AttentionExplorer.mount(element.querySelector('.ae-root'));
-viewer.load(props.value);
-watch('value', () => viewer.load(props.value));
-"""
+# the value is the opening trace, set once with the page: every later trace comes from the API (no Gradio event)
+JS_ON_LOAD = "AttentionExplorer.mount(element.querySelector('.ae-root')).load(props.value);"
 EXAMPLE_AGREES_JS = "(sentence, example) => window.AttentionExplorer.exampleAgrees(sentence, example)"
 ASSETS = "/ae/static/"  # the bundle's URL prefix (kept by the middleware)
 PLOTLY_URL = f"/ae/vendor/plotly-{plotly.__version__}/"  # plotly's package_data folder, versioned
@@ -89,17 +86,35 @@ def head(timelapse: dict | None = None, models: list[dict] | None = None) -> str
     )
 
 
+def _named(components: list, prefix: str) -> str:
+    """A browser expression of an event's `values` as an object by name: each component's `elem_id` without `prefix`,
+    dashes as underscores (the trace request's field names, for the Translate tab)."""
+    names = json.dumps([c.elem_id.removeprefix(prefix).replace("-", "_") for c in components])
+    return f"Object.fromEntries({names}.map((name, i) => [name, values[i]]))"
+
+
 def form_js(function: str, components: list, answers: bool = False) -> str:
     """A browser event's `js` that hands `AttentionExplorer.<function>` the components' values by name (their
     `elem_id`, without `opt-`: the trace request's field names), and, with `answers`, returns the values it answers
     by name, in the components' order (Gradio hands an event's values and takes its outputs by position)."""
-    names = json.dumps([c.elem_id.removeprefix("opt-").replace("-", "_") for c in components])
-    named = f"Object.fromEntries({names}.map((name, i) => [name, values[i]]))"
-    call = f"window.AttentionExplorer.{function}({named})"
+    call = f"window.AttentionExplorer.{function}({_named(components, 'opt-')})"
     if not answers:
         return f"(...values) => {{ {call}; }}"
+    names = json.dumps([c.elem_id.removeprefix("opt-").replace("-", "_") for c in components])
     answered = f"{{ const form = {call}; return {names}.map((name) => form[name]); }}"
     return f"(...values) => window.AttentionExplorer.ready.then(() => {answered})"
+
+
+def tab_on_load(tab: str, selector: str) -> str:
+    """A tab's gr.HTML `js_on_load`: the browser's tab `tab` (static/tabs.js) drawn in the element `selector`."""
+    return f"AttentionExplorer.mountTab({json.dumps(tab)}, element.querySelector({json.dumps(selector)}));"
+
+
+def tab_js(tab: str, action: str, components: list = (), prefix: str = "") -> str:
+    """A browser event's `js` that calls `action` of the browser's tab `tab` (static/tabs.js) with the components'
+    values by name (their `elem_id` without `prefix`)."""
+    act = f"window.AttentionExplorer.act({json.dumps(tab)}, {json.dumps(action)}, {_named(list(components), prefix)})"
+    return f"(...values) => window.AttentionExplorer.ready.then(() => {act})"
 
 
 def build(initial: dict | None) -> gr.HTML:

@@ -3,7 +3,7 @@
 import { answerWith, fetched } from "./setup.mjs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { api, clientHeaders } from "../../explorer/ui/static/api.js";
+import { api, call } from "../../explorer/ui/static/api.js";
 import { traceRequest } from "../../explorer/ui/static/request.js";
 
 const request = traceRequest({ sentence: "A dog.", model: "tatoeba-en-de", ablation: [["cross", 0, 1]] });
@@ -22,11 +22,40 @@ test("a trace is a GET of the request's query, sent with the tab's issued id onc
   assert.equal(fetched.filter((f) => f.url === "/ae/api/client").length, 1);
 });
 
-test("the issued id is kept for the tab: a new page load asks for none", () => {
+test("the issued id is kept for the tab: a new page load asks for none", async () => {
   sessionStorage.setItem("ae-client-issued", "kept.sig");
-  answerWith({});
-  assert.deepEqual(clientHeaders({ a: "b" }), { "x-ae-client": "kept.sig", a: "b" });
-  assert.equal(fetched.length, 0);
+  answerWith({ "/ae/api/models": () => [200, { models: [] }] });
+  await call("/models", { headers: { a: "b" } });
+  assert.deepEqual(fetched.map((f) => [f.url, f.headers]), [["/ae/api/models", { "x-ae-client": "kept.sig", a: "b" }]]);
+});
+
+test("every call of the page goes through the one client: the tabs' and the room's, with the id and the signal", async () => {
+  sessionStorage.setItem("ae-client-issued", "kept.sig");
+  const signal = new AbortController().signal;
+  answerWith({
+    "POST /ae/api/uploads": () => [200, { upload: "u1", bytes: 3 }],
+    "POST /ae/api/train": () => [200, { run: "r1" }],
+    "/ae/api/positional/figures": () => [200, {}],
+    "POST /ae/api/room/AB12/view": () => [200, {}],
+  });
+  await api.upload("a\tb", signal);
+  await api.train({ corpus: "mini", seed: 0 }, signal);
+  await api.positional({ positions: 8, model: "lecture-en-de" }, signal);
+  await api.room("/AB12/view", { step: 1 }, "secret");
+  assert.deepEqual(fetched.map((f) => f.method + " " + f.url), [
+    "POST /ae/api/uploads", "POST /ae/api/train", "GET /ae/api/positional/figures?positions=8&model=lecture-en-de",
+    "POST /ae/api/room/AB12/view",
+  ]);
+  assert.ok(fetched.every((f) => f.headers["x-ae-client"] === "kept.sig"));
+  assert.deepEqual(fetched.slice(0, 3).map((f) => f.signal), [signal, signal, signal]);
+  assert.equal(fetched[0].headers["content-type"], "text/tab-separated-values");
+  assert.deepEqual(JSON.parse(fetched[1].body), { corpus: "mini", seed: 0 });
+  assert.equal(fetched[3].headers["x-ae-lecturer"], "secret");
+});
+
+test("a refusal of any call rejects with the server's message and status", async () => {
+  answerWith({ "POST /ae/api/uploads": () => [413, { error: "The file is 3 MB; at most 2 MB." }] });
+  await assert.rejects(api.upload("x"), (error) => error.status === 413 && /at most 2 MB/.test(error.message));
 });
 
 test("a question is a POST of the trace request and the question, as JSON", async () => {

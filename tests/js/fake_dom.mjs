@@ -1,5 +1,5 @@
-// fake_dom.mjs: the little of a browser page that room.js touches, for Node: elements that hold children, text,
-// classes and click listeners; the window's page events (a reload's beforeunload); and an EventSource the test drives
+// fake_dom.mjs: the little of a browser page that room.js and the tabs touch, for Node: elements that hold children,
+// text, classes and listeners (ended by their AbortSignal); the window's page events (a reload's beforeunload); and an EventSource the test drives
 // (it delivers the server's events, fails, reconnects). Import after setup.mjs.
 
 class FakeElement {
@@ -32,7 +32,21 @@ class FakeElement {
   append(...nodes) { nodes.forEach((node) => this.appendChild(node)); }
   replaceChildren(...nodes) { this.children = []; this.append(...nodes); }
   remove() { if (this.parent) this.parent.children = this.parent.children.filter((c) => c !== this); }
-  addEventListener(name, handle) { (this.listeners[name] ||= []).push(handle); }
+  // a listener ends with its `signal` (an AbortSignal), as in a browser
+  addEventListener(name, handle, options) {
+    const signal = options && options.signal;
+    if (signal && signal.aborted) return;
+    (this.listeners[name] ||= []).push(handle);
+    if (signal) signal.addEventListener("abort", () => { this.listeners[name] = this.listeners[name].filter((h) => h !== handle); });
+  }
+
+  setAttribute(name, value) { this[name] = String(value); }
+
+  // The inputs below that are ticked (the only selector the tabs ask: "input:checked").
+  querySelectorAll(selector) {
+    if (selector !== "input:checked") throw new Error("the fake page knows no selector " + selector);
+    return this.all().filter((node) => node.tagName === "INPUT" && node.checked);
+  }
 
   // The page as a person would use it: the button labelled `label`, anywhere below, clicked.
   button(label) {
@@ -44,7 +58,13 @@ class FakeElement {
   all() { return this.children.flatMap((c) => [c, ...c.all()]); }
 }
 
-globalThis.document = { createElement: (tag) => new FakeElement(tag), body: new FakeElement("body") };
+function textNode(text) {
+  const node = new FakeElement("#text");
+  node.ownText = String(text);
+  return node;
+}
+
+globalThis.document = { createElement: (tag) => new FakeElement(tag), createTextNode: textNode, body: new FakeElement("body") };
 
 // The window's page events: a test says the page is being reloaded (`pageEvent("beforeunload")`).
 const pageListeners = {};

@@ -25,7 +25,7 @@ export function answerWith(answers) {
   globalThis.fetch = async (url, init = {}) => {
     const method = init.method || "GET";
     const path = String(url).split("?")[0];
-    fetched.push({ url: String(url), method, headers: init.headers || {}, body: init.body });
+    fetched.push({ url: String(url), method, headers: init.headers || {}, body: init.body, signal: init.signal });
     const make = answers[method + " " + path] || answers[path];
     if (!make) return new Response(JSON.stringify({ error: "no route " + path }), { status: 404 });
     const [status, body] = make(url, init);

@@ -13,11 +13,12 @@ export function el(tag, className, text) {
   return node;
 }
 
-export function button(label, title, onClick, className) {
+// A button that calls `onClick` (until `signal`, an AbortSignal, ends the listener).
+export function button(label, title, onClick, className, signal) {
   const b = el("button", "ae-btn " + (className || ""), label);
   b.type = "button";
   if (title) b.title = title;
-  if (onClick) b.addEventListener("click", onClick);
+  if (onClick) b.addEventListener("click", onClick, { signal: signal });
   return b;
 }
 

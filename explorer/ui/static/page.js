@@ -1,20 +1,18 @@
 // page.js: the Gradio page around the viewer, kept in agreement with the trace on screen: the header names the
-// model whose attention is shown, the sentence box holds its sentence, and the Head ablation tab (ablation.js) ticks
-// exactly the heads that trace has switched off (a head switched off from "Heads that matter" appears there too).
+// model whose attention is shown, its switch ticks that model, and the sentence box holds its sentence (the Head
+// ablation tab follows the trace on its own: ablation.js).
 // It also gives the Examples menu a placeholder, and opens the decoding options below the viewer when the viewer's
 // "Decoding" button asks. It only reads the trace and writes these page elements; the trace stays the one source
 // of truth.
-import * as ablation from "./ablation.js";
 import { DEFAULT_MODEL } from "./settings.js";
 
-// The model (its name, and the header's switch), the sentence and the switched-off heads of `trace`, shown on the page.
+// The model (its name, and the header's switch) and the sentence of `trace`, shown on the page.
 export function agree(trace) {
   label();
   document.querySelectorAll(".ae-model-name").forEach((node) => { node.textContent = trace.model.name; });
   document.querySelectorAll(".ae-languages").forEach((node) => { node.textContent = trace.languages; });
   showSentence(trace.request.sentence);
   showModel(trace);
-  ablation.show(trace);
 }
 
 // The header's model switch ticks the model of the trace on screen (a student following a lecturer who switched

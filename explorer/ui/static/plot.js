@@ -44,20 +44,23 @@ const CONFIG = {
   toImageButtonOptions: { format: "png", scale: 2, filename: "attention" },
 };
 
-// plotly.js (4.8 MB) once; on the exported offline page it is inlined, so window.Plotly is already there.
-let loading = null;
+// plotly.js (4.8 MB) once; on the exported offline page it is inlined, so window.Plotly is already there. The script
+// element is the one record: a failed load removes it, so the next chart tries again.
 export function plotly() {
   if (window.Plotly) return Promise.resolve(window.Plotly);
-  if (!loading) {
-    loading = new Promise((resolve, reject) => {
-      const script = document.createElement("script");
-      script.src = SETTINGS.ASSETS.plotly;
-      script.onload = () => resolve(window.Plotly);
-      script.onerror = () => { loading = null; reject(new Error("plotly.js could not be loaded")); };
-      document.head.appendChild(script);
-    });
+  const url = SETTINGS.ASSETS.plotly;
+  let script = document.querySelector('script[data-ae-plotly]');
+  if (!script) {
+    script = document.createElement("script");
+    script.dataset.aePlotly = "loading";
+    script.src = url;
+    script.addEventListener("error", () => script.remove());
+    document.head.appendChild(script);
   }
-  return loading;
+  return new Promise((resolve, reject) => {
+    script.addEventListener("load", () => resolve(window.Plotly));
+    script.addEventListener("error", () => reject(new Error("plotly.js could not be loaded")));
+  });
 }
 
 // Draw (or update in place) a chart; returns a promise (plotly.js is loaded first if it is not yet).

@@ -8,23 +8,14 @@
 // A lecturer's reload, second tab or waking laptop drives the room again (its key stays in sessionStorage), and a
 // student's page says when the lecturer's page is away and when it is back.
 import { VIEW_STATE } from "./store.js";
-import { SETTINGS } from "./settings.js";
 import { button, el } from "./dom.js";
-import { clientHeaders } from "./api.js";
+import { api } from "./api.js";
 import { sameDecode, toBody, traceRequest } from "./request.js";
 import { headName } from "./trace.js";
 
 const KEY = "ae-room"; // sessionStorage: the lecturer's {code, key}, so a reload keeps driving the room
 
-function post(path, body, key) {
-  const headers = clientHeaders({ "content-type": "application/json" });
-  if (key) headers["x-ae-lecturer"] = key;
-  return fetch(SETTINGS.API + "/room" + path, { method: "POST", headers: headers, body: JSON.stringify(body || {}) })
-    .then((r) => r.json().then((answer) => {
-      if (!r.ok || answer.error) throw new Error(answer.error || "HTTP " + r.status);
-      return answer;
-    }));
-}
+const post = api.room; // (path, body, the lecturer's key)
 
 // The view the room carries: the trace request (its model among its fields), and the view state.
 function viewOf(viewer) {
@@ -222,8 +213,7 @@ export class Room {
 
   listen() {
     if (this.source) this.source.close();
-    const mine = this.key ? "?key=" + encodeURIComponent(this.key) : ""; // the lecturer's page is not counted
-    this.source = new EventSource(SETTINGS.API + "/room/" + encodeURIComponent(this.code) + "/events" + mine);
+    this.source = api.roomEvents(this.code, this.key); // with the key, the lecturer's page is not counted
     const on = (name, handle) => this.source.addEventListener(name, (e) => { handle(JSON.parse(e.data)); this.draw(); });
     on("state", (state) => {
       this.count = state.following;
@@ -391,7 +381,7 @@ export class Room {
     const url = this.studentUrl();
     const qr = document.createElement("img");
     qr.alt = "QR code of " + url;
-    qr.src = SETTINGS.API + "/room/" + this.code + "/qr.svg?u=" + encodeURIComponent(url);
+    qr.src = api.roomQrUrl(this.code, url);
     overlay.append(el("div", "ae-room-big", this.code), qr, el("div", "ae-room-url", url),
       button("Close", "Back to the viewer", () => overlay.remove(), "ae-primary"));
     overlay.addEventListener("click", (e) => { if (e.target === overlay) overlay.remove(); });

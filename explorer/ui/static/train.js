@@ -1,96 +1,97 @@
 // train.js: the Train tab's run, through the API like everything else. Train posts the form (POST /ae/api/train,
-// with the chosen file's upload id), the run's state streams back (GET /ae/api/train/{run}/events) and is drawn here:
-// its message and progress, the loss curve and the attention snapshot (drawn from the run's numbers with plotly.js,
-// like every chart of the viewer), the checkpoint's download.
-// Stop asks the server to stop the run. The trained model's key becomes the page's own model, which "Explore my
-// trained model" traces with (main.js translateForm).
-import { SETTINGS } from "./settings.js";
-import { clientHeaders } from "./api.js";
+// with the chosen file's upload id from the upload tab), the run's state streams back (GET /ae/api/train/{run}/events)
+// and is drawn here: its message and progress, the loss curve and the attention snapshot (drawn from the run's numbers
+// with plotly.js, like every chart of the viewer), the checkpoint's download. Stop asks the server to stop the run.
+// The trained model's key (`trained`) becomes the page's own model, which "Explore my trained model" traces with
+// (main.js translateForm). The stream ends with the tab's mount.
 import { COLORS } from "./colors.js";
+import { api } from "./api.js";
 import { el, escape, fontSize } from "./dom.js";
 import { layout, react, tokenAxis } from "./plot.js";
-import { chosenUpload } from "./upload.js";
 
-let parts = null; // what mount drew
-let run = null; // the run this page follows: { id, source }
-export const trained = { key: null, name: null }; // the model this page trained, once its run is done
-
-// Build the run's parts in `element` (the gr.HTML's js_on_load).
-export function mount(element) {
-  const message = el("div", "ae-train-message", "Choose the data, the model's size and how long, then press Train.");
-  message.id = "train-message";
-  message.setAttribute("role", "status");
-  const progress = el("progress", "ae-train-progress");
-  progress.max = 1;
-  progress.value = 0;
-  const loss = el("div", "ae-plot ae-train-chart");
-  loss.id = "train-loss";
-  const snapshot = el("div", "ae-plot ae-train-chart");
-  snapshot.id = "train-snapshot";
-  const download = el("a", "ae-train-download", "Download the trained checkpoint (.zip)");
-  download.id = "train-download";
-  download.hidden = true;
-  element.replaceChildren(message, progress, el("div", "ae-train-charts"), download);
-  element.querySelector(".ae-train-charts").append(loss, snapshot);
-  parts = { message, progress, loss, snapshot, download };
-}
-
-function post(path, body) {
-  return fetch(SETTINGS.API + path, { method: "POST", headers: clientHeaders({ "content-type": "application/json" }), body: JSON.stringify(body) })
-    .then((response) => response.json().catch(() => ({ error: "The server answered " + response.status + "." }))
-      .then((answer) => {
-        if (!response.ok || answer.error) throw new Error(answer.error || "HTTP " + response.status);
-        return answer;
-      }));
-}
-
-// Say `text` in the Train tab's message line (also where "Explore my trained model" is refused).
-export function say(text) { if (parts) parts.message.textContent = text; }
-
-// The Train button (values: corpus, preset, minutes, seed, as the Train tab hands them over).
-export function startTraining(values) {
-  const [corpus, preset, minutes, seed] = values;
-  if (run && run.source) return say("This page is already training a model: wait for it, or press Stop.");
-  say("Starting…");
-  return chosenUpload()
-    .then((upload) => post("/train", { corpus, upload: corpus === "upload" ? upload : "", preset, minutes, seed }))
-    .then((started) => follow(started.run))
-    .catch((error) => say(error.message));
-}
-
-// The Stop button.
-export function stopTraining() {
-  if (!run || !run.source) return say("No training is running on this page.");
-  return post("/train/" + run.id + "/stop", {}).then((answer) => say(answer.message)).catch((error) => say(error.message));
-}
-
-function follow(id) {
-  const source = new EventSource(SETTINGS.API + "/train/" + id + "/events");
-  run = { id, source };
-  parts.download.hidden = true;
-  source.addEventListener("state", (event) => draw(id, JSON.parse(event.data)));
-  source.onerror = () => { // the server restarted, or forgot the run: a stream that is done was closed first
-    if (source.readyState === EventSource.CLOSED) {
-      run.source = null;
-      say("The connection to the training run was lost (the server may have restarted): train again.");
-    }
-  };
-}
-
-function draw(id, state) {
-  say(state.message);
-  parts.progress.value = state.fraction;
-  if (state.loss && state.loss.train.length > 1) drawLoss(parts.loss, state.loss);
-  if (state.snapshot) drawSnapshot(parts.snapshot, state.snapshot);
-  if (!state.done) return;
-  run.source.close();
-  run.source = null;
-  if (state.checkpoint) {
-    parts.download.href = SETTINGS.API + "/train/" + id + "/checkpoint.zip";
-    parts.download.hidden = false;
+class Train {
+  // Build the run's parts in `element` (tabs.js: the context).
+  constructor(element, context) {
+    this.context = context;
+    this.run = null; // the run this page follows: {id, source}
+    this.trained = { key: null, name: null }; // the model this page trained, once its run is done
+    this.message = el("div", "ae-train-message", "Choose the data, the model's size and how long, then press Train.");
+    this.message.id = "train-message";
+    this.message.setAttribute("role", "status");
+    this.progress = el("progress", "ae-train-progress");
+    this.progress.max = 1;
+    this.progress.value = 0;
+    this.loss = el("div", "ae-plot ae-train-chart");
+    this.loss.id = "train-loss";
+    this.snapshot = el("div", "ae-plot ae-train-chart");
+    this.snapshot.id = "train-snapshot";
+    this.download = el("a", "ae-train-download", "Download the trained checkpoint (.zip)");
+    this.download.id = "train-download";
+    this.download.hidden = true;
+    const charts = el("div", "ae-train-charts");
+    charts.append(this.loss, this.snapshot);
+    element.replaceChildren(this.message, this.progress, charts, this.download);
+    context.signal.addEventListener("abort", () => this.close());
   }
-  if (state.model) Object.assign(trained, { key: state.model, name: state.name });
+
+  // Say `text` in the Train tab's message line (also where "Explore my trained model" is refused).
+  say(text) { this.message.textContent = text; }
+
+  // The Train button ({corpus, preset, minutes, seed}, the Train tab's values by name).
+  start(values) {
+    if (this.run && this.run.source) return this.say("This page is already training a model: wait for it, or press Stop.");
+    this.say("Starting…");
+    const upload = this.context.tab("upload");
+    return (upload ? upload.chosen() : Promise.resolve(""))
+      .then((file) => api.train({
+        corpus: values.corpus, upload: values.corpus === "upload" ? file : "", preset: values.preset,
+        minutes: values.minutes, seed: values.seed,
+      }, this.context.signal))
+      .then((started) => this.follow(started.run))
+      .catch((error) => { if (!this.context.signal.aborted) this.say(error.message); });
+  }
+
+  // The Stop button.
+  stop() {
+    if (!this.run || !this.run.source) return this.say("No training is running on this page.");
+    return api.stopTraining(this.run.id).then((answer) => this.say(answer.message), (error) => this.say(error.message));
+  }
+
+  follow(id) {
+    this.close();
+    const source = api.trainingEvents(id);
+    this.run = { id: id, source: source };
+    this.download.hidden = true;
+    source.addEventListener("state", (event) => this.draw(id, JSON.parse(event.data)));
+    source.onerror = () => { // the server restarted, or forgot the run: a stream that is done was closed first
+      if (source.readyState === EventSource.CLOSED && this.run && this.run.source === source) {
+        this.run.source = null;
+        this.say("The connection to the training run was lost (the server may have restarted): train again.");
+      }
+    };
+  }
+
+  close() {
+    if (this.run && this.run.source) this.run.source.close();
+    if (this.run) this.run.source = null;
+  }
+
+  draw(id, state) {
+    this.say(state.message);
+    this.progress.value = state.fraction;
+    if (state.loss && state.loss.train.length > 1) drawLoss(this.loss, state.loss);
+    if (state.snapshot) drawSnapshot(this.snapshot, state.snapshot);
+    if (!state.done) return;
+    this.close();
+    if (state.checkpoint) {
+      this.download.href = api.checkpointUrl(id);
+      this.download.hidden = false;
+    }
+    if (state.model) Object.assign(this.trained, { key: state.model, name: state.name });
+  }
 }
+
+export const TAB = { id: "train", create: (element, context) => new Train(element, context) };
 
 const COLOURS = { train: "#0072B2", valid: "#D55E00", bleu: "#009E73", floor: "#64748b" }; // Okabe-Ito
 

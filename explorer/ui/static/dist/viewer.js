@@ -315,13 +315,13 @@
 
   // opening.js
   var OPENING_STEP = 3;
-  function openingOf(trace, previous, pending2, opts) {
+  function openingOf(trace, previous, pending, opts) {
     const change = { trace, answers: Object.assign({}, trace.wire.answers), panel: null, panelContent: null };
     const best = trace.model.best_head;
     if (!previous && best) Object.assign(change, { kind: best.kind, layer: best.layer, head: best.head });
     const request = trace.request;
-    if (pending2 && (!pending2.own || opts.link) && (pending2.sentence === null || pending2.sentence === request.sentence)) {
-      const view = Object.fromEntries(Object.entries(pending2.view).filter(([name]) => VIEW_STATE.includes(name)));
+    if (pending && (!pending.own || opts.link) && (pending.sentence === null || pending.sentence === request.sentence)) {
+      const view = Object.fromEntries(Object.entries(pending.view).filter(([name]) => VIEW_STATE.includes(name)));
       return { change: Object.assign(change, view), link: view };
     }
     if (!previous) change.step = Math.min(OPENING_STEP, trace.T);
@@ -354,11 +354,11 @@
     if (text !== void 0) node.textContent = text;
     return node;
   }
-  function button(label2, title2, onClick, className) {
+  function button(label2, title2, onClick, className, signal) {
     const b = el("button", "ae-btn " + (className || ""), label2);
     b.type = "button";
     if (title2) b.title = title2;
-    if (onClick) b.addEventListener("click", onClick);
+    if (onClick) b.addEventListener("click", onClick, { signal });
     return b;
   }
   function escape(text) {
@@ -477,17 +477,38 @@
     const id = clientId();
     return Object.assign(id ? { [SETTINGS.CLIENT_HEADER]: id } : {}, extra || {});
   }
+  function call(path, options) {
+    const o = options || {};
+    const headers = clientHeaders(o.headers);
+    let body = o.body;
+    if (o.json !== void 0) {
+      body = JSON.stringify(o.json);
+      headers["content-type"] = "application/json";
+    } else if (o.type) headers["content-type"] = o.type;
+    const init = { method: o.method || (body === void 0 ? "GET" : "POST"), headers, body, signal: o.signal };
+    return fetch(SETTINGS.API + path, init).then(answer);
+  }
+  function events(path) {
+    return new EventSource(SETTINGS.API + path);
+  }
+  var query = (params) => "?" + new URLSearchParams(params);
   var api = {
-    trace: (request) => fetch(SETTINGS.API + "/trace?" + toQuery(request), { headers: clientHeaders() }).then(answer),
-    translate: (request) => fetch(SETTINGS.API + "/translate?" + toQuery(request), { headers: clientHeaders() }).then(answer),
-    ask: (request, question2, ownModel) => fetch(SETTINGS.API + "/ask/" + question2.what, {
-      method: "POST",
-      headers: clientHeaders({ "content-type": "application/json" }),
-      body: JSON.stringify({ trace: toBody(request), question: question2, own_model: ownModel || null })
-    }).then(answer),
+    trace: (request) => call("/trace?" + toQuery(request)),
+    translate: (request) => call("/translate?" + toQuery(request)),
+    ask: (request, question2, ownModel) => call("/ask/" + question2.what, { json: { trace: toBody(request), question: question2, own_model: ownModel || null } }),
     // a download link sends no header: it names the browser in its query instead
     npzUrl: (request, step) => SETTINGS.API + "/npz?" + toQuery(request) + "&step=" + step + "&client=" + encodeURIComponent(clientId()),
-    timelapse: (sentence) => fetch(SETTINGS.API + "/timelapse?sentence=" + encodeURIComponent(sentence), { headers: clientHeaders() }).then(answer)
+    timelapse: (sentence) => call("/timelapse" + query({ sentence })),
+    positional: (params, signal) => call("/positional/figures" + query(params), { signal }),
+    upload: (file, signal) => call("/uploads", { body: file, type: "text/tab-separated-values", signal }),
+    train: (form, signal) => call("/train", { json: form, signal }),
+    stopTraining: (run) => call("/train/" + encodeURIComponent(run) + "/stop", { json: {} }),
+    trainingEvents: (run) => events("/train/" + encodeURIComponent(run) + "/events"),
+    checkpointUrl: (run) => SETTINGS.API + "/train/" + encodeURIComponent(run) + "/checkpoint.zip",
+    // the room's calls: `key`, the lecturer's secret, where the call is the lecturer's
+    room: (path, body, key) => call("/room" + path, { json: body || {}, headers: key ? { "x-ae-lecturer": key } : {} }),
+    roomQrUrl: (code, url) => SETTINGS.API + "/room/" + encodeURIComponent(code) + "/qr.svg" + query({ u: url }),
+    roomEvents: (code, key) => events("/room/" + encodeURIComponent(code) + "/events" + (key ? "?key=" + encodeURIComponent(key) : ""))
   };
 
   // export.js
@@ -506,19 +527,19 @@
     const names = ["plotly", "bundle"];
     return Promise.all([sourceText("css")].concat(names.map(sourceText))).then(([css, ...scripts]) => {
       const title2 = "Attention Explorer: " + wire.request.sentence;
-      const parts4 = [
+      const parts2 = [
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         "<title>" + escape(title2) + "</title>",
         '<style data-ae-source="css">' + safe(css) + "</style>"
       ];
-      parts4.push("<script>window.AttentionExplorerSettings = " + JSON.stringify({ ASSETS: SETTINGS.ASSETS, FONT: SETTINGS.FONT, REQUEST: SETTINGS.REQUEST }) + ";<\/script>");
-      names.forEach((name, i) => parts4.push('<script data-ae-source="' + name + '">' + safe(scripts[i]) + "<\/script>"));
-      parts4.push('</head><body class="ae-standalone"><div id="ae-root"></div>');
-      parts4.push('<script type="application/json" id="ae-trace">' + safe(JSON.stringify(wire)) + "<\/script>");
-      parts4.push('<script type="application/json" id="ae-state">' + JSON.stringify(state) + "<\/script>");
-      parts4.push('<script>AttentionExplorer.standalone(document.getElementById("ae-root"));<\/script></body></html>');
-      return parts4.join("\n");
+      parts2.push("<script>window.AttentionExplorerSettings = " + JSON.stringify({ ASSETS: SETTINGS.ASSETS, FONT: SETTINGS.FONT, REQUEST: SETTINGS.REQUEST }) + ";<\/script>");
+      names.forEach((name, i) => parts2.push('<script data-ae-source="' + name + '">' + safe(scripts[i]) + "<\/script>"));
+      parts2.push('</head><body class="ae-standalone"><div id="ae-root"></div>');
+      parts2.push('<script type="application/json" id="ae-trace">' + safe(JSON.stringify(wire)) + "<\/script>");
+      parts2.push('<script type="application/json" id="ae-state">' + JSON.stringify(state) + "<\/script>");
+      parts2.push('<script>AttentionExplorer.standalone(document.getElementById("ae-root"));<\/script></body></html>');
+      return parts2.join("\n");
     });
   }
 
@@ -532,13 +553,13 @@
       } catch (e) {
       }
     }
-    const say2 = (text) => {
+    const say = (text) => {
       button2.textContent = text;
       setTimeout(() => {
         button2.textContent = "Copy link";
       }, 2e3);
     };
-    copyText(url).then(() => say2("✓ Copied"), () => say2("In the address bar"));
+    copyText(url).then(() => say("✓ Copied"), () => say("In the address bar"));
     return url;
   }
   function exportPng(viewer) {
@@ -1495,22 +1516,21 @@
     modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d"],
     toImageButtonOptions: { format: "png", scale: 2, filename: "attention" }
   };
-  var loading = null;
   function plotly() {
     if (window.Plotly) return Promise.resolve(window.Plotly);
-    if (!loading) {
-      loading = new Promise((resolve, reject) => {
-        const script = document.createElement("script");
-        script.src = SETTINGS.ASSETS.plotly;
-        script.onload = () => resolve(window.Plotly);
-        script.onerror = () => {
-          loading = null;
-          reject(new Error("plotly.js could not be loaded"));
-        };
-        document.head.appendChild(script);
-      });
+    const url = SETTINGS.ASSETS.plotly;
+    let script = document.querySelector("script[data-ae-plotly]");
+    if (!script) {
+      script = document.createElement("script");
+      script.dataset.aePlotly = "loading";
+      script.src = url;
+      script.addEventListener("error", () => script.remove());
+      document.head.appendChild(script);
     }
-    return loading;
+    return new Promise((resolve, reject) => {
+      script.addEventListener("load", () => resolve(window.Plotly));
+      script.addEventListener("error", () => reject(new Error("plotly.js could not be loaded")));
+    });
   }
   function react(div, data, chartLayout) {
     return plotly().then((Plotly) => Plotly.react(div, data, chartLayout, CONFIG));
@@ -2012,8 +2032,8 @@
 
   // maskless.js
   var CAPTION = "The same small model trained twice, with and without the look-ahead mask. Without it, training lets each position read the next word, the one it must predict: the loss falls far lower, but when translating that word does not exist yet, and the model has learnt nothing else.";
-  function draw2(parts4, context, state) {
-    const { text, plot } = parts4;
+  function draw2(parts2, context, state) {
+    const { text, plot } = parts2;
     const font = fontSize(), height = state.height;
     const answer2 = context.ask({ what: "maskless" });
     if (!answer2 || answer2.error) {
@@ -2027,7 +2047,7 @@
       row.append(el("b", "", label2 + " "), el("span", "", value));
       return row;
     };
-    const said = (text2, run2) => (text2 ? "“" + text2 + "”" : "nothing: its first word is </s>") + " · training loss at the end " + run2.final_loss + ", validation loss " + run2.valid_loss + ", chrF " + run2.chrf;
+    const said = (text2, run) => (text2 ? "“" + text2 + "”" : "nothing: its first word is </s>") + " · training loss at the end " + run.final_loss + ", validation loss " + run.valid_loss + ", chrF " + run.chrf;
     text.replaceChildren(
       line("With the mask:", said(answer2.translations.with_mask, runs.with_mask)),
       line("Without the mask:", said(answer2.translations.without_mask, runs.without_mask), "ae-maskless-bad"),
@@ -2109,8 +2129,8 @@
     controls: [],
     caption: () => CAPTION,
     create: (div) => {
-      const parts4 = textAbovePlot(div, "maskless");
-      return { draw: (context, state) => draw2(parts4, context, state), png: (header) => plotPng(parts4.plot, header) };
+      const parts2 = textAbovePlot(div, "maskless");
+      return { draw: (context, state) => draw2(parts2, context, state), png: (header) => plotPng(parts2.plot, header) };
     }
   };
 
@@ -2443,8 +2463,8 @@
 
   // nopos.js
   var CAPTION5 = "Attention alone ignores order: without the positional encoding, reversing the sentence only reverses the rows and columns of every encoder map (permutation equivariance). The encoding is the model's only sense of word order.";
-  function draw6(parts4, context, state) {
-    const { text, plot } = parts4;
+  function draw6(parts2, context, state) {
+    const { text, plot } = parts2;
     const font = fontSize(), height = state.height;
     const answer2 = context.ask({ what: "no_position" });
     if (!answer2 || answer2.error) {
@@ -2512,8 +2532,8 @@
     controls: ["layer", "head"],
     caption: () => CAPTION5,
     create: (div) => {
-      const parts4 = textAbovePlot(div, "nopos");
-      return { draw: (context, state) => draw6(parts4, context, state), png: (header) => plotPng(parts4.plot, header) };
+      const parts2 = textAbovePlot(div, "nopos");
+      return { draw: (context, state) => draw6(parts2, context, state), png: (header) => plotPng(parts2.plot, header) };
     }
   };
 
@@ -2890,17 +2910,17 @@
       grids.appendChild(box);
     });
     const title2 = "Which heads matter for “" + a.translation + "” (log p = " + a.log_prob.toFixed(2) + ")" + (a.method === "exact" ? " · estimate against exact: " + agreement(a) : " · estimated in one pass");
-    const parts4 = [el("div", "ae-panel-title", title2), grids];
+    const parts2 = [el("div", "ae-panel-title", title2), grids];
     if (a.method === "estimate") {
-      parts4.push(button(
+      parts2.push(button(
         "Exact: switch each head off",
         "Ask for the exact drops (one pass per head, batched), shown beside this estimate",
         () => emit(div, "ae-ask", { what: "heads", method: "exact" }),
         "ae-heads-exact"
       ));
     }
-    parts4.push(el("div", "ae-caption", a.method === "exact" ? EXACT_CAPTION + " " + ESTIMATE_CAPTION : ESTIMATE_CAPTION));
-    div.replaceChildren(...parts4);
+    parts2.push(el("div", "ae-caption", a.method === "exact" ? EXACT_CAPTION + " " + ESTIMATE_CAPTION : ESTIMATE_CAPTION));
+    div.replaceChildren(...parts2);
   }
   function agreement(a) {
     const rho = "Spearman ρ = " + (a.rho === null ? "–" : a.rho.toFixed(2));
@@ -3073,83 +3093,6 @@
     }
   };
 
-  // ablation.js
-  var tab = null;
-  function mount(element) {
-    const groups = el("div", "ae-ablate-groups");
-    const before = output("All heads", "ablate-before"), after = output("With the chosen heads off", "ablate-after");
-    const note = el("div", "ae-ablate-note");
-    const run2 = button(
-      "Re-translate with these heads off",
-      "Trace the sentence on screen again with the ticked heads off",
-      () => retranslate(ticked()),
-      "ae-ablate-run"
-    );
-    run2.id = "ablate-btn";
-    const clear = button(
-      "Switch all heads back on",
-      "Trace the sentence on screen again with every head on",
-      () => retranslate([])
-    );
-    element.replaceChildren(groups, el("div", "ae-ablate-buttons"), el("div", "ae-ablate-outputs"), note);
-    element.children[1].append(run2, clear);
-    element.children[2].append(before.box, after.box);
-    tab = { groups, before: before.text, after: after.text, note };
-    if (window.aeViewer && window.aeViewer.trace) show(window.aeViewer.trace);
-  }
-  function output(label2, id) {
-    const box = el("label", "ae-ablate-output"), text = el("output", "", "");
-    text.id = id;
-    box.append(el("span", "ae-row-label", label2), text);
-    return { box, text };
-  }
-  function show(trace) {
-    if (!tab) return;
-    const off = new Set(trace.request.ablation.map((h) => h.join(".")));
-    tab.groups.replaceChildren(...KINDS.map((kind) => {
-      const group = el("fieldset", "ae-ablate-group");
-      group.id = "ablate-" + kind;
-      group.append(el("legend", "", KIND_TITLES[kind]));
-      for (let layer = 0; layer < trace.nLayers(kind); layer++) {
-        for (let head = 0; head < trace.H; head++) {
-          const box = el("input");
-          box.type = "checkbox";
-          box.value = [kind, layer, head].join(".");
-          box.checked = off.has(box.value);
-          const label2 = el("label", "ae-ablate-head");
-          label2.append(box, document.createTextNode(headName(layer, head)));
-          group.append(label2);
-        }
-      }
-      return group;
-    }));
-  }
-  function ticked() {
-    return [...tab.groups.querySelectorAll("input:checked")].map((box) => {
-      const [kind, layer, head] = box.value.split(".");
-      return [kind, Number(layer), Number(head)];
-    });
-  }
-  function retranslate(heads) {
-    const viewer = window.aeViewer, trace = viewer && viewer.trace;
-    if (!trace) return Promise.resolve();
-    const request = Object.assign({}, trace.request, { ablation: heads });
-    tab.note.textContent = "Translating…";
-    const all = api.translate(Object.assign({}, request, { ablation: [] }));
-    return Promise.all([viewer.requestTrace(request), all]).then(([wire, whole]) => {
-      if (!wire) {
-        tab.note.textContent = "The trace was refused: the message is above the viewer.";
-        return;
-      }
-      const off = wire.outputs[wire.outputs.length - 1];
-      tab.before.textContent = whole.translation;
-      tab.after.textContent = off;
-      tab.note.textContent = !heads.length ? "All heads are on: both translations are the same model." : off === whole.translation ? "Switching off " + heads.length + " head(s) did not change the translation." : "Switching off " + heads.length + " head(s) changed the translation.";
-    }, (error) => {
-      tab.note.textContent = error.message;
-    });
-  }
-
   // page.js
   function agree(trace) {
     label();
@@ -3161,7 +3104,6 @@
     });
     showSentence(trace.request.sentence);
     showModel(trace);
-    show(trace);
   }
   function showModel(trace) {
     const key = trace.modelKey === "shipped" ? DEFAULT_MODEL : trace.modelKey;
@@ -3191,12 +3133,12 @@
     const strategy = () => document.querySelector("#opt-strategy");
     const open = () => strategy() && strategy().offsetParent !== null;
     if (!open()) options.querySelector("button").click();
-    const show2 = () => {
+    const show = () => {
       options.scrollIntoView({ block: "center" });
       const first = strategy() && strategy().querySelector("input:checked, input");
       if (first) first.focus({ preventScroll: true });
     };
-    requestAnimationFrame(() => requestAnimationFrame(show2));
+    requestAnimationFrame(() => requestAnimationFrame(show));
   }
 
   // topk.js
@@ -3409,14 +3351,7 @@
 
   // room.js
   var KEY = "ae-room";
-  function post(path, body, key) {
-    const headers = clientHeaders({ "content-type": "application/json" });
-    if (key) headers["x-ae-lecturer"] = key;
-    return fetch(SETTINGS.API + "/room" + path, { method: "POST", headers, body: JSON.stringify(body || {}) }).then((r) => r.json().then((answer2) => {
-      if (!r.ok || answer2.error) throw new Error(answer2.error || "HTTP " + r.status);
-      return answer2;
-    }));
-  }
+  var post = api.room;
   function viewOf2(viewer) {
     const s = viewer.state;
     const trace = toBody(Object.assign({}, viewer.trace.request, { model: viewer.modelKey }));
@@ -3609,8 +3544,7 @@
     // ---- both: the room's events
     listen() {
       if (this.source) this.source.close();
-      const mine = this.key ? "?key=" + encodeURIComponent(this.key) : "";
-      this.source = new EventSource(SETTINGS.API + "/room/" + encodeURIComponent(this.code) + "/events" + mine);
+      this.source = api.roomEvents(this.code, this.key);
       const on = (name, handle) => this.source.addEventListener(name, (e) => {
         handle(JSON.parse(e.data));
         this.draw();
@@ -3711,11 +3645,11 @@
     draw() {
       this.bar.hidden = !this.code;
       if (!this.code) return;
-      const parts4 = [el("b", "ae-room-code", "Room " + this.code)];
+      const parts2 = [el("b", "ae-room-code", "Room " + this.code)];
       if (this.key && this.adopting) {
-        parts4.push(el("span", "ae-room-count", "rejoining as the lecturer…"));
+        parts2.push(el("span", "ae-room-count", "rejoining as the lecturer…"));
       } else if (this.key) {
-        parts4.push(
+        parts2.push(
           el("span", "ae-room-count", (this.count || 0) + " following"),
           button("Show code", "The code, the address and a QR code, large, for the projector", () => this.showCode()),
           button("Ask the class", "Which source token will the shown cross-attention head attend to most at the next step?", () => this.ask()),
@@ -3723,21 +3657,21 @@
           button("End room", "Close the room: the students' pages stop following", () => this.end())
         );
         if (this.score.answers) {
-          parts4.push(el("span", "ae-room-score", "Class score: " + this.score.right + " of " + this.score.answers + " right"));
+          parts2.push(el("span", "ae-room-score", "Class score: " + this.score.right + " of " + this.score.answers + " right"));
         }
       } else {
-        parts4.push(el("span", "ae-room-count", this.following ? "following the lecturer" : "exploring on your own"));
+        parts2.push(el("span", "ae-room-count", this.following ? "following the lecturer" : "exploring on your own"));
         if (this.lecturer === "away") {
-          parts4.push(el("span", "ae-room-lecturer ae-room-note", "the lecturer's page is away: this view waits for it (a reload or a sleeping laptop comes back on its own)"));
-        } else if (this.lecturer === "back") parts4.push(el("span", "ae-room-lecturer", "the lecturer is back"));
-        parts4.push(
+          parts2.push(el("span", "ae-room-lecturer ae-room-note", "the lecturer's page is away: this view waits for it (a reload or a sleeping laptop comes back on its own)"));
+        } else if (this.lecturer === "back") parts2.push(el("span", "ae-room-lecturer", "the lecturer is back"));
+        parts2.push(
           this.following ? button("Explore on my own", "Stop following; the class is not affected", () => this.detach()) : button("Follow again", "Back to the lecturer's view", () => this.follow(), "ae-primary")
         );
       }
-      if (this.error) parts4.push(el("span", "ae-room-note", this.error));
+      if (this.error) parts2.push(el("span", "ae-room-note", this.error));
       const q = this.question;
-      if (q && this.shows(q)) parts4.push(this.questionPart(q));
-      this.bar.replaceChildren(...parts4);
+      if (q && this.shows(q)) parts2.push(this.questionPart(q));
+      this.bar.replaceChildren(...parts2);
     }
     // Whether question `q` stays on this page: a student's revealed question leaves at the next sentence (it is about
     // one no longer on screen) or when dismissed; the next question replaces it. The lecturer's stays, as the record.
@@ -3789,7 +3723,7 @@
       const url = this.studentUrl();
       const qr = document.createElement("img");
       qr.alt = "QR code of " + url;
-      qr.src = SETTINGS.API + "/room/" + this.code + "/qr.svg?u=" + encodeURIComponent(url);
+      qr.src = api.roomQrUrl(this.code, url);
       overlay.append(
         el("div", "ae-room-big", this.code),
         qr,
@@ -4248,26 +4182,26 @@
       bar.hidden = !this.on;
       if (!this.on) return;
       const [layer, head] = this.head(state);
-      const parts4 = [];
+      const parts2 = [];
       if (this.last && this.last.step === state.step) {
         const a = this.last;
         const verdict = a.pick === null ? "Revealed without a guess: " : a.pick === a.best ? "Right: " : "You picked “" + trace.sourceTokens[a.pick] + "” (weight " + a.weight.toFixed(2) + "); ";
-        parts4.push(el(
+        parts2.push(el(
           "div",
           "ae-quiz-result " + (a.pick === a.best ? "ae-quiz-right" : ""),
           verdict + "the head put most weight, " + a.bestWeight.toFixed(2) + ", on “" + trace.sourceTokens[a.best] + "”."
         ));
       }
       const sc = this.score();
-      parts4.push(el("div", "ae-quiz-score", "Score: " + sc.right + " of " + sc.picked + " right" + (sc.picked ? "; your picks got " + Math.round(100 * sc.share) + " % of the largest weight on average" : "")));
+      parts2.push(el("div", "ae-quiz-score", "Score: " + sc.right + " of " + sc.picked + " right" + (sc.picked ? "; your picks got " + Math.round(100 * sc.share) + " % of the largest weight on average" : "")));
       if (state.step < trace.T) {
-        parts4.unshift(el("div", "ae-quiz-question", "Quiz · " + headName(layer, head) + ": which source token will step " + (state.step + 1) + " attend to most? Click it in Source (or [ ] to move, Enter to choose); → reveals without a guess."));
-      } else parts4.unshift(el("div", "ae-quiz-question", "Quiz finished for this sentence."));
+        parts2.unshift(el("div", "ae-quiz-question", "Quiz · " + headName(layer, head) + ": which source token will step " + (state.step + 1) + " attend to most? Click it in Source (or [ ] to move, Enter to choose); → reveals without a guess."));
+      } else parts2.unshift(el("div", "ae-quiz-question", "Quiz finished for this sentence."));
       const stop = el("button", "ae-btn", "End quiz");
       stop.type = "button";
       stop.addEventListener("click", () => this.toggle());
-      parts4.push(stop);
-      bar.replaceChildren(...parts4);
+      parts2.push(stop);
+      bar.replaceChildren(...parts2);
     }
     // ---- companion hooks (companions.js)
     tools() {
@@ -4570,15 +4504,15 @@
       } finally {
         this.opening = null;
       }
-      const pending2 = "opensAt" in opts ? opts.opensAt : this.pendingView;
-      const { change, link } = openingOf(trace, previous, pending2, opts);
+      const pending = "opensAt" in opts ? opts.opensAt : this.pendingView;
+      const { change, link } = openingOf(trace, previous, pending, opts);
       if (link) this.pendingView = null;
       drawNotes(this.f.notes, trace);
       if (this.online) agree(trace);
       if (this.f.decoding) this.f.decoding.textContent = "Decoding: " + decodingName(wire.request) + " ▾";
       if (this.presenting && previous && !opts.keepView) this.root.scrollIntoView({ block: "start" });
       this.store.set(change, "trace", true);
-      const unused = link && pending2.own ? unusedOfLink(link, pending2.unread || [], this.state, trace, VIEWS.map((v) => v.id)) : [];
+      const unused = link && pending.own ? unusedOfLink(link, pending.unread || [], this.state, trace, VIEWS.map((v) => v.id)) : [];
       if (unused.length) this.say("This link asks for what this sentence cannot show, so it was left out: " + unused.join("; ") + ". The rest of the link applies.");
       this.hooked("opened").forEach((c) => c.opened(link));
     }
@@ -4772,106 +4706,254 @@
     }
   };
 
+  // ablation.js
+  var Ablation = class {
+    // Build the tab in `element` and show the trace on screen (tabs.js: the context).
+    constructor(element, context) {
+      this.viewer = context.viewer;
+      this.signal = context.signal;
+      this.groups = el("div", "ae-ablate-groups");
+      const before = output("All heads", "ablate-before"), after = output("With the chosen heads off", "ablate-after");
+      this.before = before.text;
+      this.after = after.text;
+      this.note = el("div", "ae-ablate-note");
+      const run = button(
+        "Re-translate with these heads off",
+        "Trace the sentence on screen again with the ticked heads off",
+        () => this.retranslate(this.ticked()),
+        "ae-ablate-run",
+        this.signal
+      );
+      run.id = "ablate-btn";
+      const clear = button(
+        "Switch all heads back on",
+        "Trace the sentence on screen again with every head on",
+        () => this.retranslate([]),
+        "",
+        this.signal
+      );
+      const buttons = el("div", "ae-ablate-buttons"), outputs = el("div", "ae-ablate-outputs");
+      buttons.append(run, clear);
+      outputs.append(before.box, after.box);
+      element.replaceChildren(this.groups, buttons, outputs, this.note);
+      const unsubscribe = this.viewer.store.subscribe((state, changed) => {
+        if (state.trace && changed.includes("trace")) this.show(state.trace);
+      });
+      this.signal.addEventListener("abort", unsubscribe);
+      if (this.viewer.trace) this.show(this.viewer.trace);
+    }
+    // The boxes of the model of `trace`, ticked as its request switches heads off.
+    show(trace) {
+      const off = new Set(trace.request.ablation.map((h) => h.join(".")));
+      this.groups.replaceChildren(...KINDS.map((kind) => {
+        const group = el("fieldset", "ae-ablate-group");
+        group.id = "ablate-" + kind;
+        group.append(el("legend", "", KIND_TITLES[kind]));
+        for (let layer = 0; layer < trace.nLayers(kind); layer++) {
+          for (let head = 0; head < trace.H; head++) {
+            const box = el("input");
+            box.type = "checkbox";
+            box.value = [kind, layer, head].join(".");
+            box.checked = off.has(box.value);
+            const label2 = el("label", "ae-ablate-head");
+            label2.append(box, document.createTextNode(headName(layer, head)));
+            group.append(label2);
+          }
+        }
+        return group;
+      }));
+    }
+    ticked() {
+      return [...this.groups.querySelectorAll("input:checked")].map((box) => {
+        const [kind, layer, head] = box.value.split(".");
+        return [kind, Number(layer), Number(head)];
+      });
+    }
+    // The sentence on screen traced again with `heads` off (the viewer shows it), beside its translation with all on.
+    retranslate(heads) {
+      const trace = this.viewer.trace;
+      if (!trace) return Promise.resolve();
+      const request = Object.assign({}, trace.request, { ablation: heads });
+      this.note.textContent = "Translating…";
+      const all = api.translate(Object.assign({}, request, { ablation: [] }));
+      return Promise.all([this.viewer.requestTrace(request), all]).then(([wire, whole]) => {
+        if (this.signal.aborted) return;
+        if (!wire) {
+          this.note.textContent = "The trace was refused: the message is above the viewer.";
+          return;
+        }
+        const off = wire.outputs[wire.outputs.length - 1];
+        this.before.textContent = whole.translation;
+        this.after.textContent = off;
+        this.note.textContent = !heads.length ? "All heads are on: both translations are the same model." : off === whole.translation ? "Switching off " + heads.length + " head(s) did not change the translation." : "Switching off " + heads.length + " head(s) changed the translation.";
+      }, (error) => {
+        this.note.textContent = error.message;
+      });
+    }
+  };
+  function output(label2, id) {
+    const box = el("label", "ae-ablate-output"), text = el("output", "", "");
+    text.id = id;
+    box.append(el("span", "ae-row-label", label2), text);
+    return { box, text };
+  }
+  var TAB = { id: "ablation", create: (element, context) => new Ablation(element, context) };
+
+  // positional.js
+  var CHARTS = ["heatmap", "waves", "similarity"];
+  var Positional = class {
+    // Build the charts' places in `element` (tabs.js: the context).
+    constructor(element, context) {
+      this.viewer = context.viewer;
+      this.signal = context.signal;
+      this.said = el("div", "ae-pe-said");
+      this.said.id = "pe-said";
+      this.said.setAttribute("role", "status");
+      this.charts = CHARTS.map((name) => {
+        const div = el("div", "ae-plot ae-pe-" + name);
+        div.id = "pe-" + name;
+        return div;
+      });
+      const row = el("div", "ae-pe-row");
+      row.append(this.charts[1], this.charts[2]);
+      element.replaceChildren(this.said, this.charts[0], row);
+      this.showing = null;
+    }
+    // The Show button and the tab's opening ({positions, dims, waves, presentation}): the figures of the model on screen.
+    show(values) {
+      if (this.showing) this.showing.abort();
+      this.showing = new AbortController();
+      const signal = AbortSignal.any([this.signal, this.showing.signal]);
+      const trace = this.viewer.trace;
+      const model = trace && trace.modelKey || DEFAULT_MODEL;
+      const params = { positions: values.positions, dims: values.dims, waves: values.waves, presentation: !!values.presentation, model };
+      this.said.textContent = "";
+      return api.positional(params, signal).then((answer2) => Promise.all(CHARTS.map((name, i) => react(this.charts[i], answer2[name].data, answer2[name].layout)))).catch((error) => {
+        if (!signal.aborted) this.said.textContent = error.message;
+      });
+    }
+  };
+  var TAB2 = { id: "positional", create: (element, context) => new Positional(element, context) };
+
   // upload.js
-  var pending = Promise.resolve("");
-  function mount2(element) {
-    const input = el("input");
-    input.type = "file";
-    input.accept = ".tsv,.txt,text/tab-separated-values,text/plain";
-    input.id = "train-file";
-    const label2 = el("label", "ae-upload-label", "TSV file (English TAB German per line)");
-    label2.htmlFor = input.id;
-    const said = el("output", "ae-upload-said", "No file chosen yet.");
-    said.id = "train-file-said";
-    element.replaceChildren(label2, input, said);
-    input.addEventListener("change", () => {
-      const file = input.files && input.files[0];
-      pending = file ? send(file, said) : Promise.resolve("");
-      if (!file) said.textContent = "No file chosen.";
-    });
-  }
-  function send(file, said) {
-    said.textContent = "Uploading " + file.name + " …";
-    return fetch(SETTINGS.API + "/uploads", { method: "POST", headers: clientHeaders({ "content-type": "text/tab-separated-values" }), body: file }).then((response) => response.json().catch(() => ({ error: "The server answered " + response.status + "." })).then((body) => {
-      if (!response.ok || body.error) throw new Error(body.error || "HTTP " + response.status);
-      said.textContent = "Uploaded " + file.name + " (" + body.bytes.toLocaleString("en") + " bytes). Choose “my uploaded TSV” above and press Train.";
-      return body.upload;
-    })).catch((error) => {
-      said.textContent = file.name + ": " + error.message;
-      return "";
-    });
-  }
-  function chosenUpload() {
-    return pending;
-  }
+  var Upload = class {
+    // Build the picker in `element` (tabs.js: the context).
+    constructor(element, context) {
+      this.signal = context.signal;
+      this.pending = Promise.resolve("");
+      const input = el("input");
+      input.type = "file";
+      input.accept = ".tsv,.txt,text/tab-separated-values,text/plain";
+      input.id = "train-file";
+      const label2 = el("label", "ae-upload-label", "TSV file (English TAB German per line)");
+      label2.htmlFor = input.id;
+      this.said = el("output", "ae-upload-said", "No file chosen yet.");
+      this.said.id = "train-file-said";
+      element.replaceChildren(label2, input, this.said);
+      input.addEventListener("change", () => {
+        const file = input.files && input.files[0];
+        this.pending = file ? this.send(file) : Promise.resolve("");
+        if (!file) this.said.textContent = "No file chosen.";
+      }, { signal: this.signal });
+    }
+    send(file) {
+      this.said.textContent = "Uploading " + file.name + " …";
+      return api.upload(file, this.signal).then((body) => {
+        this.said.textContent = "Uploaded " + file.name + " (" + body.bytes.toLocaleString("en") + " bytes). Choose “my uploaded TSV” above and press Train.";
+        return body.upload;
+      }, (error) => {
+        this.said.textContent = file.name + ": " + error.message;
+        return "";
+      });
+    }
+    // The id of the chosen file once its upload is done ("" for none, or when its upload was refused): what Train sends.
+    chosen() {
+      return this.pending;
+    }
+  };
+  var TAB3 = { id: "upload", create: (element, context) => new Upload(element, context) };
 
   // train.js
-  var parts2 = null;
-  var run = null;
-  var trained = { key: null, name: null };
-  function mount3(element) {
-    const message = el("div", "ae-train-message", "Choose the data, the model's size and how long, then press Train.");
-    message.id = "train-message";
-    message.setAttribute("role", "status");
-    const progress = el("progress", "ae-train-progress");
-    progress.max = 1;
-    progress.value = 0;
-    const loss = el("div", "ae-plot ae-train-chart");
-    loss.id = "train-loss";
-    const snapshot = el("div", "ae-plot ae-train-chart");
-    snapshot.id = "train-snapshot";
-    const download2 = el("a", "ae-train-download", "Download the trained checkpoint (.zip)");
-    download2.id = "train-download";
-    download2.hidden = true;
-    element.replaceChildren(message, progress, el("div", "ae-train-charts"), download2);
-    element.querySelector(".ae-train-charts").append(loss, snapshot);
-    parts2 = { message, progress, loss, snapshot, download: download2 };
-  }
-  function post2(path, body) {
-    return fetch(SETTINGS.API + path, { method: "POST", headers: clientHeaders({ "content-type": "application/json" }), body: JSON.stringify(body) }).then((response) => response.json().catch(() => ({ error: "The server answered " + response.status + "." })).then((answer2) => {
-      if (!response.ok || answer2.error) throw new Error(answer2.error || "HTTP " + response.status);
-      return answer2;
-    }));
-  }
-  function say(text) {
-    if (parts2) parts2.message.textContent = text;
-  }
-  function startTraining(values) {
-    const [corpus, preset, minutes, seed] = values;
-    if (run && run.source) return say("This page is already training a model: wait for it, or press Stop.");
-    say("Starting…");
-    return chosenUpload().then((upload) => post2("/train", { corpus, upload: corpus === "upload" ? upload : "", preset, minutes, seed })).then((started) => follow(started.run)).catch((error) => say(error.message));
-  }
-  function stopTraining() {
-    if (!run || !run.source) return say("No training is running on this page.");
-    return post2("/train/" + run.id + "/stop", {}).then((answer2) => say(answer2.message)).catch((error) => say(error.message));
-  }
-  function follow(id) {
-    const source = new EventSource(SETTINGS.API + "/train/" + id + "/events");
-    run = { id, source };
-    parts2.download.hidden = true;
-    source.addEventListener("state", (event) => draw13(id, JSON.parse(event.data)));
-    source.onerror = () => {
-      if (source.readyState === EventSource.CLOSED) {
-        run.source = null;
-        say("The connection to the training run was lost (the server may have restarted): train again.");
-      }
-    };
-  }
-  function draw13(id, state) {
-    say(state.message);
-    parts2.progress.value = state.fraction;
-    if (state.loss && state.loss.train.length > 1) drawLoss(parts2.loss, state.loss);
-    if (state.snapshot) drawSnapshot(parts2.snapshot, state.snapshot);
-    if (!state.done) return;
-    run.source.close();
-    run.source = null;
-    if (state.checkpoint) {
-      parts2.download.href = SETTINGS.API + "/train/" + id + "/checkpoint.zip";
-      parts2.download.hidden = false;
+  var Train = class {
+    // Build the run's parts in `element` (tabs.js: the context).
+    constructor(element, context) {
+      this.context = context;
+      this.run = null;
+      this.trained = { key: null, name: null };
+      this.message = el("div", "ae-train-message", "Choose the data, the model's size and how long, then press Train.");
+      this.message.id = "train-message";
+      this.message.setAttribute("role", "status");
+      this.progress = el("progress", "ae-train-progress");
+      this.progress.max = 1;
+      this.progress.value = 0;
+      this.loss = el("div", "ae-plot ae-train-chart");
+      this.loss.id = "train-loss";
+      this.snapshot = el("div", "ae-plot ae-train-chart");
+      this.snapshot.id = "train-snapshot";
+      this.download = el("a", "ae-train-download", "Download the trained checkpoint (.zip)");
+      this.download.id = "train-download";
+      this.download.hidden = true;
+      const charts = el("div", "ae-train-charts");
+      charts.append(this.loss, this.snapshot);
+      element.replaceChildren(this.message, this.progress, charts, this.download);
+      context.signal.addEventListener("abort", () => this.close());
     }
-    if (state.model) Object.assign(trained, { key: state.model, name: state.name });
-  }
+    // Say `text` in the Train tab's message line (also where "Explore my trained model" is refused).
+    say(text) {
+      this.message.textContent = text;
+    }
+    // The Train button ({corpus, preset, minutes, seed}, the Train tab's values by name).
+    start(values) {
+      if (this.run && this.run.source) return this.say("This page is already training a model: wait for it, or press Stop.");
+      this.say("Starting…");
+      const upload = this.context.tab("upload");
+      return (upload ? upload.chosen() : Promise.resolve("")).then((file) => api.train({
+        corpus: values.corpus,
+        upload: values.corpus === "upload" ? file : "",
+        preset: values.preset,
+        minutes: values.minutes,
+        seed: values.seed
+      }, this.context.signal)).then((started) => this.follow(started.run)).catch((error) => {
+        if (!this.context.signal.aborted) this.say(error.message);
+      });
+    }
+    // The Stop button.
+    stop() {
+      if (!this.run || !this.run.source) return this.say("No training is running on this page.");
+      return api.stopTraining(this.run.id).then((answer2) => this.say(answer2.message), (error) => this.say(error.message));
+    }
+    follow(id) {
+      this.close();
+      const source = api.trainingEvents(id);
+      this.run = { id, source };
+      this.download.hidden = true;
+      source.addEventListener("state", (event) => this.draw(id, JSON.parse(event.data)));
+      source.onerror = () => {
+        if (source.readyState === EventSource.CLOSED && this.run && this.run.source === source) {
+          this.run.source = null;
+          this.say("The connection to the training run was lost (the server may have restarted): train again.");
+        }
+      };
+    }
+    close() {
+      if (this.run && this.run.source) this.run.source.close();
+      if (this.run) this.run.source = null;
+    }
+    draw(id, state) {
+      this.say(state.message);
+      this.progress.value = state.fraction;
+      if (state.loss && state.loss.train.length > 1) drawLoss(this.loss, state.loss);
+      if (state.snapshot) drawSnapshot(this.snapshot, state.snapshot);
+      if (!state.done) return;
+      this.close();
+      if (state.checkpoint) {
+        this.download.href = api.checkpointUrl(id);
+        this.download.hidden = false;
+      }
+      if (state.model) Object.assign(this.trained, { key: state.model, name: state.name });
+    }
+  };
+  var TAB4 = { id: "train", create: (element, context) => new Train(element, context) };
   var COLOURS = { train: "#0072B2", valid: "#D55E00", bleu: "#009E73", floor: "#64748b" };
   function lossTraces(loss) {
     const steps = loss.train.map((p) => p[0]);
@@ -4929,36 +5011,58 @@
     }));
   }
 
-  // positional.js
-  var CHARTS = ["heatmap", "waves", "similarity"];
-  var parts3 = null;
-  function mount4(element) {
-    const said = el("div", "ae-pe-said");
-    said.id = "pe-said";
-    said.setAttribute("role", "status");
-    const charts = CHARTS.map((name) => {
-      const div = el("div", "ae-plot ae-pe-" + name);
-      div.id = "pe-" + name;
-      return div;
-    });
-    const row = el("div", "ae-pe-row");
-    row.append(charts[1], charts[2]);
-    element.replaceChildren(said, charts[0], row);
-    parts3 = { said, charts };
+  // tabs.js
+  var TABS = [TAB, TAB2, TAB3, TAB4];
+  function tabOf(id) {
+    const tab = TABS.find((t) => t.id === id);
+    if (!tab) throw new Error("no such tab: " + id);
+    return tab;
   }
-  function showPositional(values) {
-    const [positions, dims, waves, presentation] = values;
-    const viewer = window.aeViewer;
-    const model = viewer && viewer.trace && viewer.trace.modelKey || DEFAULT_MODEL;
-    const query = new URLSearchParams({ positions, dims, waves, presentation: !!presentation, model });
-    parts3.said.textContent = "";
-    return fetch(SETTINGS.API + "/positional/figures?" + query, { headers: clientHeaders() }).then((response) => response.json().then((answer2) => {
-      if (!response.ok || answer2.error) throw new Error(answer2.error || "HTTP " + response.status);
-      return Promise.all(CHARTS.map((name, i) => react(parts3.charts[i], answer2[name].data, answer2[name].layout)));
-    })).catch((error) => {
-      parts3.said.textContent = error.message;
-    });
-  }
+  var Tabs = class {
+    constructor(viewer) {
+      this.viewer = viewer;
+      this.mounted = /* @__PURE__ */ new Map();
+      this.waiting = /* @__PURE__ */ new Map();
+    }
+    // Build tab `id` in `element`, ending its previous mount; the instance.
+    mount(id, element) {
+      const tab = tabOf(id);
+      const before = this.mounted.get(id);
+      if (before) before.controller.abort();
+      const controller = new AbortController();
+      const context = { viewer: this.viewer, tab: (other) => this.get(other), signal: controller.signal };
+      const instance = tab.create(element, context);
+      this.mounted.set(id, { instance, controller });
+      this.whenMounted(id).resolve(instance);
+      return instance;
+    }
+    // The mounted instance of tab `id`, or null.
+    get(id) {
+      const mounted = this.mounted.get(tabOf(id).id);
+      return mounted ? mounted.instance : null;
+    }
+    // Call `action` of tab `id` with `values` (a Gradio event's values by name), once the tab is mounted.
+    act(id, action, values) {
+      return this.whenMounted(tabOf(id).id).promise.then((instance) => {
+        if (typeof instance[action] !== "function") throw new Error("tab " + id + " has no action " + action);
+        return instance[action](values || {});
+      });
+    }
+    whenMounted(id) {
+      if (!this.waiting.has(id)) {
+        let resolve = null;
+        const promise = new Promise((r) => {
+          resolve = r;
+        });
+        this.waiting.set(id, { promise, resolve });
+      }
+      return this.waiting.get(id);
+    }
+    // End every mount (the page is going, or a test is done).
+    abort() {
+      this.mounted.forEach((m) => m.controller.abort());
+    }
+  };
 
   // place.js
   var REPLACE_MS = 300;
@@ -4974,23 +5078,23 @@
   function keepPlace(viewer) {
     if (new URLSearchParams(window.location.search).has("room")) return;
     let entry = null;
-    let pending2 = null;
+    let pending = null;
     viewer.store.subscribe((state) => {
       const t = viewer.trace;
       if (!t || viewer.pendingView) return;
       const url = placeUrl(t.request, state);
       const decode = decodeOf(t);
       if (entry !== null && decode !== entry && url !== window.location.href) {
-        window.clearTimeout(pending2);
+        window.clearTimeout(pending);
         history("pushState", url);
       } else if (url !== window.location.href) {
-        window.clearTimeout(pending2);
-        pending2 = window.setTimeout(() => history("replaceState", url), entry === null ? 0 : REPLACE_MS);
+        window.clearTimeout(pending);
+        pending = window.setTimeout(() => history("replaceState", url), entry === null ? 0 : REPLACE_MS);
       }
       entry = decode;
     });
     window.addEventListener("popstate", () => {
-      window.clearTimeout(pending2);
+      window.clearTimeout(pending);
       const link = readLink();
       if (!link || !link.sentence) return;
       const request = requestOfLink();
@@ -5027,60 +5131,82 @@
   }
 
   // main.js
-  function mount5(element) {
-    const viewer = new Viewer(element, true);
-    window.aeViewer = viewer;
-    keepPlace(viewer);
-    keepPresenting();
-    const placed = viewer.hooked("start").map((c) => c.start()).some(Boolean);
-    const link = viewer.pendingView;
-    if (link && link.sentence && !placed) {
-      link.own = true;
-      viewer.requestTrace(requestOfLink(), { link: true });
-    } else if (placed) viewer.pendingView = null;
-    return viewer;
-  }
-  function translateForm(form) {
-    const viewer = window.aeViewer;
-    if (!viewer) return;
-    if (!String(form.sentence || "").trim()) {
-      const language = viewer.trace ? viewer.trace.sourceLanguage : "English";
-      return viewer.say("Type a sentence in " + language + " in the box first, then press Enter or “Translate & step”.");
+  var Page = class {
+    constructor() {
+      this.viewer = null;
+      this.tabs = new Promise((resolve) => {
+        this.viewerMounted = resolve;
+      });
     }
-    const own = trained.key || viewer.ownKey;
-    if (form.use_own && !own) {
-      const text = "You have not trained a model on this page yet (or it is still training): train one first, or untick “Explore my trained model”.";
-      say(text);
-      return viewer.say(text);
+    // In the Gradio page (the gr.HTML component's js_on_load): a deep link's trace comes from the plain route, the
+    // opening example's with the page.
+    mount(element) {
+      const viewer = new Viewer(element, true);
+      this.viewer = viewer;
+      this.viewerMounted(new Tabs(viewer));
+      keepPlace(viewer);
+      keepPresenting();
+      const placed = viewer.hooked("start").map((c) => c.start()).some(Boolean);
+      const link = viewer.pendingView;
+      if (link && link.sentence && !placed) {
+        link.own = true;
+        viewer.requestTrace(requestOfLink(), { link: true });
+      } else if (placed) viewer.pendingView = null;
+      return viewer;
     }
-    const model = form.use_own ? own : form.model || DEFAULT_MODEL;
-    const same = viewer.trace && viewer.trace.modelKey === model;
-    const request = fromForm(Object.assign({}, form, { sentence: form.sentence || "" }), model, same ? viewer.trace.request.ablation : []);
-    const t = viewer.trace, s = viewer.state;
-    const switched = t && !same && t.request.sentence === request.sentence;
-    const opensAt = switched ? { sentence: request.sentence, view: { step: s.step, kind: s.kind, layer: s.layer, head: s.head, view: s.view } } : null;
-    return viewer.requestTrace(request, { opensAt }).then(() => viewer.focus());
-  }
-  function standalone(element) {
-    const viewer = new Viewer(element, false);
-    const view = JSON.parse(document.getElementById("ae-state").textContent);
-    viewer.load(JSON.parse(document.getElementById("ae-trace").textContent), { opensAt: { sentence: null, view } });
-    window.aeViewer = viewer;
-    return viewer;
-  }
+    // Tab `id` (tabs.js) drawn in `element`, by its gr.HTML's js_on_load.
+    mountTab(id, element) {
+      return this.tabs.then((tabs) => tabs.mount(id, element));
+    }
+    // A tab's button: `action` of tab `id` with the event's values by name.
+    act(id, action, values) {
+      return this.tabs.then((tabs) => tabs.act(id, action, values));
+    }
+    // The Translate tab's form (its values by name: the trace request's fields, the model chosen, "Explore my trained
+    // model"): its trace, with the chosen model.
+    translateForm(form) {
+      const viewer = this.viewer;
+      if (!viewer) return;
+      if (!String(form.sentence || "").trim()) {
+        const language = viewer.trace ? viewer.trace.sourceLanguage : "English";
+        return viewer.say("Type a sentence in " + language + " in the box first, then press Enter or “Translate & step”.");
+      }
+      return this.tabs.then((tabs) => {
+        const training = tabs.get("train");
+        const own = training && training.trained.key || viewer.ownKey;
+        if (form.use_own && !own) {
+          const text = "You have not trained a model on this page yet (or it is still training): train one first, or untick “Explore my trained model”.";
+          if (training) training.say(text);
+          return viewer.say(text);
+        }
+        const model = form.use_own ? own : form.model || DEFAULT_MODEL;
+        const same = viewer.trace && viewer.trace.modelKey === model;
+        const request = fromForm(Object.assign({}, form, { sentence: form.sentence || "" }), model, same ? viewer.trace.request.ablation : []);
+        const t = viewer.trace, s = viewer.state;
+        const switched = t && !same && t.request.sentence === request.sentence;
+        const opensAt = switched ? { sentence: request.sentence, view: { step: s.step, kind: s.kind, layer: s.layer, head: s.head, view: s.view } } : null;
+        return viewer.requestTrace(request, { opensAt }).then(() => viewer.focus());
+      });
+    }
+    // In an exported HTML file: the trace and the view it was exported at are inlined in the page.
+    standalone(element) {
+      const viewer = new Viewer(element, false);
+      const view = JSON.parse(document.getElementById("ae-state").textContent);
+      viewer.load(JSON.parse(document.getElementById("ae-trace").textContent), { opensAt: { sentence: null, view } });
+      this.viewer = viewer;
+      return viewer;
+    }
+  };
+  var page = new Page();
   Object.assign(window.AttentionExplorer || (window.AttentionExplorer = {}), {
-    mount: mount5,
-    translateForm,
+    mount: (element) => page.mount(element),
+    translateForm: (form) => page.translateForm(form),
     formFromLink: (form) => formFromLink(form, new URLSearchParams(window.location.search)),
-    standalone,
-    mountAblation: mount,
-    mountUpload: mount2,
-    mountTrain: mount3,
-    startTraining,
-    stopTraining,
-    mountPositional: mount4,
-    showPositional,
+    standalone: (element) => page.standalone(element),
+    mountTab: (id, element) => page.mountTab(id, element),
+    act: (id, action, values) => page.act(id, action, values),
     exampleAgrees
   });
+  Object.defineProperty(window.AttentionExplorer, "viewer", { get: () => page.viewer, configurable: true });
   if (window.AttentionExplorer.loaded) window.AttentionExplorer.loaded();
 })();
