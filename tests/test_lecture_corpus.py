@@ -20,12 +20,14 @@ DEV_DRAWN = {  # each file's tenth, drawn by bench/lecture_dev.py before any tra
     "01-08, together (9,170 distinct sentences)": 917,
     "09_objects.tsv (294 reviewed pairs)": 29,
     "10_people.tsv (167 reviewed pairs)": 17,
+    "11_cases.tsv (220 pairs written)": 22,
+    "12_agreement.tsv (220 pairs written)": 22,
 }
 
 
 def test_every_file_holds_pairs_of_whole_sentences_of_3_to_35_words():
     files = sorted(LECTURE_CORPUS.glob("*.tsv"))
-    assert len(files) == 10
+    assert len(files) == 12
     total = 0
     for file in files:
         for n, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
