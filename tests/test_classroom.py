@@ -448,3 +448,36 @@ def test_a_revealed_question_leaves_a_students_screen_at_the_next_sentence_or_wh
         expect(student.locator(".ae-room-question")).to_have_count(0)
         assert "follow again" not in student.locator(".ae-room").inner_text().lower()
         expect(student.locator(".ae-room-count")).to_have_text("following the lecturer")
+
+
+def test_a_lecturers_reload_restores_the_class_score_the_open_question_and_the_address(browser, app_url):
+    """Issue 66 #2: after F5 only the room came back. The class score was gone, and the address showed the opening
+    example until the next step, so a second reload (or a copied link) lost the room's sentence."""
+    from playwright.sync_api import expect
+
+    sentence = "The dog sees the cat."
+    with room(browser, app_url) as (lecturer, student, code):
+        reveal_one_guess(lecturer, student, sentence)
+        score = lecturer.locator(".ae-room-score")
+        expect(score).to_have_text(re.compile(r"Class score: [01] of 1 right"))
+        before = score.text_content()
+        lecturer.locator(".ae-room button", has_text="Ask the class").click()  # question 2, open
+        expect(lecturer.locator(".ae-room-ask")).to_contain_text("Class question 2")
+        student.locator(".ae-source-chips .ae-room-choice").nth(1).click()
+        expect(lecturer.locator(".ae-room-ask")).to_contain_text("1 answered")
+        step = shown(lecturer)["step"]
+        lecturer.reload(wait_until="load")
+        expect(lecturer.locator(".ae-room-code")).to_have_text(f"Room {code}")
+        showing(lecturer, sentence)
+        expect(lecturer.locator(".ae-room-score")).to_have_text(before)  # the record of question 1, counted once
+        expect(lecturer.locator(".ae-room-ask")).to_contain_text("Class question 2")  # still open, its count kept
+        expect(lecturer.locator(".ae-room-ask")).to_contain_text("1 answered")
+        expect(lecturer.locator(".ae-room button", has_text="Reveal")).to_be_visible()
+        assert shown(lecturer)["step"] == step
+        lecturer.wait_for_function(  # the address holds the room's sentence and step, not the opening example's
+            "([s, t]) => { const q = new URLSearchParams(location.search); return q.get('sentence') === s && "
+            "q.get('step') === String(t); }",
+            arg=[sentence, step],
+        )
+        lecturer.locator(".ae-room button", has_text="Reveal").click()  # and the score goes on from where it was
+        expect(lecturer.locator(".ae-room-score")).to_have_text(re.compile(r"Class score: [0-2] of 2 right"))

@@ -13,7 +13,7 @@ import { api } from "./api.js";
 import { sameDecode, toBody, traceRequest } from "./request.js";
 import { headName } from "./trace.js";
 
-const KEY = "ae-room"; // sessionStorage: the lecturer's {code, key}, so a reload keeps driving the room
+const KEY = "ae-room"; // sessionStorage: the lecturer's {code, key, score}, so a reload keeps driving the room
 
 const post = api.room; // (path, body, the lecturer's key)
 
@@ -37,7 +37,8 @@ export class Room {
     this.dismissed = null; // the id of the revealed question this student dismissed
     this.guess = null; // this student's answer to it
     this.answeredWith = null; // the token the guess was sent under
-    this.score = { right: 0, answers: 0 }; // the class, over the revealed questions (the lecturer's screen)
+    this.score = { right: 0, answers: 0, counted: [] }; // the class over the revealed questions (the lecturer's
+    // screen), with the ids of the questions counted: a reload keeps it, and counts no question twice
     this.sending = null;
     this.sent = null; // the JSON of the last view sent: an unchanged view is not sent again
     this.token = null; // a student's answer token, from the stream's first event
@@ -58,7 +59,10 @@ export class Room {
     const code = new URLSearchParams(window.location.search).get("room");
     let mine = null;
     try { mine = JSON.parse(sessionStorage.getItem(KEY) || "null"); } catch (e) { mine = null; }
-    if (mine && (!code || code === mine.code)) this.lead(mine.code, mine.key, true);
+    if (mine && (!code || code === mine.code)) {
+      if (mine.score) this.score = mine.score;
+      this.lead(mine.code, mine.key, true);
+    }
     else if (code) this.join(code);
     return Boolean(this.code);
   }
@@ -68,9 +72,16 @@ export class Room {
   present() {
     if (this.key) return this.showCode(); // one room per lecturer page: pressed again, it shows the code
     return post("", {}).then((made) => {
-      try { sessionStorage.setItem(KEY, JSON.stringify(made)); } catch (e) { /* private mode: this page only */ }
       this.lead(made.code, made.key);
+      this.keep();
     }, (error) => this.viewer.say(error.message));
+  }
+
+  // The lecturer's room, its key and the class score, kept for this tab (a reload drives the room again).
+  keep() {
+    try {
+      sessionStorage.setItem(KEY, JSON.stringify({ code: this.code, key: this.key, score: this.score }));
+    } catch (e) { /* private mode: this page only */ }
   }
 
   lead(code, key, resumed) {
@@ -262,10 +273,12 @@ export class Room {
 
   setQuestion(q) {
     if (q && (!this.question || this.question.id !== q.id)) this.guess = null;
-    if (q && q.revealed && this.key && this.onScreen(q) && !(this.question && this.question.revealed && this.question.id === q.id)) {
+    if (q && q.revealed && this.key && this.onScreen(q) && !this.score.counted.includes(q.id)) {
       const row = this.row(q), best = row.indexOf(Math.max(...row)); // the class's running score
       this.score.right += q.counts[best];
       this.score.answers += q.answered;
+      this.score.counted.push(q.id);
+      this.keep();
     }
     this.question = q;
     this.viewer.refresh();

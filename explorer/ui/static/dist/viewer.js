@@ -3370,7 +3370,7 @@
       this.dismissed = null;
       this.guess = null;
       this.answeredWith = null;
-      this.score = { right: 0, answers: 0 };
+      this.score = { right: 0, answers: 0, counted: [] };
       this.sending = null;
       this.sent = null;
       this.token = null;
@@ -3400,20 +3400,26 @@
       } catch (e) {
         mine = null;
       }
-      if (mine && (!code || code === mine.code)) this.lead(mine.code, mine.key, true);
-      else if (code) this.join(code);
+      if (mine && (!code || code === mine.code)) {
+        if (mine.score) this.score = mine.score;
+        this.lead(mine.code, mine.key, true);
+      } else if (code) this.join(code);
       return Boolean(this.code);
     }
     // ---- the lecturer
     present() {
       if (this.key) return this.showCode();
       return post("", {}).then((made) => {
-        try {
-          sessionStorage.setItem(KEY, JSON.stringify(made));
-        } catch (e) {
-        }
         this.lead(made.code, made.key);
+        this.keep();
       }, (error) => this.viewer.say(error.message));
+    }
+    // The lecturer's room, its key and the class score, kept for this tab (a reload drives the room again).
+    keep() {
+      try {
+        sessionStorage.setItem(KEY, JSON.stringify({ code: this.code, key: this.key, score: this.score }));
+      } catch (e) {
+      }
     }
     lead(code, key, resumed) {
       this.code = code;
@@ -3613,10 +3619,12 @@
     }
     setQuestion(q) {
       if (q && (!this.question || this.question.id !== q.id)) this.guess = null;
-      if (q && q.revealed && this.key && this.onScreen(q) && !(this.question && this.question.revealed && this.question.id === q.id)) {
+      if (q && q.revealed && this.key && this.onScreen(q) && !this.score.counted.includes(q.id)) {
         const row = this.row(q), best = row.indexOf(Math.max(...row));
         this.score.right += q.counts[best];
         this.score.answers += q.answered;
+        this.score.counted.push(q.id);
+        this.keep();
       }
       this.question = q;
       this.viewer.refresh();
