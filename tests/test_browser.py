@@ -953,6 +953,33 @@ def test_the_address_holds_the_place_and_back_and_reload_return_to_it(browser, a
         page.context.close()
 
 
+def test_back_restores_the_view_of_its_entry_not_the_one_on_screen(browser, app_url):
+    """Issue 66 #6: an address leaves out the default view and no lesson, so Back to an entry left on the heatmap
+    kept the view on screen (the mosaic of the next sentence) and its lesson stop."""
+    page = open_page(browser, app_url)
+    try:
+        page.wait_for_function("window.location.search.includes('step=')")
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function("new URLSearchParams(window.location.search).get('step') === '4'")
+        before = shown(page)
+        assert before["view"] == "heatmap" and before["lesson"] is None
+        page.locator("#sentence textarea").fill("The dog sees the cat.")
+        page.keyboard.press("Enter")
+        page.wait_for_function("new URLSearchParams(location.search).get('sentence') === 'The dog sees the cat.'")
+        settle(page)
+        choose(page, view="mosaic")
+        page.wait_for_function("new URLSearchParams(location.search).get('view') === 'mosaic'")
+        page.go_back()
+        page.wait_for_function("new URLSearchParams(location.search).get('sentence') !== 'The dog sees the cat.'")
+        settle(page)
+        after = shown(page)
+        assert {k: after[k] for k in ("step", "kind", "layer", "head", "view", "lesson")} == {
+            k: before[k] for k in ("step", "kind", "layer", "head", "view", "lesson")
+        }
+    finally:
+        page.context.close()
+
+
 def test_a_link_value_that_cannot_be_used_is_named_and_the_rest_of_the_link_applies(browser, app_url):
     """Issue 50 #4: kind=bogus&layer=-3&view=nonexistent were ignored without a word."""
     from playwright.sync_api import expect

@@ -4,13 +4,15 @@
 // filled from the link in the browser (request.js formFromLink): opening a link costs no Gradio event.
 import { fromQuery, toQuery } from "./request.js";
 
+const DEFAULT_VIEW = "heatmap"; // left out of an address, as is "no lesson"
+
 function linkParams(request, state) {
   const p = toQuery(request);
   p.set("step", state.step);
   p.set("kind", state.kind);
   p.set("layer", state.layer);
   p.set("head", state.head);
-  if (state.view !== "heatmap") p.set("view", state.view);
+  if (state.view !== DEFAULT_VIEW) p.set("view", state.view);
   if (state.lesson) p.set("lesson", state.lesson);
   return p;
 }
@@ -30,8 +32,10 @@ export function requestOfLink() {
   return fromQuery(new URLSearchParams(window.location.search));
 }
 
-// The view the current address asks for ({sentence, view: {step, kind, layer, head, view}, unread}), or null; the
-// viewer opens the trace of that sentence there (its store clamps what the trace does not have, and says so).
+// The view the current address asks for ({sentence, view: {step, kind, layer, head, view, lesson}, unread}), or null;
+// the viewer opens the trace of that sentence there (its store clamps what the trace does not have, and says so).
+// An address that names a step is a whole place (linkParams): its view, if left out, is the default one, and its
+// lesson none, so Back to it restores them rather than keeping the ones on screen.
 // `unread`: the values that are not numbers where numbers go ("layer=-3"), named to the person, never applied.
 export function readLink() {
   const p = new URLSearchParams(window.location.search);
@@ -45,6 +49,8 @@ export function readLink() {
   if (p.has("head")) view.head = /^\d+$/.test(p.get("head")) ? Number(p.get("head")) : p.get("head");
   if (p.has("kind")) view.kind = p.get("kind");
   if (p.has("view")) view.view = p.get("view");
+  else if (p.has("step")) view.view = DEFAULT_VIEW;
+  if (!p.has("lesson") && p.has("step")) view.lesson = null;
   return { sentence: linkSentence(p) || null, view: view, unread: unread };
 }
 

@@ -71,13 +71,14 @@
   }
 
   // link.js
+  var DEFAULT_VIEW = "heatmap";
   function linkParams(request, state) {
     const p = toQuery(request);
     p.set("step", state.step);
     p.set("kind", state.kind);
     p.set("layer", state.layer);
     p.set("head", state.head);
-    if (state.view !== "heatmap") p.set("view", state.view);
+    if (state.view !== DEFAULT_VIEW) p.set("view", state.view);
     if (state.lesson) p.set("lesson", state.lesson);
     return p;
   }
@@ -103,6 +104,8 @@
     if (p.has("head")) view.head = /^\d+$/.test(p.get("head")) ? Number(p.get("head")) : p.get("head");
     if (p.has("kind")) view.kind = p.get("kind");
     if (p.has("view")) view.view = p.get("view");
+    else if (p.has("step")) view.view = DEFAULT_VIEW;
+    if (!p.has("lesson") && p.has("step")) view.lesson = null;
     return { sentence: linkSentence(p) || null, view, unread };
   }
   function placeUrl(request, state) {
