@@ -953,6 +953,25 @@ def test_the_address_holds_the_place_and_back_and_reload_return_to_it(browser, a
         page.context.close()
 
 
+def test_no_positions_offers_a_sentence_whose_point_is_its_word_order(page):
+    """Issue 66 #7: on the opening example No positions shows three identical translations; the view now offers the
+    sentence its point needs, and one click shows it in the same view."""
+    from playwright.sync_api import expect
+
+    choose(page, view="nopos")
+    offer = page.locator(".ae-offer")
+    expect(offer).to_be_visible()
+    expect(offer).to_contain_text("word order")
+    offer.locator("button").click()
+    expect(page.locator("#sentence textarea")).to_have_value("The dog bites the man.")
+    expect(offer).to_be_hidden()  # the sentence on screen is the offered one
+    settle(page)
+    assert shown(page)["view"] == "nopos"
+    expect(page.locator(".ae-nopos-text")).to_contain_text("Without positions:")
+    choose(page, view="heatmap")  # a view that needs no particular sentence offers none
+    expect(offer).to_be_hidden()
+
+
 def test_back_restores_the_view_of_its_entry_not_the_one_on_screen(browser, app_url):
     """Issue 66 #6: an address leaves out the default view and no lesson, so Back to an entry left on the heatmap
     kept the view on screen (the mosaic of the next sentence) and its lesson stop."""

@@ -43,3 +43,28 @@ def test_the_api_answers_the_question(mini_handle):
     parsed = NoPositionAnswer.model_validate(answer.json())
     S = len(parsed.source_tokens)
     assert np.array(parsed.original).shape == (2, 4, S, S) and parsed.gap_without < 1e-5
+
+
+def test_the_sentence_the_view_offers_makes_its_point_with_the_shipped_model():
+    """Issue 66 #7: on the opening example, No positions changes nothing (a student sees no point), so the view offers
+    a sentence whose meaning is in its word order (nopos.js `offer`): without positions the shipped model loses who
+    does what."""
+    import re
+    from pathlib import Path
+
+    from explorer.app import SHIPPED_CHECKPOINT
+    from explorer.app.examples import OPENING_EXAMPLE
+    from explorer.interpret.handle import load_handle
+
+    view = (Path(__file__).parents[1] / "explorer" / "ui" / "static" / "nopos.js").read_text(encoding="utf-8")
+    offered = re.search(r'offer: \{ sentence: "([^"]+)"', view).group(1)
+    handle = load_handle(SHIPPED_CHECKPOINT)
+
+    def translations(sentence: str) -> dict[str, str]:
+        found = without_position(handle.model, handle.tokenizer.encode(sentence))
+        return {k: handle.tokenizer.decode(v) for k, v in found.translations.items()}
+
+    opening, offer = translations(OPENING_EXAMPLE), translations(offered)
+    assert opening["with"] == opening["without"]  # the opening example makes no point here
+    assert offer["with"] == "Der Hund beißt den Mann."
+    assert offer["without"].startswith("Der Hund beißt den Hund.")  # the man is gone: order was his only mark

@@ -18,7 +18,7 @@ import { SentenceField } from "./sentencefield.js";
 // field "/" opens, online only), place()}.
 export function buildFrame(viewer) {
   const online = viewer.online, hooked = (name) => viewer.hooked(name);
-  const f = { toolbar: new Toolbar(viewer), rows: selectorRows(), area: new ChartArea(() => viewer.refresh()) };
+  const f = { toolbar: new Toolbar(viewer), rows: selectorRows(), area: new ChartArea(() => viewer.refresh(), viewer.online) };
   const tools = (f.tools = el("div", "ae-row ae-tools")); // beside the selectors (in presentation mode: the top bar)
   tools.appendChild(el("span", "ae-row-label", "Tools"));
   const copy = button("Copy link", "Copy a link to exactly this view", () => copyLink(viewer, copy));

@@ -1,26 +1,31 @@
 // layout.js: the right column: one chart per view (only the one on screen shown; each view made in its chart the first
-// time it is shown), the caption under it and the panel
-// that answers a question. It sizes the chart to the window, so the step controls, the status line and the chart are
+// time it is shown), above it the sentence the view's point needs when another is on screen (its `offer`), the
+// caption under it and the panel that answers a question. It sizes the chart to the window, so the step controls, the status line and the chart are
 // seen together. A panel open takes the lower part of the window, as much as it needs (the chart keeps MIN_CHART px):
 // it covers nothing. In presentation mode the caption is folded under "How to read this view" and, opened, the chart
 // makes room for it. Heights are measured once per text or answer, and read before anything is written.
-import { el } from "./dom.js";
+import { button, el, emit } from "./dom.js";
 import * as panels from "./panels.js";
 import { VIEWS, viewOf } from "./views.js";
 
 const MIN_CHART = 190; // px: the chart's height when a panel or a caption takes the rest of the window
 
 export class ChartArea {
-  constructor(refresh) {
+  constructor(refresh, online) {
     this.refresh = refresh;
+    this.online = online; // a view's offer traces a sentence: not on the exported offline page
     this.element = el("div", "ae-right");
+    this.offer = el("div", "ae-offer");
+    this.offer.hidden = true;
+    this.offered = null; // the offer drawn ({sentence, why}), and its height
+    this.offerHeight = 0;
     this.charts = Object.fromEntries(VIEWS.map((view) => [view.id, el("div", view.className)])); // one per view
     this.made = {}; // the views made so far, by id (views.js: each owns its state)
     this.caption = el("div", "ae-caption");
     this.panel = el("div", "ae-panel");
     this.panel.hidden = true;
     this.panel.addEventListener("toggle", () => { this.panelNeed = null; refresh(); }, true); // its fold opened
-    this.element.append(...Object.values(this.charts), this.caption, this.panel);
+    this.element.append(this.offer, ...Object.values(this.charts), this.caption, this.panel);
     this.captionText = null; // the caption drawn, whether folded, and its height in presentation mode
     this.captionFolded = false;
     this.captionHeight = null;
@@ -35,7 +40,7 @@ export class ChartArea {
     return this.made[view.id];
   }
 
-  resized() { this.captionHeight = this.panelNeed = null; } // text wraps anew
+  resized() { this.captionHeight = this.panelNeed = this.offered = null; } // text wraps anew
 
   // The room for the chart: what is left of the window below where it starts. Normal mode: as the page scrolled to
   // the top lays it out. Presentation mode: with the viewer at the top of the window (it scrolls there when the mode
@@ -50,6 +55,7 @@ export class ChartArea {
   // Lay out the caption and the panel (`content`: {what, note} or {what, answer}, or null) for state `s`; returns the
   // chart's height.
   fit(s, t, height, presenting, content) {
+    height -= this.drawOffer(s, t);
     const caption = s.panel ? "" : viewOf(s.view).caption(s, t);
     if (caption !== this.captionText || presenting !== this.captionFolded) this.drawCaption(caption, presenting);
     this.caption.hidden = !caption;
@@ -72,6 +78,25 @@ export class ChartArea {
     } else this.panel.style.maxHeight = "";
     for (const [id, div] of Object.entries(this.charts)) div.hidden = id !== s.view;
     return chart;
+  }
+
+  // The view's offer while another sentence is on screen: one line, and a button that traces the offered sentence in
+  // this view ("ae-try"); returns the height it takes from the chart.
+  drawOffer(s, t) {
+    const offer = viewOf(s.view).offer;
+    const shown = this.online && offer && !s.panel && t.request.sentence !== offer.sentence ? offer : null;
+    if (shown !== this.offered) {
+      this.offered = shown;
+      this.offer.hidden = !shown;
+      this.offerHeight = 0;
+      if (shown) {
+        const go = button("Show “" + shown.sentence + "”", "Translate this sentence and show it in this view",
+          () => emit(this.offer, "ae-try", { sentence: shown.sentence }), "ae-offer-try");
+        this.offer.replaceChildren(go, el("span", "ae-offer-why", shown.why));
+        this.offerHeight = this.offer.offsetHeight + 6;
+      } else this.offer.replaceChildren();
+    }
+    return this.offerHeight;
   }
 
   // The caption's text at a desk; on a projector folded under "How to read this view", so the chart keeps the window.

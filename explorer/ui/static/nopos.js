@@ -64,6 +64,9 @@ function draw(parts, context, state) {
 export const VIEW = {
   id: "nopos", label: "No positions", tip: "The encoder without its positional encoding: the sentence as typed and reversed, and what the model writes", className: "ae-nopos", controls: ["layer", "head"],
   caption: () => CAPTION,
+  // the subject and the object differ only by their order: without positions the model cannot tell who bites whom
+  // (the shipped model writes "Der Hund beißt den Hund."; tests/test_no_position.py holds it)
+  offer: { sentence: "The dog bites the man.", why: "Who bites whom is only in the word order: see what the model writes without positions." },
   create: (div) => {
     const parts = textAbovePlot(div, "nopos");
     return { draw: (context, state) => draw(parts, context, state), png: (header) => plotPng(parts.plot, header) };

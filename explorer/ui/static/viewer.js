@@ -3,7 +3,7 @@
 // (store.js): the view state, the trace on screen, Compare two's second trace and the answers to the questions asked
 // about it; every view is drawn from the store whenever it changes, with no server request. Views tell the viewer what
 // the person asked for with DOM events ("ae-cell", "ae-select", "ae-force", "ae-switch-off", "ae-follow",
-// "ae-compare", "ae-close-panel", "ae-ask", "ae-beam-line"); it turns them into an action. A new trace goes to the
+// "ae-compare", "ae-close-panel", "ae-ask", "ae-beam-line", "ae-try"); it turns them into an action. A new trace goes to the
 // server's plain routes (api.js), a question through answers.js; on the exported offline page (`online` false)
 // neither is offered. Beside the views work its companions (companions.js: the room, the lesson, the quiz, the
 // training time-lapse), each reached only through its hooks and subscribed to the store; they change what is shown
@@ -104,6 +104,7 @@ export class Viewer {
     on("ae-close-panel", () => this.store.set({ panel: null }, "click"));
     on("ae-ask", (q) => this.openPanel(q.what, null, q)); // a panel's follow-up question (the exact heads after the estimate)
     on("ae-redraw", () => this.refresh()); // a view's own control changed what it shows (the value path's query)
+    on("ae-try", (offer) => this.tryOffer(offer.sentence));
   }
 
   // A new trace from the server, opened where opening.js says. `options`: keepView (the same sentence from another
@@ -286,6 +287,15 @@ export class Viewer {
   }
 
   // The trace on screen decoded again with `change` to its request.
+  // The sentence a view offers (views.js `offer`), traced with the model and options on screen and opened in that view
+  // at the kind, layer and head shown: the person asked for it (a student following a room explores).
+  tryOffer(sentence) {
+    const s = this.state;
+    this.explore();
+    const opensAt = { sentence: sentence, view: { step: 0, kind: s.kind, layer: s.layer, head: s.head, view: s.view } };
+    return this.decodeWith({ sentence: sentence, forced_ids: [], prefix: "" }, { opensAt: opensAt });
+  }
+
   decodeWith(change, options) { return this.requestTrace(Object.assign({}, this.trace.request, change), options); }
 
   // Force `candidate` at the current step: the tokens before it stay, the model continues after it (a new trace).

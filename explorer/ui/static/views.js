@@ -2,7 +2,8 @@
 // exported as VIEW by its own module and registered once below; the viewer builds its tabs, its charts, which selector
 // rows show, the caption and the drawing from this list and names no view; `tip` says what the view shows (its
 // button's tooltip). Adding a view is its file and one line here. `controls`: which of kind, layer and head apply;
-// `caption(state, trace)`: the text under the chart.
+// `caption(state, trace)`: the text under the chart. `offer` (optional): {sentence, why}, a sentence the view's point
+// needs, offered above the chart with one line of why while another sentence is on screen.
 // `create(div)` makes the view in its box, once, on first showing: an instance that owns what it keeps between
 // drawings (its parts, the head view's chips, the grid's geometry), with
 //   draw(context, state)  context {trace, compare() -> {trace, error}, ask(question)}; returns a promise (`ask`: the

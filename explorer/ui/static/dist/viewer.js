@@ -2534,6 +2534,9 @@
     className: "ae-nopos",
     controls: ["layer", "head"],
     caption: () => CAPTION5,
+    // the subject and the object differ only by their order: without positions the model cannot tell who bites whom
+    // (the shipped model writes "Der Hund beißt den Hund."; tests/test_no_position.py holds it)
+    offer: { sentence: "The dog bites the man.", why: "Who bites whom is only in the word order: see what the model writes without positions." },
     create: (div) => {
       const parts2 = textAbovePlot(div, "nopos");
       return { draw: (context, state) => draw6(parts2, context, state), png: (header) => plotPng(parts2.plot, header) };
@@ -3013,9 +3016,14 @@
   // layout.js
   var MIN_CHART = 190;
   var ChartArea = class {
-    constructor(refresh) {
+    constructor(refresh, online) {
       this.refresh = refresh;
+      this.online = online;
       this.element = el("div", "ae-right");
+      this.offer = el("div", "ae-offer");
+      this.offer.hidden = true;
+      this.offered = null;
+      this.offerHeight = 0;
       this.charts = Object.fromEntries(VIEWS.map((view) => [view.id, el("div", view.className)]));
       this.made = {};
       this.caption = el("div", "ae-caption");
@@ -3025,7 +3033,7 @@
         this.panelNeed = null;
         refresh();
       }, true);
-      this.element.append(...Object.values(this.charts), this.caption, this.panel);
+      this.element.append(this.offer, ...Object.values(this.charts), this.caption, this.panel);
       this.captionText = null;
       this.captionFolded = false;
       this.captionHeight = null;
@@ -3039,7 +3047,7 @@
       return this.made[view.id];
     }
     resized() {
-      this.captionHeight = this.panelNeed = null;
+      this.captionHeight = this.panelNeed = this.offered = null;
     }
     // text wraps anew
     // The room for the chart: what is left of the window below where it starts. Normal mode: as the page scrolled to
@@ -3054,6 +3062,7 @@
     // Lay out the caption and the panel (`content`: {what, note} or {what, answer}, or null) for state `s`; returns the
     // chart's height.
     fit(s, t, height, presenting2, content) {
+      height -= this.drawOffer(s, t);
       const caption = s.panel ? "" : viewOf(s.view).caption(s, t);
       if (caption !== this.captionText || presenting2 !== this.captionFolded) this.drawCaption(caption, presenting2);
       this.caption.hidden = !caption;
@@ -3076,6 +3085,28 @@
       } else this.panel.style.maxHeight = "";
       for (const [id, div] of Object.entries(this.charts)) div.hidden = id !== s.view;
       return chart;
+    }
+    // The view's offer while another sentence is on screen: one line, and a button that traces the offered sentence in
+    // this view ("ae-try"); returns the height it takes from the chart.
+    drawOffer(s, t) {
+      const offer = viewOf(s.view).offer;
+      const shown = this.online && offer && !s.panel && t.request.sentence !== offer.sentence ? offer : null;
+      if (shown !== this.offered) {
+        this.offered = shown;
+        this.offer.hidden = !shown;
+        this.offerHeight = 0;
+        if (shown) {
+          const go = button(
+            "Show “" + shown.sentence + "”",
+            "Translate this sentence and show it in this view",
+            () => emit(this.offer, "ae-try", { sentence: shown.sentence }),
+            "ae-offer-try"
+          );
+          this.offer.replaceChildren(go, el("span", "ae-offer-why", shown.why));
+          this.offerHeight = this.offer.offsetHeight + 6;
+        } else this.offer.replaceChildren();
+      }
+      return this.offerHeight;
     }
     // The caption's text at a desk; on a projector folded under "How to read this view", so the chart keeps the window.
     drawCaption(text, presenting2) {
@@ -3236,7 +3267,7 @@
   // frame.js
   function buildFrame(viewer) {
     const online = viewer.online, hooked = (name) => viewer.hooked(name);
-    const f = { toolbar: new Toolbar(viewer), rows: selectorRows(), area: new ChartArea(() => viewer.refresh()) };
+    const f = { toolbar: new Toolbar(viewer), rows: selectorRows(), area: new ChartArea(() => viewer.refresh(), viewer.online) };
     const tools = f.tools = el("div", "ae-row ae-tools");
     tools.appendChild(el("span", "ae-row-label", "Tools"));
     const copy = button("Copy link", "Copy a link to exactly this view", () => copyLink(viewer, copy));
@@ -4500,6 +4531,7 @@
       on("ae-close-panel", () => this.store.set({ panel: null }, "click"));
       on("ae-ask", (q) => this.openPanel(q.what, null, q));
       on("ae-redraw", () => this.refresh());
+      on("ae-try", (offer) => this.tryOffer(offer.sentence));
     }
     // A new trace from the server, opened where opening.js says. `options`: keepView (the same sentence from another
     // model, a training step: keep the step too); link (the decode a link or Back asked for); opensAt ({sentence,
@@ -4670,6 +4702,14 @@
       return this.show(api.trace(traceRequest(Object.assign({ model: this.modelKey }, request))), opts);
     }
     // The trace on screen decoded again with `change` to its request.
+    // The sentence a view offers (views.js `offer`), traced with the model and options on screen and opened in that view
+    // at the kind, layer and head shown: the person asked for it (a student following a room explores).
+    tryOffer(sentence) {
+      const s = this.state;
+      this.explore();
+      const opensAt = { sentence, view: { step: 0, kind: s.kind, layer: s.layer, head: s.head, view: s.view } };
+      return this.decodeWith({ sentence, forced_ids: [], prefix: "" }, { opensAt });
+    }
     decodeWith(change, options) {
       return this.requestTrace(Object.assign({}, this.trace.request, change), options);
     }
