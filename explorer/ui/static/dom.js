@@ -70,11 +70,38 @@ export function belowBand(canvas, band, ratio, paint) {
   return out;
 }
 
-// `canvas` below `lines` of text (the sentence, the step): the picture a slide needs, whatever the view.
+// `text` in lines no wider than `width` px as `ctx` measures them (its font set): broken at spaces, and a word wider
+// than the line broken where it must.
+export function wrapText(ctx, text, width) {
+  const lines = [];
+  let line = "";
+  for (const word of String(text).split(" ")) {
+    const joined = line ? line + " " + word : word;
+    if (ctx.measureText(joined).width <= width) { line = joined; continue; }
+    if (line) lines.push(line);
+    line = word;
+    while (ctx.measureText(line).width > width && line.length > 1) { // a word wider than the line
+      let cut = line.length - 1;
+      while (cut > 1 && ctx.measureText(line.slice(0, cut)).width > width) cut--;
+      lines.push(line.slice(0, cut));
+      line = line.slice(cut);
+    }
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
+// `canvas` below `lines` of text (the sentence, the step), each wrapped to the picture's width: the picture a slide
+// needs, whatever the view.
 export function withHeader(canvas, lines, ratio) {
-  const font = fontSize();
-  return belowBand(canvas, lines.length * (font + 8) + 8, ratio, (ctx) => lines.forEach((text, n) => {
-    ctx.font = (n === 0 ? "600 " : "") + font + "px " + FAMILY;
+  const font = fontSize(), width = canvas.width / ratio - 12;
+  const measure = document.createElement("canvas").getContext("2d");
+  const rows = lines.flatMap((text, n) => {
+    measure.font = (n === 0 ? "600 " : "") + font + "px " + FAMILY;
+    return wrapText(measure, text, width).map((part) => [part, measure.font]);
+  });
+  return belowBand(canvas, rows.length * (font + 8) + 8, ratio, (ctx) => rows.forEach(([text, style], n) => {
+    ctx.font = style;
     ctx.fillText(text, 6, (n + 0.5) * (font + 8) + 4);
   }));
 }

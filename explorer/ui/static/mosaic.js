@@ -56,9 +56,9 @@ function draw(div, trace, state, roles) {
     }
   }
   const chartLayout = layout(KIND_TITLES[kind] + ": every layer × head" + (kind === "encoder_self" ? "" : " · step " + t), height, font, {
-    xaxis: { showticklabels: false, showgrid: false, zeroline: false, title: { text: "heads 0.." + (H - 1) + " (keys)" }, range: [-0.5, cols - 0.5] },
+    xaxis: { showticklabels: false, ticks: "", showgrid: false, zeroline: false, title: { text: "heads 0.." + (H - 1) + " (keys)" }, range: [-0.5, cols - 0.5] },
     // the axis title stands off to the left of the layer labels ("L0".."L5"), which sit in the margin beside the tiles
-    yaxis: { showticklabels: false, showgrid: false, zeroline: false, autorange: "reversed", automargin: true,
+    yaxis: { showticklabels: false, ticks: "", showgrid: false, zeroline: false, autorange: "reversed", automargin: true,
       title: { text: "layers 0.." + (L - 1) + " (queries)", standoff: Math.round(1.8 * font) } },
     annotations: annotations,
     margin: { l: 40, r: 10, t: 50 + font, b: 30 },

@@ -405,10 +405,36 @@
     paint(ctx);
     return out;
   }
+  function wrapText(ctx, text, width) {
+    const lines = [];
+    let line = "";
+    for (const word of String(text).split(" ")) {
+      const joined = line ? line + " " + word : word;
+      if (ctx.measureText(joined).width <= width) {
+        line = joined;
+        continue;
+      }
+      if (line) lines.push(line);
+      line = word;
+      while (ctx.measureText(line).width > width && line.length > 1) {
+        let cut = line.length - 1;
+        while (cut > 1 && ctx.measureText(line.slice(0, cut)).width > width) cut--;
+        lines.push(line.slice(0, cut));
+        line = line.slice(cut);
+      }
+    }
+    if (line) lines.push(line);
+    return lines;
+  }
   function withHeader(canvas, lines, ratio) {
-    const font = fontSize();
-    return belowBand(canvas, lines.length * (font + 8) + 8, ratio, (ctx) => lines.forEach((text, n) => {
-      ctx.font = (n === 0 ? "600 " : "") + font + "px " + FAMILY;
+    const font = fontSize(), width = canvas.width / ratio - 12;
+    const measure = document.createElement("canvas").getContext("2d");
+    const rows = lines.flatMap((text, n) => {
+      measure.font = (n === 0 ? "600 " : "") + font + "px " + FAMILY;
+      return wrapText(measure, text, width).map((part) => [part, measure.font]);
+    });
+    return belowBand(canvas, rows.length * (font + 8) + 8, ratio, (ctx) => rows.forEach(([text, style], n) => {
+      ctx.font = style;
       ctx.fillText(text, 6, (n + 0.5) * (font + 8) + 4);
     }));
   }
@@ -1708,10 +1734,11 @@
       }
     }
     const chartLayout = layout2(KIND_TITLES[kind] + ": every layer × head" + (kind === "encoder_self" ? "" : " · step " + t), height, font, {
-      xaxis: { showticklabels: false, showgrid: false, zeroline: false, title: { text: "heads 0.." + (H - 1) + " (keys)" }, range: [-0.5, cols - 0.5] },
+      xaxis: { showticklabels: false, ticks: "", showgrid: false, zeroline: false, title: { text: "heads 0.." + (H - 1) + " (keys)" }, range: [-0.5, cols - 0.5] },
       // the axis title stands off to the left of the layer labels ("L0".."L5"), which sit in the margin beside the tiles
       yaxis: {
         showticklabels: false,
+        ticks: "",
         showgrid: false,
         zeroline: false,
         autorange: "reversed",
