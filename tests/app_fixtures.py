@@ -212,6 +212,16 @@ def app_url(app_server):
 
 
 @pytest.fixture(scope="session")
+def shipped_url(tmp_path_factory):
+    """The URL of `python app.py` on the shipped default model, one for the whole session (the modules that hold the
+    page to that model's own numbers share it)."""
+    from explorer.app import SHIPPED_CHECKPOINT
+
+    with served(SHIPPED_CHECKPOINT, tmp_path_factory.mktemp("shipped-log")) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
 def app_log(app_server) -> Path:
     """The shared app's output (stdout and stderr), as a file that grows while the tests run."""
     return Path(READY["log"])

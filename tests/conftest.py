@@ -76,6 +76,7 @@ from app_fixtures import (  # noqa: E402,F401
     app_server,
     app_url,
     make_api,
+    shipped_url,
     tiny_checkpoint,
     tiny_tokenizer,
 )

@@ -9,7 +9,6 @@ import re
 from urllib.parse import quote
 
 import pytest
-from app_fixtures import served
 from browser_fixtures import PROJECTOR, open_page, settle, shot
 
 from explorer.app import SHIPPED_CHECKPOINT
@@ -18,12 +17,6 @@ from explorer.app.examples import OPENING_EXAMPLE
 pytestmark = pytest.mark.browser
 
 FOX = "The quick brown fox jumps over the lazy dog."  # greedy: "… den Faulpelsen."; beam 4: "… den faulen Hund."
-
-
-@pytest.fixture(scope="module")
-def shipped_url(tmp_path_factory):
-    with served(SHIPPED_CHECKPOINT, tmp_path_factory.mktemp("beam-line-log")) as url:
-        yield url
 
 
 @pytest.fixture(scope="module")

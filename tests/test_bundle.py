@@ -138,7 +138,11 @@ def test_the_viewer_names_no_view_each_is_registered_once_in_views_js():
     modules = registered("views.js", "VIEW")
     views = sorted(p.stem for p in static.glob("*.js") if "export const VIEW = {" in p.read_text(encoding="utf-8"))
     assert sorted(modules) == views  # every view module registered, and once
-    members = registry("views.js", "VIEWS.map((v) => [v.id, typeof v.label, typeof v.className, typeof v.controls, typeof v.caption, typeof v.create])")
+    members = registry(
+        "views.js",
+        "VIEWS.map((v) => [v.id, typeof v.label, typeof v.className, typeof v.controls, typeof v.caption, "
+        "typeof v.create])",
+    )
     ids = [view_id for view_id, *_ in members]
     assert len(ids) == len(set(ids)) == len(modules)
     for view_id, *kinds in members:
@@ -181,7 +185,8 @@ def test_every_panel_the_browser_registers_is_a_question_the_server_registers():
 
     panels = registry("panels.js", "PANELS.map((p) => p.what)")
     modules = registered("panels.js", "PANEL")
-    assert sorted(modules) == sorted(p.stem for p in MODULES if "export const PANEL = {" in p.read_text(encoding="utf-8"))
+    panel_modules = [p.stem for p in MODULES if "export const PANEL = {" in p.read_text(encoding="utf-8")]
+    assert sorted(modules) == sorted(panel_modules)
     assert set(panels) <= set(QUESTIONS) and len(panels) == len(set(panels)) == len(modules), panels
     for module in ("viewer.js", "frame.js"):
         source = (STATIC / module).read_text(encoding="utf-8")

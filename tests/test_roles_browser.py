@@ -7,18 +7,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from app_fixtures import served
 from browser_fixtures import choose, open_page, settle, shot
 
-from explorer.app import SHIPPED_CHECKPOINT
-
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def shipped_url(tmp_path_factory):
-    with served(SHIPPED_CHECKPOINT, tmp_path_factory.mktemp("shipped-log")) as url:
-        yield url
 
 
 def roles(url) -> dict:

@@ -7,24 +7,38 @@ import { SETTINGS } from "./settings.js";
 import { signedFill } from "./colors.js";
 import { el, emit, fontSize } from "./dom.js";
 import { Grid } from "./grid.js";
-import { Heatmap } from "./heatmap.js";
+import { Heatmap, weightScale } from "./heatmap.js";
 
 const COMPARE_CAPTION = "Two decodes at the same step, kind, layer and head, and their difference A − B where the " +
   "maps have the same shape. A difference compares weights position by position: it says nothing about tokens " +
   "that moved (a different word order puts the same relation in another cell).";
+// The caption's key in one line, where the three maps share a projector's narrow column.
+const COMPARE_KEY = "A − B: vermillion where A attends more, blue where B does.";
+
+// The signed colour scale of A − B: vermillion where A attends more, blue where B does.
+function diffScale(values) {
+  return {
+    label: "A − B", min: -1, max: 1, color: (v) => blendOverWhite(signedFill(v, 1)), masked: values.some((r) => r.includes(null)),
+    ticks: [-1, -0.5, 0, 0.5, 1], format: (v) => (v > 0 ? "+" : v < 0 ? "−" : "") + Math.abs(v).toFixed(1) + (v === 1 ? " A more" : v === -1 ? " B more" : ""),
+  };
+}
 
 // The A − B map of rows x columns (null: masked in either), drawn as the heatmaps are (grid.js), with its own
-// signed colour scale and numbers: vermillion where A attends more, blue where B does.
-function diffSpec(rows, columns, values, titles, height, current, bare) {
+// signed colour scale and numbers. With `both` ({a, b, masked}: A's and B's weights), A and B are panels of the same
+// grid beside A − B, sharing its row and column labels ("A's / B's" where they differ) and laid out in rows of
+// panels where side by side they would not fit: a projector's narrow column shows every row of all three at once.
+function diffSpec(rows, columns, values, titles, height, current, bare, both) {
+  const panels = [{ name: "A − B", z: values, scale: 0 }];
+  const scales = [diffScale(values)];
+  if (both) {
+    panels.unshift({ name: "A", z: both.a, scale: 1 }, { name: "B", z: both.b, scale: 1 });
+    scales.push(weightScale(1, both.masked));
+  }
+  const said = (p, v) => (v === null ? "masked" : p.name === "A − B" ? "A − B = " + (v >= 0 ? "+" : "") + v.toFixed(4) : p.name + " " + v.toFixed(4));
   return {
-    titles: titles, rows: rows, columns: columns, panels: [{ name: "A − B", z: values, scale: 0 }],
-    scales: [{
-      label: "A − B", min: -1, max: 1, color: (v) => blendOverWhite(signedFill(v, 1)), masked: values.some((r) => r.includes(null)),
-      ticks: [-1, -0.5, 0, 0.5, 1], format: (v) => (v > 0 ? "+" : v < 0 ? "−" : "") + Math.abs(v).toFixed(1) + (v === 1 ? " A more" : v === -1 ? " B more" : ""),
-    }],
+    titles: titles, rows: rows, columns: columns, panels: panels, scales: scales, wrap: Boolean(both),
     rowTitles: ["query", ""], columnTitles: ["key", ""], current: current, font: fontSize() - 1, height: height, bare: bare,
-    describe: (p, i, j) => "query: " + rows[i] + " · key: " + columns[j] + " · " +
-      (values[i][j] === null ? "masked" : "A − B = " + (values[i][j] >= 0 ? "+" : "") + values[i][j].toFixed(4)),
+    describe: (p, i, j) => "query: " + rows[i] + " · key: " + columns[j] + " · " + said(p, p.z[i][j]),
     aria: titles[0] + ". Rows: " + rows.join(" ") + ". Columns: " + columns.join(" ") + ".",
   };
 }
@@ -35,7 +49,8 @@ function blendOverWhite(rgba) {
   return "rgb(" + [r, g, b].map((c) => Math.round(255 - a * (255 - c))).join(",") + ")";
 }
 
-// Narrower than this (a projector in presentation mode), A, B and A − B stack: side by side, B would be cut.
+// Narrower than this (a projector in presentation mode), A and B stack (side by side, B would be cut), and with A − B
+// the three are panels of one grid.
 const STACK_BELOW = 900;
 
 // The view in one box: B's form, the maps A and B, the difference and the note, made once; the form asks for B with
@@ -92,9 +107,10 @@ class CompareView {
     const showB = Boolean(B) && !problems.length;
     const [qa, ka] = A.labels(s.kind, s.step), [qb, kb] = showB ? B.labels(s.kind, stepB) : [[], []];
     const showDiff = showB && qa.length === qb.length && ka.length === kb.length && qa.length > 0;
-    const label = B ? "B: “" + B.request.sentence + "” (" + B.model.name + ")" : "";
+    const same = B && B.request.sentence === A.request.sentence;
+    const label = B ? "B: " + (same ? "the same sentence" : "“" + B.request.sentence + "”") + " (" + B.model.name + ")" : "";
     const stacked = showB && pairBox.clientWidth < STACK_BELOW;
-    c.note.title = stacked && showDiff ? COMPARE_CAPTION : ""; // stacked, the caption is the note's hover: the maps keep the height
+    const together = stacked && showDiff; // one grid: A, B and A − B as its panels, every row of each in view
     if (!B) {
       c.note.textContent = "Type a second sentence (or choose the other model) and press Compare: B is decoded once, " +
         "then both follow the same step, kind, layer and head.";
@@ -103,29 +119,36 @@ class CompareView {
     } else if (!showDiff) {
       c.note.textContent = label + ". No difference map: A is " + qa.length + " × " + ka.length + " here and B " +
         qb.length + " × " + kb.length + " (queries × keys); the two can only be compared side by side.";
-    } else c.note.textContent = label + (stacked ? ". Hover here for how to read A − B." : ". " + COMPARE_CAPTION);
+    } else c.note.textContent = label + ". " + (together ? COMPARE_KEY : COMPARE_CAPTION);
+    c.note.title = together ? COMPARE_CAPTION : ""; // the whole caption, on the short key's hover
     pairBox.classList.toggle("ae-compare-single", !showB); // A alone takes the width too
     pairBox.classList.toggle("ae-compare-stacked", stacked);
-    c.b.grid.div.hidden = !showB;
+    pairBox.hidden = together;
+    c.a.grid.div.hidden = together; // the PNG takes the maps on screen
+    c.b.grid.div.hidden = !showB || together;
     c.diff.div.hidden = !showDiff;
-    // the heights: A alone takes them; side by side, A and B take 55% and A − B the rest; stacked, a third each of
-    // what the note leaves
-    const maps = showDiff ? 3 : 2;
+    // the heights: A alone takes them; side by side, A and B take 55% and A − B the rest; stacked, A and B a half
+    // each of what the note leaves; together, all of it
     const room = height - c.bar.offsetHeight - c.note.offsetHeight - 14; // B's form above, the note below
-    const each = Math.max(150, Math.floor((room - 8 * (maps - 1)) / maps));
-    const half = !showB ? Math.max(150, room) : stacked ? each : Math.max(220, Math.round(height * 0.55));
-    const drawn = [c.a.draw(A, Object.assign({}, s, { head: head, height: half, label: "A", bare: stacked }))];
-    if (!showB) return Promise.all(drawn);
-    drawn.push(c.b.draw(B, Object.assign({}, s, { head: head, step: stepB, height: half, label: "B", hideScale: !stacked, bare: stacked }))); // beside A: A's scale
+    const half = !showB ? Math.max(150, room) : stacked ? Math.max(150, Math.floor((room - 8) / 2)) : Math.max(220, Math.round(height * 0.55));
+    const drawn = [];
+    if (!together) {
+      drawn.push(c.a.draw(A, Object.assign({}, s, { head: head, height: half, label: "A", bare: stacked })));
+      if (!showB) return Promise.all(drawn);
+      drawn.push(c.b.draw(B, Object.assign({}, s, { head: head, step: stepB, height: half, label: "B", hideScale: !stacked, bare: stacked }))); // beside A: A's scale
+    }
     if (!showDiff) return Promise.all(drawn);
     const wa = A.weights(s.kind, s.layer, head, s.step), wb = B.weights(s.kind, s.layer, head, stepB);
     const values = wa.map((row, i) => row.map((v, j) => (v === null || wb[i][j] === null ? null : v - wb[i][j])));
     const rows = qa.map((q, i) => (q === qb[i] ? q : q + " / " + qb[i]));
     const columns = ka.map((k, j) => (k === kb[j] ? k : k + " / " + kb[j]));
     const which = Number.isInteger(head) ? "H" + head : head === "mean" ? "mean of heads" : head;
-    const titles = ["A − B · " + KIND_TITLES[s.kind] + " · L" + s.layer + "·" + which, "A − B · L" + s.layer + "·" + which];
-    const diffHeight = stacked ? each : Math.max(200, height - half - 8);
-    drawn.push(c.diff.draw(diffSpec(rows, columns, values, titles, diffHeight, s.kind === "encoder_self" ? -1 : s.step - 1, stacked)));
+    const named = together ? "A, B and A − B" : "A − B";
+    const where = s.kind === "encoder_self" ? "" : " · step " + s.step + (stepB !== s.step ? " (B: " + stepB + ")" : "");
+    const titles = [named + " · " + KIND_TITLES[s.kind] + " · L" + s.layer + "·" + which + where, named + " · L" + s.layer + "·" + which];
+    const both = together ? { a: wa, b: wb, masked: s.kind === "decoder_self" } : null;
+    const diffHeight = together ? Math.max(200, room) : Math.max(200, height - half - 8);
+    drawn.push(c.diff.draw(diffSpec(rows, columns, values, titles, diffHeight, s.kind === "encoder_self" ? -1 : s.step - 1, together, both)));
     return Promise.all(drawn);
   }
 

@@ -40,19 +40,12 @@ export function draw(div, a, state) {
   const arithmetic = el("div", "ae-explain-math",
     "q·k = " + fmt(a.dot) + "   ÷ √d_k = √" + a.query.length + " = " + fmt(a.scale, 2) + "   → score " +
     fmt(a.dot / a.scale) + "   (the row's largest allowed score m = " + fmt(a.max_score) + ")");
-  const table = el("table", "ae-explain-row");
-  const header = el("tr"), scores = el("tr"), weights = el("tr");
-  header.appendChild(el("th", "", "key"));
-  scores.appendChild(el("th", "", "score"));
-  weights.appendChild(el("th", "", "softmax"));
   const listed = Math.min(a.column_tokens.length, shown || a.column_tokens.length);
-  a.column_tokens.slice(0, listed).forEach((token, j) => {
+  const columns = a.column_tokens.slice(0, listed).map((token, j) => {
     const on = j === a.column ? "ae-on" : "";
-    header.appendChild(el("td", on, token));
-    scores.appendChild(el("td", on + (a.scores[j] === null ? " ae-masked" : ""), fmt(a.scores[j], 2)));
-    weights.appendChild(el("td", on, a.scores[j] === null ? "0" : fmt(a.weights[j], 3)));
+    return [el("td", on, token), el("td", on + (a.scores[j] === null ? " ae-masked" : ""), fmt(a.scores[j], 2)),
+      el("td", on, a.scores[j] === null ? "0" : fmt(a.weights[j], 3))];
   });
-  table.append(header, scores, weights);
   const masked = a.scores.filter((s) => s === null).length;
   const later = a.column_tokens.length - listed;
   const softmax = el("div", "ae-explain-math",
@@ -60,7 +53,38 @@ export function draw(div, a, state) {
       : masked ? masked + " key(s) masked (set to −∞: weight exactly 0). " : "") +
     "softmax: exp(" + fmt(a.scores[a.column]) + " − " + fmt(a.max_score) + ") / Σ exp(score − m) = " +
     fmt(Math.exp(a.scores[a.column] - a.max_score), 4) + " / " + fmt(a.denominator, 4) + " = " + fmt(a.weight, 4));
-  div.replaceChildren(title, vectors, arithmetic, table, softmax, el("div", "ae-caption", EXPLAIN_CAPTION));
+  const rows = el("div", "ae-explain-rows");
+  div.replaceChildren(title, vectors, arithmetic, rows, softmax, el("div", "ae-caption", EXPLAIN_CAPTION));
+  fitRow(rows, columns);
+}
+
+// The row's keys, scores and weights as tables of key columns, as many to a table as the panel's width holds (the
+// panel is on the page: its width is known), each with its row labels: a long row wraps, never scrolls sideways.
+function fitRow(box, columns) {
+  const table = (part) => {
+    const t = el("table", "ae-explain-row");
+    ["key", "score", "softmax"].forEach((label, r) => {
+      const tr = el("tr");
+      tr.append(el("th", "", label), ...part.map((column) => column[r]));
+      t.appendChild(tr);
+    });
+    return t;
+  };
+  const whole = table(columns);
+  box.replaceChildren(whole);
+  const room = box.clientWidth;
+  if (!room || whole.offsetWidth <= room) return;
+  const label = whole.querySelector("th").offsetWidth;
+  const widths = columns.map((column) => Math.max(...column.map((cell) => cell.offsetWidth)));
+  const parts = [];
+  let part = [], used = label;
+  columns.forEach((column, j) => {
+    if (part.length && used + widths[j] > room) { parts.push(part); part = []; used = label; }
+    part.push(column);
+    used += widths[j];
+  });
+  parts.push(part);
+  box.replaceChildren(...parts.map(table));
 }
 
 // The panel, as panels.js registers it: a click on a heatmap's cell asks it (no Tools button). One head's weight is

@@ -14,7 +14,7 @@
 // bare: no axis title under the columns (maps stacked in a short box), wrap: the panels may go in rows of panels
 // (every head of a layer; the mask's stages stay side by side)}.
 import { COLORS } from "./colors.js";
-import { FAMILY, el, emit, sizeCanvas, textFloor } from "./dom.js";
+import { FAMILY, el, emit, sizeCanvas, textFloor, wrapText } from "./dom.js";
 
 const GAP = 14; // px between panels
 const SIN = Math.sin(Math.PI / 3); // column labels rotated by 60 degrees stand this far apart per px of column
@@ -444,20 +444,10 @@ function scaleBlocks(spec, font, top, height) {
 // [text, font style ("600 15")] lines broken at spaces so that none is wider than `width` pixels.
 function wrapLines(lines, width) {
   const ctx = document.createElement("canvas").getContext("2d");
-  const out = [];
-  lines.forEach(([text, style]) => {
+  return lines.flatMap(([text, style]) => {
     ctx.font = style + "px " + FAMILY;
-    let line = "";
-    for (const word of String(text).split(" ")) {
-      const next = line ? line + " " + word : word;
-      if (line && ctx.measureText(next).width > width) {
-        out.push([line, style]);
-        line = word;
-      } else line = next;
-    }
-    out.push([line, style]);
+    return wrapText(ctx, text, width).map((line) => [line, style]);
   });
-  return out;
 }
 
 // The page's label spans painted where they are on screen (their boxes relative to the sheet).

@@ -2,7 +2,8 @@
 // head_importance.py) a layer x head grid per attention kind, each tile the log-probability the translation loses
 // when that head alone is switched off. First the one-pass estimate (the gradient of a gate on each head's output,
 // Michel et al. 2019) with a button for the exact answer; the exact answer puts the estimate beside it on one scale,
-// with their rank correlation, so a student sees where a first-order estimate holds and where it fails. The most
+// with their rank correlation, so a student sees where a first-order estimate holds and where it fails: each kind a
+// column, the estimate above the exact grid, cross-attention first, so a projector shows them without scrolling. The most
 // important heads are darkest. Clicking a tile asks the viewer to switch that head off (a new trace), so the class
 // sees what the translation becomes without it.
 import { KINDS, KIND_TITLES, headName } from "./trace.js";
@@ -21,6 +22,9 @@ const ESTIMATE_CAPTION = "Estimate: a gate multiplies each head's output (1: on,
   "It is their gate gradient, signed and for this sentence alone; their importance score is its absolute value " +
   "averaged over a whole dataset, where a head this sentence is better without (a negative estimate) would count as important.";
 
+// Cross-attention first: the heads a translation lecture is about, in the window even when the other kinds wrap below.
+const LECTURE_ORDER = ["cross", ...KINDS.filter((kind) => kind !== "cross")];
+
 // Draw an answer ({method, drops: {kind: [[...]]}, log_prob, translation, estimate, rho, top3}) into div; a click on a tile
 // emits "ae-switch-off" {kind, layer, head}, the Exact button "ae-ask" {what: "heads", method: "exact"}.
 export function draw(div, a, state) {
@@ -29,7 +33,7 @@ export function draw(div, a, state) {
   const all = shown.map((d) => Object.values(d).flat(2)).flat().filter((v) => v !== null);
   const peak = Math.max(...all.map(Math.abs), 1e-9); // one scale for both
   const grids = el("div", "ae-heads-grids");
-  KINDS.forEach((kind) => {
+  LECTURE_ORDER.forEach((kind) => {
     const box = el("div", "ae-heads-kind");
     box.appendChild(el("div", "ae-label", KIND_TITLES[kind]));
     const pair = el("div", "ae-heads-pair");

@@ -92,7 +92,9 @@ export class ChartArea {
       if (shown) {
         const go = button("Show “" + shown.sentence + "”", "Translate this sentence and show it in this view",
           () => emit(this.offer, "ae-try", { sentence: shown.sentence }), "ae-offer-try");
-        this.offer.replaceChildren(go, el("span", "ae-offer-why", shown.why));
+        const why = el("span", "ae-offer-why", shown.why);
+        why.title = shown.why;
+        this.offer.replaceChildren(go, why);
         this.offerHeight = this.offer.offsetHeight + 6;
       } else this.offer.replaceChildren();
     }

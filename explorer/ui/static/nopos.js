@@ -66,7 +66,7 @@ export const VIEW = {
   caption: () => CAPTION,
   // the subject and the object differ only by their order: without positions the model cannot tell who bites whom
   // (the shipped model writes "Der Hund beißt den Hund."; tests/test_no_position.py holds it)
-  offer: { sentence: "The dog bites the man.", why: "Who bites whom is only in the word order: see what the model writes without positions." },
+  offer: { sentence: "The dog bites the man.", why: "Who bites whom is only in the word order: what does the model write without positions?" },
   create: (div) => {
     const parts = textAbovePlot(div, "nopos");
     return { draw: (context, state) => draw(parts, context, state), png: (header) => plotPng(parts.plot, header) };

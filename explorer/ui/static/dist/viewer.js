@@ -1093,20 +1093,10 @@
   }
   function wrapLines(lines, width) {
     const ctx = document.createElement("canvas").getContext("2d");
-    const out = [];
-    lines.forEach(([text, style]) => {
+    return lines.flatMap(([text, style]) => {
       ctx.font = style + "px " + FAMILY;
-      let line = "";
-      for (const word of String(text).split(" ")) {
-        const next = line ? line + " " + word : word;
-        if (line && ctx.measureText(next).width > width) {
-          out.push([line, style]);
-          line = word;
-        } else line = next;
-      }
-      out.push([line, style]);
+      return wrapText(ctx, text, width).map((line) => [line, style]);
     });
-    return out;
   }
   function paintLabels(ctx, labels, sheet) {
     const origin = sheet.getBoundingClientRect();
@@ -1918,28 +1908,40 @@
 
   // compare.js
   var COMPARE_CAPTION = "Two decodes at the same step, kind, layer and head, and their difference A − B where the maps have the same shape. A difference compares weights position by position: it says nothing about tokens that moved (a different word order puts the same relation in another cell).";
-  function diffSpec(rows, columns, values, titles, height, current, bare) {
+  var COMPARE_KEY = "A − B: vermillion where A attends more, blue where B does.";
+  function diffScale(values) {
+    return {
+      label: "A − B",
+      min: -1,
+      max: 1,
+      color: (v) => blendOverWhite(signedFill(v, 1)),
+      masked: values.some((r) => r.includes(null)),
+      ticks: [-1, -0.5, 0, 0.5, 1],
+      format: (v) => (v > 0 ? "+" : v < 0 ? "−" : "") + Math.abs(v).toFixed(1) + (v === 1 ? " A more" : v === -1 ? " B more" : "")
+    };
+  }
+  function diffSpec(rows, columns, values, titles, height, current, bare, both) {
+    const panels = [{ name: "A − B", z: values, scale: 0 }];
+    const scales = [diffScale(values)];
+    if (both) {
+      panels.unshift({ name: "A", z: both.a, scale: 1 }, { name: "B", z: both.b, scale: 1 });
+      scales.push(weightScale(1, both.masked));
+    }
+    const said = (p, v) => v === null ? "masked" : p.name === "A − B" ? "A − B = " + (v >= 0 ? "+" : "") + v.toFixed(4) : p.name + " " + v.toFixed(4);
     return {
       titles,
       rows,
       columns,
-      panels: [{ name: "A − B", z: values, scale: 0 }],
-      scales: [{
-        label: "A − B",
-        min: -1,
-        max: 1,
-        color: (v) => blendOverWhite(signedFill(v, 1)),
-        masked: values.some((r) => r.includes(null)),
-        ticks: [-1, -0.5, 0, 0.5, 1],
-        format: (v) => (v > 0 ? "+" : v < 0 ? "−" : "") + Math.abs(v).toFixed(1) + (v === 1 ? " A more" : v === -1 ? " B more" : "")
-      }],
+      panels,
+      scales,
+      wrap: Boolean(both),
       rowTitles: ["query", ""],
       columnTitles: ["key", ""],
       current,
       font: fontSize() - 1,
       height,
       bare,
-      describe: (p, i, j) => "query: " + rows[i] + " · key: " + columns[j] + " · " + (values[i][j] === null ? "masked" : "A − B = " + (values[i][j] >= 0 ? "+" : "") + values[i][j].toFixed(4)),
+      describe: (p, i, j) => "query: " + rows[i] + " · key: " + columns[j] + " · " + said(p, p.z[i][j]),
       aria: titles[0] + ". Rows: " + rows.join(" ") + ". Columns: " + columns.join(" ") + "."
     };
   }
@@ -1999,36 +2001,44 @@
       const showB = Boolean(B) && !problems.length;
       const [qa, ka] = A.labels(s.kind, s.step), [qb, kb] = showB ? B.labels(s.kind, stepB) : [[], []];
       const showDiff = showB && qa.length === qb.length && ka.length === kb.length && qa.length > 0;
-      const label2 = B ? "B: “" + B.request.sentence + "” (" + B.model.name + ")" : "";
+      const same = B && B.request.sentence === A.request.sentence;
+      const label2 = B ? "B: " + (same ? "the same sentence" : "“" + B.request.sentence + "”") + " (" + B.model.name + ")" : "";
       const stacked = showB && pairBox.clientWidth < STACK_BELOW;
-      c.note.title = stacked && showDiff ? COMPARE_CAPTION : "";
+      const together = stacked && showDiff;
       if (!B) {
         c.note.textContent = "Type a second sentence (or choose the other model) and press Compare: B is decoded once, then both follow the same step, kind, layer and head.";
       } else if (!showB) {
         c.note.textContent = "Cannot show B here: " + problems.join("; ") + ". Choose a layer and head both models have.";
       } else if (!showDiff) {
         c.note.textContent = label2 + ". No difference map: A is " + qa.length + " × " + ka.length + " here and B " + qb.length + " × " + kb.length + " (queries × keys); the two can only be compared side by side.";
-      } else c.note.textContent = label2 + (stacked ? ". Hover here for how to read A − B." : ". " + COMPARE_CAPTION);
+      } else c.note.textContent = label2 + ". " + (together ? COMPARE_KEY : COMPARE_CAPTION);
+      c.note.title = together ? COMPARE_CAPTION : "";
       pairBox.classList.toggle("ae-compare-single", !showB);
       pairBox.classList.toggle("ae-compare-stacked", stacked);
-      c.b.grid.div.hidden = !showB;
+      pairBox.hidden = together;
+      c.a.grid.div.hidden = together;
+      c.b.grid.div.hidden = !showB || together;
       c.diff.div.hidden = !showDiff;
-      const maps = showDiff ? 3 : 2;
       const room = height - c.bar.offsetHeight - c.note.offsetHeight - 14;
-      const each = Math.max(150, Math.floor((room - 8 * (maps - 1)) / maps));
-      const half = !showB ? Math.max(150, room) : stacked ? each : Math.max(220, Math.round(height * 0.55));
-      const drawn = [c.a.draw(A, Object.assign({}, s, { head, height: half, label: "A", bare: stacked }))];
-      if (!showB) return Promise.all(drawn);
-      drawn.push(c.b.draw(B, Object.assign({}, s, { head, step: stepB, height: half, label: "B", hideScale: !stacked, bare: stacked })));
+      const half = !showB ? Math.max(150, room) : stacked ? Math.max(150, Math.floor((room - 8) / 2)) : Math.max(220, Math.round(height * 0.55));
+      const drawn = [];
+      if (!together) {
+        drawn.push(c.a.draw(A, Object.assign({}, s, { head, height: half, label: "A", bare: stacked })));
+        if (!showB) return Promise.all(drawn);
+        drawn.push(c.b.draw(B, Object.assign({}, s, { head, step: stepB, height: half, label: "B", hideScale: !stacked, bare: stacked })));
+      }
       if (!showDiff) return Promise.all(drawn);
       const wa = A.weights(s.kind, s.layer, head, s.step), wb = B.weights(s.kind, s.layer, head, stepB);
       const values = wa.map((row, i) => row.map((v, j) => v === null || wb[i][j] === null ? null : v - wb[i][j]));
       const rows = qa.map((q, i) => q === qb[i] ? q : q + " / " + qb[i]);
       const columns = ka.map((k, j) => k === kb[j] ? k : k + " / " + kb[j]);
       const which = Number.isInteger(head) ? "H" + head : head === "mean" ? "mean of heads" : head;
-      const titles = ["A − B · " + KIND_TITLES[s.kind] + " · L" + s.layer + "·" + which, "A − B · L" + s.layer + "·" + which];
-      const diffHeight = stacked ? each : Math.max(200, height - half - 8);
-      drawn.push(c.diff.draw(diffSpec(rows, columns, values, titles, diffHeight, s.kind === "encoder_self" ? -1 : s.step - 1, stacked)));
+      const named = together ? "A, B and A − B" : "A − B";
+      const where = s.kind === "encoder_self" ? "" : " · step " + s.step + (stepB !== s.step ? " (B: " + stepB + ")" : "");
+      const titles = [named + " · " + KIND_TITLES[s.kind] + " · L" + s.layer + "·" + which + where, named + " · L" + s.layer + "·" + which];
+      const both = together ? { a: wa, b: wb, masked: s.kind === "decoder_self" } : null;
+      const diffHeight = together ? Math.max(200, room) : Math.max(200, height - half - 8);
+      drawn.push(c.diff.draw(diffSpec(rows, columns, values, titles, diffHeight, s.kind === "encoder_self" ? -1 : s.step - 1, together, both)));
       return Promise.all(drawn);
     }
     // One canvas with what the Compare view shows (A and B side by side, A − B below) at 2x, with `header` above.
@@ -2563,7 +2573,7 @@
     caption: () => CAPTION5,
     // the subject and the object differ only by their order: without positions the model cannot tell who bites whom
     // (the shipped model writes "Der Hund beißt den Hund."; tests/test_no_position.py holds it)
-    offer: { sentence: "The dog bites the man.", why: "Who bites whom is only in the word order: see what the model writes without positions." },
+    offer: { sentence: "The dog bites the man.", why: "Who bites whom is only in the word order: what does the model write without positions?" },
     create: (div) => {
       const parts2 = textAbovePlot(div, "nopos");
       return { draw: (context, state) => draw6(parts2, context, state), png: (header) => plotPng(parts2.plot, header) };
@@ -2879,19 +2889,15 @@
       "ae-explain-math",
       "q·k = " + fmt(a.dot) + "   ÷ √d_k = √" + a.query.length + " = " + fmt(a.scale, 2) + "   → score " + fmt(a.dot / a.scale) + "   (the row's largest allowed score m = " + fmt(a.max_score) + ")"
     );
-    const table = el("table", "ae-explain-row");
-    const header = el("tr"), scores = el("tr"), weights = el("tr");
-    header.appendChild(el("th", "", "key"));
-    scores.appendChild(el("th", "", "score"));
-    weights.appendChild(el("th", "", "softmax"));
     const listed = Math.min(a.column_tokens.length, shown || a.column_tokens.length);
-    a.column_tokens.slice(0, listed).forEach((token, j) => {
+    const columns = a.column_tokens.slice(0, listed).map((token, j) => {
       const on = j === a.column ? "ae-on" : "";
-      header.appendChild(el("td", on, token));
-      scores.appendChild(el("td", on + (a.scores[j] === null ? " ae-masked" : ""), fmt(a.scores[j], 2)));
-      weights.appendChild(el("td", on, a.scores[j] === null ? "0" : fmt(a.weights[j], 3)));
+      return [
+        el("td", on, token),
+        el("td", on + (a.scores[j] === null ? " ae-masked" : ""), fmt(a.scores[j], 2)),
+        el("td", on, a.scores[j] === null ? "0" : fmt(a.weights[j], 3))
+      ];
     });
-    table.append(header, scores, weights);
     const masked = a.scores.filter((s) => s === null).length;
     const later = a.column_tokens.length - listed;
     const softmax = el(
@@ -2899,7 +2905,39 @@
       "ae-explain-math",
       (masked === later && later ? "The " + later + " later key(s), not produced yet, are masked (−∞: weight exactly 0). " : masked ? masked + " key(s) masked (set to −∞: weight exactly 0). " : "") + "softmax: exp(" + fmt(a.scores[a.column]) + " − " + fmt(a.max_score) + ") / Σ exp(score − m) = " + fmt(Math.exp(a.scores[a.column] - a.max_score), 4) + " / " + fmt(a.denominator, 4) + " = " + fmt(a.weight, 4)
     );
-    div.replaceChildren(title2, vectors, arithmetic, table, softmax, el("div", "ae-caption", EXPLAIN_CAPTION));
+    const rows = el("div", "ae-explain-rows");
+    div.replaceChildren(title2, vectors, arithmetic, rows, softmax, el("div", "ae-caption", EXPLAIN_CAPTION));
+    fitRow(rows, columns);
+  }
+  function fitRow(box, columns) {
+    const table = (part2) => {
+      const t = el("table", "ae-explain-row");
+      ["key", "score", "softmax"].forEach((label3, r) => {
+        const tr = el("tr");
+        tr.append(el("th", "", label3), ...part2.map((column) => column[r]));
+        t.appendChild(tr);
+      });
+      return t;
+    };
+    const whole = table(columns);
+    box.replaceChildren(whole);
+    const room = box.clientWidth;
+    if (!room || whole.offsetWidth <= room) return;
+    const label2 = whole.querySelector("th").offsetWidth;
+    const widths = columns.map((column) => Math.max(...column.map((cell2) => cell2.offsetWidth)));
+    const parts2 = [];
+    let part = [], used = label2;
+    columns.forEach((column, j) => {
+      if (part.length && used + widths[j] > room) {
+        parts2.push(part);
+        part = [];
+        used = label2;
+      }
+      part.push(column);
+      used += widths[j];
+    });
+    parts2.push(part);
+    box.replaceChildren(...parts2.map(table));
   }
   var PANEL3 = {
     what: "explain",
@@ -2923,13 +2961,14 @@
   // heads.js
   var EXACT_CAPTION = "Exact: each tile is how much log-probability the translation above loses when that one head is switched off (its output zeroed) and every other head stays on; one batched pass over all heads. It measures heads one at a time: two heads that can stand in for each other both look unimportant alone. A negative number means the translation became more likely without that head (it stays white). Click a tile to switch that head off in the viewer.";
   var ESTIMATE_CAPTION = "Estimate: a gate multiplies each head's output (1: on, 0: off), and one forward and one backward pass give the slope of log p along every gate at once. Switching a head off moves its gate from 1 to 0, so the slope is the drop to first order (Michel, Levy and Neubig 2019). Where log p is not a straight line in the gate (heads that make up for each other, or matter only together) the estimate is off: press Exact to see where. It is their gate gradient, signed and for this sentence alone; their importance score is its absolute value averaged over a whole dataset, where a head this sentence is better without (a negative estimate) would count as important.";
+  var LECTURE_ORDER = ["cross", ...KINDS.filter((kind) => kind !== "cross")];
   function draw11(div, a, state) {
     const roles = rolesFor(state && state.trace, () => rolesIn(state));
     const shown = a.estimate ? [a.estimate, a.drops] : [a.drops];
     const all = shown.map((d) => Object.values(d).flat(2)).flat().filter((v) => v !== null);
     const peak = Math.max(...all.map(Math.abs), 1e-9);
     const grids = el("div", "ae-heads-grids");
-    KINDS.forEach((kind) => {
+    LECTURE_ORDER.forEach((kind) => {
       const box = el("div", "ae-heads-kind");
       box.appendChild(el("div", "ae-label", KIND_TITLES[kind]));
       const pair = el("div", "ae-heads-pair");
@@ -3129,7 +3168,9 @@
             () => emit(this.offer, "ae-try", { sentence: shown.sentence }),
             "ae-offer-try"
           );
-          this.offer.replaceChildren(go, el("span", "ae-offer-why", shown.why));
+          const why = el("span", "ae-offer-why", shown.why);
+          why.title = shown.why;
+          this.offer.replaceChildren(go, why);
           this.offerHeight = this.offer.offsetHeight + 6;
         } else this.offer.replaceChildren();
       }
