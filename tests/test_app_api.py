@@ -285,7 +285,9 @@ def test_unusual_text_comes_back_literally(text, api, tiny_tokenizer):
 
 def test_characters_outside_the_vocabulary_show_as_unk_with_a_note(api):
     wire = trace(api, "The dog 🙂 sees Ω.")
-    assert "<unk>" in wire["source_tokens"] and any("outside the model" in n for n in wire["notes"])
+    unknown = [t for t in wire["source_tokens"] if t.startswith("<unk>")]
+    assert any("outside the model" in n for n in wire["notes"])
+    assert "<unk> 🙂" in unknown  # issue 66 #8: the chip names what it stands for
 
 
 def test_an_over_long_sentence_is_truncated_with_a_note(api):

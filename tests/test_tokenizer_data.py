@@ -256,3 +256,17 @@ def test_a_bare_word_start_before_an_unknown_character_shows_as_a_space(mini_tok
     assert UNK_ID in ids and "<unk>" in pieces and "▁" not in pieces
     at = ids.index(UNK_ID)
     assert pieces[at - 1] == BARE_WORD_START  # the space before it, shown as a space
+
+
+def test_an_unknown_piece_of_a_source_names_the_characters_it_stands_for(mini_tokenizer):
+    """Issue 66 #8: "␣" and "<unk>" stood side by side, and nothing said what the <unk> was; the source's chips now
+    read "␣", "<unk> 🍕": the word start and the characters the vocabulary lacks, found between their neighbours."""
+    from explorer.model.config import UNK_ID
+
+    text = "I like 🍕 and ☃☃ a lot ∑"
+    ids = mini_tokenizer.encode_source(text)
+    shown = mini_tokenizer.source_pieces(text, ids)
+    named = [shown[k] for k, i in enumerate(ids) if i == UNK_ID]
+    assert named == ["<unk> 🍕", "<unk> ☃☃", "<unk> ∑"]
+    known = [k for k, i in enumerate(ids) if i != UNK_ID]
+    assert [shown[k] for k in known] == [mini_tokenizer.pieces(ids)[k] for k in known]  # the rest as before

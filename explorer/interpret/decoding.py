@@ -37,7 +37,7 @@ def prepare_source(tokenizer: Tokenizer, text: str, max_len: int) -> Source:
     """Tokenize `text`, truncating to max_len tokens (EOS included) and saying so."""
     ids = tokenizer.encode_source(text, max_len)
     truncated = len(ids) == max_len and len(tokenizer.encode(text)) >= max_len  # a full-length source was cut
-    return Source(text, ids, tokenizer.pieces(ids), truncated)
+    return Source(text, ids, tokenizer.source_pieces(text, ids), truncated)
 
 
 def default_max_new_tokens(model: Transformer, source_length: int) -> int:

@@ -126,3 +126,8 @@ class PairTokenizer:
 
     def pieces(self, ids: Iterable[int]) -> list[str]:
         return [self.piece(i) for i in ids]
+
+    def source_pieces(self, text: str, ids: list[int]) -> list[str]:
+        """The pieces of a source as shown to a person: as `pieces` (a converted model's <unk> is a piece its own
+        vocabulary lacks, which the source model wrote; it is shown as <unk>)."""
+        return self.pieces(ids)

@@ -127,6 +127,37 @@ class Tokenizer:
     def pieces(self, ids: Iterable[int]) -> list[str]:
         return [self.piece(i) for i in ids]
 
+    def source_pieces(self, text: str, ids: list[int]) -> list[str]:
+        """The pieces of `text` (its `ids`, as `encode_source` made them) as shown to a person: an unknown piece
+        names the characters it stands for ("<unk> 🍕"), found between its known neighbours in the text as
+        SentencePiece normalized it."""
+        shown = self.pieces(ids)
+        spans = [(k, self.raw_piece(i)) for k, i in enumerate(ids) if i not in SPECIAL_PIECES or i == UNK_ID]
+        texts = unknown_texts(self.sp.normalize(normalize(text)), [(raw, ids[k] == UNK_ID) for k, raw in spans])
+        for (k, _), typed in zip(spans, texts):
+            if typed:
+                shown[k] = f"{SPECIAL_PIECES[UNK_ID]} {typed}"
+        return shown
+
+
+def unknown_texts(normalized: str, pieces: list[tuple[str, bool]]) -> list[str | None]:
+    """For each (raw piece, unknown) of a tokenized text, the text an unknown piece stands for: what lies between the
+    known pieces around it in SentencePiece's normalized text ("▁I▁like▁🍕"), its word-start marks as spaces; None
+    for a known piece, or where the pieces do not follow the text."""
+    out, pos = [], 0
+    for k, (piece, unknown) in enumerate(pieces):
+        if not unknown:
+            at = normalized.find(piece, pos)
+            pos = at + len(piece) if at >= 0 else pos
+            out.append(None)
+            continue
+        after = next((p for p, u in pieces[k + 1 :] if not u), None)
+        end = normalized.find(after, pos) if after else len(normalized)
+        end = len(normalized) if end < 0 else end
+        out.append(normalized[pos:end].replace(WORD_START, " ").strip() or None)
+        pos = end
+    return out
+
 
 def display_piece(raw: str) -> str:
     """A raw piece as shown to a person: "▁Haus" -> "Haus", "st" -> "·st" (a word's continuation), "." -> "."."""
