@@ -19,8 +19,10 @@ taught none of that grammar (`bench/RESULTS.md`, sessions 38 and 39). The held-o
 The run that made the checkpoint went in two legs: steps 0-4,000 on the light mix alone (`max_steps` 4000, a
 cooldown over the last 1,500), then resumed from its work folder with this recipe to step 5,500 (the learning rate
 back at the inverse-square-root value of step 4,000, about 1.1e-4, and cooling linearly to zero over the last
-1,500 steps). One run of this recipe from the start trains all 5,500 steps on the drill-weighted mix. On this project's 2-core
-CPU (native bf16) a step of 6,144 tokens costs about the time `bench/RESULTS.md` "Session 38" gives; the run saves
+1,500 steps). One run of this recipe from the start trains all 5,500 steps on the drill-weighted mix.
+
+On this project's 2-core CPU (native bf16) a step of 6,144 tokens costs about the time `bench/RESULTS.md` "Session
+38" gives; the run saves
 its resume state every 10 minutes, and SIGTERM finishes the step, validates, saves and exits, so it goes on across
 sittings. On a GPU, `bench/gpu_lease.sh` runs it with the lease's batch.
 """
