@@ -22,9 +22,8 @@ back at the inverse-square-root value of step 4,000, about 1.1e-4, and cooling l
 1,500 steps). One run of this recipe from the start trains all 5,500 steps on the drill-weighted mix.
 
 On this project's 2-core CPU (native bf16) a step of 6,144 tokens costs about the time `bench/RESULTS.md` "Session
-38" gives; the run saves
-its resume state every 10 minutes, and SIGTERM finishes the step, validates, saves and exits, so it goes on across
-sittings. On a GPU, `bench/gpu_lease.sh` runs it with the lease's batch.
+38" gives; the run saves its resume state every 10 minutes, and SIGTERM finishes the step, validates, saves and exits,
+so it goes on across sittings. On a GPU, `bench/gpu_lease.sh` runs it with the lease's batch.
 """
 
 from dataclasses import replace
