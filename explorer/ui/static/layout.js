@@ -1,7 +1,7 @@
 // layout.js: the right column: one chart per view (only the one on screen shown; each view made in its chart the first
 // time it is shown), above it the sentence the view's point needs when another is on screen (its `offer`), the
-// caption under it and the panel that answers a question. It sizes the chart to the window, so the step controls, the status line and the chart are
-// seen together. A panel open takes the lower part of the window, as much as it needs (the chart keeps MIN_CHART px):
+// caption under it and the panel that answers a question. It sizes the chart to the window, so the step controls, the
+// status line and the chart are seen together. A panel open takes the lower part of the window, as much as it needs (the chart keeps MIN_CHART px):
 // it covers nothing. In presentation mode the caption is folded under "How to read this view" and, opened, the chart
 // makes room for it. Heights are measured once per text or answer, and read before anything is written.
 import { button, el, emit } from "./dom.js";
