@@ -20,7 +20,8 @@ from explorer.app.turns import ONE_PERSON, Allowance, Turns
 from explorer.errors import UserError
 
 CROWD = ONE_PERSON + 1  # jobs asked and not answered: a script, or a hall behind its router
-WAIT_S = 15  # what any event is waited for at most: a failing test fails, it never hangs (a loaded machine: 5 s was too short once)
+# what any event is waited for at most: a failing test fails, it never hangs (5 s ran out once on a loaded machine)
+WAIT_S = 15
 
 
 @types.coroutine
