@@ -70,8 +70,12 @@ test("mounting Train again closes the stream of the run the first mount followed
   const stream = FakeEventSource.opened.at(-1);
   stream.emit("state", { message: "Step 3 of 10", fraction: 0.3 });
   assert.match(first.textContent, /Step 3 of 10/);
-  tabs.mount("train", document.createElement("div"));
+  const second = document.createElement("div");
+  tabs.mount("train", second);
   assert.equal(stream.readyState, FakeEventSource.CLOSED);
+  await tabs.act("train", "stop", {}); // the buttons reach the tab's new mount, not the one that ended
+  assert.match(second.textContent, /No training is running on this page/);
+  assert.doesNotMatch(first.textContent, /No training is running/);
 });
 
 test("the ablation tab follows the store: a trace that arrives ticks its heads, until the tab is mounted again", () => {

@@ -5162,7 +5162,8 @@
     }
     // Call `action` of tab `id` with `values` (a Gradio event's values by name), once the tab is mounted.
     act(id, action, values) {
-      return this.whenMounted(tabOf(id).id).promise.then((instance) => {
+      return this.whenMounted(tabOf(id).id).promise.then(() => {
+        const instance = this.get(id);
         if (typeof instance[action] !== "function") throw new Error("tab " + id + " has no action " + action);
         return instance[action](values || {});
       });
