@@ -60,7 +60,7 @@ export class Room {
     let mine = null;
     try { mine = JSON.parse(sessionStorage.getItem(KEY) || "null"); } catch (e) { mine = null; }
     if (mine && (!code || code === mine.code)) {
-      if (mine.score) this.score = mine.score;
+      if (mine.score && Array.isArray(mine.score.counted)) this.score = mine.score; // a page before it kept no score
       this.lead(mine.code, mine.key, true);
     }
     else if (code) this.join(code);

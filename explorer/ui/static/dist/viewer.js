@@ -3503,7 +3503,7 @@
         mine = null;
       }
       if (mine && (!code || code === mine.code)) {
-        if (mine.score) this.score = mine.score;
+        if (mine.score && Array.isArray(mine.score.counted)) this.score = mine.score;
         this.lead(mine.code, mine.key, true);
       } else if (code) this.join(code);
       return Boolean(this.code);
