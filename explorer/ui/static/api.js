@@ -25,7 +25,7 @@ function clientId() {
 }
 
 // The server's answer as its JSON body, or a rejection with its message (`status`: the HTTP status).
-export function answer(response) {
+function answer(response) {
   return response.json().catch(() => ({ error: "The server answered " + response.status + " without a message." }))
     .then((body) => {
       if (!response.ok || body.error) throw Object.assign(new Error(body.error || "HTTP " + response.status), { status: response.status });

@@ -27,7 +27,7 @@ function diffScale(values) {
 // signed colour scale and numbers. With `both` ({a, b, masked}: A's and B's weights), A and B are panels of the same
 // grid beside A − B, sharing its row and column labels ("A's / B's" where they differ) and laid out in rows of
 // panels where side by side they would not fit: a projector's narrow column shows every row of all three at once.
-function diffSpec(rows, columns, values, titles, height, current, bare, both) {
+function diffSpec(rows, columns, values, titles, height, current, both) {
   const panels = [{ name: "A − B", z: values, scale: 0 }];
   const scales = [diffScale(values)];
   if (both) {
@@ -37,7 +37,8 @@ function diffSpec(rows, columns, values, titles, height, current, bare, both) {
   const said = (p, v) => (v === null ? "masked" : p.name === "A − B" ? "A − B = " + (v >= 0 ? "+" : "") + v.toFixed(4) : p.name + " " + v.toFixed(4));
   return {
     titles: titles, rows: rows, columns: columns, panels: panels, scales: scales, wrap: Boolean(both),
-    rowTitles: ["query", ""], columnTitles: ["key", ""], current: current, font: fontSize() - 1, height: height, bare: bare,
+    rowTitles: ["query", ""], columnTitles: ["key", ""], current: current, font: fontSize() - 1, height: height,
+    bare: Boolean(both), // the three in a short box: no axis title under the columns
     describe: (p, i, j) => "query: " + rows[i] + " · key: " + columns[j] + " · " + said(p, p.z[i][j]),
     aria: titles[0] + ". Rows: " + rows.join(" ") + ". Columns: " + columns.join(" ") + ".",
   };
@@ -148,7 +149,7 @@ class CompareView {
     const titles = [named + " · " + KIND_TITLES[s.kind] + " · L" + s.layer + "·" + which + where, named + " · L" + s.layer + "·" + which];
     const both = together ? { a: wa, b: wb, masked: s.kind === "decoder_self" } : null;
     const diffHeight = together ? Math.max(200, room) : Math.max(200, height - half - 8);
-    drawn.push(c.diff.draw(diffSpec(rows, columns, values, titles, diffHeight, s.kind === "encoder_self" ? -1 : s.step - 1, together, both)));
+    drawn.push(c.diff.draw(diffSpec(rows, columns, values, titles, diffHeight, s.kind === "encoder_self" ? -1 : s.step - 1, both)));
     return Promise.all(drawn);
   }
 

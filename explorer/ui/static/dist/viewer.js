@@ -1920,7 +1920,7 @@
       format: (v) => (v > 0 ? "+" : v < 0 ? "−" : "") + Math.abs(v).toFixed(1) + (v === 1 ? " A more" : v === -1 ? " B more" : "")
     };
   }
-  function diffSpec(rows, columns, values, titles, height, current, bare, both) {
+  function diffSpec(rows, columns, values, titles, height, current, both) {
     const panels = [{ name: "A − B", z: values, scale: 0 }];
     const scales = [diffScale(values)];
     if (both) {
@@ -1940,7 +1940,8 @@
       current,
       font: fontSize() - 1,
       height,
-      bare,
+      bare: Boolean(both),
+      // the three in a short box: no axis title under the columns
       describe: (p, i, j) => "query: " + rows[i] + " · key: " + columns[j] + " · " + said(p, p.z[i][j]),
       aria: titles[0] + ". Rows: " + rows.join(" ") + ". Columns: " + columns.join(" ") + "."
     };
@@ -2038,7 +2039,7 @@
       const titles = [named + " · " + KIND_TITLES[s.kind] + " · L" + s.layer + "·" + which + where, named + " · L" + s.layer + "·" + which];
       const both = together ? { a: wa, b: wb, masked: s.kind === "decoder_self" } : null;
       const diffHeight = together ? Math.max(200, room) : Math.max(200, height - half - 8);
-      drawn.push(c.diff.draw(diffSpec(rows, columns, values, titles, diffHeight, s.kind === "encoder_self" ? -1 : s.step - 1, together, both)));
+      drawn.push(c.diff.draw(diffSpec(rows, columns, values, titles, diffHeight, s.kind === "encoder_self" ? -1 : s.step - 1, both)));
       return Promise.all(drawn);
     }
     // One canvas with what the Compare view shows (A and B side by side, A − B below) at 2x, with `header` above.
