@@ -1,0 +1,91 @@
+"""Checkpoint averaging: one model whose weights are the mean of a run's final weights and some of its snapshots
+(Vaswani et al. 2017, section 6.1: "a single model obtained by averaging the last 5 checkpoints").
+
+    python -m explorer.training.average --checkpoint DIR --snapshots WORK_DIR/snapshots --steps 4500 5000 --out OUT
+
+The snapshots are the ones the training CLI kept at `snapshot_steps` (`step_NNNNNN.safetensors`). Every named step
+must be there, and every snapshot must hold exactly the final model's weights, name by name and shape by shape. The
+mean is taken in float32. OUT is a checkpoint like DIR (its tokenizer, its metadata with `averaged_steps` added,
+its model card with one line saying what was averaged), saved in DIR's weight dtype. The averaged model is scored
+like any other (`model_report --compare DIR OUT ...`). Averaging changes no architecture, so a time-lapse built
+from the same snapshots ends at the averaged weights.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import torch
+from safetensors import safe_open
+from safetensors.torch import load_file
+
+from ..model.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+
+
+def snapshot_path(snapshots: Path, step: int) -> Path:
+    return snapshots / f"step_{step:06d}.safetensors"
+
+
+def mean_weights(final: dict[str, torch.Tensor], others: dict[str, dict[str, torch.Tensor]]) -> dict:
+    """The float32 mean of `final` and each of `others` (name -> weights), refused with the name of the first
+    snapshot whose weights are not the final model's, name by name and shape by shape."""
+    total = {k: v.detach().float().clone() for k, v in final.items()}
+    for name, weights in others.items():
+        if weights.keys() != total.keys():
+            missing, extra = sorted(total.keys() - weights.keys()), sorted(weights.keys() - total.keys())
+            said = [f"{what} {names[:3]}" for what, names in (("missing", missing), ("extra", extra)) if names]
+            raise CheckpointError(f"{name}: not the final model's weights ({', '.join(said)})")
+        for k, v in weights.items():
+            if v.shape != total[k].shape:
+                shapes = f"{tuple(v.shape)}, the final model {tuple(total[k].shape)}"
+                raise CheckpointError(f"{name}: {k} has shape {shapes}")
+            total[k] += v.float()
+    return {k: v / (1 + len(others)) for k, v in total.items()}
+
+
+def average(checkpoint: str | Path, snapshots: str | Path, steps: list[int], out: str | Path) -> Path:
+    """Write OUT: DIR's model with the mean of its final weights and the snapshots at `steps`."""
+    checkpoint, snapshots = Path(checkpoint), Path(snapshots)
+    if not steps:
+        raise CheckpointError("name at least one snapshot step to average with the final weights")
+    if len(set(steps)) != len(steps):
+        raise CheckpointError(f"steps={steps} names a snapshot twice")
+    paths = {step: snapshot_path(snapshots, step) for step in steps}
+    absent = [str(p) for p in paths.values() if not p.is_file()]
+    if absent:
+        raise CheckpointError(f"no snapshot {absent[0]}")
+    loaded = load_checkpoint(checkpoint)
+    model = loaded.model
+    with safe_open(str(checkpoint / "model.safetensors"), "pt") as f:
+        dtype = f.get_tensor(next(iter(f.keys()))).dtype
+    others = {str(p): load_file(str(p)) for p in paths.values()}
+    model.load_state_dict(mean_weights(model.state_dict(), others))
+    kept = sorted(steps)
+    final_step = loaded.metadata.get("steps")
+    said = f"the final weights (step {final_step})" if final_step else "the final weights"
+    line = f"\n\nThe weights are the mean of {said} and the snapshots of steps {', '.join(map(str, kept))}.\n"
+    card = (checkpoint / "README.md").read_text(encoding="utf-8") if (checkpoint / "README.md").is_file() else ""
+    metadata = loaded.metadata | {"averaged_steps": kept}
+    return save_checkpoint(out, model, loaded.tokenizer, metadata, card.rstrip() + line, dtype, None, loaded.languages)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--checkpoint", required=True, help="the run's final checkpoint directory")
+    parser.add_argument("--snapshots", required=True, help="its work folder's snapshots/ directory")
+    parser.add_argument("--steps", type=int, nargs="+", required=True, help="the snapshot steps to average with it")
+    parser.add_argument("--out", required=True, help="where to write the averaged checkpoint")
+    args = parser.parse_args(argv)
+    try:
+        path = average(args.checkpoint, args.snapshots, args.steps, args.out)
+    except (CheckpointError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
