@@ -104,3 +104,18 @@ def test_alignment_only_scores_the_viewers_explanations_without_decoding_the_tes
     assert meta["evaluation"] == before["evaluation"]  # nothing decoded again
     assert "## Attention, rollout and gradients against the gold alignments" in card
     assert "| integrated gradients |" in card
+
+
+def test_compare_keeps_two_checkpoints_of_the_same_folder_name_apart(checkpoint, test_set, tmp_path, capsys):
+    """Two runs are often both called `lecture-en-de`: each keeps its own column and its own alignment entry."""
+    twin = tmp_path / "other" / "ckpt"
+    twin.parent.mkdir()
+    torch.manual_seed(1)
+    model = Transformer(load_checkpoint(checkpoint).model.config).eval()
+    save_checkpoint(twin, model, load_checkpoint(checkpoint).tokenizer, metadata={})
+    out = tmp_path / "compare.json"
+    argv = ["--compare", str(checkpoint), str(twin), "--data", str(test_set), "--gold", str(GOLD), "--json", str(out)]
+    assert main(argv) == 0
+    header = capsys.readouterr().out.splitlines()[0]
+    assert f"| {checkpoint} BLEU |" in header and f"| {twin} BLEU |" in header
+    assert sorted(json.loads(out.read_text())["alignment"]) == sorted([str(checkpoint), str(twin)])

@@ -261,10 +261,16 @@ def _scores(result: dict) -> str:
     return f"{result['bleu']} | {result['chrf']} | {result['good_share']:.1%}"
 
 
+def column_names(paths: list[str]) -> list[str]:
+    """Each checkpoint's column: its folder's name, or where two folders share one, the path as given."""
+    names = [Path(p).name for p in paths]
+    return [n if names.count(n) == 1 else str(p) for n, p in zip(names, paths)]
+
+
 def compare(args: argparse.Namespace) -> int:
     """Every checkpoint on every test set in one table, and the lecture set's translations side by side."""
     sets = ([(args.data_name or Path(args.data).name, args.data)] if args.data else []) + test_sets(args.tests)
-    names = [Path(c).name for c in args.compare]
+    names = column_names(args.compare)
     results: dict = {"checkpoints": args.compare, "tests": {}, "lecture": None, "alignment": {}}
     for set_name, path in sets:
         limit = 0 if path == args.data else args.limit
