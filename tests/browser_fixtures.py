@@ -91,19 +91,26 @@ def shown(page) -> dict:
 def choose(page, **change) -> None:
     """Press the selectors' buttons as a person would: kind, layer ("last": the last one) and head (each a button's
     value) on the heatmap, whose rows show them all, then the view (the one on screen if none is named); then wait for
-    the drawing."""
+    the drawing. A button already pressed is left alone, as a person leaves it, and the heatmap is visited only when a
+    row the change needs is not on screen."""
     rows = {"view": ".ae-view-tabs", "kind": ".ae-kinds", "layer": ".ae-layers", "head": ".ae-heads"}
-    press = lambda name, value: page.locator(f".ae-viewer {rows[name]} button[data-value='{value}']").first.click()  # noqa: E731
+
+    def button(name, value):
+        buttons = page.locator(f".ae-viewer {rows[name]} button")
+        return buttons.last if value == "last" else buttons.and_(page.locator(f"[data-value='{value}']")).first
+
+    def press(name, value):
+        if button(name, value).get_attribute("aria-pressed") != "true":
+            button(name, value).click()
+
     view = change.get("view", shown(page)["view"])
-    if {"kind", "layer", "head"} & change.keys():
-        press("view", "heatmap")
-        for name in ("kind", "layer", "head"):
-            if change.get(name) == "last":
-                page.locator(f".ae-viewer {rows[name]} button").last.click()
-            elif name in change:
-                press(name, change[name])
-    if shown(page)["view"] != view:
-        press("view", view)
+    wanted = [(name, change[name]) for name in ("kind", "layer", "head") if name in change]
+    if wanted:
+        if not all(button(name, value).is_visible() for name, value in wanted):
+            press("view", "heatmap")
+        for name, value in wanted:
+            press(name, value)
+    press("view", view)
     settle(page)
 
 
