@@ -48,7 +48,8 @@ def same_view(student, lecturer) -> None:
 @contextmanager
 def room(browser, app_url, student_url: str | None = None):
     """(lecturer, student, code): the lecturer presents, the student opens the room's address (on `student_url`, by
-    default the lecturer's) and follows."""
+    default the lecturer's) and follows: its page says so once its stream has given it its token (the room's state),
+    so a test that drops the student's network next knows the page will name it when it reconnects."""
     from playwright.sync_api import expect
 
     lecturer = open_page(browser, app_url)

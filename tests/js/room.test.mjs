@@ -180,6 +180,7 @@ test("a student who steps on their own explores on their own until they follow a
   answerWith({});
   const viewer = fakeViewer(), room = new Room(viewer);
   room.start();
+  assert.match(room.bar.textContent, /joining the room…/); // its stream has not given it its token yet
   stream().emit("state", { code: "ABCD", view: roomView(viewer, 3), question: null, following: 1, lecturer: true, token: "t" });
   assert.equal(viewer.state.step, 3);
   assert.match(room.bar.textContent, /following the lecturer/);

@@ -325,7 +325,9 @@ export class Room {
         parts.push(el("span", "ae-room-score", "Class score: " + this.score.right + " of " + this.score.answers + " right"));
       }
     } else {
-      parts.push(el("span", "ae-room-count", this.following ? "following the lecturer" : "exploring on your own"));
+      // following once its stream has given it its token (the room's state): until then it is joining
+      const how = !this.following ? "exploring on your own" : this.token ? "following the lecturer" : "joining the room…";
+      parts.push(el("span", "ae-room-count", how));
       if (this.lecturer === "away") {
         parts.push(el("span", "ae-room-lecturer ae-room-note", "the lecturer's page is away: this view waits for it " +
           "(a reload or a sleeping laptop comes back on its own)"));

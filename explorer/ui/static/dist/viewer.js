@@ -3771,7 +3771,8 @@
           parts2.push(el("span", "ae-room-score", "Class score: " + this.score.right + " of " + this.score.answers + " right"));
         }
       } else {
-        parts2.push(el("span", "ae-room-count", this.following ? "following the lecturer" : "exploring on your own"));
+        const how = !this.following ? "exploring on your own" : this.token ? "following the lecturer" : "joining the room…";
+        parts2.push(el("span", "ae-room-count", how));
         if (this.lecturer === "away") {
           parts2.push(el("span", "ae-room-lecturer ae-room-note", "the lecturer's page is away: this view waits for it (a reload or a sleeping laptop comes back on its own)"));
         } else if (this.lecturer === "back") parts2.push(el("span", "ae-room-lecturer", "the lecturer is back"));
