@@ -116,6 +116,10 @@ def test_compare_keeps_two_checkpoints_of_the_same_folder_name_apart(checkpoint,
     out = tmp_path / "compare.json"
     argv = ["--compare", str(checkpoint), str(twin), "--data", str(test_set), "--gold", str(GOLD), "--json", str(out)]
     assert main(argv) == 0
-    header = capsys.readouterr().out.splitlines()[0]
-    assert f"| {checkpoint} BLEU |" in header and f"| {twin} BLEU |" in header
+    lines = capsys.readouterr().out.splitlines()
+    assert f"| {checkpoint} BLEU |" in lines[0] and f"| {twin} BLEU |" in lines[0]
+    aligned = next(line for line in lines if line.startswith("| best alignment head"))
+    assert aligned.count("|") == lines[0].count("|")  # each checkpoint's head and AER under its own columns
     assert sorted(json.loads(out.read_text())["alignment"]) == sorted([str(checkpoint), str(twin)])
+    assert main(["--compare", str(checkpoint), str(checkpoint), "--data", str(test_set)]) == 2
+    assert "names one checkpoint twice" in capsys.readouterr().err

@@ -60,6 +60,11 @@ def render_card(meta: dict, evaluation: dict | None = None, extra_sections: str 
         f"- parameters: {meta.get('parameters') or 0:,}",
         f"- steps: {meta.get('steps')}, epochs: {meta.get('epochs')}, training wall time: "
         f"{meta.get('training_minutes')} min",
+        *(
+            [f"- weights: the mean of the final weights and the snapshots of steps {', '.join(map(str, averaged))}"]
+            if (averaged := meta.get("averaged_steps"))
+            else []
+        ),
         f"- hardware: {meta.get('hardware')} (world size {meta.get('world_size', 1)})"
         + (", bf16 autocast" if meta.get("bf16_autocast") else ""),
         "- hyperparameters: " + ", ".join(f"{k}={settings[k]}" for k in HYPERPARAMETERS if k in settings),

@@ -264,12 +264,15 @@ def _scores(result: dict) -> str:
 def column_names(paths: list[str]) -> list[str]:
     """Each checkpoint's column: its folder's name, or where two folders share one, the path as given."""
     names = [Path(p).name for p in paths]
-    return [n if names.count(n) == 1 else str(p) for n, p in zip(names, paths)]
+    return [n if n and names.count(n) == 1 else str(p) for n, p in zip(names, paths)]
 
 
 def compare(args: argparse.Namespace) -> int:
     """Every checkpoint on every test set in one table, and the lecture set's translations side by side."""
     sets = ([(args.data_name or Path(args.data).name, args.data)] if args.data else []) + test_sets(args.tests)
+    if len({str(Path(c).resolve()) for c in args.compare}) < len(args.compare):
+        print(f"error: --compare names one checkpoint twice: {' '.join(args.compare)}", file=sys.stderr)
+        return 2
     names = column_names(args.compare)
     results: dict = {"checkpoints": args.compare, "tests": {}, "lecture": None, "alignment": {}}
     for set_name, path in sets:
@@ -293,7 +296,7 @@ def compare(args: argparse.Namespace) -> int:
             results["alignment"][n] = best
         lines.append(
             "| best alignment head (AER) | "
-            + " | ".join(f"L{b['layer']} H{b['head']} | {b['aer']:.3f}" for b in results["alignment"].values())
+            + " | ".join(f"L{b['layer']} H{b['head']} | {b['aer']:.3f} | " for b in results["alignment"].values())
             + " |"
         )
     print("\n".join(lines))
