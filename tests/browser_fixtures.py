@@ -92,7 +92,7 @@ def choose(page, **change) -> None:
     """Press the selectors' buttons as a person would: kind, layer ("last": the last one) and head (each a button's
     value) on the heatmap, whose rows show them all, then the view (the one on screen if none is named); then wait for
     the drawing. A button already pressed is left alone, as a person leaves it, and the heatmap is visited only when a
-    row the change needs is not on screen."""
+    row the change needs is hidden in the view shown."""
     rows = {"view": ".ae-view-tabs", "kind": ".ae-kinds", "layer": ".ae-layers", "head": ".ae-heads"}
 
     def button(name, value):
