@@ -136,6 +136,9 @@ def test_recorded_alignment_finding_reproduces_and_sets_the_default_view(each):
     alignment = ckpt.metadata["alignment"]
     pairs = [pair for gold in GOLD[path] for pair in read_gold(gold)]
     assert alignment["pairs"] == len(pairs)
+    # the card's command names these files where they are, so it reproduces the table (a moved file broke it once)
+    named = ckpt.metadata["report_command"].split("--gold ")[1].split(" --")[0].split()
+    assert [ROOT / name for name in named] == GOLD[path] and alignment["gold"] == " + ".join(p.name for p in GOLD[path])
     with torch.no_grad():
         heads = score_heads(ckpt.model, ckpt.tokenizer, pairs)
     best = next(r for r in heads if isinstance(r["head"], int))
