@@ -1,6 +1,6 @@
 """A class through the README's API example: N students ask for a trace at the same moment, old design beside new.
 
-    python -m bench.api_class [--students 120] [--checkpoint DIR] [--old-ref REF] [--json OUT]
+    python -m bench.api_class [--students 120] [--checkpoint DIR] [--old-ref REF [--old-client auto]] [--json OUT]
 
 Each student is a thread running the README's API example: this checkout's
 (`httpx.Client(base_url=".../ae/api").get("/trace", params={"sentence": ...})`) and, with `--old-ref`, the design
@@ -116,8 +116,9 @@ def main() -> int:
     parser.add_argument("--checkpoint", default=str(SHIPPED_CHECKPOINT))
     parser.add_argument("--old-ref", default=None, help="also measure the design at this git revision")
     parser.add_argument(
-        "--old-client", choices=["gradio", "plain"], default="gradio",
-        help="how the old design is asked: its README's gradio_client example (before the plain API), or plain HTTP",
+        "--old-client", choices=["auto", "gradio", "plain"], default="auto",
+        help="how the old design is asked: its README's gradio_client example (before the plain API), or plain HTTP; "
+        "auto: plain HTTP where the old README shows the one API (/ae/api)",
     )  # fmt: skip
     parser.add_argument("--json", help="write the results here")
     args = parser.parse_args()
@@ -127,7 +128,9 @@ def main() -> int:
         worktree = Path(tempfile.mkdtemp(prefix="api-class-old-"))
         subprocess.run(["git", "worktree", "add", "--detach", str(worktree), args.old_ref], cwd=ROOT, check=True)
         try:
-            plain = args.old_client == "plain"
+            plain = args.old_client == "plain" or (
+                args.old_client == "auto" and "/ae/api" in (worktree / "README.md").read_text(encoding="utf-8")
+            )
             old = f"old ({args.old_ref[:7]}, {'plain HTTP' if plain else 'gradio_client'})"
             rows.append(measure(old, worktree, checkpoint, args.students, api_student if plain else gradio_student))
         finally:
