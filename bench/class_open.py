@@ -1,6 +1,6 @@
 """A class opens the page at once: a real first visit, recorded in Chromium, replayed for N students together.
 
-    python -m bench.class_open [--students 1 30 100 200] [--checkpoint DIR] [--old-ref REF] [--json OUT]
+    python -m bench.class_open [--students 1 30 100 200] [--checkpoint DIR] [--old-ref REF] [--rounds 1] [--json OUT]
 
 For each design (this checkout, and with `--old-ref` the one at a git revision, checked out into a temporary
 worktree and served the same way):
@@ -17,6 +17,8 @@ worktree and served the same way):
    the step to the end, with its own session id and sentence put in the recorded requests.
    The load generator is raw asyncio keep-alive HTTP/1.1 (it shares the 2 cores with the server: httpx
    cost more CPU than the server it measured); its own CPU is reported.
+With `--rounds K` the designs take turns K times, the order reversed every other round (so neither always goes
+first), each round on a fresh server; the table then gives each figure's median over the rounds.
 Reports, per design and class size: first view p50/p95/max, own trace p50/p95, question p95, to the end p95, errors,
 server CPU per student (from /proc), bytes on the wire per student (headers and compressed bodies as
 received), requests per first visit. Talks to 127.0.0.1 only, bounded in count and time; every server is
@@ -43,7 +45,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from bench.app_latency import ROOT, free_port, start_app
-from bench.common import viewer_page
+from bench.common import in_turns, viewer_page
 from explorer.app import SHIPPED_CHECKPOINT
 
 MARK = "The little dog sees the big cat."  # the sentence typed while recording, replaced by each student's own
@@ -395,29 +397,55 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def medians(rows: list[dict]) -> list[dict]:
+    """Per design and class size, each numeric figure's median over the rounds (errors: their sum)."""
+    out = []
+    for design in dict.fromkeys(r["design"] for r in rows):
+        for n in dict.fromkeys(r["students"] for r in rows):
+            mine = [r for r in rows if r["design"] == design and r["students"] == n]
+            row = {"design": f"{design}, median of {len(mine)}", "students": n}
+            for key, value in mine[0].items():
+                if key not in row and isinstance(value, (int, float)) and all(r.get(key) is not None for r in mine):
+                    numbers = [r[key] for r in mine]
+                    row[key] = sum(numbers) if key == "errors" else round(statistics.median(numbers), 3)
+            out.append(row)
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--students", type=int, nargs="+", default=[1, 30, 100, 200])
     parser.add_argument("--checkpoint", default=str(SHIPPED_CHECKPOINT))
     parser.add_argument("--old-ref", default=None, help="also measure the design at this git revision")
+    parser.add_argument("--rounds", type=int, default=1, help="the designs take turns this many times (1 to 20)")
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
     if any(n < 1 or n > 500 for n in args.students):
         parser.error("--students must be 1 to 500")
+    if not 1 <= args.rounds <= 20:
+        parser.error(f"--rounds must be 1 to 20, not {args.rounds}")
     random.seed(0)
     checkpoint = str(Path(args.checkpoint).resolve())
-    rows = measure("new", ROOT, checkpoint, args.students)
+    designs, worktree = [("new", ROOT)], None
     if args.old_ref:
         worktree = Path(tempfile.mkdtemp(prefix="class-open-old-"))
         subprocess.run(["git", "worktree", "add", "--detach", str(worktree), args.old_ref], cwd=ROOT, check=True)
-        try:
-            rows += measure(f"old ({args.old_ref[:7]})", worktree, checkpoint, args.students)
-        finally:
+        designs.append((f"old ({args.old_ref[:7]})", worktree))
+    rows = []
+    try:
+        for _, design, cwd in in_turns(designs, args.rounds):
+            rows += measure(design, cwd, checkpoint, args.students)
+    finally:
+        if worktree is not None:
             subprocess.run(["git", "worktree", "remove", "--force", str(worktree)], cwd=ROOT, check=False)
             shutil.rmtree(worktree, ignore_errors=True)
     print(table(rows))
+    if args.rounds > 1:
+        print()
+        print(table(medians(rows)))
     if args.json:
-        Path(args.json).write_text(json.dumps({"rows": rows, "argv": sys.argv}, indent=1))
+        summary = {"medians": medians(rows)} if args.rounds > 1 else {}
+        Path(args.json).write_text(json.dumps({"rows": rows, "argv": sys.argv} | summary, indent=1))
     return 0
 
 
