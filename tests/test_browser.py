@@ -868,6 +868,23 @@ def test_the_training_step_control_draws_the_recorded_trace_of_that_step(page, t
     expect(page.locator(".ae-training-note")).to_contain_text("Only the Translate tab's examples")
 
 
+def test_play_shows_each_recorded_training_step_then_the_final_model(page):
+    """The time-lapse's Play: every recorded point in turn, each drawn (the note names it), then the final model; the
+    button says Pause while it plays."""
+    from playwright.sync_api import expect
+
+    play, note = page.locator(".ae-training-play"), page.locator(".ae-training-note")
+    expect(play).to_have_text("▶ Play")
+    play.click()
+    expect(play).to_have_text("⏸ Pause")
+    expect(note).to_have_text("The model after 10 of 21 training steps.")
+    expect(page.locator(".ae-training-step")).to_have_value("0")
+    expect(note).to_have_text("The model after 20 of 21 training steps.")
+    expect(note).to_be_hidden()  # the final model: no note
+    expect(page.locator(".ae-training-step")).to_have_value("2")
+    expect(play).to_have_text("▶ Play")
+
+
 def test_a_mosaic_tile_opens_its_head_the_first_time_the_view_opens(page, app_url):
     """Issue 36 #3: the click handler was bound before plotly.js had drawn (`div.on is not a function`), never again."""
     errors = []

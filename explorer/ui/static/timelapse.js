@@ -2,44 +2,64 @@
 // timelapse.json.gz), a "Training step" control shows the same sentence, kind, layer and head as the model
 // decoded it at an earlier point of its training: what it translated then, and how cross-attention found the
 // alignment. The traces come from the server once per sentence (explorer/app/http_api.py); other sentences
-// are not recorded, and the control says so.
+// are not recorded, and the control says so. Play shows each recorded step in turn, then the final model: the
+// translation forming as the model trained.
 import { DEFAULT_MODEL, SETTINGS } from "./settings.js";
-import { el } from "./dom.js";
+import { button, el } from "./dom.js";
 import { api } from "./api.js";
 
+export const PACE_MS = 1500; // how long a played point stays on screen once it is drawn
+
 export class TimeLapse {
-  constructor(viewer) {
+  // `record`: the sentences and steps the checkpoint's time-lapse holds (the page's settings)
+  constructor(viewer, record = SETTINGS.TIMELAPSE) {
     this.viewer = viewer;
+    this.record = record;
     this.traces = {}; // sentence -> promise of {steps, traces}
     this.select = el("select", "ae-training-step");
     this.select.title = "The model at an earlier point of its training (recorded examples only)";
-    this.select.addEventListener("change", () => this.choose(Number(this.select.value)));
+    this.select.addEventListener("change", () => {
+      const i = Number(this.select.value); // before stop() redraws the options
+      this.stop(); // a step chosen by hand ends the playing
+      this.choose(i);
+    });
     this.label = el("label", "ae-row-label", "Training step");
+    this.play = button("▶ Play", "Play the time-lapse: each recorded training step in turn, then the final model",
+      () => this.togglePlay(), "ae-training-play");
     this.note = el("span", "ae-training-note");
     this.selectorRow = el("div", "ae-row ae-training"); // beside the kind, layer and head: one more choice of what is shown
-    this.selectorRow.append(this.label, this.select, this.note);
+    this.selectorRow.append(this.label, this.select, this.play, this.note);
     this.shown = null; // the training step on screen, null for the final model
+    this.playing = null; // the run of Play in progress (a token), null when still
+    this.pace = PACE_MS;
   }
 
   // The plain greedy trace of a recorded sentence with the shipped model: the only one the time-lapse has.
   recorded(trace) {
-    const r = trace.request, recorded = SETTINGS.TIMELAPSE.sentences;
+    const r = trace.request, recorded = this.record.sentences;
     return this.viewer.online && recorded.includes(r.sentence) && r.strategy === "greedy" &&
       !(r.forced_ids || []).length && !(r.ablation || []).length && !r.prefix && (trace.modelKey === "shipped" || trace.modelKey === DEFAULT_MODEL);
   }
 
   // A trace the viewer loads (companions.js): the final model's unless the time-lapse asked for it.
   loading(trace, options) {
-    if (!options.keepView) this.shown = null;
+    if (!options.keepView) {
+      this.shown = null;
+      this.stop(); // another sentence: the playing ends
+    }
     this.update();
   }
 
   // Offer the steps for the trace on screen, or say why not.
   update() {
-    const steps = SETTINGS.TIMELAPSE.steps;
+    const steps = this.record.steps;
     const ok = steps.length > 0 && this.recorded(this.viewer.trace);
+    if (!ok) this.playing = null; // another model, or options the time-lapse has no record of
     this.selectorRow.hidden = !steps.length;
     this.select.disabled = !ok;
+    this.play.disabled = !ok;
+    this.play.textContent = this.playing ? "⏸ Pause" : "▶ Play";
+    this.play.setAttribute("aria-pressed", this.playing ? "true" : "false");
     this.select.replaceChildren(...steps.map((step, i) => {
       const o = el("option", "", i === steps.length - 1 ? "final (" + step + ")" : String(step));
       o.value = i;
@@ -65,5 +85,25 @@ export class TimeLapse {
       return recorded.traces[i];
     });
     return v.show(point, { keepView: true });
+  }
+
+  // Play: from the step after the one shown (from the first when the final model is shown) to the final model, each
+  // point drawn and then left `pace` ms on screen; pressed again (Pause), it stops where it is.
+  async togglePlay() {
+    if (this.playing) return this.stop();
+    const run = (this.playing = {}), steps = this.record.steps;
+    this.update();
+    const from = this.shown === null ? 0 : steps.indexOf(this.shown) + 1;
+    for (let i = from; i < steps.length && this.playing === run; i++) {
+      const drawn = await this.choose(i);
+      if (!drawn) break; // refused or superseded: nothing more to play
+      if (i < steps.length - 1 && this.playing === run) await new Promise((resolve) => setTimeout(resolve, this.pace));
+    }
+    if (this.playing === run) this.stop();
+  }
+
+  stop() {
+    this.playing = null;
+    this.update();
   }
 }

@@ -4349,35 +4349,57 @@
   };
 
   // timelapse.js
+  var PACE_MS = 1500;
   var TimeLapse = class {
-    constructor(viewer) {
+    // `record`: the sentences and steps the checkpoint's time-lapse holds (the page's settings)
+    constructor(viewer, record = SETTINGS.TIMELAPSE) {
       this.viewer = viewer;
+      this.record = record;
       this.traces = {};
       this.select = el("select", "ae-training-step");
       this.select.title = "The model at an earlier point of its training (recorded examples only)";
-      this.select.addEventListener("change", () => this.choose(Number(this.select.value)));
+      this.select.addEventListener("change", () => {
+        const i = Number(this.select.value);
+        this.stop();
+        this.choose(i);
+      });
       this.label = el("label", "ae-row-label", "Training step");
+      this.play = button(
+        "▶ Play",
+        "Play the time-lapse: each recorded training step in turn, then the final model",
+        () => this.togglePlay(),
+        "ae-training-play"
+      );
       this.note = el("span", "ae-training-note");
       this.selectorRow = el("div", "ae-row ae-training");
-      this.selectorRow.append(this.label, this.select, this.note);
+      this.selectorRow.append(this.label, this.select, this.play, this.note);
       this.shown = null;
+      this.playing = null;
+      this.pace = PACE_MS;
     }
     // The plain greedy trace of a recorded sentence with the shipped model: the only one the time-lapse has.
     recorded(trace) {
-      const r = trace.request, recorded = SETTINGS.TIMELAPSE.sentences;
+      const r = trace.request, recorded = this.record.sentences;
       return this.viewer.online && recorded.includes(r.sentence) && r.strategy === "greedy" && !(r.forced_ids || []).length && !(r.ablation || []).length && !r.prefix && (trace.modelKey === "shipped" || trace.modelKey === DEFAULT_MODEL);
     }
     // A trace the viewer loads (companions.js): the final model's unless the time-lapse asked for it.
     loading(trace, options) {
-      if (!options.keepView) this.shown = null;
+      if (!options.keepView) {
+        this.shown = null;
+        this.stop();
+      }
       this.update();
     }
     // Offer the steps for the trace on screen, or say why not.
     update() {
-      const steps = SETTINGS.TIMELAPSE.steps;
+      const steps = this.record.steps;
       const ok = steps.length > 0 && this.recorded(this.viewer.trace);
+      if (!ok) this.playing = null;
       this.selectorRow.hidden = !steps.length;
       this.select.disabled = !ok;
+      this.play.disabled = !ok;
+      this.play.textContent = this.playing ? "⏸ Pause" : "▶ Play";
+      this.play.setAttribute("aria-pressed", this.playing ? "true" : "false");
       this.select.replaceChildren(...steps.map((step, i2) => {
         const o = el("option", "", i2 === steps.length - 1 ? "final (" + step + ")" : String(step));
         o.value = i2;
@@ -4402,6 +4424,24 @@
         return recorded.traces[i];
       });
       return v.show(point, { keepView: true });
+    }
+    // Play: from the step after the one shown (from the first when the final model is shown) to the final model, each
+    // point drawn and then left `pace` ms on screen; pressed again (Pause), it stops where it is.
+    async togglePlay() {
+      if (this.playing) return this.stop();
+      const run = this.playing = {}, steps = this.record.steps;
+      this.update();
+      const from = this.shown === null ? 0 : steps.indexOf(this.shown) + 1;
+      for (let i = from; i < steps.length && this.playing === run; i++) {
+        const drawn = await this.choose(i);
+        if (!drawn) break;
+        if (i < steps.length - 1 && this.playing === run) await new Promise((resolve) => setTimeout(resolve, this.pace));
+      }
+      if (this.playing === run) this.stop();
+    }
+    stop() {
+      this.playing = null;
+      this.update();
     }
   };
 
