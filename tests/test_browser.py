@@ -874,15 +874,15 @@ def test_play_shows_each_recorded_training_step_then_the_final_model(page):
     from playwright.sync_api import expect
 
     play, note = page.locator(".ae-training-play"), page.locator(".ae-training-note")
-    expect(play).to_have_text("▶ Play")
+    expect(play).to_have_text("▶ Play training")
     play.click()
-    expect(play).to_have_text("⏸ Pause")
+    expect(play).to_have_text("⏸ Pause training")
     expect(note).to_have_text("The model after 10 of 21 training steps.")
     expect(page.locator(".ae-training-step")).to_have_value("0")
     expect(note).to_have_text("The model after 20 of 21 training steps.")
     expect(note).to_be_hidden()  # the final model: no note
     expect(page.locator(".ae-training-step")).to_have_value("2")
-    expect(play).to_have_text("▶ Play")
+    expect(play).to_have_text("▶ Play training")
 
 
 def test_a_mosaic_tile_opens_its_head_the_first_time_the_view_opens(page, app_url):

@@ -41,14 +41,14 @@ function serve() {
 test("Play shows every recorded step in turn and ends on the final model, asking the server once", async () => {
   serve();
   const v = fakeViewer(), t = v.timelapse;
-  assert.equal(t.play.textContent, "▶ Play");
+  assert.equal(t.play.textContent, "▶ Play training");
   const played = t.togglePlay();
-  assert.equal(t.play.textContent, "⏸ Pause");
+  assert.equal(t.play.textContent, "⏸ Pause training");
   await played;
   assert.deepEqual(v.drawn, [0, 25, 200, 2407]);
   assert.equal(t.shown, null); // the final model
   assert.equal(t.note.textContent, "");
-  assert.equal(t.play.textContent, "▶ Play");
+  assert.equal(t.play.textContent, "▶ Play training");
   assert.equal(fetched.filter((f) => f.url.includes("/timelapse")).length, 1);
 });
 
@@ -78,7 +78,7 @@ test("a step chosen by hand or another sentence ends the playing", async () => {
   await played;
   await settle();
   assert.deepEqual(v.drawn, [0, 200]); // the step chosen, and nothing played after it
-  assert.equal(t.play.textContent, "▶ Play");
+  assert.equal(t.play.textContent, "▶ Play training");
 
   played = t.togglePlay(); // on from step 200: the final model next, unless another sentence comes first
   v.trace = { request: traceRequest({ sentence: "Another sentence." }), modelKey: "shipped" };

@@ -24,7 +24,7 @@ export class TimeLapse {
       this.choose(i);
     });
     this.label = el("label", "ae-row-label", "Training step");
-    this.play = button("▶ Play", "Play the time-lapse: each recorded training step in turn, then the final model",
+    this.play = button("▶ Play training", "Play the time-lapse: each recorded training step in turn, then the final model",
       () => this.togglePlay(), "ae-training-play");
     this.note = el("span", "ae-training-note");
     this.selectorRow = el("div", "ae-row ae-training"); // beside the kind, layer and head: one more choice of what is shown
@@ -58,7 +58,7 @@ export class TimeLapse {
     this.selectorRow.hidden = !steps.length;
     this.select.disabled = !ok;
     this.play.disabled = !ok;
-    this.play.textContent = this.playing ? "⏸ Pause" : "▶ Play";
+    this.play.textContent = this.playing ? "⏸ Pause training" : "▶ Play training"; // not the decode's Play
     this.play.setAttribute("aria-pressed", this.playing ? "true" : "false");
     this.select.replaceChildren(...steps.map((step, i) => {
       const o = el("option", "", i === steps.length - 1 ? "final (" + step + ")" : String(step));

@@ -4365,7 +4365,7 @@
       });
       this.label = el("label", "ae-row-label", "Training step");
       this.play = button(
-        "▶ Play",
+        "▶ Play training",
         "Play the time-lapse: each recorded training step in turn, then the final model",
         () => this.togglePlay(),
         "ae-training-play"
@@ -4398,7 +4398,7 @@
       this.selectorRow.hidden = !steps.length;
       this.select.disabled = !ok;
       this.play.disabled = !ok;
-      this.play.textContent = this.playing ? "⏸ Pause" : "▶ Play";
+      this.play.textContent = this.playing ? "⏸ Pause training" : "▶ Play training";
       this.play.setAttribute("aria-pressed", this.playing ? "true" : "false");
       this.select.replaceChildren(...steps.map((step, i2) => {
         const o = el("option", "", i2 === steps.length - 1 ? "final (" + step + ")" : String(step));
