@@ -45,7 +45,7 @@ export class TimeLapse {
   loading(trace, options) {
     if (!options.keepView) {
       this.shown = null;
-      this.stop(); // another sentence: the playing ends
+      this.playing = null; // another sentence: the playing ends (drawn by the update below)
     }
     this.update();
   }

@@ -4386,7 +4386,7 @@
     loading(trace, options) {
       if (!options.keepView) {
         this.shown = null;
-        this.stop();
+        this.playing = null;
       }
       this.update();
     }
